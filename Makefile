@@ -1,0 +1,41 @@
+# The README's commands. Everything runs inside a local venv that `make` creates on first use.
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+.PHONY: venv run test lint format bench data clean
+
+venv: $(STAMP)
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e '.[test]'
+	touch $(STAMP)
+
+# The main job on the shipped sample.
+run: venv
+	$(BIN)/python -m pipeline.demo data/sample.csv
+
+test: venv
+	$(BIN)/python -m pytest -q
+
+lint: venv
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+format: venv
+	$(BIN)/ruff check --fix .
+	$(BIN)/ruff format .
+
+bench: venv
+	$(BIN)/python -m benchmarks.kernels --write docs/BENCHMARKS.md
+
+# Regenerate the shipped samples in data/ (reproducible: fixed seeds).
+data: venv
+	$(BIN)/python -m benchmarks.make_samples
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis build *.egg-info
+	find . -name __pycache__ -prune -exec rm -rf {} +

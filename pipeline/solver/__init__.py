@@ -1,0 +1,118 @@
+"""Solver kernels for whole batches of puzzles, and their typed Python facade.
+
+Counting, the same for every strategy, so that reports compare strategies honestly:
+
+* A **node** is a board state the search examines: the root (the givens, after whatever
+  propagation the strategy does) counts as one node, and every digit the search *places by
+  choice* in a cell (rather than by propagation) creates one more. Placements forced by
+  propagation (naked or hidden singles and the like) are not nodes.
+* A **guess** is a placement by choice at a cell that had two or more candidates when the search
+  chose it. A placement by choice at a cell with a single candidate (the seed backtracker walks
+  cells in order and meets such cells) is a node but not a guess.
+
+So `nodes - 1 >= guesses` always, with equality for strategies that only branch on cells with
+several candidates (`mrv` places single-candidate cells by choice, `fast` by propagation).
+A puzzle "solved without guessing" has `guesses == 0`.
+
+Every kernel has the same signature and works on a whole batch::
+
+    kernel(grids, skip, max_solutions, max_nodes,
+           verdicts, solutions, nodes, guesses, solve_ns) -> None
+
+* `grids`: `(n, 81) uint8`, 0 = blank, 1..9 = given digit, row-major cells.
+* `skip`: `(n,) bool`; rows where it is True are left untouched (malformed or clashing givens,
+  found by the caller with `checks.givens_valid`; kernels may assume givens do not clash).
+* `max_solutions`: 1 = stop at the first solution, 2 = prove uniqueness.
+* `max_nodes`: per-puzzle node budget, 0 = none. When the budget is spent before the search
+  decides, the verdict is `LIMIT` (with the first solution kept if one was found).
+* outputs: `verdicts (n,) int8` (codes.py), `solutions (n, 81) uint8` (the first solution found,
+  zeros when none), `nodes`, `guesses`, `solve_ns` `(n,) int64`.
+"""
+
+from collections.abc import Callable
+from typing import NamedTuple
+
+import numpy as np
+
+from pipeline.solver import codes
+from pipeline.solver.codes import VERDICT_NAMES
+
+STRATEGIES: tuple[str, ...] = ("fast", "mrv", "backtrack")
+DEFAULT_STRATEGY = "fast"
+
+
+class KernelResults(NamedTuple):
+    """Per-puzzle outputs of a kernel run, one entry per input row."""
+
+    verdicts: np.ndarray  # (n,) int8, codes.py
+    solutions: np.ndarray  # (n, 81) uint8, zeros when no solution
+    nodes: np.ndarray  # (n,) int64
+    guesses: np.ndarray  # (n,) int64
+    solve_ns: np.ndarray  # (n,) int64
+
+
+def get_kernel(strategy: str) -> Callable[..., None]:
+    """The numba kernel of a strategy (imported lazily: each compiles or loads on first use)."""
+    if strategy == "fast":
+        from pipeline.solver.fast import solve_kernel
+    elif strategy == "mrv":
+        from pipeline.solver.mrv import solve_kernel
+    elif strategy == "backtrack":
+        from pipeline.solver.backtrack import solve_kernel
+    else:
+        raise ValueError(f"unknown strategy {strategy!r}; choose one of {', '.join(STRATEGIES)}")
+    return solve_kernel
+
+
+def solve_grids(
+    grids: np.ndarray,
+    strategy: str = DEFAULT_STRATEGY,
+    solutions: int = 2,
+    max_nodes: int | None = None,
+    skip: np.ndarray | None = None,
+) -> KernelResults:
+    """Solve a batch of `(n, 81) uint8` grids; rows whose givens clash get `INVALID`.
+
+    `skip` marks rows not to solve at all (e.g. malformed rows); their verdict is `MALFORMED`.
+    """
+    from pipeline.solver.checks import givens_valid
+
+    if solutions not in (1, 2):
+        raise ValueError(f"solutions must be 1 or 2, not {solutions!r}")
+    if max_nodes is not None and max_nodes < 1:
+        raise ValueError(f"max_nodes must be a positive number of nodes, not {max_nodes!r}")
+    kernel = get_kernel(strategy)
+    grids = np.ascontiguousarray(grids, dtype=np.uint8).reshape(-1, 81)
+    n = grids.shape[0]
+    verdicts = np.full(n, codes.MALFORMED, dtype=np.int8)
+    out_solutions = np.zeros((n, 81), dtype=np.uint8)
+    nodes = np.zeros(n, dtype=np.int64)
+    guesses = np.zeros(n, dtype=np.int64)
+    solve_ns = np.zeros(n, dtype=np.int64)
+    malformed = np.zeros(n, dtype=np.bool_) if skip is None else np.asarray(skip, dtype=np.bool_)
+    valid = givens_valid(grids)
+    verdicts[~valid & ~malformed] = codes.INVALID
+    todo_skip = malformed | ~valid
+    kernel(
+        grids,
+        todo_skip,
+        solutions,
+        0 if max_nodes is None else int(max_nodes),
+        verdicts,
+        out_solutions,
+        nodes,
+        guesses,
+        solve_ns,
+    )
+    return KernelResults(verdicts, out_solutions, nodes, guesses, solve_ns)
+
+
+__all__ = [
+    "DEFAULT_STRATEGY",
+    "KernelResults",
+    "STRATEGIES",
+    "VERDICT_NAMES",
+    "codes",
+    "get_kernel",
+    "solve_grids",
+]

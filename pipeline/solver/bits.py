@@ -1,0 +1,44 @@
+"""Small numba building blocks shared by the kernels: bit counting and a nanosecond clock.
+
+All of them compile to single instructions or a vDSO call and keep `cache=True` working
+(no ctypes function pointers baked into the compiled code).
+"""
+
+import numpy as np
+from llvmlite import ir
+from numba import njit, types
+from numba.extending import intrinsic
+
+_clock_gettime = types.ExternalFunction(
+    "clock_gettime", types.int32(types.int32, types.CPointer(types.int64))
+)
+_CLOCK_MONOTONIC = 1
+
+
+@intrinsic
+def popcount(typingctx, x):  # noqa: ANN001, ANN201
+    """Number of set bits of an integer (LLVM ctpop)."""
+
+    def codegen(context, builder, signature, args):  # noqa: ANN001, ANN202
+        fn = builder.module.declare_intrinsic("llvm.ctpop", [args[0].type])
+        return builder.call(fn, args)
+
+    return x(x), codegen
+
+
+@intrinsic
+def lowest_bit_index(typingctx, x):  # noqa: ANN001, ANN201
+    """Index of the lowest set bit (LLVM cttz); undefined for 0."""
+
+    def codegen(context, builder, signature, args):  # noqa: ANN001, ANN202
+        fn = builder.module.declare_intrinsic("llvm.cttz", [args[0].type, ir.IntType(1)])
+        return builder.call(fn, [args[0], ir.Constant(ir.IntType(1), 1)])
+
+    return x(x), codegen
+
+
+@njit(nogil=True, cache=True)
+def now_ns(buf: np.ndarray) -> int:
+    """Monotonic clock in ns; `buf` is a scratch int64 array of length 2 (a struct timespec)."""
+    _clock_gettime(_CLOCK_MONOTONIC, buf.ctypes)
+    return buf[0] * 1_000_000_000 + buf[1]
