@@ -15,12 +15,15 @@ Propagation, repeated until nothing changes:
   (hidden single in a row; a box left with one cell ends up the same way): the cell leaves the
   other digits, and its column leaves the digit's other two bands.
 * **Naked singles**: unsolved cells with one candidate left.
-* **Hidden singles in columns**: a digit with one place left in a column.
+* **Column view** of the digits whose masks changed: along each stack, the (band, column)
+  triads must form a permutation too (locked candidates along columns), and a digit with one
+  cell left in a column is placed there.
 
-When propagation is stuck, the search branches on a cell with two candidates (the fewest
-otherwise), trying each candidate in ascending order on a copy of the board kept on an explicit
-stack. Counting follows `pipeline.solver`'s definition: the root is one node; each candidate
-tried at a branching cell is one node and one guess.
+When propagation is stuck, the search branches on a cell with two candidates, the one with the
+most unsolved peers (a cell with the fewest candidates when none has two), trying each
+candidate in ascending order on a copy of the board kept on an explicit stack. Counting follows
+`pipeline.solver`'s definition: the root is one node; each candidate tried at a branching cell
+is one node and one guess.
 """
 
 import numpy as np
@@ -102,15 +105,18 @@ def _place(board: np.ndarray, digit: int, band: int, bit: int) -> int:
 
 
 @njit(nogil=True, cache=True)
-def _update_bands(board: np.ndarray, dirty: int) -> bool:
-    """Band updates until no (digit, band) is dirty; False on a contradiction."""
+def _update_bands(board: np.ndarray, dirty: int) -> int:
+    """Band updates until no (digit, band) is dirty; returns the slots updated, -1 on a
+    contradiction."""
+    updated = 0
     while dirty:
         slot = lowest_bit_index(dirty)
         dirty &= dirty - 1
+        updated |= 1 << slot
         cells = board[slot]
         kept = TRIADS_KEPT[_triad_pattern(cells)]
         if kept == 0:
-            return False
+            return -1
         cells &= TRIAD_CELLS[kept]
         board[slot] = cells
         singles = 0
@@ -143,7 +149,7 @@ def _update_bands(board: np.ndarray, dirty: int) -> bool:
                 if board[s] & column_cells:
                     board[s] &= ~column_cells
                     dirty |= 1 << s
-    return True
+    return updated
 
 
 @njit(nogil=True, cache=True)
@@ -176,7 +182,7 @@ def _naked_singles(board: np.ndarray) -> int:
 
 
 @njit(nogil=True, cache=True)
-def _columns_and_stacks(board: np.ndarray) -> int:
+def _columns_and_stacks(board: np.ndarray, changed: int) -> int:
     """Per digit, the column view: locked candidates along columns and hidden singles in columns.
 
     In each stack, the digit's (band, column) triads must form a permutation, as the row-box
@@ -185,6 +191,8 @@ def _columns_and_stacks(board: np.ndarray) -> int:
     dirty = 0
     for digit in range(9):
         slot = 3 * digit
+        if (changed >> slot) & 7 == 0:
+            continue
         top = board[slot]
         middle = board[slot + 1]
         bottom = board[slot + 2]
@@ -246,9 +254,12 @@ STUCK = 2
 @njit(nogil=True, cache=True)
 def _propagate(board: np.ndarray, dirty: int) -> int:
     """Propagate to a fixed point: CONTRADICTION, COMPLETE (every cell placed) or STUCK."""
+    changed = 0  # slots changed since the column view last looked
     while True:
-        if not _update_bands(board, dirty):
+        updated = _update_bands(board, dirty)
+        if updated < 0:
             return CONTRADICTION
+        changed |= updated
         if board[UNSOLVED] | board[UNSOLVED + 1] | board[UNSOLVED + 2] == 0:
             return COMPLETE
         dirty = _naked_singles(board)
@@ -256,7 +267,8 @@ def _propagate(board: np.ndarray, dirty: int) -> int:
             return CONTRADICTION
         if dirty:
             continue
-        dirty = _columns_and_stacks(board)
+        dirty = _columns_and_stacks(board, changed)
+        changed = 0
         if dirty < 0:
             return CONTRADICTION
         if dirty == 0:
