@@ -1,0 +1,284 @@
+"""Sudoku grids as numbers: parsing puzzle strings and formatting them back, a column at a time.
+
+A grid is 81 cells in row-major order (cell 1 is the top left, cell 81 the bottom right), held
+as `uint8`: 0 for a blank cell, 1..9 for a given digit (a clue). A batch of grids is an
+`(n, 81) uint8` array. In text, a puzzle is 81 characters: `1`-`9` for givens and `.` or `0`
+for blanks; whitespace around it is ignored.
+
+`parse_puzzles` and `format_grids` work on whole columns without a Python loop per row: polars
+strips and measures the strings, numpy reads their bytes straight from the Arrow buffers.
+`as_grid`, `to_rows` and `to_string` handle one board at a time, in the shapes people hold one.
+"""
+
+from collections.abc import Iterable, Sequence
+from typing import Any, NamedTuple, TypeAlias
+
+import numpy as np
+import polars as pl
+import pyarrow as pa
+
+CELLS = 81
+_CHUNK_ROWS = 8192  # rows per numpy step: keeps the temporaries in cache
+_CELL_VALUES = {".": 0, "0": 0, **{str(d): d for d in range(1, 10)}}
+_NOT_A_PUZZLE = "!" * CELLS  # stands in for rows that are not 81 bytes long
+_MAX_STRING_ROWS = (2**31 - 1) // CELLS  # int32 offsets of a pa.StringArray
+
+PuzzleColumn: TypeAlias = pl.Series | pa.Array | pa.ChunkedArray | np.ndarray | Iterable[str | None]
+Board: TypeAlias = str | Sequence[Any] | np.ndarray
+
+
+class ParsedGrids(NamedTuple):
+    """Puzzles parsed from a column, one entry per input row, in input order.
+
+    `grids` is `(n, 81) uint8` (all zeros where the row is not a puzzle), `ok` is `(n,) bool`,
+    and `errors` is a `pa.StringArray` of length n: null for good rows, else why the row is bad
+    ("missing puzzle", "expected 81 cells, got 80", "stray character 'x' at cell 5").
+    """
+
+    grids: np.ndarray
+    ok: np.ndarray
+    errors: pa.StringArray
+
+
+def parse_puzzles(values: PuzzleColumn) -> ParsedGrids:
+    """Parse a column of puzzle strings into grids; a bad row gets an error message, never raises.
+
+    `values`: a polars Series, a pyarrow (Chunked)Array of string or large_string, a numpy array
+    of str or object, or a list of str; None (null) is a missing puzzle. A row's error is the
+    first that applies: missing, wrong number of cells (characters), first stray character.
+    """
+    stripped = _as_string_series(values).str.strip_chars()
+    # Only rows of exactly 81 bytes can be puzzles; the others are swapped for 81 stray bytes, so
+    # that every row's bytes lie back to back in one Arrow buffer: a (n, 81) reshape, no gather.
+    fits = (stripped.str.len_bytes() == CELLS).fill_null(False)
+    if not fits.all():
+        stripped81 = pl.select(pl.when(fits).then(stripped).otherwise(pl.lit(_NOT_A_PUZZLE)))
+        grids, ok = _cells_from_bytes(_row_bytes(stripped81.to_series()))
+    else:
+        grids, ok = _cells_from_bytes(_row_bytes(stripped))
+    bad = np.flatnonzero(~ok)
+    messages = _error_messages(stripped.gather(bad))
+    return ParsedGrids(grids, ok, _scatter_strings(len(ok), bad, messages))
+
+
+def format_grids(
+    grids: np.ndarray, blank: str = ".", mask: np.ndarray | None = None
+) -> pa.StringArray:
+    """Write `(n, 81)` grids as 81-character strings, `blank` for blank cells.
+
+    Rows where `mask` is False become null (for rows that did not parse or have no solution).
+    """
+    grids = _check_grids(grids)
+    n = len(grids)
+    if n > _MAX_STRING_ROWS:
+        raise ValueError(f"at most {_MAX_STRING_ROWS} grids fit one string array, got {n}")
+    shift = np.uint8((_blank_code(blank) - ord("0")) % 256)
+    data = np.empty((n, CELLS), np.uint8)
+    is_blank = np.empty((min(n, _CHUNK_ROWS), CELLS), np.bool_)
+    for start in range(0, n, _CHUNK_ROWS):
+        cells, out = grids[start : start + _CHUNK_ROWS], data[start : start + _CHUNK_ROWS]
+        blanks = is_blank[: len(cells)]
+        np.add(cells, ord("0"), out=out)  # 0..9 -> '0'..'9'
+        np.equal(cells, 0, out=blanks)
+        out += blanks.view(np.uint8) * shift  # '0' -> blank, by uint8 wrap-around
+    offsets = np.arange(0, (n + 1) * CELLS, CELLS, dtype=np.int32)
+    validity, null_count = None, 0
+    if mask is not None:
+        mask = np.asarray(mask, dtype=np.bool_)
+        if mask.shape != (n,):
+            raise ValueError(f"mask must have shape ({n},), got {mask.shape}")
+        validity = pa.py_buffer(np.packbits(mask, bitorder="little"))
+        null_count = n - int(np.count_nonzero(mask))
+    return pa.StringArray.from_buffers(
+        n, pa.py_buffer(offsets), pa.py_buffer(data), validity, null_count
+    )
+
+
+def clue_counts(grids: np.ndarray) -> np.ndarray:
+    """Number of givens (clues) in each grid, as `(n,) int8`."""
+    grids = np.asarray(grids)
+    if grids.ndim != 2 or grids.shape[1] != CELLS:
+        raise ValueError(f"expected grids of shape (n, 81), got {grids.shape}")
+    return np.count_nonzero(grids, axis=1).astype(np.int8)
+
+
+def as_grid(board: Board) -> np.ndarray:
+    """One board, in any usual shape, as an `(81,) uint8` grid.
+
+    Accepted: an 81-character string; 9 strings of 9 characters; 9 lists of 9 one-character
+    strings or ints 0-9 (the LeetCode board shape); 81 such cells in one list; a numpy array of
+    shape (9, 9) or (81,). Blanks are `.` or `0` (or the int 0). Raises ValueError otherwise.
+    """
+    if isinstance(board, str):  # the same rules and messages as a column of puzzles
+        parsed = parse_puzzles([board])
+        if not parsed.ok[0]:
+            raise ValueError(parsed.errors[0].as_py())
+        return parsed.grids[0]
+    if isinstance(board, np.ndarray):
+        if board.shape not in ((CELLS,), (9, 9), (9,)):
+            raise ValueError(f"expected an array of shape (9, 9) or (81,), got {board.shape}")
+        if board.dtype.kind not in "iuU":
+            raise ValueError(f"expected an array of ints or strings, got dtype {board.dtype}")
+        board = board.tolist()
+    if not isinstance(board, Sequence):
+        raise ValueError(f"expected a Sudoku board, got {type(board).__name__}")
+    if len(board) == CELLS:
+        return _grid_from_cells(list(board))
+    if len(board) != 9:
+        raise ValueError(f"expected 9 rows or 81 cells, got {len(board)}")
+    cells: list[Any] = []
+    for number, row in enumerate(board, start=1):
+        if isinstance(row, str):
+            row = row.strip()
+        if not isinstance(row, Sequence | np.ndarray):
+            raise ValueError(f"row {number}: expected 9 cells, got {type(row).__name__}")
+        if len(row) != 9:
+            raise ValueError(f"row {number}: expected 9 cells, got {len(row)}")
+        cells.extend(row)
+    return _grid_from_cells(cells)
+
+
+def to_rows(grid: np.ndarray) -> list[list[str]]:
+    """One grid as 9 rows of 9 one-character strings, "." for blanks (the LeetCode board)."""
+    text = to_string(grid)
+    return [list(text[start : start + 9]) for start in range(0, CELLS, 9)]
+
+
+def to_string(grid: np.ndarray, blank: str = ".") -> str:
+    """One grid as an 81-character string, `blank` for blank cells."""
+    grid = np.asarray(grid)
+    if grid.shape not in ((CELLS,), (9, 9)):
+        raise ValueError(f"expected a grid of shape (81,) or (9, 9), got {grid.shape}")
+    return format_grids(grid.reshape(1, CELLS), blank=blank)[0].as_py()
+
+
+def _as_string_series(values: PuzzleColumn) -> pl.Series:
+    """Any supported column of puzzles as a polars String Series."""
+    if isinstance(values, pa.Array | pa.ChunkedArray):
+        values = pl.Series(values)
+    elif isinstance(values, np.ndarray):
+        if values.ndim != 1 or values.dtype.kind not in "UO":
+            raise TypeError(f"expected a 1-d array of str, got {values.dtype} {values.shape}")
+        values = pl.Series(values, dtype=pl.String)
+    elif not isinstance(values, pl.Series):
+        values = pl.Series(list(values), dtype=pl.String)
+    if values.dtype in (pl.Null, pl.Categorical) or isinstance(values.dtype, pl.Enum):
+        values = values.cast(pl.String)
+    if values.dtype != pl.String:
+        raise TypeError(f"expected a column of puzzle strings, got {values.dtype}")
+    return values
+
+
+def _row_bytes(strings: pl.Series) -> np.ndarray:
+    """The bytes of strings that are all exactly 81 bytes long, as a `(k, 81) uint8` view."""
+    arr = strings.rechunk().to_arrow(compat_level=pl.CompatLevel.oldest())  # large_string
+    _, offsets_buf, data_buf = arr.buffers()
+    start = int(np.frombuffer(offsets_buf, np.int64, count=1, offset=8 * arr.offset)[0])
+    data = np.frombuffer(data_buf, np.uint8, count=len(arr) * CELLS, offset=start)
+    return data.reshape(len(arr), CELLS)
+
+
+def _cells_from_bytes(raw: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Map `(k, 81)` bytes to cell values; a row with any other byte than `.0-9` is not ok.
+
+    This is the lookup table {'.': 0, '0': 0, '1'..'9': 1..9, else: bad} done with uint8
+    wrap-around arithmetic, in cache-sized chunks (a numpy table lookup is 5 times slower):
+    `b - 46` puts '.' at 0, '/' at 1, '0'..'9' at 2..11; `^ 1` swaps 0 and 1 (and the pairs
+    2-3, ..., 10-11), so `((b - 46) ^ 1) - 1` is at most 10 exactly for the allowed bytes.
+    """
+    k = len(raw)
+    cells = np.empty((k, CELLS), np.uint8)
+    ok = np.ones(k, np.bool_)
+    scratch = np.empty((min(k, _CHUNK_ROWS), CELLS), np.uint8)
+    for start in range(0, k, _CHUNK_ROWS):
+        src, out = raw[start : start + _CHUNK_ROWS], cells[start : start + _CHUNK_ROWS]
+        t = scratch[: len(src)]
+        np.subtract(src, ord("0"), out=out)  # '0'..'9' -> 0..9, '.' -> 254
+        np.add(out, 2, out=t)  # b - 46
+        np.minimum(out, t, out=out)  # '.' -> 0
+        t ^= 1
+        t -= 1
+        if t.max() > 10:  # a stray byte in this chunk: mark its rows
+            ok[start + np.flatnonzero(t > 10) // CELLS] = False
+    cells[np.flatnonzero(~ok)] = 0
+    return cells, ok
+
+
+def _scatter_strings(n: int, rows: np.ndarray, texts: pl.Series) -> pa.StringArray:
+    """A string array of length n holding `texts` at the (ascending) `rows` and null elsewhere."""
+    if len(rows) == 0:
+        return pa.nulls(n, pa.string())
+    arr = texts.rechunk().to_arrow(compat_level=pl.CompatLevel.oldest())  # large_string
+    _, offsets_buf, data_buf = arr.buffers()
+    offsets = np.frombuffer(offsets_buf, np.int64)[arr.offset : arr.offset + len(arr) + 1]
+    lengths = np.zeros(n, np.int32)
+    lengths[rows] = np.diff(offsets)
+    starts = np.zeros(n + 1, np.int32)
+    np.cumsum(lengths, out=starts[1:])
+    valid = np.zeros(n, np.bool_)
+    valid[rows] = True
+    buffers = [starts, data_buf[offsets[0] : offsets[-1]], np.packbits(valid, bitorder="little")]
+    return pa.StringArray.from_buffers(n, *map(pa.py_buffer, buffers), null_count=n - len(rows))
+
+
+def _error_messages(bad: pl.Series) -> pl.Series:
+    """Why each of these stripped strings is not a puzzle (the first problem found)."""
+    cell = r"[.0-9]"
+    frame = pl.DataFrame({"text": bad}).with_columns(
+        length=pl.col("text").str.len_chars(),
+        stray=pl.col("text").str.extract(rf"^{cell}*([^.0-9])", 1),
+        at=pl.col("text").str.extract(rf"^({cell}*)", 1).str.len_chars() + 1,
+    )
+    # The quoted character as Python shows it ('\t', '\x00'), one lookup per distinct character.
+    quoted = {c: repr(c) for c in frame["stray"].drop_nulls().unique().to_list()}
+    message = (
+        pl.when(pl.col("text").is_null())
+        .then(pl.lit("missing puzzle"))
+        .when(pl.col("length") != CELLS)
+        .then(pl.format("expected 81 cells, got {}", pl.col("length")))
+        .otherwise(
+            pl.format(
+                "stray character {} at cell {}",
+                pl.col("stray").replace_strict(quoted, default=None, return_dtype=pl.String),
+                pl.col("at"),
+            )
+        )
+    )
+    return frame.select(message.alias("error")).to_series()
+
+
+def _check_grids(grids: np.ndarray) -> np.ndarray:
+    """`grids` as a C-contiguous `(n, 81) uint8` array, checked to hold only 0..9."""
+    grids = np.asarray(grids)
+    if grids.ndim != 2 or grids.shape[1] != CELLS:
+        raise ValueError(f"expected grids of shape (n, 81), got {grids.shape}")
+    if grids.dtype.kind not in "iu":
+        raise ValueError(f"expected integer grids, got dtype {grids.dtype}")
+    if grids.size and (grids.max() > 9 or (grids.dtype.kind == "i" and grids.min() < 0)):
+        raise ValueError("grid cells must be 0 (blank) to 9")
+    return np.ascontiguousarray(grids, dtype=np.uint8)
+
+
+def _blank_code(blank: str) -> int:
+    if len(blank) != 1 or not blank.isascii() or blank in "123456789":
+        raise ValueError(f"blank must be one ASCII character other than 1-9, got {blank!r}")
+    return ord(blank)
+
+
+def _grid_from_cells(cells: list[Any]) -> np.ndarray:
+    """81 cells, each a one-character string or an int 0..9, as an `(81,) uint8` grid."""
+    if len(cells) != CELLS:
+        raise ValueError(f"expected 81 cells, got {len(cells)}")
+    grid = np.zeros(CELLS, np.uint8)
+    for index, cell in enumerate(cells):
+        if isinstance(cell, str) and cell in _CELL_VALUES:
+            grid[index] = _CELL_VALUES[cell]
+        elif isinstance(cell, int | np.integer) and not isinstance(cell, bool) and 0 <= cell <= 9:
+            grid[index] = cell
+        elif isinstance(cell, int | np.integer) and not isinstance(cell, bool):
+            raise ValueError(f"cell {index + 1} is {cell}, expected 0 (blank) to 9")
+        elif isinstance(cell, str) and len(cell) == 1:
+            raise ValueError(f"stray character {cell!r} at cell {index + 1}")
+        else:
+            raise ValueError(f"cell {index + 1} is {cell!r}, expected one of 1-9, '.' or '0'")
+    return grid
