@@ -1,0 +1,88 @@
+"""One batch through the middle of the pipeline: parse, solve, assemble the result table.
+
+`solve_record_batch` is the unit of work that run.py hands to worker processes; `solve_batch`
+is the same step for puzzles a notebook already holds in memory.
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+import polars as pl
+import pyarrow as pa
+
+from pipeline.grid import PuzzleColumn, format_grids, parse_puzzles
+from pipeline.results import build_results
+from pipeline.solver import DEFAULT_STRATEGY, STRATEGIES, solve_grids
+
+
+@dataclass(frozen=True)
+class SolveOptions:
+    """How to search: strategy, how many solutions to look for (2 proves uniqueness), budget."""
+
+    strategy: str = DEFAULT_STRATEGY
+    solutions: int = 2
+    max_nodes: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.strategy not in STRATEGIES:
+            raise ValueError(
+                f"unknown strategy {self.strategy!r}; choose one of {', '.join(STRATEGIES)}"
+            )
+        if self.solutions not in (1, 2):
+            raise ValueError(f"solutions must be 1 or 2, not {self.solutions!r}")
+        if self.max_nodes is not None and self.max_nodes < 1:
+            raise ValueError(f"max_nodes must be at least 1, not {self.max_nodes!r}")
+
+
+def _column(batch: pa.RecordBatch, name: str) -> pa.Array | None:
+    index = batch.schema.get_field_index(name)
+    return None if index < 0 else batch.column(index)
+
+
+def solve_record_batch(batch: pa.RecordBatch, options: SolveOptions) -> pa.Table:
+    """Solve a batch with columns `row`, `puzzle` and optionally `solution` and `id`."""
+    puzzles = batch.column(batch.schema.get_field_index("puzzle"))
+    parsed = parse_puzzles(puzzles)
+    found = solve_grids(
+        parsed.grids,
+        strategy=options.strategy,
+        solutions=options.solutions,
+        max_nodes=options.max_nodes,
+        skip=~parsed.ok,
+    )
+    return build_results(
+        batch.column(batch.schema.get_field_index("row")),
+        puzzles,
+        parsed,
+        found,
+        ids=_column(batch, "id"),
+        expected=_column(batch, "solution"),
+    )
+
+
+def solve_batch(
+    puzzles: PuzzleColumn,
+    strategy: str = DEFAULT_STRATEGY,
+    solutions: int = 2,
+    max_nodes: int | None = None,
+) -> pl.DataFrame:
+    """Solve puzzles held in memory; a DataFrame in the result schema, one row per puzzle.
+
+    `puzzles`: 81-character strings (a list, a polars Series, a pyarrow array) or an
+    `(n, 81)` integer array with 0 for blanks.
+    """
+    options = SolveOptions(strategy, solutions, max_nodes)
+    if isinstance(puzzles, np.ndarray) and puzzles.ndim == 2:
+        column = format_grids(puzzles.astype(np.uint8))
+    elif isinstance(puzzles, pl.Series):
+        column = puzzles.cast(pl.String).to_arrow()
+    elif isinstance(puzzles, pa.ChunkedArray):
+        column = puzzles.combine_chunks()
+    elif isinstance(puzzles, pa.Array):
+        column = puzzles
+    else:
+        column = pa.array(list(puzzles), type=pa.string())
+    column = column.cast(pa.string())
+    rows = pa.array(np.arange(len(column), dtype=np.int64))
+    batch = pa.RecordBatch.from_arrays([rows, column], names=["row", "puzzle"])
+    return pl.from_arrow(solve_record_batch(batch, options))

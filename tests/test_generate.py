@@ -1,0 +1,63 @@
+"""The seeded generator and the symmetries it uses."""
+
+import numpy as np
+import pytest
+
+from pipeline import generate
+from pipeline.generate import random_full_grids
+from pipeline.grid import parse_puzzles
+from pipeline.solver import codes, solve_grids
+from pipeline.solver.checks import givens_valid, verify_solutions
+from pipeline.symmetry import random_symmetries
+
+
+def test_generated_puzzles_have_their_solution_and_only_it():
+    sample = generate(200, seed=3)
+    assert sample.columns == ["id", "puzzle", "solution", "clues"]
+    puzzles = parse_puzzles(sample["puzzle"]).grids
+    solutions = parse_puzzles(sample["solution"]).grids
+    assert verify_solutions(puzzles, solutions).all()
+    found = solve_grids(puzzles, solutions=2)
+    assert (found.verdicts == codes.SOLVED).all()
+    assert (found.solutions == solutions).all()
+    assert (sample["clues"].to_numpy() == np.count_nonzero(puzzles, axis=1)).all()
+
+
+def test_same_seed_same_puzzles_other_seed_other_puzzles():
+    assert generate(50, seed=9).equals(generate(50, seed=9))
+    assert not generate(50, seed=9)["puzzle"].equals(generate(50, seed=10)["puzzle"])
+
+
+def test_clue_target_is_met_when_uniqueness_allows():
+    sample = generate(100, seed=5, clues=32)
+    assert (sample["clues"] == 32).all()
+
+
+def test_without_target_puzzles_are_minimal():
+    sample = generate(20, seed=4)
+    puzzles = parse_puzzles(sample["puzzle"]).grids
+    for puzzle in puzzles:
+        givens = np.flatnonzero(puzzle)
+        trials = np.repeat(puzzle[None], len(givens), axis=0)
+        trials[np.arange(len(givens)), givens] = 0
+        assert (solve_grids(trials).verdicts == codes.MULTIPLE).all()
+
+
+@pytest.mark.parametrize("bad", [{"n": -1}, {"n": 5, "clues": 16}, {"n": 5, "clues": 82}])
+def test_bad_arguments(bad):
+    with pytest.raises(ValueError):
+        generate(**bad)
+
+
+def test_symmetries_keep_grids_valid_and_puzzles_unique():
+    rng = np.random.default_rng(0)
+    full = random_full_grids(100, rng)
+    moved = random_symmetries(full, rng)
+    assert verify_solutions(moved, moved).all()
+    assert not (moved == full).all(axis=1).any()
+    sample = generate(30, seed=1)
+    puzzles = parse_puzzles(sample["puzzle"]).grids
+    moved = random_symmetries(puzzles, rng)
+    assert givens_valid(moved).all()
+    assert (np.count_nonzero(moved, axis=1) == np.count_nonzero(puzzles, axis=1)).all()
+    assert (solve_grids(moved).verdicts == codes.SOLVED).all()
