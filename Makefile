@@ -16,7 +16,7 @@ $(STAMP): pyproject.toml
 
 # The main job on the shipped sample.
 run: venv
-	$(BIN)/python -m pipeline.demo data/sample.csv
+	$(BIN)/sudoku-pipeline solve data/sample.csv
 
 test: venv
 	$(BIN)/python -m pytest -q
@@ -34,7 +34,7 @@ bench: venv
 
 # Regenerate the shipped samples in data/ (reproducible: fixed seeds).
 data: venv
-	$(BIN)/python -m benchmarks.make_samples
+	$(BIN)/python scripts/make_samples.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis build *.egg-info

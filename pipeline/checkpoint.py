@@ -1,0 +1,140 @@
+"""Checkpoints beside the output, so that an interrupted run can go on where it stopped.
+
+A run writes each finished batch, in input order, as one Arrow IPC file in `<output>.partial/`
+(write to a temporary name, fsync, rename: a part is either whole or absent, even after
+`kill -9` or a power cut). `run.json` there records what the run was (input identity and every
+option that changes results), so `--resume` refuses a checkpoint of another run. At the end
+the parts are merged into the output Parquet file, itself written to a temporary name and
+renamed, and the checkpoint is removed.
+"""
+
+import json
+import os
+import shutil
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from pipeline.formats import DatasetError
+
+_META = "run.json"
+_PART = "part-{start:012d}.arrow"
+_IPC_OPTIONS = pa.ipc.IpcWriteOptions(compression="lz4")
+
+
+class CheckpointError(DatasetError):
+    """A checkpoint that cannot be used (missing, or from another run); one line for the CLI."""
+
+
+def _fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _write_atomically(path: Path, write: Any) -> None:
+    """Call `write(file)` on a temporary file, fsync it, and rename it to `path`."""
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    try:
+        with open(tmp, "wb") as f:
+            write(f)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+    _fsync_dir(path.parent)
+
+
+class Checkpoint:
+    """The `<output>.partial/` folder of one run."""
+
+    def __init__(self, output: Path) -> None:
+        self.output = output
+        self.folder = output.with_name(output.name + ".partial")
+
+    def exists(self) -> bool:
+        return (self.folder / _META).exists()
+
+    def start(self, identity: dict[str, Any]) -> None:
+        """Begin afresh: drop any older checkpoint and record what this run is."""
+        self.remove()
+        self.folder.mkdir(parents=True)
+        text = json.dumps(identity, indent=2, sort_keys=True).encode()
+        _write_atomically(self.folder / _META, lambda f: f.write(text))
+
+    def resume(self, identity: dict[str, Any]) -> int:
+        """Check the checkpoint belongs to this run; returns how many rows are done."""
+        if not self.exists():
+            raise CheckpointError(f"nothing to resume: no checkpoint at {self.folder}")
+        recorded = json.loads((self.folder / _META).read_text())
+        changed = sorted(k for k in identity.keys() | recorded.keys()
+                         if identity.get(k) != recorded.get(k))  # fmt: skip
+        if changed:
+            raise CheckpointError(
+                f"the checkpoint at {self.folder} is from a run with other "
+                f"{', '.join(changed)}; run without --resume to start over"
+            )
+        for stale in self.folder.glob(".*.tmp-*"):
+            stale.unlink()
+        done = 0
+        for start, path in self._parts():
+            if start != done:  # a gap: keep only the contiguous prefix
+                path.unlink()
+                continue
+            done += _rows(path)
+        return done
+
+    def add(self, start: int, table: pa.Table) -> None:
+        """Keep one finished batch (rows `start` .. `start + len(table) - 1`)."""
+
+        def write(f: Any) -> None:
+            with pa.ipc.new_file(f, table.schema, options=_IPC_OPTIONS) as writer:
+                writer.write_table(table)
+
+        _write_atomically(self.folder / _PART.format(start=start), write)
+
+    def merge(self, schema: pa.Schema, metadata: dict[str, Any]) -> Counter[str]:
+        """Write every part, in order, into the output Parquet file (atomically, zstd, with the
+        run's metadata as JSON under the key `sudoku_pipeline`); returns verdict counts."""
+        schema = schema.with_metadata({"sudoku_pipeline": json.dumps(metadata, sort_keys=True)})
+        counts: Counter[str] = Counter()
+
+        def write(f: Any) -> None:
+            with pq.ParquetWriter(f, schema, compression="zstd") as writer:
+                for _, path in self._parts():
+                    with pa.memory_map(str(path)) as source:
+                        table = pa.ipc.open_file(source).read_all()
+                    for verdict, n in zip(*_value_counts(table.column("verdict")), strict=True):
+                        counts[verdict] += n
+                    writer.write_table(table.cast(schema))
+                if not counts:
+                    writer.write_table(schema.empty_table())
+
+        _write_atomically(self.output, write)
+        return counts
+
+    def remove(self) -> None:
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+    def _parts(self) -> list[tuple[int, Path]]:
+        parts = []
+        for path in self.folder.glob("part-*.arrow"):
+            parts.append((int(path.stem.split("-")[1]), path))
+        return sorted(parts)
+
+
+def _rows(path: Path) -> int:
+    with pa.memory_map(str(path)) as source:
+        reader = pa.ipc.open_file(source)
+        return sum(reader.get_batch(i).num_rows for i in range(reader.num_record_batches))
+
+
+def _value_counts(column: pa.ChunkedArray) -> tuple[list[str], list[int]]:
+    counted = column.combine_chunks().dictionary_decode().value_counts()
+    return counted.field("values").to_pylist(), counted.field("counts").to_pylist()

@@ -1,0 +1,153 @@
+"""The `sudoku-pipeline` command: a thin layer over the Python API, no logic of its own.
+
+Exit codes: 0 success; 2 a usage or I/O error (one line on stderr); 130 interrupted.
+"""
+
+import sys
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated, NoReturn
+
+import typer
+
+from pipeline.dataset import DatasetError
+
+app = typer.Typer(
+    help="Solve, validate and report on Sudoku puzzle corpora in bulk.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+)
+
+
+class Strategy(StrEnum):
+    fast = "fast"
+    mrv = "mrv"
+    backtrack = "backtrack"
+
+
+def _fail(message: str, code: int = 2) -> NoReturn:
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(code)
+
+
+Column = Annotated[
+    str | None, typer.Option("--column", help="Puzzle column (default: found by name or content).")
+]
+SolutionColumn = Annotated[
+    str | None, typer.Option(help="Column of expected solutions (default: found by name).")
+]
+IdColumn = Annotated[str | None, typer.Option(help="Id column passed through (default: `id`).")]
+Separator = Annotated[str | None, typer.Option(help="CSV field separator (default: , or tab).")]
+Header = Annotated[
+    bool | None, typer.Option("--header/--no-header", help="Force a CSV header on or off.")
+]
+BatchSize = Annotated[int, typer.Option(min=1, help="Rows per batch (bounds memory).")]
+Workers = Annotated[int | None, typer.Option(min=1, help="Worker processes (default: all cores).")]
+Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
+AsJson = Annotated[bool, typer.Option("--json", help="Print the summary as JSON on stdout.")]
+
+
+@app.command()
+def solve(
+    input_path: Annotated[Path, typer.Argument(metavar="INPUT", help="CSV, TSV, Parquet or TXT.")],
+    output: Annotated[
+        Path | None,
+        typer.Option("--output", "-o", help="Output Parquet (default: <stem>.solved.parquet)."),
+    ] = None,
+    column: Column = None,
+    solution_column: SolutionColumn = None,
+    id_column: IdColumn = None,
+    separator: Separator = None,
+    header: Header = None,
+    batch_size: BatchSize = 50_000,
+    workers: Workers = None,
+    strategy: Annotated[Strategy, typer.Option(help="Solver strategy.")] = Strategy.fast,
+    solutions: Annotated[
+        int, typer.Option(min=1, max=2, help="1: stop at the first; 2: prove uniqueness.")
+    ] = 2,
+    max_nodes: Annotated[
+        int | None, typer.Option(min=1, help="Node budget per puzzle (verdict `limit`).")
+    ] = None,
+    resume: Annotated[
+        bool, typer.Option(help="Continue an interrupted run from its checkpoint.")
+    ] = False,
+    quiet: Quiet = False,
+    as_json: AsJson = False,
+) -> None:
+    """Solve every puzzle of INPUT into a Parquet file, one row per input row.
+
+    Example: sudoku-pipeline solve data/sample.csv -o sample.solved.parquet
+    """
+    from pipeline.run import RunInterrupted, solve_file
+
+    try:
+        summary = solve_file(
+            input_path,
+            output,
+            column=column,
+            solution_column=solution_column,
+            id_column=id_column,
+            separator=separator,
+            has_header=header,
+            batch_size=batch_size,
+            workers=workers,
+            strategy=strategy.value,
+            solutions=solutions,
+            max_nodes=max_nodes,
+            resume=resume,
+            progress=not quiet,
+        )
+    except DatasetError as e:
+        _fail(str(e))
+    except RunInterrupted as e:
+        _fail(str(e), code=130)
+    except OSError as e:
+        _fail(f"{e.filename or ''}: {e.strerror or e}".lstrip(": "))
+    if as_json:
+        typer.echo(summary.to_json())
+    if not quiet or not as_json:
+        typer.echo(summary.describe(), err=True)
+
+
+@app.command()
+def generate(
+    n: Annotated[int, typer.Argument(min=0, help="How many puzzles.")],
+    output: Annotated[
+        Path | None,
+        typer.Option("--output", "-o", help="CSV or Parquet by suffix (default: CSV on stdout)."),
+    ] = None,
+    seed: Annotated[int, typer.Option(help="Random seed: same seed, same puzzles.")] = 0,
+    clues: Annotated[
+        int | None, typer.Option(min=17, max=81, help="Target number of givens (else minimal).")
+    ] = None,
+) -> None:
+    """Generate N puzzles with unique solutions: id, puzzle, solution, clues.
+
+    Example: sudoku-pipeline generate 100000 -o corpus.parquet --seed 1
+    """
+    from pipeline.generate import generate as make
+
+    if output is not None and output.suffix.lower() not in (".csv", ".parquet", ".pq"):
+        _fail(f"{output}: the output must end in .csv or .parquet")
+    table = make(n, seed=seed, clues=clues)
+    try:
+        if output is None:
+            table.write_csv(sys.stdout)
+        elif output.suffix.lower() == ".csv":
+            table.write_csv(output)
+        else:
+            table.write_parquet(output, compression="zstd")
+    except OSError as e:
+        _fail(f"{output}: {e.strerror or e}")
+    if output is not None:
+        typer.echo(f"wrote {n:,} puzzles to {output}", err=True)
+
+
+def main() -> None:
+    app()
+
+
+if __name__ == "__main__":
+    main()

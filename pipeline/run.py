@@ -1,0 +1,233 @@
+"""The bulk solve job: an input file in, one Parquet file of results out, on all cores.
+
+    summary = solve_file("puzzles.csv")        # -> puzzles.solved.parquet beside the input
+
+Reads the input in bounded batches (dataset.py), solves them on worker processes (executors.py)
+in input order, keeps each finished batch in a checkpoint (checkpoint.py) and at the end
+writes the output atomically with the run's metadata. An interrupted run is continued with
+`resume=True`; the result then equals an uninterrupted run's, timing columns aside.
+"""
+
+import datetime
+import json
+import os
+import platform
+import sys
+import time
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tqdm import tqdm
+
+from pipeline.batch import SolveOptions, solve_record_batch
+from pipeline.checkpoint import Checkpoint
+from pipeline.dataset import Dataset, DatasetError, open_dataset
+from pipeline.executors import LocalExecutor
+from pipeline.results import result_schema
+from pipeline.solver.codes import VERDICT_NAMES
+
+DEFAULT_BATCH_SIZE = 50_000
+_SUFFIXES = {".csv", ".tsv", ".tab", ".txt", ".parquet", ".pq", ".gz", ".zst", ".zstd"}
+
+
+class RunInterrupted(Exception):
+    """Ctrl-C (or SIGTERM) stopped a run; what is done stays in the checkpoint."""
+
+    def __init__(self, rows_done: int, checkpoint: Path) -> None:
+        self.rows_done = rows_done
+        self.checkpoint = checkpoint
+        super().__init__(
+            f"interrupted: {rows_done:,} rows done are kept in {checkpoint}; "
+            "run the same command with --resume to continue"
+        )
+
+
+@dataclass
+class RunSummary:
+    """What a run did; `to_json()` is the `--json` output of the CLI."""
+
+    input: str
+    output: str
+    rows: int
+    verdicts: dict[str, int]
+    wall_s: float
+    rows_per_s: float
+    workers: int
+    strategy: str
+    resumed_rows: int = 0
+    metadata: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    def to_json(self) -> str:
+        data = asdict(self)
+        data.pop("metadata")
+        return json.dumps(data, indent=2)
+
+    def describe(self) -> str:
+        counts = ", ".join(f"{v} {n:,}" for v, n in self.verdicts.items() if n)
+        resumed = f" ({self.resumed_rows:,} from the checkpoint)" if self.resumed_rows else ""
+        return (
+            f"{self.rows:,} rows{resumed} in {self.wall_s:.2f} s "
+            f"({self.rows_per_s:,.0f} rows/s, {self.workers} workers): {counts or 'no rows'}\n"
+            f"wrote {self.output}"
+        )
+
+
+def default_output(input_path: str | Path, suffix: str = ".solved.parquet") -> Path:
+    """`data/x.csv.gz` -> `data/x.solved.parquet`."""
+    path = Path(input_path)
+    name = path.name
+    while Path(name).suffix.lower() in _SUFFIXES:
+        name = name[: -len(Path(name).suffix)]
+    return path.with_name(name + suffix)
+
+
+def cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def _versions() -> dict[str, str]:
+    import numba
+    import numpy
+    import polars
+    import pyarrow
+
+    from pipeline import __version__
+
+    return {
+        "sudoku_pipeline": __version__,
+        "python": platform.python_version(),
+        "numba": numba.__version__,
+        "numpy": numpy.__version__,
+        "polars": polars.__version__,
+        "pyarrow": pyarrow.__version__,
+    }
+
+
+def _identity(ds: Dataset, options: SolveOptions, reading: dict[str, Any]) -> dict[str, Any]:
+    """Everything that makes a checkpoint belong to a run: the input as it is now, the options."""
+    stat = ds.path.stat()
+    return {
+        "input": str(ds.path.resolve()),
+        "input size": stat.st_size,
+        "input mtime": stat.st_mtime_ns,
+        "strategy": options.strategy,
+        "solutions": options.solutions,
+        "max_nodes": options.max_nodes,
+        "reading options": reading,
+    }
+
+
+def solve_file(
+    input_path: str | Path,
+    output: str | Path | None = None,
+    *,
+    column: str | None = None,
+    solution_column: str | None = None,
+    id_column: str | None = None,
+    separator: str | None = None,
+    has_header: bool | None = None,
+    batch_size: int = DEFAULT_BATCH_SIZE,
+    workers: int | None = None,
+    strategy: str = "fast",
+    solutions: int = 2,
+    max_nodes: int | None = None,
+    resume: bool = False,
+    progress: bool = True,
+) -> RunSummary:
+    """Solve every row of `input_path` into `output` (default `<stem>.solved.parquet`).
+
+    Raises `DatasetError` (one line, for the CLI) for a bad file, column or option, and
+    `RunInterrupted` after Ctrl-C, with the finished batches kept for `resume=True`.
+    """
+    started = time.perf_counter()
+    started_at = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
+    try:
+        options = SolveOptions(strategy, solutions, max_nodes)
+    except ValueError as e:
+        raise DatasetError(str(e)) from None
+    if workers is not None and workers < 1:
+        raise DatasetError(f"workers must be at least 1, not {workers}")
+    reading = dict(column=column, solution_column=solution_column, id_column=id_column,
+                   separator=separator, has_header=has_header)  # fmt: skip
+    ds = open_dataset(input_path, batch_size=batch_size, **reading)
+    out = Path(output) if output is not None else default_output(input_path)
+    if out.is_dir():
+        raise DatasetError(f"{out}: is a directory, not an output file")
+    if not out.parent.is_dir():
+        raise DatasetError(f"{out.parent}: no such directory for the output")
+    checkpoint = Checkpoint(out)
+    identity = _identity(ds, options, reading)
+    if resume:
+        done = checkpoint.resume(identity)
+    else:
+        if checkpoint.exists():
+            print(f"note: starting over; discarding the checkpoint at {checkpoint.folder}",
+                  file=sys.stderr)  # fmt: skip
+        checkpoint.start(identity)
+        done = 0
+    resumed_rows = done
+    executor = LocalExecutor(workers)
+    bar = tqdm(
+        total=ds.num_rows,
+        initial=done,
+        unit=" rows",
+        unit_scale=True,
+        disable=not progress,
+        file=sys.stderr,
+        desc="solve",
+        smoothing=0.1,
+    )
+    try:
+        results = executor.map_ordered(solve_record_batch, ds.batches(start_row=done), options)
+        for table in results:
+            checkpoint.add(done, table)
+            done += table.num_rows
+            bar.update(table.num_rows)
+    except KeyboardInterrupt:
+        executor.terminate()
+        bar.close()
+        raise RunInterrupted(done, checkpoint.folder) from None
+    finally:
+        bar.close()
+    wall = time.perf_counter() - started
+    metadata = {
+        "command": "solve",
+        "versions": _versions(),
+        "options": {**asdict(options), "batch_size": batch_size, **reading},
+        "input": {
+            "path": str(ds.path),
+            "format": ds.format,
+            "compression": ds.compression,
+            "size_bytes": ds.size_bytes,
+            "rows": done,
+        },
+        "started_at": started_at,
+        "wall_s": round(wall, 3),
+        "rows_per_s": round((done - resumed_rows) / wall, 1) if wall > 0 else None,
+        "resumed_rows": resumed_rows,
+        "workers": executor.workers,
+        "cpu": {"model": cpu_model(), "count": os.cpu_count()},
+    }
+    id_type = ds.schema.field("id").type if ds.id_column is not None else None
+    counts: Counter[str] = checkpoint.merge(result_schema(id_type), metadata)
+    checkpoint.remove()
+    return RunSummary(
+        input=str(ds.path),
+        output=str(out),
+        rows=done,
+        verdicts={v: counts.get(v, 0) for v in VERDICT_NAMES},
+        wall_s=wall,
+        rows_per_s=(done - resumed_rows) / wall if wall > 0 else 0.0,
+        workers=executor.workers,
+        strategy=options.strategy,
+        resumed_rows=resumed_rows,
+        metadata=metadata,
+    )
