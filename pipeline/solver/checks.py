@@ -1,0 +1,169 @@
+"""Checks on whole batches, kept apart from the search code: clashing givens and solution proofs.
+
+A *unit* is a row, a column or a box: 27 of them, numbered here 0..8 (rows), 9..17 (columns)
+and 18..26 (boxes). A board's givens are valid when no digit repeats inside a unit; an empty
+board is valid, and a valid board need not be solvable (these checks never search).
+
+Every check is a numba kernel over the whole batch plus a typed facade that takes and returns
+numpy arrays.
+"""
+
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+
+ROW, COLUMN, BOX, NOT_A_DIGIT = 0, 1, 2, 3  # values of `Clashes.kind`
+
+
+@njit(nogil=True, cache=True, inline="always")
+def _units(cell: int) -> tuple[int, int, int]:
+    """The three units of a cell: its row, column and box, as unit numbers 0..26."""
+    r = cell // 9
+    c = cell - 9 * r
+    return r, 9 + c, 18 + (r // 3) * 3 + c // 3
+
+
+@njit(nogil=True, cache=True)
+def _first_clash_cell(grid: np.ndarray, masks: np.ndarray) -> int:
+    """Seed 003's one pass over the cells with 27 unit bitmasks.
+
+    Returns -1 when the givens are valid, else `kind * 81 + cell` for the first cell (row-major)
+    whose digit is already in its row, column or box (checked in that order), or that holds a
+    value outside 0..9 (kind `NOT_A_DIGIT`).
+    """
+    masks[:] = 0
+    for cell in range(81):
+        d = grid[cell]
+        if d == 0:
+            continue
+        if d > 9:
+            return NOT_A_DIGIT * 81 + cell
+        bit = 1 << (d - 1)
+        u0, u1, u2 = _units(cell)
+        if masks[u0] & bit:
+            return ROW * 81 + cell
+        if masks[u1] & bit:
+            return COLUMN * 81 + cell
+        if masks[u2] & bit:
+            return BOX * 81 + cell
+        masks[u0] |= bit
+        masks[u1] |= bit
+        masks[u2] |= bit
+    return -1
+
+
+@njit(nogil=True, cache=True)
+def _givens_valid_kernel(grids: np.ndarray, out: np.ndarray) -> None:
+    masks = np.zeros(27, dtype=np.int32)
+    for i in range(grids.shape[0]):
+        out[i] = _first_clash_cell(grids[i], masks) < 0
+
+
+@njit(nogil=True, cache=True)
+def _first_clash_kernel(grids: np.ndarray, out: np.ndarray) -> None:
+    masks = np.zeros(27, dtype=np.int32)
+    for i in range(grids.shape[0]):
+        out[i, :] = -1
+        code = _first_clash_cell(grids[i], masks)
+        if code < 0:
+            continue
+        kind = code // 81
+        cell = code - 81 * kind
+        d = grids[i, cell]
+        out[i, 0] = kind
+        out[i, 2] = d
+        out[i, 3] = cell
+        if kind == NOT_A_DIGIT:
+            continue
+        unit = _units(cell)[kind]
+        out[i, 1] = unit - 9 * kind
+        for other in range(cell):  # the earlier cell of the same unit with the same digit
+            if grids[i, other] == d and _units(other)[kind] == unit:
+                out[i, 3] = other
+                out[i, 4] = cell
+                break
+
+
+@njit(nogil=True, cache=True)
+def _verify_kernel(puzzles: np.ndarray, solutions: np.ndarray, out: np.ndarray) -> None:
+    masks = np.zeros(27, dtype=np.int32)
+    for i in range(puzzles.shape[0]):
+        masks[:] = 0
+        ok = True
+        for cell in range(81):
+            d = solutions[i, cell]
+            given = puzzles[i, cell]
+            if d < 1 or d > 9 or (given != 0 and given != d):
+                ok = False
+                break
+            bit = 1 << (d - 1)
+            u0, u1, u2 = _units(cell)
+            if (masks[u0] | masks[u1] | masks[u2]) & bit:
+                ok = False
+                break
+            masks[u0] |= bit
+            masks[u1] |= bit
+            masks[u2] |= bit
+        out[i] = ok  # 81 digits without a repeat fill all 27 units with 1..9 exactly once
+
+
+def _as_grids(grids: np.ndarray) -> np.ndarray:
+    return np.ascontiguousarray(grids, dtype=np.uint8).reshape(-1, 81)
+
+
+def givens_valid(grids: np.ndarray) -> np.ndarray:
+    """`(n,) bool`: True where no digit repeats in a row, column or box of `(n, 81) uint8` grids.
+
+    0 is a blank; a value above 9 makes the row invalid too (it is no digit).
+    """
+    grids = _as_grids(grids)
+    out = np.empty(grids.shape[0], dtype=np.bool_)
+    _givens_valid_kernel(grids, out)
+    return out
+
+
+class Clashes(NamedTuple):
+    """The first clash of each grid (cells walked row-major), -1 everywhere when none.
+
+    `kind` is ROW, COLUMN or BOX; `unit` its index 0..8 (boxes numbered row-major); `digit` the
+    repeated digit; `cell_a < cell_b` the two cells 0..80 holding it. For a value outside 0..9,
+    `kind` is NOT_A_DIGIT, `digit` the value, `cell_a` its cell, and `unit` and `cell_b` are -1.
+    """
+
+    kind: np.ndarray  # (n,) int16
+    unit: np.ndarray
+    digit: np.ndarray
+    cell_a: np.ndarray
+    cell_b: np.ndarray
+
+
+def first_clash(grids: np.ndarray) -> Clashes:
+    """Where the givens of each `(n, 81) uint8` grid first clash, for error messages."""
+    grids = _as_grids(grids)
+    out = np.empty((grids.shape[0], 5), dtype=np.int16)
+    _first_clash_kernel(grids, out)
+    return Clashes(*(np.ascontiguousarray(out[:, k]) for k in range(5)))
+
+
+def verify_solutions(puzzles: np.ndarray, solutions: np.ndarray) -> np.ndarray:
+    """`(n,) bool`: each solution is complete, obeys every unit and keeps its puzzle's givens."""
+    puzzles = _as_grids(puzzles)
+    solutions = _as_grids(solutions)
+    if puzzles.shape != solutions.shape:
+        raise ValueError(f"{puzzles.shape[0]} puzzles but {solutions.shape[0]} solutions")
+    out = np.empty(puzzles.shape[0], dtype=np.bool_)
+    _verify_kernel(puzzles, solutions, out)
+    return out
+
+
+__all__ = [
+    "BOX",
+    "COLUMN",
+    "Clashes",
+    "NOT_A_DIGIT",
+    "ROW",
+    "first_clash",
+    "givens_valid",
+    "verify_solutions",
+]
