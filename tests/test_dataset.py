@@ -1,0 +1,378 @@
+"""Reading inputs as batches: formats, compression, headers, columns, errors, streaming."""
+
+import gzip
+import os
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+import zstandard
+
+from pipeline.dataset import PUZZLE_NAMES, Dataset, DatasetError, open_dataset
+
+SHARED = Path(__file__).parents[1] / ".." / "shared" / "data"
+
+# Two Kaggle-style rows: leading zeros, `0` blanks, and their solutions.
+P1 = "004300209005009001070060043006002087190007400050083000600000105003508690042910300"
+S1 = "864371259325849761971265843436192587198657432257483916689734125713528694542916378"
+P2 = "040100050107003960520008000000000017000906800803050620090060543600080700250097100"
+S2 = "346179258187523964529648371965832417472916835813754629798261543631485792254397186"
+DOTS = P1.replace("0", ".")
+
+
+def write(path: Path, text: str | bytes, compression: str | None = None) -> Path:
+    """Write `text` to `path`, gzip- or zstd-compressed if asked."""
+    data = text.encode() if isinstance(text, str) else text
+    if compression == "gzip":
+        data = gzip.compress(data)
+    elif compression == "zstd":
+        data = zstandard.ZstdCompressor().compress(data)
+    path.write_bytes(data)
+    return path
+
+
+def write_parquet(path: Path, table: pa.Table, compression: str | None = None, **kw) -> Path:
+    """Write `table` as Parquet, then compress the whole file if asked."""
+    sink = pa.BufferOutputStream()
+    pq.write_table(table, sink, **kw)
+    return write(path, sink.getvalue().to_pybytes(), compression)
+
+
+def read_all(ds: Dataset, start_row: int = 0) -> dict[str, list]:
+    """Every batch of `ds` joined into one dict of lists (checking each batch's schema)."""
+    batches = list(ds.batches(start_row))
+    for batch in batches:
+        assert batch.schema == ds.schema
+        assert batch.num_rows <= ds.batch_size
+    return pa.Table.from_batches(batches, schema=ds.schema).to_pydict()
+
+
+SUFFIX = {None: "", "gzip": ".gz", "zstd": ".zst"}
+
+
+@pytest.mark.parametrize("compression", [None, "gzip", "zstd"])
+@pytest.mark.parametrize("fmt", ["csv", "tsv", "txt", "parquet"])
+def test_every_format_and_compression(tmp_path, fmt, compression):
+    name = tmp_path / f"puzzles.{fmt}{SUFFIX[compression]}"
+    if fmt == "parquet":
+        write_parquet(name, pa.table({"puzzle": [P1, P2], "solution": [S1, S2]}), compression)
+    elif fmt == "txt":
+        write(name, f"# two puzzles\n{P1}\n{P2}\n", compression)
+    else:
+        sep = "," if fmt == "csv" else "\t"
+        write(name, f"puzzle{sep}solution\n{P1}{sep}{S1}\n{P2}{sep}{S2}\n", compression)
+
+    ds = open_dataset(name)
+
+    assert (ds.format, ds.compression) == (fmt, compression)
+    assert ds.size_bytes == name.stat().st_size
+    assert ds.num_rows == (2 if fmt == "parquet" else None)
+    data = read_all(ds)
+    assert data["row"] == [0, 1]
+    assert data["puzzle"] == [P1, P2]
+    if fmt != "txt":
+        assert data["solution"] == [S1, S2]
+
+
+def test_kaggle_style_csv_without_header(tmp_path):
+    ds = open_dataset(write(tmp_path / "k.csv", f"{P1},{S1}\n{P2},{S2}\n"))
+    assert ds.columns == ["column_0", "column_1"]
+    assert (ds.puzzle_column, ds.solution_column) == ("column_0", "column_1")
+    data = read_all(ds)
+    assert data["puzzle"] == [P1, P2]  # leading zeros kept: strings, never ints
+    assert data["solution"] == [S1, S2]
+
+
+def test_header_can_be_forced(tmp_path):
+    path = write(tmp_path / "k.csv", f"{P1},{S1}\n{P2},{S2}\n")
+    ds = open_dataset(path, has_header=True)  # the first row becomes the names
+    assert ds.columns == [P1, S1]
+    assert read_all(ds)["puzzle"] == [P2]
+    path = write(tmp_path / "h.csv", f"puzzle\n{P1}\n")
+    ds = open_dataset(path, has_header=False, column="column_0")
+    assert read_all(ds)["puzzle"] == ["puzzle", P1]  # the header line is now a (bad) row
+
+
+def test_header_detected_from_unknown_names_over_puzzles(tmp_path):
+    ds = open_dataset(write(tmp_path / "x.csv", f"label,cells\nfirst,{P1}\nsecond,{P2}\n"))
+    assert ds.columns == ["label", "cells"]
+    assert ds.puzzle_column == "cells"  # found by content
+    assert read_all(ds)["puzzle"] == [P1, P2]
+
+
+def test_tsv_and_tab_suffix(tmp_path):
+    for name in ("x.tsv", "x.tab"):
+        ds = open_dataset(write(tmp_path / name, f"id\tquizzes\n7\t{P1}\n"))
+        assert ds.format == "tsv"
+        assert read_all(ds) == {"row": [0], "id": ["7"], "puzzle": [P1]}
+
+
+def test_separator_override(tmp_path):
+    path = write(tmp_path / "semi.csv", f"puzzle;solution\n{P1};{S1}\n")
+    assert read_all(open_dataset(path, separator=";"))["solution"] == [S1]
+    assert open_dataset(write(tmp_path / "t.csv", f"{P1}\t{S1}\n"), separator="\\t").columns == [
+        "column_0",
+        "column_1",
+    ]
+
+
+@pytest.mark.parametrize("name", [*PUZZLE_NAMES, "Quizzes", "PUZZLE", " Board "])
+def test_puzzle_column_found_by_name(tmp_path, name):
+    ds = open_dataset(write(tmp_path / "x.csv", f"extra,{name}\nfoo,{P1}\n"))
+    assert ds.puzzle_column == name.strip()
+    assert read_all(ds)["puzzle"] == [P1]
+
+
+@pytest.mark.parametrize("name", ["solution", "solutions", "Solution"])
+def test_solution_and_id_found_by_name(tmp_path, name):
+    ds = open_dataset(write(tmp_path / "x.csv", f"ID,puzzle,{name}\n1,{P1},{S1}\n"))
+    assert (ds.puzzle_column, ds.solution_column, ds.id_column) == ("puzzle", name, "ID")
+    assert read_all(ds) == {"row": [0], "id": ["1"], "puzzle": [P1], "solution": [S1]}
+
+
+def test_columns_found_by_content_without_header(tmp_path):
+    rows = [f"{i},{p},{s}" for i, (p, s) in enumerate([(P1, S1), (P2, S2)] * 10)]
+    rows[3] = "3,not a puzzle,"  # a few bad rows do not hide the columns
+    ds = open_dataset(write(tmp_path / "x.csv", "\n".join(rows) + "\n"))
+    assert (ds.puzzle_column, ds.solution_column, ds.id_column) == ("column_1", "column_2", None)
+    data = read_all(ds)
+    assert data["puzzle"][3] == "not a puzzle"
+    assert data["solution"][3] is None
+
+
+def test_no_puzzle_column(tmp_path):
+    with pytest.raises(DatasetError, match="no puzzle column found.*columns are: a, b"):
+        open_dataset(write(tmp_path / "x.csv", "a,b\nx,y\nz,w\n"), has_header=True)
+
+
+def test_overrides(tmp_path):
+    path = write(tmp_path / "x.csv", f"key,a,b,puzzle\nk1,{P1},{S1},junk\n")
+    ds = open_dataset(path, column="a", solution_column="B", id_column="key")
+    assert (ds.puzzle_column, ds.solution_column, ds.id_column) == ("a", "b", "key")
+    assert read_all(ds) == {"row": [0], "id": ["k1"], "puzzle": [P1], "solution": [S1]}
+
+
+def test_missing_column_lists_the_columns(tmp_path):
+    path = write(tmp_path / "x.csv", f"puzzle,solution\n{P1},{S1}\n")
+    for option in ("column", "solution_column", "id_column"):
+        with pytest.raises(DatasetError) as err:
+            open_dataset(path, **{option: "foo"})
+        assert str(err.value) == f"{path}: column 'foo' not found; columns are: puzzle, solution"
+
+
+def test_missing_file_and_directory(tmp_path):
+    with pytest.raises(DatasetError, match=r"nope\.csv: no such file$"):
+        open_dataset(tmp_path / "nope.csv")
+    (tmp_path / "dir.csv").mkdir()
+    with pytest.raises(DatasetError, match="is a directory"):
+        open_dataset(tmp_path / "dir.csv")
+
+
+def test_unknown_suffix(tmp_path):
+    with pytest.raises(DatasetError, match="unknown format"):
+        open_dataset(write(tmp_path / "x.json", "{}"))
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads any file")
+def test_unreadable_file(tmp_path):
+    path = write(tmp_path / "x.csv", f"{P1}\n")
+    path.chmod(0)
+    with pytest.raises(DatasetError, match="permission denied"):
+        open_dataset(path)
+
+
+def test_content_must_match_the_name(tmp_path):
+    with pytest.raises(DatasetError, match=r"x\.parquet: not a Parquet file"):
+        open_dataset(write(tmp_path / "x.parquet", f"{P1}\n"))
+    with pytest.raises(DatasetError, match="not a gzip file"):
+        open_dataset(write(tmp_path / "x.csv.gz", f"{P1}\n"))
+    with pytest.raises(DatasetError, match="not a zstd file"):
+        open_dataset(write(tmp_path / "x.txt.zst", f"{P1}\n", "gzip"))
+    with pytest.raises(DatasetError, match="gzip-compressed but its name does not end in .gz"):
+        open_dataset(write(tmp_path / "y.csv", f"{P1}\n", "gzip"))
+    with pytest.raises(DatasetError, match="is a Parquet file, not text"):
+        open_dataset(write_parquet(tmp_path / "p.csv", pa.table({"puzzle": [P1]})))
+    with pytest.raises(DatasetError, match=r"not a Parquet file \(after gzip"):
+        open_dataset(write(tmp_path / "x.parquet.gz", f"{P1}\n", "gzip"))
+
+
+def test_corrupt_gzip(tmp_path):
+    data = gzip.compress(("\n".join([P1] * 50_000) + "\n").encode())
+    truncated = write(tmp_path / "t.txt.gz", data[: len(data) // 2])
+    ds = open_dataset(truncated)  # the start decompresses fine ...
+    with pytest.raises(DatasetError, match=r"t\.txt\.gz: read failed"):  # ... the end does not
+        read_all(ds)
+    garbled = write(tmp_path / "g.csv.gz", data[:20] + b"\x00" * 64 + data[84:])
+    with pytest.raises(DatasetError, match="g.csv.gz"):
+        read_all(open_dataset(garbled))
+
+
+def test_text_comments_blank_lines_and_malformed_lines(tmp_path):
+    text = f"# header comment\n\n{DOTS}\n   \n  # indented comment\nbad line\r\n{P2}\n\n#end"
+    ds = open_dataset(write(tmp_path / "x.txt", text))
+    assert (ds.columns, ds.puzzle_column, ds.solution_column) == (["puzzle"], "puzzle", None)
+    assert read_all(ds) == {"row": [0, 1, 2], "puzzle": [DOTS, "bad line", P2]}
+
+
+def test_text_comment_lines_need_not_be_utf8(tmp_path):
+    path = write(tmp_path / "x.txt", b"# caf\xe9\n" + DOTS.encode() + b"\n")
+    assert read_all(open_dataset(path))["puzzle"] == [DOTS]
+    path = write(tmp_path / "y.txt", b"caf\xe9\n")
+    with pytest.raises(DatasetError, match="not UTF-8"):
+        read_all(open_dataset(path))
+
+
+def test_nulls_short_and_long_rows_stay_in_place(tmp_path):
+    text = f"puzzle,solution,id\n{P1},{S1},a\n,{S2},b\n{P2}\n\n{P1},,c,extra\n{P2},{S2},\n"
+    data = read_all(open_dataset(write(tmp_path / "x.csv", text)))
+    assert data == {
+        "row": [0, 1, 2, 3, 4],
+        "id": ["a", "b", None, "c", None],
+        "puzzle": [P1, None, P2, P1, P2],
+        "solution": [S1, S2, None, None, S2],
+    }
+
+
+def test_blank_lines_before_the_header(tmp_path):
+    text = f"\n\r\n\npuzzle,solution\n\n{P1}\n{P2},{S2}\n\n{P1}\n"
+    data = read_all(open_dataset(write(tmp_path / "x.csv", text)))
+    assert data == {"row": [0, 1, 2], "puzzle": [P1, P2, P1], "solution": [None, S2, None]}
+
+
+def test_ids_and_puzzles_are_never_numbers(tmp_path):
+    ds = open_dataset(write(tmp_path / "x.csv", f"id,puzzle\n007,{P1}\n010,{P1[:80]}\n"))
+    assert read_all(ds) == {"row": [0, 1], "id": ["007", "010"], "puzzle": [P1, P1[:80]]}
+
+
+def test_excel_style_bom_and_crlf(tmp_path):
+    path = write(tmp_path / "x.csv", f"\ufeffpuzzle,solution\r\n{P1},{S1}\r\n{P2},{S2}\r\n")
+    ds = open_dataset(path)
+    assert ds.columns == ["puzzle", "solution"]
+    assert read_all(ds)["solution"] == [S1, S2]
+    path = write(tmp_path / "x.txt", f"\ufeff{DOTS}\r\n{P2}\r\n")
+    assert read_all(open_dataset(path))["puzzle"] == [DOTS, P2]
+
+
+def many_rows(n: int) -> list[tuple[str, str]]:
+    """`n` distinct (puzzle, id) pairs: enough rows to span several pyarrow blocks."""
+    return [(f"{i:081d}", f"id{i}") for i in range(n)]
+
+
+def test_batches_are_full_across_block_boundaries_with_bad_rows(tmp_path):
+    rows = many_rows(30_000)  # about 2.7 MB: several 1 MiB blocks
+    lines = [f"{p},{k}" for p, k in rows]
+    for i in range(5, 30_000, 997):  # short rows everywhere, some at block edges
+        lines[i] = rows[i][0]
+    path = write(tmp_path / "x.csv.gz", "puzzle,id\n" + "\n".join(lines) + "\n", "gzip")
+    ds = open_dataset(path, batch_size=777)
+    sizes = [b.num_rows for b in ds.batches()]
+    assert sizes == [777] * (30_000 // 777) + [30_000 % 777]
+    data = read_all(ds)
+    assert data["row"] == list(range(30_000))
+    assert data["puzzle"] == [p for p, _ in rows]
+    assert data["id"][5] is None and data["id"][6] == "id6"
+
+
+def test_start_row(tmp_path):
+    rows = many_rows(25_000)
+    csv_path = write(tmp_path / "x.csv", "puzzle\n" + "\n".join(p for p, _ in rows) + "\n")
+    txt_path = write(tmp_path / "x.txt.zst", "#c\n" + "\n".join(p for p, _ in rows) + "\n", "zstd")
+    table = pa.table({"puzzle": [p for p, _ in rows], "id": list(range(25_000))})
+    pq_path = write_parquet(tmp_path / "x.parquet", table, row_group_size=4000)
+    for path in (csv_path, txt_path, pq_path):
+        ds = open_dataset(path, batch_size=1000)
+        data = read_all(ds, start_row=12_345)
+        assert data["row"] == list(range(12_345, 25_000)), path
+        assert data["puzzle"] == [p for p, _ in rows[12_345:]]
+        assert next(ds.batches(24_999)).num_rows == 1
+        assert list(ds.batches(25_000)) == []
+        assert list(ds.batches(99_999)) == []
+    with pytest.raises(DatasetError, match="start_row"):
+        list(ds.batches(-1))
+
+
+@pytest.mark.parametrize(
+    "name, content",
+    [
+        ("empty.csv", b""),
+        ("blank.csv", b"\n\n"),
+        ("header.csv", b"puzzle,solution\n"),
+        ("header_no_newline.tsv", b"puzzle\tsolution"),
+        ("empty.txt", b""),
+        ("comments.txt", b"# nothing here\n\n"),
+        ("empty.csv.gz", gzip.compress(b"")),
+        ("empty.txt.zst", zstandard.ZstdCompressor().compress(b"")),
+    ],
+)
+def test_empty_input_gives_no_batches(tmp_path, name, content):
+    ds = open_dataset(write(tmp_path / name, content))
+    assert list(ds.batches()) == []
+    assert ds.num_rows == 0
+    assert ds.schema.names[:2] == ["row", "puzzle"]
+
+
+def test_empty_parquet(tmp_path):
+    table = pa.table({"puzzle": pa.array([], pa.string()), "solution": pa.array([], pa.string())})
+    ds = open_dataset(write_parquet(tmp_path / "e.parquet", table))
+    assert (ds.num_rows, ds.solution_column) == (0, "solution")
+    assert list(ds.batches()) == []
+
+
+def test_parquet_types(tmp_path):
+    table = pa.table(
+        {
+            "id": pa.array([10, 11], pa.int64()),
+            "grid": pa.array([P1, P2]).dictionary_encode(),
+            "solution": pa.array([S1.encode(), None], pa.binary()),
+        }
+    )
+    ds = open_dataset(write_parquet(tmp_path / "x.pq", table))
+    assert ds.schema == pa.schema(
+        [
+            ("row", pa.int64()),
+            ("id", pa.int64()),
+            ("puzzle", pa.string()),
+            ("solution", pa.string()),
+        ]
+    )
+    assert read_all(ds) == {
+        "row": [0, 1],
+        "id": [10, 11],
+        "puzzle": [P1, P2],
+        "solution": [S1, None],
+    }
+    with pytest.raises(DatasetError, match="column 'id' holds int64, not text"):
+        open_dataset(tmp_path / "x.pq", column="id")
+
+
+def test_options_that_do_not_apply(tmp_path):
+    with pytest.raises(DatasetError, match="separator applies to CSV/TSV"):
+        open_dataset(write(tmp_path / "x.txt", f"{P1}\n"), separator=";")
+    with pytest.raises(DatasetError, match="separator must be one character"):
+        open_dataset(write(tmp_path / "x.csv", f"{P1}\n"), separator="ab")
+    with pytest.raises(DatasetError, match="batch_size"):
+        open_dataset(tmp_path / "x.csv", batch_size=0)
+
+
+def shared(name: str) -> Path:
+    """A public set from ../shared/data, or skip the test."""
+    path = SHARED / name
+    if not path.exists():
+        pytest.skip(f"{path} not present")
+    return path
+
+
+def test_shared_kaggle_csv():
+    ds = open_dataset(shared("kaggle1m_first9999.csv"))
+    assert (ds.format, ds.puzzle_column, ds.solution_column) == ("csv", "column_0", "column_1")
+    data = read_all(ds)
+    assert len(data["row"]) == 9_999
+    assert data["puzzle"][0] == P1 and data["solution"][0] == S1
+
+
+def test_shared_17_clue_txt():
+    ds = open_dataset(shared("puzzles2_17_clue.txt"), batch_size=10_000)
+    sizes = [b.num_rows for b in ds.batches()]
+    assert sum(sizes) == 49_158
+    assert sizes[:4] == [10_000] * 4
