@@ -16,7 +16,6 @@ import numpy as np
 
 from pipeline.grid import Board, as_grid, to_rows, to_string
 from pipeline.solver import DEFAULT_STRATEGY, codes, solve_grids
-from pipeline.solver.checks import givens_valid
 
 
 class SolveResult(NamedTuple):
@@ -93,4 +92,6 @@ def solve_unique(board: list[Any]) -> list[list[str]]:
 
 def is_valid(board: Board) -> bool:
     """Seed 003: True when no digit repeats in any row, column or box (blanks are skipped)."""
+    from pipeline.solver.checks import givens_valid  # numba: loaded on first use
+
     return bool(givens_valid(as_grid(board)[None, :])[0])

@@ -21,7 +21,6 @@ import pyarrow.compute as pc
 
 from pipeline.grid import ParsedGrids, clue_counts, format_grids, parse_puzzles
 from pipeline.solver import KernelResults, codes
-from pipeline.solver.checks import first_clash
 
 VERDICT_TYPE = pa.dictionary(pa.int8(), pa.string())
 _VERDICTS = pa.array(codes.VERDICT_NAMES, type=pa.string())
@@ -50,6 +49,8 @@ def result_schema(id_type: pa.DataType | None = None) -> pa.Schema:
 def clash_messages(grids: np.ndarray) -> list[str | None]:
     """One sentence per grid naming its first clash ("row 1 repeats 5 at columns 1 and 3"),
     None where the givens do not clash. Numbers are 1-based, as people count rows."""
+    from pipeline.solver.checks import first_clash  # numba: loaded where kernels run
+
     clashes = first_clash(grids)
     messages: list[str | None] = []
     for kind, unit, digit, a, b in zip(*(c.tolist() for c in clashes), strict=True):

@@ -12,7 +12,11 @@ Counting, the same for every strategy, so that reports compare strategies honest
 
 So `nodes - 1 >= guesses` always, with equality for strategies that only branch on cells with
 several candidates (`mrv` places single-candidate cells by choice, `fast` by propagation).
+Every digit tried at such a cell counts, the last one too (even when the others have failed).
 A puzzle "solved without guessing" has `guesses == 0`.
+
+The node budget `max_nodes` counts the root too, and is checked before each placement by
+choice: a puzzle stopped by it reports `nodes == max_nodes`. Backing up costs nothing.
 
 Every kernel has the same signature and works on a whole batch::
 
@@ -90,6 +94,8 @@ def solve_grids(
     guesses = np.zeros(n, dtype=np.int64)
     solve_ns = np.zeros(n, dtype=np.int64)
     malformed = np.zeros(n, dtype=np.bool_) if skip is None else np.asarray(skip, dtype=np.bool_)
+    if malformed.shape != (n,):
+        raise ValueError(f"skip must have shape ({n},), got {malformed.shape}")
     valid = givens_valid(grids)
     verdicts[~valid & ~malformed] = codes.INVALID
     todo_skip = malformed | ~valid
