@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from pipeline.generate import generate, random_full_grids
 from pipeline.grid import parse_puzzles
-from pipeline.solver import codes, solve_grids
+from pipeline.solver import codes, find_two_solutions, solve_grids
 from pipeline.solver.checks import verify_solutions
 from pipeline.symmetry import random_symmetries
 
@@ -148,3 +148,17 @@ def test_property_strategies_count_the_same_solutions(seed):
     }
     decided = {v for v in verdicts.values() if v != codes.LIMIT}
     assert len(decided) == 1, verdicts
+
+
+def test_two_solutions_as_evidence(unique_puzzles):
+    puzzles, solutions = unique_puzzles
+    several = puzzles[:5].copy()
+    several[:, :] = np.where(np.arange(81) < 40, 0, several)  # blank the top: many solutions
+    batch = np.concatenate([several, puzzles[5:8], EMPTY])
+    found, seconds = find_two_solutions(batch)
+    multiple = found.verdicts == codes.MULTIPLE
+    assert multiple[:5].all() and multiple[-1] and not multiple[5:8].any()
+    assert verify_solutions(batch[multiple], seconds[multiple]).all()
+    assert (seconds[multiple] != found.solutions[multiple]).any(axis=1).all()
+    assert not seconds[~multiple].any()
+    assert (found.solutions[5:8] == solutions[5:8]).all()

@@ -68,6 +68,37 @@ def get_kernel(strategy: str) -> Callable[..., None]:
     return solve_kernel
 
 
+def _prepare(
+    grids: np.ndarray, skip: np.ndarray | None
+) -> tuple[np.ndarray, np.ndarray, KernelResults]:
+    """Contiguous grids, the rows not to search, and outputs with the verdicts known already:
+    `MALFORMED` for skipped rows, `INVALID` where the givens clash."""
+    from pipeline.solver.checks import givens_valid  # numba: loaded where kernels run
+
+    grids = np.ascontiguousarray(grids, dtype=np.uint8).reshape(-1, 81)
+    n = grids.shape[0]
+    malformed = np.zeros(n, dtype=np.bool_) if skip is None else np.asarray(skip, dtype=np.bool_)
+    if malformed.shape != (n,):
+        raise ValueError(f"skip must have shape ({n},), got {malformed.shape}")
+    verdicts = np.full(n, codes.MALFORMED, dtype=np.int8)
+    valid = givens_valid(grids)
+    verdicts[~valid & ~malformed] = codes.INVALID
+    out = KernelResults(
+        verdicts,
+        np.zeros((n, 81), dtype=np.uint8),
+        np.zeros(n, dtype=np.int64),
+        np.zeros(n, dtype=np.int64),
+        np.zeros(n, dtype=np.int64),
+    )
+    return grids, malformed | ~valid, out
+
+
+def _budget(max_nodes: int | None) -> int:
+    if max_nodes is not None and max_nodes < 1:
+        raise ValueError(f"max_nodes must be a positive number of nodes, not {max_nodes!r}")
+    return 0 if max_nodes is None else int(max_nodes)
+
+
 def solve_grids(
     grids: np.ndarray,
     strategy: str = DEFAULT_STRATEGY,
@@ -79,38 +110,29 @@ def solve_grids(
 
     `skip` marks rows not to solve at all (e.g. malformed rows); their verdict is `MALFORMED`.
     """
-    from pipeline.solver.checks import givens_valid
-
     if solutions not in (1, 2):
         raise ValueError(f"solutions must be 1 or 2, not {solutions!r}")
-    if max_nodes is not None and max_nodes < 1:
-        raise ValueError(f"max_nodes must be a positive number of nodes, not {max_nodes!r}")
+    budget = _budget(max_nodes)
     kernel = get_kernel(strategy)
-    grids = np.ascontiguousarray(grids, dtype=np.uint8).reshape(-1, 81)
-    n = grids.shape[0]
-    verdicts = np.full(n, codes.MALFORMED, dtype=np.int8)
-    out_solutions = np.zeros((n, 81), dtype=np.uint8)
-    nodes = np.zeros(n, dtype=np.int64)
-    guesses = np.zeros(n, dtype=np.int64)
-    solve_ns = np.zeros(n, dtype=np.int64)
-    malformed = np.zeros(n, dtype=np.bool_) if skip is None else np.asarray(skip, dtype=np.bool_)
-    if malformed.shape != (n,):
-        raise ValueError(f"skip must have shape ({n},), got {malformed.shape}")
-    valid = givens_valid(grids)
-    verdicts[~valid & ~malformed] = codes.INVALID
-    todo_skip = malformed | ~valid
-    kernel(
-        grids,
-        todo_skip,
-        solutions,
-        0 if max_nodes is None else int(max_nodes),
-        verdicts,
-        out_solutions,
-        nodes,
-        guesses,
-        solve_ns,
-    )
-    return KernelResults(verdicts, out_solutions, nodes, guesses, solve_ns)
+    grids, todo_skip, out = _prepare(grids, skip)
+    kernel(grids, todo_skip, solutions, budget, *out)
+    return out
+
+
+def find_two_solutions(
+    grids: np.ndarray, max_nodes: int | None = None, skip: np.ndarray | None = None
+) -> tuple[KernelResults, np.ndarray]:
+    """`solve_grids` with the `fast` strategy and `solutions=2`, plus the second solution of
+    each puzzle that has several (`(n, 81) uint8`, zeros elsewhere): evidence of non-uniqueness.
+    """
+    from pipeline.solver.fast import two_solutions_kernel
+
+    budget = _budget(max_nodes)
+    grids, todo_skip, out = _prepare(grids, skip)
+    seconds = np.zeros_like(out.solutions)
+    two_solutions_kernel(grids, todo_skip, budget, out.verdicts, out.solutions, seconds,
+                         out.nodes, out.guesses, out.solve_ns)  # fmt: skip
+    return out, seconds
 
 
 __all__ = [
@@ -119,6 +141,7 @@ __all__ = [
     "STRATEGIES",
     "VERDICT_NAMES",
     "codes",
+    "find_two_solutions",
     "get_kernel",
     "solve_grids",
 ]

@@ -348,8 +348,10 @@ def _solve_one(
     frames: np.ndarray,
     frame_info: np.ndarray,
     solution: np.ndarray,
+    second: np.ndarray,
 ) -> tuple[int, int, int]:
-    """Search one puzzle; returns (verdict, nodes, guesses) and fills `solution` when found."""
+    """Search one puzzle; returns (verdict, nodes, guesses), fills `solution` with the first
+    solution found and `second` with the second one, when found."""
     for slot in range(27):
         board[slot] = ALL_CELLS
     for band in range(3):
@@ -368,6 +370,8 @@ def _solve_one(
             found += 1
             if found == 1:
                 _write_solution(board, solution)
+            elif found == 2:
+                _write_solution(board, second)
             if found >= max_solutions:
                 break
         elif state == STUCK:
@@ -415,6 +419,43 @@ def solve_kernel(
     solve_ns: np.ndarray,
 ) -> None:
     """Solve every row of `grids` not marked in `skip` (see `pipeline.solver` for the contract)."""
+    seconds = np.zeros((1, 81), dtype=np.uint8)  # scratch: the second solution is dropped
+    _solve_all(grids, skip, max_solutions, max_nodes, verdicts, solutions, seconds, 0, nodes,
+               guesses, solve_ns)  # fmt: skip
+
+
+@njit(nogil=True, cache=True)
+def two_solutions_kernel(
+    grids: np.ndarray,
+    skip: np.ndarray,
+    max_nodes: int,
+    verdicts: np.ndarray,
+    solutions: np.ndarray,
+    seconds: np.ndarray,
+    nodes: np.ndarray,
+    guesses: np.ndarray,
+    solve_ns: np.ndarray,
+) -> None:
+    """Like `solve_kernel` with `max_solutions=2`, and keeps the second solution in `seconds`
+    for puzzles with several (the evidence that validation shows)."""
+    _solve_all(grids, skip, 2, max_nodes, verdicts, solutions, seconds, 1, nodes, guesses,
+               solve_ns)  # fmt: skip
+
+
+@njit(nogil=True, cache=True)
+def _solve_all(
+    grids: np.ndarray,
+    skip: np.ndarray,
+    max_solutions: int,
+    max_nodes: int,
+    verdicts: np.ndarray,
+    solutions: np.ndarray,
+    seconds: np.ndarray,
+    keep_seconds: int,
+    nodes: np.ndarray,
+    guesses: np.ndarray,
+    solve_ns: np.ndarray,
+) -> None:
     board = np.zeros(BOARD_SLOTS, dtype=np.int64)
     frames = np.zeros((MAX_DEPTH, BOARD_SLOTS), dtype=np.int64)
     frame_info = np.zeros((MAX_DEPTH, 3), dtype=np.int64)
@@ -422,9 +463,10 @@ def solve_kernel(
     for i in range(grids.shape[0]):
         if skip[i]:
             continue
+        second = seconds[i * keep_seconds]
         start = now_ns(clock)
         verdict, n, g = _solve_one(
-            grids[i], max_solutions, max_nodes, board, frames, frame_info, solutions[i]
+            grids[i], max_solutions, max_nodes, board, frames, frame_info, solutions[i], second
         )
         solve_ns[i] = now_ns(clock) - start
         verdicts[i] = verdict
