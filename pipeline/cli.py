@@ -112,6 +112,74 @@ def solve(
 
 
 @app.command()
+def validate(
+    input_path: Annotated[Path, typer.Argument(metavar="INPUT", help="CSV, TSV, Parquet or TXT.")],
+    output: Annotated[
+        Path | None,
+        typer.Option("--output", "-o", help="Findings Parquet (default: <stem>.findings.parquet)."),
+    ] = None,
+    column: Column = None,
+    solution_column: SolutionColumn = None,
+    id_column: IdColumn = None,
+    separator: Separator = None,
+    header: Header = None,
+    batch_size: Annotated[
+        int | None,
+        typer.Option(min=1, help="Rows per batch (default: 50,000; 5,000 with --minimal)."),
+    ] = None,
+    workers: Workers = None,
+    max_nodes: Annotated[
+        int | None, typer.Option(min=1, help="Node budget per search (finding `limit`).")
+    ] = None,
+    minimal: Annotated[
+        bool, typer.Option("--minimal", help="Also check that unique puzzles are minimal (slow).")
+    ] = False,
+    strict: Annotated[
+        bool, typer.Option("--strict", help="Exit with code 1 when any error-level finding exists.")
+    ] = False,
+    quiet: Quiet = False,
+    as_json: AsJson = False,
+) -> None:
+    """Check every row of INPUT, and the dataset as a whole; one Parquet row per finding.
+
+    Errors: malformed, clash, unsolvable, multiple, wrong_solution. Warnings: duplicate, limit,
+    not_minimal. Info: few_clues. Exit code 1 under --strict when there is an error.
+
+    Example: sudoku-pipeline validate data/bad_rows.csv --strict
+    """
+    from pipeline.validate import validate_file
+
+    try:
+        summary = validate_file(
+            input_path,
+            output,
+            column=column,
+            solution_column=solution_column,
+            id_column=id_column,
+            separator=separator,
+            has_header=header,
+            batch_size=batch_size,
+            workers=workers,
+            max_nodes=max_nodes,
+            minimal=minimal,
+            progress=not quiet,
+        )
+    except DatasetError as e:
+        _fail(str(e))
+    except KeyboardInterrupt:
+        _fail("interrupted", code=130)
+    except OSError as e:
+        _fail(f"{e.filename or ''}: {e.strerror or e}".lstrip(": "))
+    if as_json:
+        typer.echo(summary.to_json())
+    if not quiet or not as_json:
+        typer.echo(summary.describe(), err=True)
+    if strict and not summary.clean:
+        _fail(f"--strict: {summary.levels['error']:,} error findings in "
+              f"{summary.rows_with_errors:,} rows", code=1)  # fmt: skip
+
+
+@app.command()
 def generate(
     n: Annotated[int, typer.Argument(min=0, help="How many puzzles.")],
     output: Annotated[

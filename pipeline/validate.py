@@ -1,0 +1,396 @@
+"""The validate job: an input file in, one Parquet file of findings out, on all cores.
+
+    summary = validate_file("puzzles.csv")     # -> puzzles.findings.parquet beside the input
+    summary.clean                              # no error-level finding
+
+Reads the input as `solve` does (dataset.py, the same options), checks each batch on worker
+processes (executors.py): the row checks of findings.py, and a 128-bit key per row for the
+duplicate check, which the parent runs over the whole file at the end (duplicates.py). Each
+batch's findings go to a temporary Arrow stream beside the output as they come, so memory
+stays bounded; at the end they are merged with the duplicate findings, in row order, into the
+output, written atomically (a temporary name, then `os.replace`) with the run's metadata.
+"""
+
+import datetime
+import json
+import os
+import sys
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import numpy as np
+import polars as pl
+import pyarrow as pa
+import pyarrow.parquet as pq
+from tqdm import tqdm
+
+from pipeline.dataset import Dataset, DatasetError, open_dataset
+from pipeline.duplicates import DuplicateIndex, row_keys
+from pipeline.executors import LocalExecutor
+from pipeline.findings import (
+    CODES,
+    LEVELS,
+    check_rows,
+    code_counts,
+    duplicate_findings,
+    findings_schema,
+    level_counts,
+    sort_findings,
+)
+from pipeline.grid import CELLS, clue_counts
+from pipeline.run import DEFAULT_BATCH_SIZE, _versions, cpu_model, default_output
+
+FINDINGS_SUFFIX = ".findings.parquet"
+MINIMAL_BATCH_SIZE = 5_000
+EXAMPLES = 3  # first findings of each code kept for the summary
+_ROW_GROUP_ROWS = 65_536
+_IPC_OPTIONS = pa.ipc.IpcWriteOptions(compression="lz4")
+
+
+@dataclass(frozen=True)
+class ValidateOptions:
+    """What to check beyond the default row checks: a node budget, minimality."""
+
+    max_nodes: int | None = None
+    minimal: bool = False
+
+    def __post_init__(self) -> None:
+        if self.max_nodes is not None and self.max_nodes < 1:
+            raise ValueError(f"max_nodes must be at least 1, not {self.max_nodes!r}")
+
+
+class BatchReport(NamedTuple):
+    """What a worker sends back for one batch."""
+
+    start: int  # the batch's first row
+    rows: int
+    findings: pa.Table  # sorted by row, one chunk
+    keys: np.ndarray  # (rows, 2) uint64, duplicates.row_keys
+    clues: np.ndarray  # (82,) int64: puzzles by number of givens
+
+
+def validate_record_batch(batch: pa.RecordBatch, options: ValidateOptions) -> BatchReport:
+    """The unit of work of a worker: row checks, duplicate keys and clue counts of a batch."""
+    findings, parsed = check_rows(batch, options.max_nodes, options.minimal)
+    rows = batch.column(batch.schema.get_field_index("row"))
+    start = rows[0].as_py() if len(rows) else 0
+    clues = np.bincount(clue_counts(parsed.grids[parsed.ok]), minlength=CELLS + 1)
+    return BatchReport(start, len(rows), findings, row_keys(parsed.grids, parsed.ok), clues)
+
+
+@dataclass
+class ValidationSummary:
+    """What a validation found; `to_json()` is the `--json` output of the CLI."""
+
+    input: str
+    output: str
+    rows: int
+    clean: bool  # no error-level finding
+    findings: dict[str, int]  # per code, every code
+    levels: dict[str, int]  # per level
+    rows_with_errors: int
+    clues: dict[int, int]  # puzzles (rows that parse) by number of givens
+    examples: dict[str, list[dict[str, Any]]]  # the first findings of each code found
+    wall_s: float
+    rows_per_s: float
+    workers: int
+    minimal: bool
+    metadata: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    def to_json(self) -> str:
+        data = asdict(self)
+        data.pop("metadata")
+        return json.dumps(data, indent=2, default=str)
+
+    def describe(self) -> str:
+        """The terminal summary: counts per finding with a first example, the clue range."""
+        lines = [
+            f"{self.rows:,} rows in {self.wall_s:.2f} s ({self.rows_per_s:,.0f} rows/s, "
+            f"{self.workers} worker{'s' if self.workers != 1 else ''}): "
+            + ("clean" if self.clean else f"{self.rows_with_errors:,} rows with errors")
+            + "; findings: "
+            + (", ".join(f"{n:,} {level}" for level, n in self.levels.items() if n) or "none")
+        ]
+        for code, n in self.findings.items():
+            if n:
+                first = self.examples[code][0]
+                lines.append(f"  {CODES[code]:<8} {code:<15} {n:>9,}  "
+                             f"e.g. row {first['row']}: {first['message']}")  # fmt: skip
+        if self.clues:
+            counts = np.repeat(list(self.clues), list(self.clues.values()))
+            lines.append(
+                f"clues: {counts.min()} to {counts.max()}, median {np.median(counts):g} "
+                f"({len(counts):,} puzzles)"
+            )
+        lines.append(f"wrote {self.output}")
+        return "\n".join(lines)
+
+
+class _Tally:
+    """Counts, first examples, clue counts: the summary, gathered batch by batch."""
+
+    def __init__(self) -> None:
+        self.codes = dict.fromkeys(CODES, 0)
+        self.levels = dict.fromkeys(LEVELS, 0)
+        self.rows_with_errors = 0
+        self.clues = np.zeros(CELLS + 1, dtype=np.int64)
+        self.examples: dict[str, list[dict[str, Any]]] = {}
+
+    def add(self, findings: pa.Table, clues: np.ndarray | None = None) -> None:
+        if clues is not None:
+            self.clues += clues
+        if not findings.num_rows:
+            return
+        for code, n in code_counts(findings).items():
+            self.codes[code] += n
+        for level, n in level_counts(findings).items():
+            self.levels[level] += n
+        is_error = findings.column("level").combine_chunks().indices.to_numpy() == 0
+        self.rows_with_errors += len(np.unique(findings.column("row").to_numpy()[is_error]))
+        wanted = [c for c, n in code_counts(findings).items()
+                  if n and len(self.examples.get(c, [])) < EXAMPLES]  # fmt: skip
+        if wanted:
+            keep = ["row", "id", "message"] if "id" in findings.column_names else ["row", "message"]
+            for record in findings.select([*keep, "code"]).to_pylist():
+                examples = self.examples.setdefault(str(record.pop("code")), [])
+                if len(examples) < EXAMPLES:
+                    examples.append(record)
+
+    def summary(self, **run: Any) -> ValidationSummary:
+        order = {code: i for i, code in enumerate(CODES)}
+        return ValidationSummary(
+            **run,
+            clean=self.levels["error"] == 0,
+            findings=self.codes,
+            levels=self.levels,
+            rows_with_errors=self.rows_with_errors,
+            clues={c: int(n) for c, n in enumerate(self.clues.tolist()) if n},
+            examples=dict(sorted(self.examples.items(), key=lambda item: order[item[0]])),
+        )
+
+
+def _replace_atomically(path: Path, write: Callable[[Any], None]) -> None:
+    """Call `write(file)` on a temporary file beside `path`, fsync it, rename it to `path`."""
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    try:
+        with open(tmp, "wb") as f:
+            write(f)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def _ids_at(ds: Dataset, rows: np.ndarray) -> pa.Array:
+    """The ids of the (ascending, distinct) `rows`, read again from the input."""
+    parts = []
+    for batch in ds.batches():
+        first = batch.column(0)[0].as_py()
+        lo, hi = np.searchsorted(rows, [first, first + batch.num_rows])
+        if hi > lo:
+            ids = batch.column(batch.schema.get_field_index("id"))
+            parts.append(ids.take(pa.array(rows[lo:hi] - first)))
+        if hi == len(rows):
+            break
+    return pa.concat_arrays(parts) if parts else pa.array([], ds.schema.field("id").type)
+
+
+class _Duplicates(NamedTuple):
+    rows: np.ndarray
+    first_rows: np.ndarray
+    ids: pa.Array | None
+    first_ids: pa.Array | None
+
+    def findings(self, start: int, stop: int) -> pa.Table:
+        """The duplicate findings of rows `start` .. `stop - 1`."""
+        lo, hi = np.searchsorted(self.rows, [start, stop])
+        ids = None if self.ids is None else self.ids[lo:hi]
+        first_ids = None if self.first_ids is None else self.first_ids[lo:hi]
+        return duplicate_findings(self.rows[lo:hi], self.first_rows[lo:hi], ids, first_ids)
+
+
+def _find_duplicates(index: DuplicateIndex, ds: Dataset | None) -> _Duplicates:
+    rows, first_rows = index.duplicates()
+    if ds is None or ds.id_column is None or not len(rows):
+        return _Duplicates(rows, first_rows, None, None)
+    wanted = np.union1d(rows, first_rows)
+    ids = _ids_at(ds, wanted)
+    return _Duplicates(
+        rows,
+        first_rows,
+        ids.take(pa.array(np.searchsorted(wanted, rows))),
+        ids.take(pa.array(np.searchsorted(wanted, first_rows))),
+    )
+
+
+def _merged(
+    stream: Path, batches: list[tuple[int, int, bool]], duplicates: _Duplicates
+) -> Iterator[pa.Table]:
+    """The findings of every batch (`start`, `rows`, whether the stream holds findings for it),
+    in order, with the duplicate findings put in place."""
+    with pa.OSFile(str(stream), "rb") as source:
+        reader = pa.ipc.open_stream(source)
+        for start, rows, stored in batches:
+            parts = [pa.Table.from_batches([reader.read_next_batch()])] if stored else []
+            extra = duplicates.findings(start, start + rows)
+            if extra.num_rows:
+                parts.append(extra)
+            if parts:
+                yield sort_findings(pa.concat_tables(parts)) if len(parts) > 1 else parts[0]
+
+
+def _write_parquet(out: Path, schema: pa.Schema, tables: Iterator[pa.Table]) -> None:
+    """Write `tables` into `out` (zstd, row groups of about 64k findings), atomically."""
+
+    def write(f: Any) -> None:
+        with pq.ParquetWriter(f, schema, compression="zstd") as writer:
+            pending: list[pa.Table] = []
+            size = written = 0
+            for table in tables:
+                pending.append(table)
+                size += table.num_rows
+                if size >= _ROW_GROUP_ROWS:
+                    writer.write_table(pa.concat_tables(pending).cast(schema))
+                    written += size
+                    pending, size = [], 0
+            if pending or not written:
+                writer.write_table(pa.concat_tables(pending or [schema.empty_table()]).cast(schema))
+
+    _replace_atomically(out, write)
+
+
+def validate_file(
+    input_path: str | Path,
+    output: str | Path | None = None,
+    *,
+    column: str | None = None,
+    solution_column: str | None = None,
+    id_column: str | None = None,
+    separator: str | None = None,
+    has_header: bool | None = None,
+    batch_size: int | None = None,
+    workers: int | None = None,
+    max_nodes: int | None = None,
+    minimal: bool = False,
+    progress: bool = True,
+) -> ValidationSummary:
+    """Validate every row of `input_path`; findings into `output` (default
+    `<stem>.findings.parquet` beside the input), one row per finding, in row order.
+
+    `batch_size` defaults to 50,000 rows, or 5,000 with `minimal` (each row then costs about
+    30 times more: smaller batches keep every worker busy and the progress bar moving).
+
+    Raises `DatasetError` (one line, for the CLI) for a bad file, column or option, and
+    `KeyboardInterrupt` after Ctrl-C (nothing is kept: run again).
+    """
+    started = time.perf_counter()
+    started_at = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
+    try:
+        options = ValidateOptions(max_nodes, minimal)
+    except ValueError as e:
+        raise DatasetError(str(e)) from None
+    if workers is not None and workers < 1:
+        raise DatasetError(f"workers must be at least 1, not {workers}")
+    if batch_size is None:
+        batch_size = MINIMAL_BATCH_SIZE if minimal else DEFAULT_BATCH_SIZE
+    reading = dict(column=column, solution_column=solution_column, id_column=id_column,
+                   separator=separator, has_header=has_header)  # fmt: skip
+    ds = open_dataset(input_path, batch_size=batch_size, **reading)
+    out = Path(output) if output is not None else default_output(input_path, FINDINGS_SUFFIX)
+    if out.is_dir():
+        raise DatasetError(f"{out}: is a directory, not an output file")
+    if not out.parent.is_dir():
+        raise DatasetError(f"{out.parent}: no such directory for the output")
+    schema = findings_schema(ds.schema.field("id").type if ds.id_column is not None else None)
+    stream = out.with_name(f".{out.name}.findings-{os.getpid()}.arrow")
+    executor = LocalExecutor(workers)
+    index, tally, batches = DuplicateIndex(), _Tally(), []
+    bar = tqdm(total=ds.num_rows, unit=" rows", unit_scale=True, disable=not progress,
+               file=sys.stderr, desc="validate", smoothing=0.1)  # fmt: skip
+    try:
+        with (
+            pa.OSFile(str(stream), "wb") as sink,
+            pa.ipc.new_stream(sink, schema, options=_IPC_OPTIONS) as writer,
+        ):
+            for report in executor.map_ordered(validate_record_batch, ds.batches(), options):
+                index.add(report.start, report.keys)
+                tally.add(report.findings, report.clues)
+                batches.append((report.start, report.rows, report.findings.num_rows > 0))
+                if report.findings.num_rows:
+                    writer.write_batch(report.findings.to_batches()[0])
+                bar.update(report.rows)
+        bar.close()
+        duplicates = _find_duplicates(index, ds)
+        del index
+        rows = batches[-1][0] + batches[-1][1] if batches else 0
+        tally.add(duplicates.findings(0, rows))
+        wall = time.perf_counter() - started
+        run = dict(input=str(ds.path), output=str(out), rows=rows, wall_s=wall,
+                   rows_per_s=rows / wall if wall > 0 else 0.0, workers=executor.workers,
+                   minimal=minimal)  # fmt: skip
+        summary = tally.summary(**run)
+        summary.metadata = {
+            "command": "validate",
+            "versions": _versions(),
+            "options": {**asdict(options), "batch_size": batch_size, **reading},
+            "input": {
+                "path": str(ds.path),
+                "format": ds.format,
+                "compression": ds.compression,
+                "size_bytes": ds.size_bytes,
+                "rows": rows,
+            },  # fmt: skip
+            "started_at": started_at,
+            "wall_s": round(wall, 3),
+            "rows_per_s": round(summary.rows_per_s, 1),
+            "workers": executor.workers,
+            "cpu": {"model": cpu_model(), "count": os.cpu_count()},
+            "findings": summary.findings,
+            "levels": summary.levels,
+        }
+        schema = schema.with_metadata(
+            {"sudoku_pipeline": json.dumps(summary.metadata, sort_keys=True, default=str)}
+        )
+        _write_parquet(out, schema, _merged(stream, batches, duplicates))
+    except KeyboardInterrupt:
+        executor.terminate()
+        raise
+    finally:
+        bar.close()
+        stream.unlink(missing_ok=True)
+    return summary
+
+
+def _strings(values: Sequence[str | None] | pl.Series) -> pa.Array:
+    series = values if isinstance(values, pl.Series) else pl.Series(list(values), dtype=pl.String)
+    return series.cast(pl.String).to_arrow()
+
+
+def validate_puzzles(
+    puzzles: Sequence[str | None] | pl.Series,
+    solutions: Sequence[str | None] | pl.Series | None = None,
+    *,
+    max_nodes: int | None = None,
+    minimal: bool = False,
+) -> pl.DataFrame:
+    """Validate puzzle strings held in memory (in this process, no workers); a DataFrame of
+    findings in row order, as `validate_file` writes them, duplicates included.
+
+    `solutions`, when given, is checked like a solution column (one per puzzle, None for none).
+    """
+    options = ValidateOptions(max_nodes, minimal)
+    column = _strings(puzzles)
+    arrays = {"row": pa.array(np.arange(len(column), dtype=np.int64)), "puzzle": column}
+    if solutions is not None:
+        arrays["solution"] = _strings(solutions)
+        if len(arrays["solution"]) != len(column):
+            raise ValueError(f"{len(column)} puzzles but {len(arrays['solution'])} solutions")
+    report = validate_record_batch(pa.RecordBatch.from_pydict(arrays), options)
+    index = DuplicateIndex()
+    index.add(0, report.keys)
+    extra = _find_duplicates(index, None).findings(0, report.rows)
+    return pl.from_arrow(sort_findings(pa.concat_tables([report.findings, extra])))

@@ -1,0 +1,327 @@
+"""`sudoku-pipeline validate` and its twins `validate_file` / `validate_puzzles`, by example.
+
+Row checks run in this process with `validate_puzzles` (fast); the file job, the exit codes and
+the shared public sets run the real command, whose cost is mostly starting the workers (~1 s).
+"""
+
+import json
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+import pyarrow.parquet as pq
+import pytest
+from typer.testing import CliRunner
+
+from pipeline import generate
+from pipeline.cli import app
+from pipeline.dataset import DatasetError
+from pipeline.duplicates import DuplicateIndex, row_keys
+from pipeline.findings import CODES, findings_schema
+from pipeline.grid import parse_puzzles
+from pipeline.solver.checks import verify_solutions
+from pipeline.validate import validate_file, validate_puzzles
+from tests.conftest import SHARED_DATA
+
+DATA = Path(__file__).resolve().parents[1] / "data"
+SEED = "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79"
+SOLUTION = "534678912672195348198342567859761423426853791713924856961537284287419635345286179"
+
+
+def findings(df: pl.DataFrame) -> list[tuple[int, str]]:
+    return list(zip(df["row"].to_list(), df["code"].cast(pl.String).to_list(), strict=True))
+
+
+def cli(*args: object):
+    return CliRunner().invoke(app, ["validate", *(str(a) for a in args)])
+
+
+# --- row checks, one crafted example each (in process) --------------------------------------
+
+
+def test_a_good_puzzle_has_no_findings():
+    assert validate_puzzles([SEED], [SOLUTION]).is_empty()
+
+
+def test_malformed_rows_say_what_is_wrong_and_where():
+    df = validate_puzzles([SEED[:80], SEED + "5", SEED[:40] + "x" + SEED[41:], None])
+    assert findings(df) == [(0, "malformed"), (1, "malformed"), (2, "malformed"), (3, "malformed")]
+    assert df["message"].to_list() == [
+        "expected 81 cells, got 80",
+        "expected 81 cells, got 82",
+        "stray character 'x' at cell 41",
+        "missing puzzle",
+    ]
+    assert (df["level"].cast(pl.String) == "error").all()
+
+
+def test_clash_names_the_unit_the_digit_and_the_cells():
+    row = "55" + "." * 79
+    column = "5" + "." * 8 + "5" + "." * 71
+    box = "5" + "." * 9 + "5" + "." * 70
+    df = validate_puzzles([row, column, box]).filter(pl.col("code") == "clash")
+    assert df["message"].to_list() == [
+        "row 1 repeats 5 at columns 1 and 2",
+        "column 1 repeats 5 at rows 1 and 2",
+        "box 1 repeats 5 at cells r1c1 and r2c2",
+    ]
+    assert df["cells"].to_list() == [[0, 1], [0, 9], [0, 10]]
+
+
+def test_unsolvable_puzzle():
+    unsolvable = "12345678." + "........9" + "." * 63  # r1c9 can hold nothing
+    df = validate_puzzles([unsolvable])
+    assert findings(df) == [(0, "unsolvable"), (0, "few_clues")]
+    assert df["message"][0].startswith("no solution")
+
+
+def test_multiple_solutions_come_with_two_different_solutions_as_evidence():
+    puzzle = "." * 81
+    df = validate_puzzles([puzzle])
+    assert findings(df) == [(0, "multiple"), (0, "few_clues")]
+    a, b = df["solution_a"][0], df["solution_b"][0]
+    assert a != b
+    grids = parse_puzzles([a, b]).grids
+    assert verify_solutions(np.zeros((2, 81), np.uint8), grids).all()
+    assert df["message"][1] == "0 givens: no puzzle with fewer than 17 has a unique solution"
+    assert df["level"].cast(pl.String).to_list() == ["error", "info"]
+
+
+def test_a_17_clue_puzzle_with_a_given_removed_is_multiple_and_few_clues():
+    puzzle = "...8.1..........435............7.8........1...2..3....6......75..34........2..6.."
+    assert validate_puzzles([puzzle]).is_empty()  # a known 17-clue puzzle, unique
+    sixteen = puzzle[:3] + "." + puzzle[4:]
+    df = validate_puzzles([sixteen])
+    assert findings(df) == [(0, "multiple"), (0, "few_clues")]
+    assert df["message"][1].startswith("16 givens")
+
+
+def test_wrong_solution_column_every_way():
+    changed = "6" + SOLUTION[1:]  # r1c1 is given as 5
+    swapped = SOLUTION[:-2] + SOLUTION[-1] + SOLUTION[-2]  # a given pair swapped: repeats
+    blank = SOLUTION[:80] + "."
+    df = validate_puzzles([SEED] * 5, [SOLUTION, changed, swapped, blank, "12"])
+    df = df.filter(pl.col("code") != "duplicate")  # the same puzzle five times
+    assert findings(df) == [(r, "wrong_solution") for r in (1, 2, 3, 4)]
+    messages = df["message"].to_list()
+    assert messages[0].startswith("the solution column is not a valid grid (")
+    assert "changes the given 5 at r1c1 to 6" in messages[0]
+    assert messages[0].endswith("differs from the unique solution at 1 cell")
+    assert "changes the given 7 at r9c8 to 9 (and 1 more given), and" in messages[1]
+    assert messages[2].startswith("the solution column is not a full grid (1 blank cell)")
+    assert messages[3].startswith("the solution column is not a grid (expected 81 cells, got 2)")
+    assert set(df["unique_solution"]) == {SOLUTION}
+    assert df["column_solution"].to_list() == [changed, swapped, blank, "12"]
+    assert df["cells"].to_list()[0] == [0]
+
+
+def test_a_solution_of_a_puzzle_with_several_is_not_wrong():
+    puzzle = "." * 81
+    df = validate_puzzles([puzzle, puzzle], [SOLUTION, "1" * 81])
+    assert findings(df) == [
+        (0, "multiple"), (0, "few_clues"), (1, "multiple"), (1, "few_clues"),
+        (1, "wrong_solution"), (1, "duplicate"),
+    ]  # fmt: skip
+
+
+def test_node_budget_gives_a_limit_warning():
+    hard = "98.7..6..75..4......3..8.7.5....7.3...94.........2.1..3.......1.9...5.8...52....6"
+    df = validate_puzzles([hard], max_nodes=1)
+    assert findings(df) == [(0, "limit")]
+    assert df["level"][0] == "warning"
+    assert "node budget of 1" in df["message"][0]
+
+
+def test_duplicates_in_memory_compare_parsed_puzzles():
+    zeros = "  " + SEED.replace(".", "0") + " "
+    df = validate_puzzles(pl.Series([SEED, "bad", zeros, "bad", SEED]))
+    assert findings(df) == [(1, "malformed"), (2, "duplicate"), (3, "malformed"), (4, "duplicate")]
+    assert df.filter(pl.col("code") == "duplicate")["first_row"].to_list() == [0, 0]
+    assert df["message"][1] == "same puzzle as row 0"
+
+
+# --- --minimal -------------------------------------------------------------------------------
+
+
+def test_minimal_on_a_generated_minimal_puzzle_is_clean_and_an_extra_given_is_named():
+    made = generate(1, seed=7)
+    puzzle, solution = made["puzzle"][0], made["solution"][0]
+    assert validate_puzzles([puzzle], minimal=True).is_empty()
+    cell = puzzle.index(".")
+    extra = puzzle[:cell] + solution[cell] + puzzle[cell + 1 :]
+    df = validate_puzzles([extra], minimal=True)
+    assert findings(df) == [(0, "not_minimal")]
+    assert df["level"][0] == "warning"
+    assert cell in df["cells"][0].to_list()
+    name = f"{solution[cell]} at r{cell // 9 + 1}c{cell % 9 + 1}"
+    assert name in df["message"][0]
+    assert validate_puzzles([extra]).is_empty()  # minimality is only checked on request
+
+
+# --- duplicate keys --------------------------------------------------------------------------
+
+
+def test_row_keys_tell_puzzles_apart_and_mark_rows_that_are_not_puzzles():
+    rng = np.random.default_rng(0)
+    grids = rng.integers(0, 10, size=(50_000, 81), dtype=np.uint8)
+    grids[1] = grids[0]
+    grids[2] = grids[0]
+    grids[2, 80] = (grids[0, 80] + 1) % 10  # one cell apart, the last one
+    ok = np.ones(len(grids), bool)
+    ok[3] = False
+    keys = row_keys(grids, ok)
+    assert (keys[0] == keys[1]).all() and not (keys[0] == keys[2]).all()
+    assert (keys[3] == 0).all() and (keys[ok] & 1 == 1).all()
+    assert len(np.unique(keys[ok][1:], axis=0)) == ok.sum() - 1
+
+
+def test_duplicate_index_across_its_blocks(monkeypatch):
+    monkeypatch.setattr("pipeline.duplicates._BLOCK_ROWS", 4)
+    keys = np.array([[5, 7], [9, 9], [0, 0], [5, 7], [0, 0], [5, 9], [9, 9], [5, 7], [1, 1]],
+                    dtype=np.uint64)  # fmt: skip
+    index = DuplicateIndex()
+    index.add(0, keys[:2])
+    index.add(2, keys[2:7])
+    index.add(7, keys[7:])
+    rows, first = index.duplicates()
+    assert rows.tolist() == [3, 6, 7] and first.tolist() == [0, 1, 0]
+    assert index.nbytes == 3 * 4 * 16
+    with pytest.raises(ValueError):
+        index.add(3, keys[:1])
+
+
+# --- the file job ----------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def bad_rows(tmp_path_factory):
+    out = tmp_path_factory.mktemp("bad") / "bad.findings.parquet"
+    summary = validate_file(DATA / "bad_rows.csv", out, workers=1, progress=False)
+    return summary, pl.read_parquet(out), out
+
+
+def test_the_shipped_bad_rows_each_get_their_finding(bad_rows):
+    summary, df, _ = bad_rows
+    assert findings(df) == [
+        (1, "malformed"), (2, "malformed"), (3, "malformed"), (4, "clash"), (4, "few_clues"),
+        (5, "unsolvable"), (5, "few_clues"), (6, "multiple"), (6, "few_clues"),
+        (7, "wrong_solution"), (8, "malformed"), (10, "duplicate"),
+    ]  # fmt: skip
+    assert df["id"].to_list()[:3] == ["b01", "b02", "b03"]
+    duplicate = df.filter(pl.col("code") == "duplicate").row(0, named=True)
+    assert duplicate["first_row"] == 0 and duplicate["message"] == "same puzzle as row 0 (id b00)"
+    wrong = df.filter(pl.col("code") == "wrong_solution").row(0, named=True)
+    assert wrong["unique_solution"] != wrong["column_solution"]
+    assert summary.rows == 12 and not summary.clean
+    assert summary.findings["malformed"] == 4 and summary.findings["duplicate"] == 1
+    assert summary.levels == {"error": 8, "warning": 1, "info": 3}
+    assert summary.rows_with_errors == 8
+    assert summary.clues == {0: 1, 2: 1, 9: 1, 22: 2, 24: 2, 26: 1}
+    assert summary.examples["malformed"][0] == {"row": 1, "id": "b01",
+                                                "message": "expected 81 cells, got 80"}  # fmt: skip
+    assert len(summary.examples["malformed"]) == 3
+
+
+def test_the_findings_file_schema_and_metadata(bad_rows):
+    summary, _, out = bad_rows
+    file = pq.ParquetFile(out)
+    assert file.schema_arrow.remove_metadata() == findings_schema(file.schema_arrow.field(
+        "id").type)  # fmt: skip
+    assert file.metadata.row_group(0).column(0).compression == "ZSTD"
+    meta = json.loads(file.schema_arrow.metadata[b"sudoku_pipeline"])
+    assert meta["command"] == "validate" and meta["input"]["rows"] == 12
+    assert meta["findings"] == summary.findings and "versions" in meta
+    assert [p.name for p in out.parent.iterdir()] == [out.name]  # no temporary files left
+
+
+def test_duplicates_across_batch_boundaries(tmp_path):
+    made = generate(6, seed=3)["puzzle"].to_list()
+    rows = [made[i] for i in (0, 1, 2, 3, 0, 4, 5, 1, 2, 0)]
+    rows[9] = rows[9].replace(".", "0")  # the same puzzle, written differently
+    path = tmp_path / "dups.txt"
+    path.write_text("\n".join(rows) + "\n")
+    out = tmp_path / "dups.parquet"
+    summary = validate_file(path, out, batch_size=3, workers=2, progress=False)
+    df = pl.read_parquet(out)
+    assert findings(df) == [(4, "duplicate"), (7, "duplicate"), (8, "duplicate"),
+                            (9, "duplicate")]  # fmt: skip
+    assert df["first_row"].to_list() == [0, 1, 2, 0]
+    assert summary.clean and summary.levels["warning"] == 4
+
+
+def test_exit_codes_strict_json_and_default_output(tmp_path):
+    bad = tmp_path / "bad_rows.csv"
+    bad.write_bytes((DATA / "bad_rows.csv").read_bytes())
+    result = cli(bad, "--workers", 1, "--quiet")
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "bad_rows.findings.parquet").exists()  # default: beside the input
+    result = cli(bad, "--workers", 1, "--quiet", "--strict", "--json")
+    assert result.exit_code == 1
+    summary = json.loads(result.stdout)
+    assert summary["clean"] is False and summary["findings"]["clash"] == 1
+    assert result.stderr.strip().splitlines()[-1] == "error: --strict: 8 error findings in 8 rows"
+    clean = tmp_path / "clean.csv"
+    generate(20, seed=1).write_csv(clean)
+    result = cli(clean, "--workers", 1, "--strict")
+    assert result.exit_code == 0, result.output
+    assert "clean; findings: none" in result.stderr
+    result = cli(tmp_path / "missing.csv", "--strict")
+    assert result.exit_code == 2
+    assert result.stderr.strip().splitlines() == [
+        f"error: {tmp_path / 'missing.csv'}: no such file"
+    ]
+
+
+def test_bad_options_and_empty_input(tmp_path):
+    with pytest.raises(DatasetError, match="max_nodes"):
+        validate_file(DATA / "bad_rows.csv", tmp_path / "x.parquet", max_nodes=0)
+    with pytest.raises(DatasetError, match="no such directory"):
+        validate_file(DATA / "bad_rows.csv", tmp_path / "nope" / "x.parquet")
+    empty = tmp_path / "empty.csv"
+    empty.write_text("id,puzzle\n")
+    summary = validate_file(empty, workers=1, progress=False)
+    assert summary.rows == 0 and summary.clean
+    assert pl.read_parquet(tmp_path / "empty.findings.parquet").is_empty()
+
+
+# --- the shared public sets (skipped when ../shared/data is absent) ---------------------------
+
+
+def shared(name: str) -> Path:
+    path = SHARED_DATA / name
+    if not path.exists():
+        pytest.skip(f"{path} not present (public sets are optional for the tests)")
+    return path
+
+
+def test_the_kaggle_slice_validates_clean_solutions_included(tmp_path):
+    summary = validate_file(shared("kaggle1m_first9999.csv"), tmp_path / "k.parquet",
+                            progress=False)  # fmt: skip
+    assert summary.rows == 9999 and summary.clean
+    assert sum(summary.findings.values()) == 0
+    meta = json.loads(pq.read_schema(tmp_path / "k.parquet").metadata[b"sudoku_pipeline"])
+    assert meta["options"]["solution_column"] is None  # found by content: column_1
+
+
+def test_a_sample_of_the_17_clue_set_validates_clean_and_minimal(tmp_path):
+    lines = shared("puzzles2_17_clue.txt").read_text().splitlines()[:2000]
+    sample = tmp_path / "17.txt"
+    sample.write_text("\n".join(lines) + "\n")
+    summary = validate_file(sample, progress=False, minimal=True)
+    assert summary.rows > 1990 and summary.clean and sum(summary.findings.values()) == 0
+    assert summary.clues == {17: summary.rows}
+
+
+def test_the_serg_benchmark_puzzles_all_have_several_solutions(tmp_path):
+    lines = shared("puzzles7_serg_benchmark.txt").read_text().splitlines()[:1000]
+    sample = tmp_path / "serg.txt"
+    sample.write_text("\n".join(lines) + "\n")
+    summary = validate_file(sample, progress=False)
+    df = pl.read_parquet(tmp_path / "serg.findings.parquet")
+    assert summary.findings["multiple"] == summary.rows > 990
+    assert set(df["code"].cast(pl.String)) == {"multiple"}
+    assert df["row"].to_list() == list(range(summary.rows))
+
+
+def test_every_code_has_a_level():
+    assert set(CODES.values()) == {"error", "warning", "info"}
