@@ -213,6 +213,38 @@ def generate(
         typer.echo(f"wrote {n:,} puzzles to {output}", err=True)
 
 
+@app.command()
+def report(
+    results: Annotated[
+        list[Path],
+        typer.Argument(metavar="RESULTS", help="Result Parquet files (of solve or bench)."),
+    ],
+    html: Annotated[
+        Path | None, typer.Option("--html", help="Also write a self-contained HTML report.")
+    ] = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the figures as JSON instead of tables.")
+    ] = False,
+) -> None:
+    """Solver performance from result files, read only: percentiles, verdicts, the hardest
+    puzzles; runs of one corpus side by side, with per-puzzle ratios joined on row.
+
+    Example: sudoku-pipeline report fast.parquet mrv.parquet --html report.html
+    """
+    from pipeline.report import ReportError
+    from pipeline.report import report as make_report
+
+    try:
+        summary = make_report(results, html=html)
+    except ReportError as e:
+        _fail(str(e))
+    except OSError as e:
+        _fail(f"{e.filename or ''}: {e.strerror or e}".lstrip(": "))
+    typer.echo(summary.to_json() if as_json else summary.to_text(), nl=as_json)
+    if html is not None:
+        typer.echo(f"wrote {html}", err=True)
+
+
 def main() -> None:
     app()
 

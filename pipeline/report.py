@@ -1,0 +1,398 @@
+"""Solver performance from result Parquet files: figures, tables, comparisons. Never re-solves.
+
+    rep = report(["fast.parquet", "mrv.parquet"], html="report.html")
+    print(rep.to_text())          # the terminal summary (`sudoku-pipeline report`)
+    rep.to_dict()                 # the numbers alone (`--json`)
+
+A *run* is one solver pass over one corpus: a result file of `solve`, or one dataset x strategy
+group of a `bench` file (which has `dataset` and `strategy` columns). Runs over the same corpus
+(plain result files together; bench runs by dataset) are compared with the first of them, the
+baseline, per puzzle, joined on `row`.
+
+Definitions, the same in every table and plot (and in `bench`):
+* *searched* rows: every verdict but `invalid` and `malformed` (no search ran for those);
+  time, nodes and guesses statistics are over searched rows.
+* percentiles: polars' `quantile(q, interpolation="nearest")`, an observed value.
+* *% no guess*: searched rows with verdict `solved` and `guesses == 0`, over searched rows.
+* time: the kernel's `solve_ns`, shown in microseconds.
+* ratios: the run's figure over the baseline's for the same row, over rows searched by both.
+"""
+
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from pipeline.solver.codes import VERDICT_NAMES
+
+REQUIRED_COLUMNS = ("row", "verdict", "clues", "nodes", "guesses", "solve_ns")
+NOT_SEARCHED = ("invalid", "malformed")
+QUANTILES = {"p50": 0.5, "p90": 0.9, "p99": 0.99}
+HARDEST = 10
+METADATA_KEY = b"sudoku_pipeline"
+_TYPES = {"row": pl.Int64, "clues": pl.Int64, "nodes": pl.Int64, "guesses": pl.Int64,
+          "solve_ns": pl.Int64, "verdict": pl.String, "puzzle": pl.String}  # fmt: skip
+
+
+class ReportError(ValueError):
+    """A file that cannot be reported on: missing, not Parquet, not a result file (one line)."""
+
+
+@dataclass
+class Run:
+    """One solver pass over one corpus, as read from a result file."""
+
+    label: str  # unique within a report: "sample / fast"
+    corpus: str  # runs with the same corpus are compared
+    strategy: str | None
+    path: Path
+    frame: pl.DataFrame = field(repr=False)
+    meta: dict[str, Any] = field(default_factory=dict)  # throughput and options, as recorded
+
+
+def searched(frame: pl.DataFrame) -> pl.DataFrame:
+    """The rows a search ran on (every verdict but invalid and malformed)."""
+    return frame.filter(~pl.col("verdict").is_in(NOT_SEARCHED))
+
+
+def _read(path: Path) -> tuple[pl.DataFrame, dict[str, Any]]:
+    if not path.exists():
+        raise ReportError(f"{path}: no such file")
+    if path.is_dir():
+        raise ReportError(f"{path}: is a directory, not a Parquet file")
+    try:
+        schema = pq.read_schema(path)
+    except (pa.ArrowException, OSError) as e:
+        detail = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        raise ReportError(f"{path}: not a Parquet file ({detail})") from None
+    missing = [c for c in REQUIRED_COLUMNS if c not in schema.names]
+    if missing:
+        raise ReportError(
+            f"{path}: not a sudoku-pipeline result file (no column {', '.join(missing)})"
+        )
+    try:
+        raw = (schema.metadata or {}).get(METADATA_KEY)
+        meta = json.loads(raw) if raw else {}
+    except ValueError:
+        meta = {}
+    wanted = [
+        *REQUIRED_COLUMNS,
+        *(c for c in ("id", "puzzle", "dataset", "strategy") if c in schema.names),
+    ]
+    try:
+        frame = pl.read_parquet(path, columns=wanted)
+        frame = frame.with_columns(
+            pl.col(c).cast(t, strict=True) for c, t in _TYPES.items() if c in frame.columns
+        )
+        if "dataset" in frame.columns and "strategy" in frame.columns:
+            frame = frame.with_columns(pl.col("dataset", "strategy").cast(pl.String, strict=True))
+    except (pl.exceptions.PolarsError, pa.ArrowException, OSError) as e:
+        detail = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        raise ReportError(f"{path}: not a readable result file ({detail})") from None
+    return frame, meta if isinstance(meta, dict) else {}
+
+
+def _dig(meta: dict[str, Any], *keys: str) -> Any:
+    """`meta[k1][k2]...`, or None where a level is missing or not a mapping."""
+    for key in keys:
+        if not isinstance(meta, dict):
+            return None
+        meta = meta.get(key)
+    return meta
+
+
+def _corpus_name(path: Path, meta: dict[str, Any]) -> str:
+    source = _dig(meta, "input", "path")
+    name = Path(str(source)).name if source else path.name
+    for suffix in (".parquet", ".solved", ".gz", ".zst", ".csv", ".tsv", ".txt", ".pq"):
+        name = name.removesuffix(suffix)
+    return name or path.stem
+
+
+def _run_meta(meta: dict[str, Any], options: dict[str, Any] | None = None) -> dict[str, Any]:
+    """What a report shows of a run's recorded metadata (None where it was not recorded)."""
+    if options is None:
+        options = _dig(meta, "options") or {}
+    return {
+        "command": _dig(meta, "command"),
+        "input": _dig(meta, "input", "path"),
+        "started_at": _dig(meta, "started_at"),
+        "wall_s": _dig(meta, "wall_s"),
+        "rows_per_s": _dig(meta, "rows_per_s"),
+        "workers": _dig(meta, "workers"),
+        "strategy": _dig(options, "strategy"),
+        "solutions": _dig(options, "solutions"),
+        "max_nodes": _dig(options, "max_nodes"),
+        "version": _dig(meta, "versions", "sudoku_pipeline"),
+        "cpu": _dig(meta, "cpu", "model"),
+    }
+
+
+def load_runs(paths: list[str | Path]) -> list[Run]:
+    """Read result files into runs (a bench file gives one run per dataset x strategy)."""
+    if not paths:
+        raise ReportError("no result files given")
+    runs: list[Run] = []
+    for p in paths:
+        path = Path(p)
+        frame, meta = _read(path)
+        if "dataset" in frame.columns and "strategy" in frame.columns:
+            recorded = {
+                (_dig(r, "dataset"), _dig(r, "strategy")): r
+                for r in meta.get("runs") or []
+                if isinstance(r, dict)
+            }
+            keys = frame.select("dataset", "strategy").unique(maintain_order=True).rows()
+            for dataset, strategy in keys:
+                part = frame.filter(
+                    (pl.col("dataset") == dataset) & (pl.col("strategy") == strategy)
+                )
+                info = recorded.get((dataset, strategy), {})
+                run_meta = _run_meta(meta | info, {"strategy": strategy, **info})
+                run_meta["input"] = info.get("path")  # a bench run's input is its dataset
+                runs.append(
+                    Run(
+                        f"{dataset} / {strategy}",
+                        dataset,
+                        strategy,
+                        path,
+                        part.drop("dataset", "strategy"),
+                        run_meta,
+                    )
+                )
+        else:
+            run_meta = _run_meta(meta)
+            strategy = run_meta["strategy"]
+            name = _corpus_name(path, meta)
+            label = f"{name} / {strategy}" if strategy else name
+            runs.append(Run(label, "", strategy, path, frame, run_meta))
+    _unique_labels(runs)
+    return runs
+
+
+def _unique_labels(runs: list[Run]) -> None:
+    """Result files of one input and strategy are told apart by their file names, then by
+    a number: `v1 / fast`, `v2 / fast`; `sample / fast`, `sample / fast #2`."""
+    labels = [r.label for r in runs]
+    for run in runs:
+        if labels.count(run.label) > 1 and not run.corpus:
+            stem = path_stem(run.path)
+            run.label = f"{stem} / {run.strategy}" if run.strategy else stem
+    seen: dict[str, int] = {}
+    for run in runs:
+        seen[run.label] = seen.get(run.label, 0) + 1
+        if seen[run.label] > 1:
+            run.label = f"{run.label} #{seen[run.label]}"
+
+
+def path_stem(path: Path) -> str:
+    """`out/v2.solved.parquet` -> `v2`."""
+    return path.name.removesuffix(".parquet").removesuffix(".pq").removesuffix(".solved")
+
+
+def _quantiles(column: str, scale: float = 1.0) -> list[pl.Expr]:
+    exprs = [
+        (pl.col(column).quantile(q, interpolation="nearest") / scale).alias(name)
+        for name, q in QUANTILES.items()
+    ]
+    exprs.append((pl.col(column).max() / scale).alias("max"))
+    exprs.append((pl.col(column).mean() / scale).alias("mean"))
+    return exprs
+
+
+def _hardest(done: pl.DataFrame, by: list[str]) -> list[dict[str, Any]]:
+    top = done.sort([*by, "row"], descending=[True] * len(by) + [False]).head(HARDEST)
+    id_col = pl.col("id") if "id" in done.columns else pl.lit(None).alias("id")
+    return top.select(
+        "row",
+        id_col,
+        "clues",
+        "verdict",
+        "nodes",
+        "guesses",
+        (pl.col("solve_ns") / 1000).alias("time_us"),
+    ).to_dicts()
+
+
+def run_figures(frame: pl.DataFrame) -> dict[str, Any]:
+    """Every figure of one run: counts, percentiles, no-guess share, by clue count, hardest."""
+    counts = dict(frame.group_by("verdict").len().rows())
+    verdicts = {v: counts.pop(v, 0) for v in VERDICT_NAMES} | counts
+    done = searched(frame)
+    n = done.height
+    no_guess = done.filter((pl.col("verdict") == "solved") & (pl.col("guesses") == 0)).height
+    kernel_ns = int(done["solve_ns"].sum()) if n else 0
+    stats = {}
+    for metric, column, scale in (
+        ("time_us", "solve_ns", 1000.0),
+        ("nodes", "nodes", 1.0),
+        ("guesses", "guesses", 1.0),
+    ):
+        stats[metric] = done.select(_quantiles(column, scale)).row(0, named=True)
+    by_clues = (
+        done.filter(pl.col("clues").is_not_null())
+        .group_by("clues")
+        .agg(
+            pl.len().alias("rows"),
+            (100 * ((pl.col("verdict") == "solved") & (pl.col("guesses") == 0)).mean()).alias(
+                "no_guess_pct"
+            ),
+            pl.col("nodes").quantile(0.5, interpolation="nearest").alias("nodes_p50"),
+            pl.col("nodes").quantile(0.9, interpolation="nearest").alias("nodes_p90"),
+            (pl.col("solve_ns").quantile(0.5, interpolation="nearest") / 1000).alias("time_p50_us"),
+            (pl.col("solve_ns").quantile(0.9, interpolation="nearest") / 1000).alias("time_p90_us"),
+        )
+        .sort("clues")
+    )
+    return {
+        "rows": frame.height,
+        "verdicts": verdicts,
+        "searched": n,
+        "no_guess": no_guess,
+        "no_guess_pct": 100.0 * no_guess / n if n else None,
+        "kernel_s": kernel_ns / 1e9,
+        "kernel_per_s": n / (kernel_ns / 1e9) if kernel_ns else None,
+        "stats": stats,
+        "by_clues": by_clues.to_dicts(),
+        "hardest_by_nodes": _hardest(done, ["nodes", "solve_ns"]),
+        "hardest_by_time": _hardest(done, ["solve_ns"]),
+    }
+
+
+def _ratio_stats(ratio: pl.Expr, name: str) -> list[pl.Expr]:
+    return [
+        ratio.quantile(0.5, interpolation="nearest").alias(f"{name}_p50"),
+        ratio.log().mean().exp().alias(f"{name}_geomean"),
+        ratio.quantile(0.1, interpolation="nearest").alias(f"{name}_p10"),
+        ratio.quantile(0.9, interpolation="nearest").alias(f"{name}_p90"),
+        (100 * (ratio < 1).mean()).alias(f"{name}_less_pct"),
+    ]
+
+
+def compare(base: Run, other: Run) -> dict[str, Any]:
+    """Per-puzzle ratios of `other` over `base`, joined on row, over rows both searched."""
+    keep = [
+        "row",
+        "verdict",
+        "nodes",
+        "solve_ns",
+        *(["puzzle"] if "puzzle" in base.frame.columns and "puzzle" in other.frame.columns else []),
+    ]
+    joined = base.frame.select(keep).join(
+        other.frame.select(keep), on="row", how="inner", suffix="_other"
+    )
+    mismatched = None
+    if "puzzle" in keep:
+        mismatched = joined.filter(pl.col("puzzle").ne_missing(pl.col("puzzle_other"))).height
+    both = joined.filter(
+        ~pl.col("verdict").is_in(NOT_SEARCHED)
+        & ~pl.col("verdict_other").is_in(NOT_SEARCHED)
+        & (pl.col("solve_ns") > 0)
+        & (pl.col("solve_ns_other") > 0)
+        & (pl.col("nodes") > 0)
+        & (pl.col("nodes_other") > 0)
+    )
+    nodes = pl.col("nodes_other") / pl.col("nodes")
+    time = pl.col("solve_ns_other") / pl.col("solve_ns")
+    figures = both.select(*_ratio_stats(nodes, "nodes"), *_ratio_stats(time, "time")).row(
+        0, named=True
+    )
+    return {
+        "run": other.label,
+        "baseline": base.label,
+        "joined_rows": joined.height,
+        "compared_rows": both.height,
+        "puzzle_mismatches": mismatched,
+        "rows_only_in_one": base.frame.height + other.frame.height - 2 * joined.height,
+        **{
+            k: (None if v is None or (isinstance(v, float) and math.isnan(v)) else v)
+            for k, v in figures.items()
+        },
+    }
+
+
+def comparison_pairs(runs: list[Run]) -> list[tuple[Run, Run]]:
+    """(baseline, run) for every run after the first of its corpus."""
+    first: dict[str, Run] = {}
+    pairs = []
+    for run in runs:
+        if run.corpus in first:
+            pairs.append((first[run.corpus], run))
+        else:
+            first[run.corpus] = run
+    return pairs
+
+
+@dataclass
+class Report:
+    """The figures of one or more runs and their comparisons; text, JSON or HTML."""
+
+    runs: list[Run]
+    figures: list[dict[str, Any]]
+    comparisons: list[dict[str, Any]]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "runs": [
+                {
+                    "label": r.label,
+                    "path": str(r.path),
+                    "corpus": r.corpus or None,
+                    "strategy": r.strategy,
+                    "metadata": r.meta,
+                    **f,
+                }
+                for r, f in zip(self.runs, self.figures, strict=True)
+            ],
+            "comparisons": self.comparisons,
+        }
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), indent=2, default=str)
+
+    def to_text(self) -> str:
+        from pipeline.report_text import render_text
+
+        return render_text(self)
+
+    def write_html(self, path: str | Path) -> Path:
+        """One self-contained HTML file (plots embedded as PNG): nothing to fetch to view it."""
+        from pipeline.report_html import render_html
+
+        out = _check_output(path)
+        tmp = out.with_name(f".{out.name}.tmp")
+        tmp.write_text(render_html(self), encoding="utf-8")
+        tmp.replace(out)
+        return out
+
+
+def _check_output(path: str | Path) -> Path:
+    out = Path(path)
+    if out.is_dir():
+        raise ReportError(f"{out}: is a directory, not an output file")
+    if not out.parent.is_dir():
+        raise ReportError(f"{out.parent}: no such directory for the HTML report")
+    return out
+
+
+def report(paths: list[str | Path] | str | Path, html: str | Path | None = None) -> Report:
+    """Read result files (of `solve` or `bench`) and compute every figure; with `html`, also
+    write the HTML report there. Raises `ReportError` (one line) for a file it cannot read."""
+    if isinstance(paths, str | Path):
+        paths = [paths]
+    if html is not None:
+        _check_output(html)  # before the reading, not after
+    runs = load_runs(list(paths))
+    rep = Report(
+        runs,
+        [run_figures(r.frame) for r in runs],
+        [compare(a, b) for a, b in comparison_pairs(runs)],
+    )
+    if html is not None:
+        rep.write_html(html)
+    return rep

@@ -1,0 +1,195 @@
+"""The report's tables as formatted cells, and the terminal summary made of them.
+
+Every table is built once here, as `(headers, rows)` of strings, from `Report.to_dict()`; the
+terminal aligns them, the HTML page puts them in `<table>`s. Integers (rows, nodes, guesses)
+print with thousands separators; times in microseconds and percentages with one decimal;
+ratios with two decimals below 10.
+"""
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pipeline.report import Report
+
+NONE = "-"
+Table = tuple[list[str], list[list[str]]]
+QUANTILE_NAMES = ("p50", "p90", "p99", "max")
+
+
+def count(value: float | None) -> str:
+    """`1234` -> `1,234` (integers: rows, nodes, guesses)."""
+    return NONE if value is None else f"{round(value):,}"
+
+
+def decimal(value: float | None, places: int = 1) -> str:
+    """`1234.56` -> `1,234.6` (times in us, percentages, means)."""
+    return NONE if value is None else f"{value:,.{places}f}"
+
+
+def ratio(value: float | None) -> str:
+    """Two decimals below 10, one below 100, none above: `0.85`, `14.4`, `6,667`."""
+    if value is None:
+        return NONE
+    return f"{value:.2f}" if value < 10 else f"{value:.1f}" if value < 100 else f"{value:,.0f}"
+
+
+def percentile_table(run: dict[str, Any], us: str = "us") -> Table:
+    """Time, nodes and guesses: p50, p90, p99, max and mean over searched rows."""
+    rows = []
+    for title, key, fmt in ((f"time {us}", "time_us", decimal), ("nodes", "nodes", count),
+                            ("guesses", "guesses", count)):  # fmt: skip
+        s = run["stats"][key]
+        rows.append([title, *(fmt(s[q]) for q in QUANTILE_NAMES), decimal(s["mean"])])
+    return ["", *QUANTILE_NAMES, "mean"], rows
+
+
+def clue_table(run: dict[str, Any], us: str = "us") -> Table:
+    """Per clue count: rows, % no guess, nodes and time at p50 and p90."""
+    headers = ["clues", "rows", "% no guess", "nodes p50", "nodes p90", f"{us} p50", f"{us} p90"]
+    rows = [
+        [str(c["clues"]), count(c["rows"]), decimal(c["no_guess_pct"]), count(c["nodes_p50"]),
+         count(c["nodes_p90"]), decimal(c["time_p50_us"]), decimal(c["time_p90_us"])]
+        for c in run["by_clues"]
+    ]  # fmt: skip
+    return headers, rows
+
+
+def hardest_table(run: dict[str, Any], key: str, us: str = "us") -> Table:
+    """The hardest puzzles (`key`: hardest_by_nodes or hardest_by_time)."""
+    headers = ["row", "id", "clues", "verdict", "nodes", "guesses", f"time {us}"]
+    rows = [
+        [str(h["row"]), NONE if h["id"] is None else str(h["id"]), str(h["clues"]), h["verdict"],
+         count(h["nodes"]), count(h["guesses"]), decimal(h["time_us"])]
+        for h in run[key]
+    ]  # fmt: skip
+    return headers, rows
+
+
+def side_by_side_table(runs: list[dict[str, Any]], us: str = "us") -> Table:
+    """One row per run: the figures to compare at a glance."""
+    headers = ["run", "rows", "solved", "rows/s", "kernel/s", f"{us} p50", f"{us} p99",
+               "nodes mean", "nodes p99", "guesses mean", "% no guess"]  # fmt: skip
+    rows = []
+    for run in runs:
+        s = run["stats"]
+        rows.append(
+            [run["label"], count(run["rows"]), count(run["verdicts"].get("solved", 0)),
+             decimal(run["metadata"].get("rows_per_s"), 0), decimal(run["kernel_per_s"], 0),
+             decimal(s["time_us"]["p50"]), decimal(s["time_us"]["p99"]),
+             decimal(s["nodes"]["mean"]), count(s["nodes"]["p99"]),
+             decimal(s["guesses"]["mean"]), decimal(run["no_guess_pct"])]
+        )  # fmt: skip
+    return headers, rows
+
+
+# the cells of `ratio_table` that are ratios, and the comparison figure each shows
+RATIO_COLUMNS = {3: "nodes_p50", 4: "nodes_geomean", 5: "nodes_p90", 7: "time_p50",
+                 8: "time_geomean", 9: "time_p90"}  # fmt: skip
+
+
+def ratio_table(comparisons: list[dict[str, Any]]) -> Table:
+    """One row per compared run: its per-puzzle ratios over its baseline's."""
+    headers = ["run", "baseline", "rows", "nodes p50", "nodes geo", "nodes p90", "% fewer",
+               "time p50", "time geo", "time p90", "% faster"]  # fmt: skip
+    rows = [
+        [c["run"], c["baseline"], count(c["compared_rows"]),
+         ratio(c["nodes_p50"]), ratio(c["nodes_geomean"]), ratio(c["nodes_p90"]),
+         decimal(c["nodes_less_pct"]), ratio(c["time_p50"]), ratio(c["time_geomean"]),
+         ratio(c["time_p90"]), decimal(c["time_less_pct"])]
+        for c in comparisons
+    ]  # fmt: skip
+    return headers, rows
+
+
+def comparison_notes(comparisons: list[dict[str, Any]]) -> list[str]:
+    """Sentences about rows that do not pair up: another corpus, or rows missing on one side."""
+    notes = []
+    for c in comparisons:
+        if c["puzzle_mismatches"]:
+            notes.append(
+                f"warning: {c['run']} and {c['baseline']} hold different puzzles in "
+                f"{count(c['puzzle_mismatches'])} rows: not the same corpus?"
+            )
+        if c["rows_only_in_one"]:
+            notes.append(
+                f"note: {count(c['rows_only_in_one'])} rows are in only one of "
+                f"{c['run']} and {c['baseline']}"
+            )
+    return notes
+
+
+def align(table: Table, indent: str = "  ") -> list[str]:
+    """Columns padded to their widest cell; the first left-aligned, the others right-aligned."""
+    headers, rows = table
+    widths = [max(len(c) for c in col) for col in zip(headers, *rows, strict=True)]
+
+    def line(cells: list[str]) -> str:
+        parts = [
+            c.ljust(w) if i == 0 else c.rjust(w)
+            for i, (c, w) in enumerate(zip(cells, widths, strict=True))
+        ]
+        return (indent + "  ".join(parts)).rstrip()
+
+    return [line(headers), *(line(r) for r in rows)]
+
+
+def _header(run: dict[str, Any]) -> list[str]:
+    meta = run["metadata"]
+    lines = [f"== {run['label']}  ({run['path']}) =="]
+    source = f" from {meta['input']}" if meta.get("input") else ""
+    lines.append(f"rows: {count(run['rows'])}{source}")
+    if meta.get("rows_per_s") is not None:
+        workers = meta.get("workers")
+        on = f" on {workers} worker{'s' if workers != 1 else ''}" if workers else ""
+        rate, wall = decimal(meta["rows_per_s"], 0), decimal(meta["wall_s"], 2)
+        lines.append(
+            f"throughput: {rate} rows/s, wall {wall} s{on} "
+            f"({meta.get('command') or 'run'} {meta.get('started_at') or ''})".rstrip()
+        )
+    if meta.get("strategy") is not None:
+        options = [f"{k} {'none' if meta[k] is None else meta[k]}"
+                   for k in ("strategy", "solutions", "max_nodes")]  # fmt: skip
+        lines.append("options: " + ", ".join(options))
+    if meta.get("version") or meta.get("cpu"):
+        lines.append(
+            f"recorded by: sudoku-pipeline {meta.get('version') or '?'} "
+            f"on {meta.get('cpu') or 'unknown CPU'}"
+        )
+    return lines
+
+
+def _run_text(run: dict[str, Any]) -> list[str]:
+    lines = _header(run)
+    total = run["rows"]
+    verdicts = "  ".join(
+        f"{v} {count(n)} ({decimal(100 * n / total)}%)" for v, n in run["verdicts"].items() if n
+    )
+    lines.append(f"verdicts: {verdicts or 'no rows'}")
+    lines.append(
+        f"searched: {count(run['searched'])} rows; solved without guessing: "
+        f"{count(run['no_guess'])} ({decimal(run['no_guess_pct'])}%); kernel time "
+        f"{decimal(run['kernel_s'], 3)} s, {decimal(run['kernel_per_s'], 0)} puzzles/s per core"
+    )
+    if not run["searched"]:
+        return lines
+    lines += ["", "percentiles over searched rows:", *align(percentile_table(run))]
+    lines += ["", "by clue count:", *align(clue_table(run))]
+    for key, title in (("hardest_by_nodes", "nodes"), ("hardest_by_time", "time")):
+        lines += ["", f"hardest {len(run[key])} by {title}:", *align(hardest_table(run, key))]
+    return lines
+
+
+def render_text(report: "Report") -> str:
+    """The terminal summary: each run, then the runs side by side, then the ratios."""
+    data = report.to_dict()
+    lines: list[str] = []
+    for run in data["runs"]:
+        lines += [*_run_text(run), ""]
+    if len(data["runs"]) > 1:
+        lines += ["== side by side (time in us over searched rows; kernel/s per core) =="]
+        lines += [*align(side_by_side_table(data["runs"])), ""]
+    if data["comparisons"]:
+        lines += ["== per puzzle, joined on row: run / baseline (< 1: less than the baseline) =="]
+        lines += align(ratio_table(data["comparisons"]))
+        lines += [f"  {note}" for note in comparison_notes(data["comparisons"])] + [""]
+    return "\n".join(lines).rstrip() + "\n"
