@@ -245,6 +245,57 @@ def report(
         typer.echo(f"wrote {html}", err=True)
 
 
+class BenchStrategy(StrEnum):
+    all = "all"
+    fast = "fast"
+    mrv = "mrv"
+    backtrack = "backtrack"
+
+
+@app.command()
+def bench(
+    datasets: Annotated[
+        list[Path], typer.Argument(metavar="DATASET", help="Inputs, as for solve.")
+    ],
+    strategy: Annotated[
+        BenchStrategy, typer.Option(help="One strategy, or all.")
+    ] = BenchStrategy.all,
+    workers: Annotated[int, typer.Option(min=1, help="Worker processes.")] = 1,
+    output: Annotated[
+        Path | None,
+        typer.Option("--output", "-o", help="Also write per-puzzle results (Parquet) for report."),
+    ] = None,
+    max_nodes: Annotated[
+        int | None,
+        typer.Option(min=1, help="Node budget per puzzle (default: 20,000 for mrv, backtrack)."),
+    ] = None,
+    rows: Annotated[
+        int | None, typer.Option(min=1, help="Only the first ROWS rows of each dataset.")
+    ] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress lines.")] = False,
+    as_json: AsJson = False,
+) -> None:
+    """Benchmark strategies on datasets: puzzles/s, us/puzzle, nodes/puzzle, guesses/puzzle
+    and % solved without guessing, a Markdown table with a row per dataset x strategy.
+
+    Example: sudoku-pipeline bench data/sample.csv --strategy all -o bench.parquet
+    """
+    from pipeline.bench import bench as run_bench
+
+    try:
+        result = run_bench(datasets, strategy.value, workers, output, max_nodes=max_nodes,
+                           rows=rows, progress=not quiet)  # fmt: skip
+    except DatasetError as e:
+        _fail(str(e))
+    except KeyboardInterrupt:
+        _fail("interrupted", code=130)
+    except OSError as e:
+        _fail(f"{e.filename or ''}: {e.strerror or e}".lstrip(": "))
+    typer.echo(result.to_json() if as_json else result.to_markdown())
+    if output is not None:
+        typer.echo(f"wrote {output}", err=True)
+
+
 def main() -> None:
     app()
 
