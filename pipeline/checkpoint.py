@@ -64,6 +64,8 @@ class Checkpoint:
     def start(self, identity: dict[str, Any]) -> None:
         """Begin afresh: drop any older checkpoint and record what this run is."""
         self.remove()
+        for stale in self._stale_outputs():
+            stale.unlink(missing_ok=True)
         self.folder.mkdir(parents=True)
         text = json.dumps(identity, indent=2, sort_keys=True).encode()
         _write_atomically(self.folder / _META, lambda f: f.write(text))
@@ -80,12 +82,19 @@ class Checkpoint:
                 f"the checkpoint at {self.folder} is from a run with other "
                 f"{', '.join(changed)}; run without --resume to start over"
             )
-        for stale in self.folder.glob(".*.tmp-*"):
-            stale.unlink()
+        # what a kill -9 mid-write leaves: half parts, and a half output from an ended merge
+        for stale in [*self.folder.glob(".*.tmp-*"), *self._stale_outputs()]:
+            stale.unlink(missing_ok=True)
+        return self.rows_kept(drop_the_rest=True)
+
+    def rows_kept(self, drop_the_rest: bool = False) -> int:
+        """How many rows, from row 0 on without a gap, the parts hold; parts past a gap are
+        useless, and deleted when `drop_the_rest`."""
         done = 0
         for start, path in self._parts():
-            if start != done:  # a gap: keep only the contiguous prefix
-                path.unlink()
+            if start != done:
+                if drop_the_rest:
+                    path.unlink()
                 continue
             done += _rows(path)
         return done
@@ -121,6 +130,9 @@ class Checkpoint:
 
     def remove(self) -> None:
         shutil.rmtree(self.folder, ignore_errors=True)
+
+    def _stale_outputs(self) -> list[Path]:
+        return list(self.output.parent.glob(f".{self.output.name}.tmp-*"))
 
     def _parts(self) -> list[tuple[int, Path]]:
         parts = []

@@ -7,6 +7,8 @@ threads, and `fork` can deadlock them). Workers load the compiled kernels from n
 
 import os
 import signal
+import threading
+import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -16,9 +18,18 @@ from typing import Any
 import numpy as np
 
 
-def _init_worker() -> None:
-    """Runs once in each worker: leave Ctrl-C to the parent, load the kernels now."""
+def _exit_with_parent(parent: int) -> None:
+    """End this worker soon after its parent is gone (`kill -9` of the run, an OOM kill): a
+    pool's workers otherwise wait for work forever, holding the terminal's stderr open."""
+    while os.getppid() == parent:
+        time.sleep(0.25)
+    os._exit(1)
+
+
+def _init_worker(parent: int) -> None:
+    """Runs once in each worker: leave Ctrl-C to the parent, die with it, load the kernels."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    threading.Thread(target=_exit_with_parent, args=(parent,), daemon=True).start()
     from pipeline.solver import solve_grids
 
     solve_grids(np.zeros((1, 81), dtype=np.uint8))
@@ -46,7 +57,10 @@ class LocalExecutor:
         pending: deque[Future[Any]] = deque()
         try:
             self._pool = ProcessPoolExecutor(
-                self.workers, mp_context=get_context("spawn"), initializer=_init_worker
+                self.workers,
+                mp_context=get_context("spawn"),
+                initializer=_init_worker,
+                initargs=(os.getpid(),),
             )
             for item in items:
                 pending.append(self._pool.submit(fn, item, *args))

@@ -12,9 +12,13 @@ import datetime
 import json
 import os
 import platform
+import signal
 import sys
+import threading
 import time
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -30,6 +34,24 @@ from pipeline.solver.codes import VERDICT_NAMES
 
 DEFAULT_BATCH_SIZE = 50_000
 _SUFFIXES = {".csv", ".tsv", ".tab", ".txt", ".parquet", ".pq", ".gz", ".zst", ".zstd"}
+
+
+@contextmanager
+def _sigterm_as_interrupt() -> Iterator[None]:
+    """SIGTERM (`kill`, a batch scheduler's time limit) stops a run the way Ctrl-C does: the
+    workers end and the checkpoint stays. Signal handlers can only be set in the main thread."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 class RunInterrupted(Exception):
@@ -69,7 +91,8 @@ class RunSummary:
         resumed = f" ({self.resumed_rows:,} from the checkpoint)" if self.resumed_rows else ""
         return (
             f"{self.rows:,} rows{resumed} in {self.wall_s:.2f} s "
-            f"({self.rows_per_s:,.0f} rows/s, {self.workers} workers): {counts or 'no rows'}\n"
+            f"({self.rows_per_s:,.0f} rows/s, {self.workers} worker{'s' * (self.workers != 1)}): "
+            f"{counts or 'no rows'}\n"
             f"wrote {self.output}"
         )
 
@@ -186,38 +209,41 @@ def solve_file(
         smoothing=0.1,
     )
     try:
-        results = executor.map_ordered(solve_record_batch, ds.batches(start_row=done), options)
-        for table in results:
-            checkpoint.add(done, table)
-            done += table.num_rows
-            bar.update(table.num_rows)
+        with _sigterm_as_interrupt():
+            results = executor.map_ordered(solve_record_batch, ds.batches(start_row=done), options)
+            for table in results:
+                checkpoint.add(done, table)
+                done += table.num_rows
+                bar.update(table.num_rows)
+            bar.close()
+            wall = time.perf_counter() - started
+            metadata = {
+                "command": "solve",
+                "versions": _versions(),
+                "options": {**asdict(options), "batch_size": batch_size, **reading},
+                "input": {
+                    "path": str(ds.path),
+                    "format": ds.format,
+                    "compression": ds.compression,
+                    "size_bytes": ds.size_bytes,
+                    "rows": done,
+                },
+                "started_at": started_at,
+                "wall_s": round(wall, 3),
+                "rows_per_s": round((done - resumed_rows) / wall, 1) if wall > 0 else None,
+                "resumed_rows": resumed_rows,
+                "workers": executor.workers,
+                "cpu": {"model": cpu_model(), "count": os.cpu_count()},
+            }
+            id_type = ds.schema.field("id").type if ds.id_column is not None else None
+            # An interrupt while merging keeps the (complete) checkpoint: --resume merges again.
+            counts: Counter[str] = checkpoint.merge(result_schema(id_type), metadata)
     except KeyboardInterrupt:
         executor.terminate()
-        bar.close()
-        raise RunInterrupted(done, checkpoint.folder) from None
+        # count what is on disk: the interrupt may have come between a part and `done +=`
+        raise RunInterrupted(checkpoint.rows_kept(), checkpoint.folder) from None
     finally:
         bar.close()
-    wall = time.perf_counter() - started
-    metadata = {
-        "command": "solve",
-        "versions": _versions(),
-        "options": {**asdict(options), "batch_size": batch_size, **reading},
-        "input": {
-            "path": str(ds.path),
-            "format": ds.format,
-            "compression": ds.compression,
-            "size_bytes": ds.size_bytes,
-            "rows": done,
-        },
-        "started_at": started_at,
-        "wall_s": round(wall, 3),
-        "rows_per_s": round((done - resumed_rows) / wall, 1) if wall > 0 else None,
-        "resumed_rows": resumed_rows,
-        "workers": executor.workers,
-        "cpu": {"model": cpu_model(), "count": os.cpu_count()},
-    }
-    id_type = ds.schema.field("id").type if ds.id_column is not None else None
-    counts: Counter[str] = checkpoint.merge(result_schema(id_type), metadata)
     checkpoint.remove()
     return RunSummary(
         input=str(ds.path),

@@ -1,0 +1,134 @@
+"""`sudoku-pipeline generate N [-o FILE] [--seed S] [--clues K]`: seeded corpora, CSV or Parquet."""
+
+import subprocess
+import sys
+from io import StringIO
+from pathlib import Path
+
+import polars as pl
+import pyarrow.parquet as pq
+import pytest
+from typer.testing import CliRunner
+
+from pipeline import generate
+from pipeline.cli import app
+
+_SCRIPT = Path(sys.executable).with_name("sudoku-pipeline")
+COMMAND = [str(_SCRIPT)] if _SCRIPT.exists() else [sys.executable, "-m", "pipeline.cli"]
+
+
+def cli(*args: object):
+    return CliRunner().invoke(app, [str(a) for a in args])
+
+
+def assert_one_line_error(stderr: str, fragment: str) -> None:
+    lines = stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), stderr
+    assert fragment in lines[0]
+
+
+def test_csv_by_suffix_is_the_python_generator_written_out(tmp_path):
+    out = tmp_path / "corpus.csv"
+
+    result = cli("generate", 25, "-o", out, "--seed", 4)
+
+    assert result.exit_code == 0, result.output
+    assert result.stderr.strip() == f"wrote 25 puzzles to {out}"
+    assert out.read_text().splitlines()[0] == "id,puzzle,solution,clues"
+    written = pl.read_csv(out, schema_overrides={"puzzle": pl.String, "solution": pl.String})
+    assert written.equals(generate(25, seed=4).with_columns(pl.col("clues").cast(pl.Int64)))
+
+
+@pytest.mark.parametrize("suffix", [".parquet", ".pq"])
+def test_parquet_by_suffix(tmp_path, suffix):
+    out = tmp_path / f"corpus{suffix}"
+
+    result = cli("generate", 10, "-o", out, "--seed", 2)
+
+    assert result.exit_code == 0, result.output
+    assert pl.read_parquet(out).equals(generate(10, seed=2))
+    assert pq.ParquetFile(out).metadata.row_group(0).column(1).compression == "ZSTD"
+
+
+def test_csv_on_stdout_without_an_output(tmp_path):
+    result = cli("generate", 5, "--seed", 9)
+
+    assert result.exit_code == 0, result.output
+    texts = {"puzzle": pl.String, "solution": pl.String}
+    read = pl.read_csv(StringIO(result.stdout), schema_overrides=texts)
+    assert read["puzzle"].to_list() == generate(5, seed=9)["puzzle"].to_list()
+
+
+def test_same_seed_same_file_other_seed_other_file(tmp_path):
+    for name, seed in [("a.csv", 1), ("b.csv", 1), ("c.csv", 2)]:
+        assert cli("generate", 20, "-o", tmp_path / name, "--seed", seed).exit_code == 0
+    assert (tmp_path / "a.csv").read_bytes() == (tmp_path / "b.csv").read_bytes()
+    assert (tmp_path / "a.csv").read_bytes() != (tmp_path / "c.csv").read_bytes()
+
+
+def test_clue_target(tmp_path):
+    out = tmp_path / "easy.parquet"
+
+    result = cli("generate", 30, "-o", out, "--clues", 35)
+
+    assert result.exit_code == 0, result.output
+    frame = pl.read_parquet(out)
+    assert (frame["clues"] == 35).all()
+    assert (frame["puzzle"].str.count_matches(r"[1-9]") == 35).all()
+
+
+def test_zero_puzzles_give_a_header_only_csv(tmp_path):
+    out = tmp_path / "none.csv"
+    assert cli("generate", 0, "-o", out).exit_code == 0
+    assert out.read_text().strip() == "id,puzzle,solution,clues"
+
+
+@pytest.mark.parametrize(
+    "args, fragment",
+    [
+        (["-o", "corpus.txt"], "must end in .csv or .parquet"),
+        (["-o", "no-such-folder/corpus.csv"], "no-such-folder"),
+        (["--clues", "16"], "--clues"),
+        (["--clues", "82"], "--clues"),
+        (["--seed", "x"], "--seed"),
+    ],
+)
+def test_bad_options_are_one_line_and_exit_code_2(tmp_path, monkeypatch, args, fragment):
+    monkeypatch.chdir(tmp_path)
+
+    result = cli("generate", 5, *args)
+
+    assert result.exit_code == 2, result.output
+    assert_one_line_error(result.stderr, fragment)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_negative_count_is_a_usage_error():
+    result = cli("generate", "--", "-3")
+
+    assert result.exit_code == 2
+    assert_one_line_error(result.stderr, "N")
+
+
+def test_generate_then_solve_as_real_commands(tmp_path):
+    corpus = tmp_path / "corpus.csv"
+    made = subprocess.run(
+        [*COMMAND, "generate", "40", "-o", str(corpus), "--seed", "6"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert made.returncode == 0, made.stderr
+
+    solved = subprocess.run(
+        [*COMMAND, "solve", str(corpus), "--workers", "1", "--quiet"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+    assert solved.returncode == 0, solved.stderr
+    result = pl.read_parquet(tmp_path / "corpus.solved.parquet")
+    assert result.height == 40
+    assert (result["verdict"] == "solved").all() and result["expected_ok"].all()
+    assert result["id"].to_list() == [str(i) for i in range(40)]
