@@ -1,14 +1,17 @@
 """The `sudoku-pipeline` command: a thin layer over the Python API, no logic of its own.
 
-Exit codes: 0 success; 2 a usage or I/O error (one line on stderr); 130 interrupted.
+Exit codes: 0 success; 1 a requested check failed, or a worker process died; 2 a usage or I/O
+error (one line on stderr); 130 interrupted.
 """
 
 import sys
+from concurrent.futures.process import BrokenProcessPool
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import Annotated, Any, NoReturn
 
 import typer
+from typer.core import TyperCommand
 
 from pipeline.dataset import DatasetError
 
@@ -32,6 +35,22 @@ def _fail(message: str, code: int = 2) -> NoReturn:
     raise typer.Exit(code)
 
 
+class _OneLineErrors(TyperCommand):
+    """A command whose usage errors (a bad option value, a missing argument) print one line,
+    `error: ...`, with exit code 2, like every other error of the tool."""
+
+    def make_context(
+        self, info_name: str | None, args: list[str], parent: Any = None, **extra: Any
+    ) -> Any:
+        try:
+            return super().make_context(info_name, args, parent=parent, **extra)
+        except Exception as e:  # click's UsageError, which typer no longer re-exports
+            if getattr(e, "exit_code", None) != 2 or not hasattr(e, "format_message"):
+                raise
+            command = " ".join(n for n in (getattr(parent, "info_name", None), info_name) if n)
+            _fail(f"{e.format_message()} (see {command} --help)")
+
+
 Column = Annotated[
     str | None, typer.Option("--column", help="Puzzle column (default: found by name or content).")
 ]
@@ -49,7 +68,7 @@ Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
 AsJson = Annotated[bool, typer.Option("--json", help="Print the summary as JSON on stdout.")]
 
 
-@app.command()
+@app.command(cls=_OneLineErrors)
 def solve(
     input_path: Annotated[Path, typer.Argument(metavar="INPUT", help="CSV, TSV, Parquet or TXT.")],
     output: Annotated[
@@ -103,6 +122,11 @@ def solve(
         _fail(str(e))
     except RunInterrupted as e:
         _fail(str(e), code=130)
+    except KeyboardInterrupt:  # at a moment solve_file could not tell what it kept
+        _fail("interrupted; run the same command with --resume to keep any finished batches", 130)
+    except BrokenProcessPool:  # a worker was killed: the OOM killer, or someone's kill -9
+        _fail("a worker process died (out of memory? try a smaller --batch-size); run the "
+              "same command with --resume to keep the finished batches", code=1)  # fmt: skip
     except OSError as e:
         _fail(f"{e.filename or ''}: {e.strerror or e}".lstrip(": "))
     if as_json:
@@ -111,7 +135,7 @@ def solve(
         typer.echo(summary.describe(), err=True)
 
 
-@app.command()
+@app.command(cls=_OneLineErrors)
 def validate(
     input_path: Annotated[Path, typer.Argument(metavar="INPUT", help="CSV, TSV, Parquet or TXT.")],
     output: Annotated[
@@ -179,9 +203,9 @@ def validate(
               f"{summary.rows_with_errors:,} rows", code=1)  # fmt: skip
 
 
-@app.command()
+@app.command(cls=_OneLineErrors)
 def generate(
-    n: Annotated[int, typer.Argument(min=0, help="How many puzzles.")],
+    n: Annotated[int, typer.Argument(min=0, metavar="N", help="How many puzzles.")],
     output: Annotated[
         Path | None,
         typer.Option("--output", "-o", help="CSV or Parquet by suffix (default: CSV on stdout)."),
@@ -199,6 +223,8 @@ def generate(
 
     if output is not None and output.suffix.lower() not in (".csv", ".parquet", ".pq"):
         _fail(f"{output}: the output must end in .csv or .parquet")
+    if output is not None and not output.parent.is_dir():  # say so before generating, not after
+        _fail(f"{output.parent}: no such directory for the output")
     table = make(n, seed=seed, clues=clues)
     try:
         if output is None:
@@ -208,12 +234,12 @@ def generate(
         else:
             table.write_parquet(output, compression="zstd")
     except OSError as e:
-        _fail(f"{output}: {e.strerror or e}")
+        _fail(f"{output}: cannot write ({e.strerror or str(e).splitlines()[0]})")
     if output is not None:
         typer.echo(f"wrote {n:,} puzzles to {output}", err=True)
 
 
-@app.command()
+@app.command(cls=_OneLineErrors)
 def report(
     results: Annotated[
         list[Path],
@@ -252,7 +278,7 @@ class BenchStrategy(StrEnum):
     backtrack = "backtrack"
 
 
-@app.command()
+@app.command(cls=_OneLineErrors)
 def bench(
     datasets: Annotated[
         list[Path], typer.Argument(metavar="DATASET", help="Inputs, as for solve.")
