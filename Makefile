@@ -32,6 +32,7 @@ format: venv
 bench: venv
 	$(BIN)/python -m benchmarks.kernels --write docs/BENCHMARKS.md
 	$(BIN)/python -m benchmarks.pipeline_e2e --write docs/BENCHMARKS.md
+	$(BIN)/python -m benchmarks.validate_bench --write docs/BENCHMARKS.md
 
 # Regenerate the shipped samples in data/ (reproducible: fixed seeds).
 data: venv
