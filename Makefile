@@ -3,6 +3,7 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+DEV    := $(VENV)/.installed-dev
 
 .PHONY: venv run test lint format bench data clean
 
@@ -11,31 +12,36 @@ venv: $(STAMP)
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e '.[test]'
+	$(BIN)/python -m pip install -q -e .
 	touch $(STAMP)
+
+# Tests, lint and benchmarks also need the test tools and the optional Dask executor.
+$(DEV): $(STAMP)
+	$(BIN)/python -m pip install -q -e '.[test,dask]'
+	touch $(DEV)
 
 # The main job on the shipped sample.
 run: venv
 	$(BIN)/sudoku-pipeline solve data/sample.csv
 
-test: venv
+test: $(DEV)
 	$(BIN)/python -m pytest -q
 
-lint: venv
+lint: $(DEV)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
-format: venv
+format: $(DEV)
 	$(BIN)/ruff check --fix .
 	$(BIN)/ruff format .
 
-bench: venv
+bench: $(DEV)
 	$(BIN)/python -m benchmarks.kernels --write docs/BENCHMARKS.md
 	$(BIN)/python -m benchmarks.pipeline_e2e --write docs/BENCHMARKS.md
 	$(BIN)/python -m benchmarks.validate_bench --write docs/BENCHMARKS.md
 
 # Regenerate the shipped samples in data/ (reproducible: fixed seeds).
-data: venv
+data: $(DEV)
 	$(BIN)/python scripts/make_samples.py
 
 clean:

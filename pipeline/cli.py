@@ -1,11 +1,10 @@
 """The `sudoku-pipeline` command: a thin layer over the Python API, no logic of its own.
 
-Exit codes: 0 success; 1 a requested check failed, or a worker process died; 2 a usage or I/O
-error (one line on stderr); 130 interrupted.
+Exit codes: 0 success; 1 a requested check failed (`validate --strict`); 2 a usage or I/O
+error, or lost workers (one line on stderr); 130 interrupted.
 """
 
 import sys
-from concurrent.futures.process import BrokenProcessPool
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
@@ -22,6 +21,11 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
 )
+
+
+class Executor(StrEnum):
+    local = "local"
+    dask = "dask"
 
 
 class Strategy(StrEnum):
@@ -65,6 +69,14 @@ Header = Annotated[
 BatchSize = Annotated[int, typer.Option(min=1, help="Rows per batch (bounds memory).")]
 Workers = Annotated[int | None, typer.Option(min=1, help="Worker processes (default: all cores).")]
 Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
+ExecutorOption = Annotated[
+    Executor,
+    typer.Option("--executor", help="local: processes here; dask: a Dask cluster (see README)."),
+]
+Scheduler = Annotated[
+    str | None,
+    typer.Option(help="Dask scheduler, tcp://HOST:PORT (default: start a LocalCluster)."),
+]
 AsJson = Annotated[bool, typer.Option("--json", help="Print the summary as JSON on stdout.")]
 
 
@@ -94,6 +106,8 @@ def solve(
     ] = False,
     quiet: Quiet = False,
     as_json: AsJson = False,
+    executor: ExecutorOption = Executor.local,
+    scheduler: Scheduler = None,
 ) -> None:
     """Solve every puzzle of INPUT into a Parquet file, one row per input row.
 
@@ -117,6 +131,8 @@ def solve(
             max_nodes=max_nodes,
             resume=resume,
             progress=not quiet,
+            executor=executor.value,
+            scheduler=scheduler,
         )
     except DatasetError as e:
         _fail(str(e))
@@ -124,9 +140,6 @@ def solve(
         _fail(str(e), code=130)
     except KeyboardInterrupt:  # at a moment solve_file could not tell what it kept
         _fail("interrupted; run the same command with --resume to keep any finished batches", 130)
-    except BrokenProcessPool:  # a worker was killed: the OOM killer, or someone's kill -9
-        _fail("a worker process died (out of memory? try a smaller --batch-size); run the "
-              "same command with --resume to keep the finished batches", code=1)  # fmt: skip
     except OSError as e:
         _fail(f"{e.filename or ''}: {e.strerror or e}".lstrip(": "))
     if as_json:
@@ -163,6 +176,8 @@ def validate(
     ] = False,
     quiet: Quiet = False,
     as_json: AsJson = False,
+    executor: ExecutorOption = Executor.local,
+    scheduler: Scheduler = None,
 ) -> None:
     """Check every row of INPUT, and the dataset as a whole; one Parquet row per finding.
 
@@ -187,6 +202,8 @@ def validate(
             max_nodes=max_nodes,
             minimal=minimal,
             progress=not quiet,
+            executor=executor.value,
+            scheduler=scheduler,
         )
     except DatasetError as e:
         _fail(str(e))

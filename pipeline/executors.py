@@ -12,10 +12,20 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from multiprocessing import get_context
 from typing import Any
 
 import numpy as np
+
+from pipeline.formats import DatasetError
+
+EXECUTORS = ("local", "dask")
+
+
+class ExecutorLost(Exception):
+    """The workers or the cluster went away mid-run (a killed worker process, a Dask
+    scheduler gone); what is done stays in the run's checkpoint."""
 
 
 def _exit_with_parent(parent: int) -> None:
@@ -46,6 +56,9 @@ class LocalExecutor:
         self.max_in_flight = max(2, self.workers * in_flight_per_worker)
         self._pool: ProcessPoolExecutor | None = None
 
+    def start(self) -> None:
+        """Nothing to prepare: the pool starts with the first batch."""
+
     def map_ordered(
         self, fn: Callable[..., Any], items: Iterable[Any], *args: Any
     ) -> Iterator[Any]:
@@ -70,6 +83,10 @@ class LocalExecutor:
                 yield pending.popleft().result()
             self._pool.shutdown(wait=True)
             self._pool = None
+        except BrokenProcessPool:  # the OOM killer, or someone's kill -9
+            raise ExecutorLost(
+                "a worker process died (out of memory? try a smaller --batch-size)"
+            ) from None
         finally:
             self.terminate()
             for k, v in saved.items():
@@ -86,3 +103,21 @@ class LocalExecutor:
         for process in list(getattr(pool, "_processes", {}).values()):
             process.terminate()
         pool.shutdown(wait=False, cancel_futures=True)
+
+
+def make_executor(
+    kind: str = "local", workers: int | None = None, scheduler: str | None = None
+) -> "LocalExecutor | Any":
+    """The executor for `--executor`: `local` (a process pool here) or `dask` (a running
+    cluster at `scheduler`, or a LocalCluster of `workers` processes without one)."""
+    if workers is not None and workers < 1:
+        raise DatasetError(f"workers must be at least 1, not {workers}")
+    if kind == "local":
+        if scheduler is not None:
+            raise DatasetError("--scheduler needs --executor dask")
+        return LocalExecutor(workers)
+    if kind == "dask":
+        from pipeline.dask_executor import DaskExecutor
+
+        return DaskExecutor(scheduler, workers)
+    raise DatasetError(f"unknown executor {kind!r}; choose one of {', '.join(EXECUTORS)}")

@@ -28,7 +28,7 @@ from tqdm import tqdm
 from pipeline.batch import SolveOptions, solve_record_batch
 from pipeline.checkpoint import Checkpoint
 from pipeline.dataset import Dataset, DatasetError, open_dataset
-from pipeline.executors import LocalExecutor
+from pipeline.executors import ExecutorLost, make_executor
 from pipeline.results import result_schema
 from pipeline.solver.codes import VERDICT_NAMES
 
@@ -52,6 +52,16 @@ def _sigterm_as_interrupt() -> Iterator[None]:
         yield
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+class RunFailed(DatasetError):
+    """The workers or the cluster went away; what is done stays in the checkpoint."""
+
+    def __init__(self, reason: str, rows_done: int, checkpoint: Path) -> None:
+        super().__init__(
+            f"{reason}; {rows_done:,} rows done are kept in {checkpoint}; "
+            "run the same command with --resume to continue"
+        )
 
 
 class RunInterrupted(Exception):
@@ -164,11 +174,15 @@ def solve_file(
     max_nodes: int | None = None,
     resume: bool = False,
     progress: bool = True,
+    executor: str = "local",
+    scheduler: str | None = None,
 ) -> RunSummary:
     """Solve every row of `input_path` into `output` (default `<stem>.solved.parquet`).
 
-    Raises `DatasetError` (one line, for the CLI) for a bad file, column or option, and
-    `RunInterrupted` after Ctrl-C, with the finished batches kept for `resume=True`.
+    `executor`: `local` (worker processes here) or `dask` (the cluster at `scheduler`, or a
+    LocalCluster of `workers` processes). Raises `DatasetError` (one line, for the CLI) for a
+    bad file, column or option, `RunFailed` (a `DatasetError`) when workers or the cluster go
+    away, and `RunInterrupted` after Ctrl-C; both keep the finished batches for `resume=True`.
     """
     started = time.perf_counter()
     started_at = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
@@ -176,8 +190,7 @@ def solve_file(
         options = SolveOptions(strategy, solutions, max_nodes)
     except ValueError as e:
         raise DatasetError(str(e)) from None
-    if workers is not None and workers < 1:
-        raise DatasetError(f"workers must be at least 1, not {workers}")
+    pool = make_executor(executor, workers, scheduler)
     reading = dict(column=column, solution_column=solution_column, id_column=id_column,
                    separator=separator, has_header=has_header)  # fmt: skip
     ds = open_dataset(input_path, batch_size=batch_size, **reading)
@@ -197,7 +210,7 @@ def solve_file(
         checkpoint.start(identity)
         done = 0
     resumed_rows = done
-    executor = LocalExecutor(workers)
+    pool.start()
     bar = tqdm(
         total=ds.num_rows,
         initial=done,
@@ -210,7 +223,7 @@ def solve_file(
     )
     try:
         with _sigterm_as_interrupt():
-            results = executor.map_ordered(solve_record_batch, ds.batches(start_row=done), options)
+            results = pool.map_ordered(solve_record_batch, ds.batches(start_row=done), options)
             for table in results:
                 checkpoint.add(done, table)
                 done += table.num_rows
@@ -232,14 +245,19 @@ def solve_file(
                 "wall_s": round(wall, 3),
                 "rows_per_s": round((done - resumed_rows) / wall, 1) if wall > 0 else None,
                 "resumed_rows": resumed_rows,
-                "workers": executor.workers,
+                "workers": pool.workers,
+                "executor": executor,
+                "scheduler": scheduler,
                 "cpu": {"model": cpu_model(), "count": os.cpu_count()},
             }
             id_type = ds.schema.field("id").type if ds.id_column is not None else None
             # An interrupt while merging keeps the (complete) checkpoint: --resume merges again.
             counts: Counter[str] = checkpoint.merge(result_schema(id_type), metadata)
+    except ExecutorLost as e:
+        pool.terminate()
+        raise RunFailed(str(e), checkpoint.rows_kept(), checkpoint.folder) from None
     except KeyboardInterrupt:
-        executor.terminate()
+        pool.terminate()
         # count what is on disk: the interrupt may have come between a part and `done +=`
         raise RunInterrupted(checkpoint.rows_kept(), checkpoint.folder) from None
     finally:
@@ -252,7 +270,7 @@ def solve_file(
         verdicts={v: counts.get(v, 0) for v in VERDICT_NAMES},
         wall_s=wall,
         rows_per_s=(done - resumed_rows) / wall if wall > 0 else 0.0,
-        workers=executor.workers,
+        workers=pool.workers,
         strategy=options.strategy,
         resumed_rows=resumed_rows,
         metadata=metadata,

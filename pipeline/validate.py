@@ -29,7 +29,7 @@ from tqdm import tqdm
 
 from pipeline.dataset import Dataset, DatasetError, open_dataset
 from pipeline.duplicates import DuplicateIndex, row_keys
-from pipeline.executors import LocalExecutor
+from pipeline.executors import ExecutorLost, make_executor
 from pipeline.findings import (
     CODES,
     LEVELS,
@@ -277,6 +277,8 @@ def validate_file(
     max_nodes: int | None = None,
     minimal: bool = False,
     progress: bool = True,
+    executor: str = "local",
+    scheduler: str | None = None,
 ) -> ValidationSummary:
     """Validate every row of `input_path`; findings into `output` (default
     `<stem>.findings.parquet` beside the input), one row per finding, in row order.
@@ -284,8 +286,11 @@ def validate_file(
     `batch_size` defaults to 50,000 rows, or 5,000 with `minimal` (each row then costs about
     30 times more: smaller batches keep every worker busy and the progress bar moving).
 
-    Raises `DatasetError` (one line, for the CLI) for a bad file, column or option, and
-    `KeyboardInterrupt` after Ctrl-C (nothing is kept: run again).
+    `executor`: `local` (worker processes here) or `dask` (the cluster at `scheduler`, or a
+    LocalCluster of `workers` processes), as for `solve_file`.
+
+    Raises `DatasetError` (one line, for the CLI) for a bad file, column or option or when the
+    workers or the cluster go away, and `KeyboardInterrupt` after Ctrl-C (nothing is kept).
     """
     started = time.perf_counter()
     started_at = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
@@ -293,8 +298,7 @@ def validate_file(
         options = ValidateOptions(max_nodes, minimal)
     except ValueError as e:
         raise DatasetError(str(e)) from None
-    if workers is not None and workers < 1:
-        raise DatasetError(f"workers must be at least 1, not {workers}")
+    pool = make_executor(executor, workers, scheduler)
     if batch_size is None:
         batch_size = MINIMAL_BATCH_SIZE if minimal else DEFAULT_BATCH_SIZE
     reading = dict(column=column, solution_column=solution_column, id_column=id_column,
@@ -307,8 +311,8 @@ def validate_file(
         raise DatasetError(f"{out.parent}: no such directory for the output")
     schema = findings_schema(ds.schema.field("id").type if ds.id_column is not None else None)
     stream = out.with_name(f".{out.name}.findings-{os.getpid()}.arrow")
-    executor = LocalExecutor(workers)
     index, tally, batches = DuplicateIndex(), _Tally(), []
+    pool.start()
     bar = tqdm(total=ds.num_rows, unit=" rows", unit_scale=True, disable=not progress,
                file=sys.stderr, desc="validate", smoothing=0.1)  # fmt: skip
     try:
@@ -316,7 +320,7 @@ def validate_file(
             pa.OSFile(str(stream), "wb") as sink,
             pa.ipc.new_stream(sink, schema, options=_IPC_OPTIONS) as writer,
         ):
-            for report in executor.map_ordered(validate_record_batch, ds.batches(), options):
+            for report in pool.map_ordered(validate_record_batch, ds.batches(), options):
                 index.add(report.start, report.keys)
                 tally.add(report.findings, report.clues)
                 batches.append((report.start, report.rows, report.findings.num_rows > 0))
@@ -330,7 +334,7 @@ def validate_file(
         tally.add(duplicates.findings(0, rows))
         wall = time.perf_counter() - started
         run = dict(input=str(ds.path), output=str(out), rows=rows, wall_s=wall,
-                   rows_per_s=rows / wall if wall > 0 else 0.0, workers=executor.workers,
+                   rows_per_s=rows / wall if wall > 0 else 0.0, workers=pool.workers,
                    minimal=minimal)  # fmt: skip
         summary = tally.summary(**run)
         summary.metadata = {
@@ -347,7 +351,9 @@ def validate_file(
             "started_at": started_at,
             "wall_s": round(wall, 3),
             "rows_per_s": round(summary.rows_per_s, 1),
-            "workers": executor.workers,
+            "workers": pool.workers,
+            "executor": executor,
+            "scheduler": scheduler,
             "cpu": {"model": cpu_model(), "count": os.cpu_count()},
             "findings": summary.findings,
             "levels": summary.levels,
@@ -356,8 +362,11 @@ def validate_file(
             {"sudoku_pipeline": json.dumps(summary.metadata, sort_keys=True, default=str)}
         )
         _write_parquet(out, schema, _merged(stream, batches, duplicates))
+    except ExecutorLost as e:
+        pool.terminate()
+        raise DatasetError(f"{e}; nothing is kept: run validate again") from None
     except KeyboardInterrupt:
-        executor.terminate()
+        pool.terminate()
         raise
     finally:
         bar.close()

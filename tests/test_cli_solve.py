@@ -922,7 +922,7 @@ def test_a_worker_killed_mid_run_ends_the_run_with_one_line_keeping_the_checkpoi
     finally:
         kill_group(run.pid)
 
-    assert run.returncode == 1, stderr
+    assert run.returncode == 2, stderr
     assert_one_line_error(stderr, "a worker process died", "--resume")
     assert left == []
     assert rows_in(tmp_path / "out.parquet.partial") > 0 and not out.exists()

@@ -1,0 +1,156 @@
+"""The Dask executor: the same ordered, bounded map as `LocalExecutor`, on a Dask cluster.
+
+The client (this process) reads the input and writes the output; workers only solve batches.
+With a scheduler address it joins a running cluster (`dask scheduler` + `dask worker` on any
+machines that have this package installed); without one it starts a `LocalCluster` of process
+workers on this machine. Dask reschedules the tasks of a worker that dies; a scheduler that goes
+away ends the run with `ExecutorLost` (the run keeps its checkpoint for `--resume`).
+"""
+
+import logging
+import time
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
+
+from pipeline.executors import ExecutorLost
+from pipeline.formats import DatasetError
+
+INSTALL_HINT = "pip install 'sudoku-pipeline[dask]'"
+LOST_AFTER_S = 20.0  # how long the scheduler may stay unreachable before the run gives up
+
+
+def _warm_worker() -> None:
+    """Load the compiled kernels on a worker before the first batch arrives."""
+    import numpy as np
+
+    from pipeline.solver import solve_grids
+
+    solve_grids(np.zeros((1, 81), dtype=np.uint8))
+
+
+class DaskExecutor:
+    """Batches as Dask tasks; at most `in_flight_per_worker` per worker thread at a time."""
+
+    def __init__(
+        self,
+        scheduler: str | None = None,
+        workers: int | None = None,
+        in_flight_per_worker: int = 2,
+    ) -> None:
+        try:
+            import distributed  # noqa: F401
+        except ImportError:
+            raise DatasetError(f"--executor dask needs Dask: {INSTALL_HINT}") from None
+        self.scheduler = scheduler
+        self.requested_workers = workers
+        self.in_flight_per_worker = in_flight_per_worker
+        self.workers = workers or 0  # worker threads, known once connected
+        self._client: Any = None
+        self._cluster: Any = None
+
+    def _connect(self) -> Any:
+        import os
+
+        # distributed logs every reconnection attempt on stderr; the run says it in one line.
+        logging.getLogger("distributed").setLevel(logging.CRITICAL)
+
+        from distributed import Client, LocalCluster
+
+        if self.scheduler is None:
+            n = self.requested_workers or os.cpu_count() or 1
+            self._cluster = LocalCluster(
+                n_workers=n,
+                threads_per_worker=1,
+                processes=True,
+                dashboard_address=":0",  # any free port: never clash with another cluster
+                silence_logs=logging.ERROR,
+            )
+            return Client(self._cluster)
+        try:
+            return Client(self.scheduler, timeout="10s")
+        except (OSError, TimeoutError) as e:
+            reason = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+            message = f"cannot reach the Dask scheduler at {self.scheduler}: {reason}"
+            raise DatasetError(message) from None
+
+    def start(self) -> None:
+        """Connect (or start the LocalCluster), wait for a worker, load the kernels on every
+        worker. Called before the progress bar shows; `map_ordered` calls it when needed."""
+        if self._client is not None:
+            return
+        self._client = client = self._connect()
+        if self.scheduler is not None:
+            try:
+                client.wait_for_workers(1, timeout=30)
+            except TimeoutError:
+                self.terminate()
+                raise DatasetError(
+                    f"the Dask scheduler at {self.scheduler} has no workers"
+                ) from None
+        client.run(_warm_worker)
+        self.workers = sum(client.nthreads().values())
+
+    def map_ordered(
+        self, fn: Callable[..., Any], items: Iterable[Any], *args: Any
+    ) -> Iterator[Any]:
+        """Yield `fn(item, *args)` for each item, in the order of `items`."""
+        from distributed import wait
+
+        self.start()
+        client = self._client
+        try:
+            max_in_flight = max(2, self.workers * self.in_flight_per_worker)
+            pending: deque[Any] = deque()
+            for item in items:
+                pending.append(client.submit(fn, item, *args, pure=False))
+                if len(pending) >= max_in_flight:
+                    yield self._result(pending.popleft(), wait)
+            while pending:
+                yield self._result(pending.popleft(), wait)
+        finally:
+            self.terminate()
+
+    def _lost(self, error: BaseException | None = None) -> ExecutorLost:
+        where = f"the Dask scheduler at {self.scheduler}" if self.scheduler else "the Dask cluster"
+        detail = f" ({type(error).__name__})" if error is not None else ""
+        return ExecutorLost(f"lost {where}{detail}")
+
+    def _result(self, future: Any, wait: Callable[..., Any]) -> Any:
+        """The future's result; `ExecutorLost` once the scheduler is gone for good."""
+        unreachable_since = None
+        while True:
+            try:
+                wait(future, timeout=1.0)
+                break
+            except TimeoutError:
+                if self._client.status == "running":
+                    unreachable_since = None
+                    continue
+                unreachable_since = unreachable_since or time.monotonic()
+                if time.monotonic() - unreachable_since > LOST_AFTER_S:
+                    raise self._lost() from None
+            except Exception as e:  # noqa: BLE001 - CommClosedError, FuturesCancelledError, ...
+                raise self._lost(e) from None
+        if future.status == "error":
+            return future.result()  # raises the task's own exception
+        if future.status != "finished":
+            raise self._lost()
+        try:
+            return future.result()
+        except Exception as e:  # noqa: BLE001 - the scheduler went away while gathering
+            raise self._lost(e) from None
+
+    def terminate(self) -> None:
+        client, self._client = self._client, None
+        cluster, self._cluster = self._cluster, None
+        if client is not None:
+            try:
+                client.close(timeout=5)
+            except Exception:  # noqa: BLE001 - closing a client whose scheduler is gone
+                pass
+        if cluster is not None:
+            try:
+                cluster.close(timeout=5)
+            except Exception:  # noqa: BLE001
+                pass
