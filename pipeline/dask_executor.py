@@ -53,7 +53,9 @@ class DaskExecutor:
         import os
 
         # distributed logs every reconnection attempt on stderr; the run says it in one line.
-        logging.getLogger("distributed").setLevel(logging.CRITICAL)
+        for name in [*logging.root.manager.loggerDict, "distributed"]:
+            if name.startswith("distributed"):
+                logging.getLogger(name).setLevel(logging.CRITICAL)
 
         from distributed import Client, LocalCluster
 
