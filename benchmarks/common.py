@@ -2,6 +2,9 @@
 
 import os
 import platform
+import subprocess
+import sys
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -56,3 +59,53 @@ def best_of(repeats: int, fn: Callable[[], object]) -> float:
         fn()
         best = min(best, time.perf_counter() - start)
     return best
+
+
+def tree_rss(pid: int) -> int:
+    """Sum of VmRSS (bytes) of `pid` and all its descendants."""
+    total = 0
+    children: dict[int, list[int]] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            children.setdefault(int(fields[1]), []).append(int(stat.parent.name))
+        except (OSError, IndexError, ValueError):
+            continue
+    todo = [pid]
+    while todo:
+        p = todo.pop()
+        todo.extend(children.get(p, []))
+        try:
+            for line in Path(f"/proc/{p}/status").read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    total += int(line.split()[1]) * 1024
+        except OSError:
+            pass
+    return total
+
+
+def run_cli(*args: str) -> tuple[float, int]:
+    """Run `sudoku-pipeline ARGS` as a real process; returns (wall seconds, peak RSS in bytes of
+    the whole process tree, sampled every 50 ms)."""
+    command = [sys.executable, "-m", "pipeline.cli", *args]
+    start = time.perf_counter()
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                               text=True)  # fmt: skip
+    peak = 0
+    done = threading.Event()
+
+    def sample() -> None:
+        nonlocal peak
+        while not done.is_set():
+            peak = max(peak, tree_rss(process.pid))
+            time.sleep(0.05)
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    _, err = process.communicate()
+    wall = time.perf_counter() - start
+    done.set()
+    sampler.join()
+    if process.returncode != 0:
+        raise SystemExit(f"{args[0]} failed ({process.returncode}): {err}")
+    return wall, peak

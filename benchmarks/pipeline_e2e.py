@@ -19,17 +19,14 @@ Floors: 1 worker >= 85% of the kernel-only rate; 2 workers >= 1.7 x 1 worker; pe
 
 import argparse
 import datetime
-import subprocess
-import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 
 import numpy as np
 import polars as pl
 
-from benchmarks.common import SETS, SHARED_DATA, load_set, machine
+from benchmarks.common import SETS, SHARED_DATA, load_set, machine, run_cli
 from benchmarks.kernels import write_section
 from pipeline.grid import format_grids
 from pipeline.solver import solve_grids
@@ -62,53 +59,10 @@ def make_corpus(path: Path, rows: int, names: list[str], seed: int) -> np.ndarra
     return np.concatenate(kept) if keep else None
 
 
-def _tree_rss(pid: int) -> int:
-    """Sum of VmRSS (bytes) of `pid` and all its descendants."""
-    total = 0
-    children: dict[int, list[int]] = {}
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-            children.setdefault(int(fields[1]), []).append(int(stat.parent.name))
-        except (OSError, IndexError, ValueError):
-            continue
-    todo = [pid]
-    while todo:
-        p = todo.pop()
-        todo.extend(children.get(p, []))
-        try:
-            for line in Path(f"/proc/{p}/status").read_text().splitlines():
-                if line.startswith("VmRSS:"):
-                    total += int(line.split()[1]) * 1024
-        except OSError:
-            pass
-    return total
-
-
 def run_solve(corpus: Path, out: Path, workers: int, *extra: str) -> tuple[float, int]:
-    """Run the CLI; returns (wall seconds, peak RSS of the process tree in bytes)."""
-    command = [sys.executable, "-m", "pipeline.cli", "solve", str(corpus), "-o", str(out),
-               "--workers", str(workers), "--quiet", *extra]  # fmt: skip
-    start = time.perf_counter()
-    process = subprocess.Popen(command, stderr=subprocess.PIPE, text=True)
-    peak = 0
-    done = threading.Event()
-
-    def sample() -> None:
-        nonlocal peak
-        while not done.is_set():
-            peak = max(peak, _tree_rss(process.pid))
-            time.sleep(0.05)
-
-    sampler = threading.Thread(target=sample, daemon=True)
-    sampler.start()
-    _, err = process.communicate()
-    wall = time.perf_counter() - start
-    done.set()
-    sampler.join()
-    if process.returncode != 0:
-        raise SystemExit(f"solve failed ({process.returncode}): {err}")
-    return wall, peak
+    """`sudoku-pipeline solve`; returns (wall seconds, peak RSS of the process tree in bytes)."""
+    return run_cli("solve", str(corpus), "-o", str(out), "--workers", str(workers), "--quiet",
+                   *extra)  # fmt: skip
 
 
 def main() -> None:

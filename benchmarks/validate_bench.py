@@ -17,16 +17,12 @@ Floor: validate (without --minimal) >= 80% of solve's rate on the same rows.
 
 import argparse
 import datetime
-import subprocess
-import sys
 import tempfile
-import threading
-import time
 from pathlib import Path
 
-from benchmarks.common import SETS, SHARED_DATA, machine
+from benchmarks.common import SETS, SHARED_DATA, machine, run_cli
 from benchmarks.kernels import write_section
-from benchmarks.pipeline_e2e import _tree_rss, make_corpus
+from benchmarks.pipeline_e2e import make_corpus
 
 FLOOR = 0.80
 WORKERS = 2
@@ -34,28 +30,7 @@ WORKERS = 2
 
 def run_command(*args: str) -> tuple[float, int]:
     """Run `sudoku-pipeline ARGS --quiet --workers 2`; (wall seconds, peak tree RSS bytes)."""
-    command = [sys.executable, "-m", "pipeline.cli", *args, "--quiet", "--workers", str(WORKERS)]
-    start = time.perf_counter()
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                               text=True)  # fmt: skip
-    peak = 0
-    done = threading.Event()
-
-    def sample() -> None:
-        nonlocal peak
-        while not done.is_set():
-            peak = max(peak, _tree_rss(process.pid))
-            time.sleep(0.05)
-
-    sampler = threading.Thread(target=sample, daemon=True)
-    sampler.start()
-    _, err = process.communicate()
-    wall = time.perf_counter() - start
-    done.set()
-    sampler.join()
-    if process.returncode != 0:
-        raise SystemExit(f"{' '.join(args[:1])} failed ({process.returncode}): {err}")
-    return wall, peak
+    return run_cli(*args, "--quiet", "--workers", str(WORKERS))
 
 
 def main() -> None:
