@@ -20,14 +20,12 @@ import datetime
 import itertools
 import json
 import os
-import platform
 import sys
 import time
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
-from importlib.metadata import version
 from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
@@ -36,12 +34,12 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from pipeline import __version__
 from pipeline.batch import SolveOptions, solve_record_batch
 from pipeline.dataset import DatasetError, open_dataset
 from pipeline.report import METADATA_KEY, run_figures
 from pipeline.results import result_schema
-from pipeline.run import cpu_model, default_output
+from pipeline.run import default_output
+from pipeline.runinfo import machine
 from pipeline.solver import STRATEGIES
 
 # Node budgets when none is given: the seed strategies give up on the hardest puzzles at
@@ -324,12 +322,7 @@ def bench(
         "started_at": started_at,
         "workers": workers,
         "runs": runs,
-        "versions": {
-            "sudoku_pipeline": __version__,
-            "python": platform.python_version(),
-            **{m: version(m) for m in ("numba", "numpy", "polars", "pyarrow")},
-        },
-        "cpu": {"model": cpu_model(), "count": os.cpu_count()},
+        **machine(),
     }
     if out is not None:
         _write(out, tables, metadata)

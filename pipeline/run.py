@@ -10,8 +10,6 @@ writes the output atomically with the run's metadata. An interrupted run is cont
 
 import datetime
 import json
-import os
-import platform
 import signal
 import sys
 import threading
@@ -30,6 +28,7 @@ from pipeline.checkpoint import Checkpoint
 from pipeline.dataset import Dataset, DatasetError, open_dataset
 from pipeline.executors import ExecutorLost, make_executor
 from pipeline.results import result_schema
+from pipeline.runinfo import run_metadata
 from pipeline.solver.codes import VERDICT_NAMES
 
 DEFAULT_BATCH_SIZE = 50_000
@@ -114,34 +113,6 @@ def default_output(input_path: str | Path, suffix: str = ".solved.parquet") -> P
     while Path(name).suffix.lower() in _SUFFIXES:
         name = name[: -len(Path(name).suffix)]
     return path.with_name(name + suffix)
-
-
-def cpu_model() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
-
-
-def _versions() -> dict[str, str]:
-    import numba
-    import numpy
-    import polars
-    import pyarrow
-
-    from pipeline import __version__
-
-    return {
-        "sudoku_pipeline": __version__,
-        "python": platform.python_version(),
-        "numba": numba.__version__,
-        "numpy": numpy.__version__,
-        "polars": polars.__version__,
-        "pyarrow": pyarrow.__version__,
-    }
 
 
 def _identity(ds: Dataset, options: SolveOptions, reading: dict[str, Any]) -> dict[str, Any]:
@@ -230,26 +201,19 @@ def solve_file(
                 bar.update(table.num_rows)
             bar.close()
             wall = time.perf_counter() - started
-            metadata = {
-                "command": "solve",
-                "versions": _versions(),
-                "options": {**asdict(options), "batch_size": batch_size, **reading},
-                "input": {
-                    "path": str(ds.path),
-                    "format": ds.format,
-                    "compression": ds.compression,
-                    "size_bytes": ds.size_bytes,
-                    "rows": done,
-                },
-                "started_at": started_at,
-                "wall_s": round(wall, 3),
-                "rows_per_s": round((done - resumed_rows) / wall, 1) if wall > 0 else None,
-                "resumed_rows": resumed_rows,
-                "workers": pool.workers,
-                "executor": executor,
-                "scheduler": scheduler,
-                "cpu": {"model": cpu_model(), "count": os.cpu_count()},
-            }
+            metadata = run_metadata(
+                "solve",
+                ds,
+                done,
+                {**asdict(options), "batch_size": batch_size, **reading},
+                started_at,
+                wall,
+                (done - resumed_rows) / wall if wall > 0 else None,
+                pool.workers,
+                executor,
+                scheduler,
+                resumed_rows=resumed_rows,
+            )
             id_type = ds.schema.field("id").type if ds.id_column is not None else None
             # An interrupt while merging keeps the (complete) checkpoint: --resume merges again.
             counts: Counter[str] = checkpoint.merge(result_schema(id_type), metadata)

@@ -41,7 +41,8 @@ from pipeline.findings import (
     sort_findings,
 )
 from pipeline.grid import CELLS, clue_counts
-from pipeline.run import DEFAULT_BATCH_SIZE, _versions, cpu_model, default_output
+from pipeline.run import DEFAULT_BATCH_SIZE, default_output
+from pipeline.runinfo import run_metadata
 
 FINDINGS_SUFFIX = ".findings.parquet"
 MINIMAL_BATCH_SIZE = 5_000
@@ -337,27 +338,20 @@ def validate_file(
                    rows_per_s=rows / wall if wall > 0 else 0.0, workers=pool.workers,
                    minimal=minimal)  # fmt: skip
         summary = tally.summary(**run)
-        summary.metadata = {
-            "command": "validate",
-            "versions": _versions(),
-            "options": {**asdict(options), "batch_size": batch_size, **reading},
-            "input": {
-                "path": str(ds.path),
-                "format": ds.format,
-                "compression": ds.compression,
-                "size_bytes": ds.size_bytes,
-                "rows": rows,
-            },  # fmt: skip
-            "started_at": started_at,
-            "wall_s": round(wall, 3),
-            "rows_per_s": round(summary.rows_per_s, 1),
-            "workers": pool.workers,
-            "executor": executor,
-            "scheduler": scheduler,
-            "cpu": {"model": cpu_model(), "count": os.cpu_count()},
-            "findings": summary.findings,
-            "levels": summary.levels,
-        }
+        summary.metadata = run_metadata(
+            "validate",
+            ds,
+            rows,
+            {**asdict(options), "batch_size": batch_size, **reading},
+            started_at,
+            wall,
+            summary.rows_per_s,
+            pool.workers,
+            executor,
+            scheduler,
+            findings=summary.findings,
+            levels=summary.levels,
+        )
         schema = schema.with_metadata(
             {"sudoku_pipeline": json.dumps(summary.metadata, sort_keys=True, default=str)}
         )
