@@ -135,6 +135,19 @@ def head_lines(head: bytes, limit: int) -> list[str]:
     return list(islice(rows, limit))
 
 
+def as_text(values: pa.Array) -> pa.Array:
+    """Binary cells as UTF-8 strings. A cell that is not UTF-8 is decoded with U+FFFD for the
+    bad bytes, so its row stays (and parsing says which character is wrong), never the run."""
+    try:
+        return values.cast(pa.string())
+    except pa.ArrowInvalid:  # rare: only the batches holding such a cell take this loop
+        cells = values.to_pylist()
+        return pa.array(
+            [None if c is None else c.decode("utf-8", errors="replace") for c in cells],
+            pa.string(),
+        )
+
+
 class DelimitedReader:
     """Streams a CSV/TSV file with every column read as a string (or null when empty)."""
 
@@ -173,7 +186,7 @@ class DelimitedReader:
                 delimiter=self.delimiter, invalid_row_handler=on_invalid
             ),
             convert_options=pacsv.ConvertOptions(
-                column_types={name: pa.string() for name in columns},
+                column_types={name: pa.binary() for name in columns},
                 include_columns=columns,
                 strings_can_be_null=True,
                 null_values=[""],
@@ -184,9 +197,11 @@ class DelimitedReader:
         def rebuild(texts: list[str]) -> pa.RecordBatch:
             rows = list(csv.reader(texts, delimiter=self.delimiter))
             cells = [[(r[i] or None) if i < len(r) else None for r in rows] for i in indices]
-            return pa.record_batch([pa.array(c, pa.string()) for c in cells], names=columns)
+            arrays = [pa.array([v and v.encode() for v in c], pa.binary()) for c in cells]
+            return pa.record_batch(arrays, names=columns)
 
-        yield from _merge_invalid(reader, invalid, rebuild)
+        for batch in _merge_invalid(reader, invalid, rebuild):
+            yield pa.record_batch([as_text(c) for c in batch.columns], names=columns)
 
 
 class TextReader:
@@ -231,11 +246,7 @@ class TextReader:
             else:
                 drop = pc.equal(first, b"#")
             lines = lines.filter(pc.invert(drop))
-            try:
-                lines = lines.cast(pa.string())
-            except pa.ArrowInvalid:
-                raise DatasetError(f"{self.path}: holds lines that are not UTF-8 text") from None
-            yield pa.record_batch([lines], names=[name])
+            yield pa.record_batch([as_text(lines)], names=[name])
 
 
 class ParquetReader:

@@ -220,6 +220,11 @@ def solve_file(
     except ExecutorLost as e:
         pool.terminate()
         raise RunFailed(str(e), checkpoint.rows_kept(), checkpoint.folder) from None
+    except DatasetError:  # the input failed part-way (a truncated .gz, say)
+        pool.terminate()
+        if checkpoint.rows_kept() == resumed_rows == 0:
+            checkpoint.remove()  # nothing worth resuming: leave no folder behind
+        raise
     except KeyboardInterrupt:
         pool.terminate()
         # count what is on disk: the interrupt may have come between a part and `done +=`

@@ -218,9 +218,19 @@ def test_text_comments_blank_lines_and_malformed_lines(tmp_path):
 def test_text_comment_lines_need_not_be_utf8(tmp_path):
     path = write(tmp_path / "x.txt", b"# caf\xe9\n" + DOTS.encode() + b"\n")
     assert read_all(open_dataset(path))["puzzle"] == [DOTS]
-    path = write(tmp_path / "y.txt", b"caf\xe9\n")
-    with pytest.raises(DatasetError, match="not UTF-8"):
-        read_all(open_dataset(path))
+    # A row that is not UTF-8 stays a row (the bad byte becomes U+FFFD); the run goes on.
+    path = write(tmp_path / "y.txt", b"caf\xe9\n" + DOTS.encode() + b"\n")
+    assert read_all(open_dataset(path))["puzzle"] == ["caf\ufffd", DOTS]
+
+
+def test_csv_cells_that_are_not_utf8_stay_rows(tmp_path):
+    path = write(
+        tmp_path / "x.csv",
+        b"id,puzzle\na," + DOTS.encode() + b"\nb,\xe9" + DOTS[1:].encode() + b"\n",
+    )
+    assert read_all(open_dataset(path)) == {
+        "row": [0, 1], "id": ["a", "b"], "puzzle": [DOTS, "\ufffd" + DOTS[1:]],
+    }  # fmt: skip
 
 
 def test_nulls_short_and_long_rows_stay_in_place(tmp_path):
