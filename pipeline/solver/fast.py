@@ -340,6 +340,34 @@ def _write_solution(board: np.ndarray, out: np.ndarray) -> None:
 
 
 @njit(nogil=True, cache=True)
+def _load_givens(givens: np.ndarray, board: np.ndarray) -> None:
+    """The board of a puzzle: each given fills its cell (the cell leaves the other digits) and
+    is its digit's only place in its row; every other cell holds every digit. The band
+    updates of the first propagation take it from there."""
+    for slot in range(27):
+        board[slot] = 0
+    for band in range(3):
+        taken = 0
+        base = 27 * band
+        for position in range(27):
+            digit = givens[base + position]
+            if digit:
+                bit = 1 << position
+                board[3 * (digit - 1) + band] |= bit
+                taken |= bit
+        board[UNSOLVED + band] = ALL_CELLS
+        free = ALL_CELLS & ~taken
+        for digit in range(9):
+            slot = 3 * digit + band
+            placed = board[slot]
+            cells = free | placed
+            for row in (ROW_MASK, ROW_MASK << 9, ROW_MASK << 18):
+                if placed & row:
+                    cells &= ~row | placed
+            board[slot] = cells
+
+
+@njit(nogil=True, cache=True)
 def _solve_one(
     givens: np.ndarray,
     max_solutions: int,
@@ -352,14 +380,7 @@ def _solve_one(
 ) -> tuple[int, int, int]:
     """Search one puzzle; returns (verdict, nodes, guesses), fills `solution` with the first
     solution found and `second` with the second one, when found."""
-    for slot in range(27):
-        board[slot] = ALL_CELLS
-    for band in range(3):
-        board[UNSOLVED + band] = ALL_CELLS
-    for cell in range(81):
-        digit = givens[cell]
-        if digit:
-            _place(board, digit - 1, cell // 27, 1 << (cell % 27))
+    _load_givens(givens, board)
     state = _propagate(board, (1 << 27) - 1)
     nodes = 1
     guesses = 0
