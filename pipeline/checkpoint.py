@@ -12,6 +12,7 @@ import json
 import os
 import shutil
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -37,8 +38,9 @@ def _fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
-def _write_atomically(path: Path, write: Any) -> None:
-    """Call `write(file)` on a temporary file, fsync it, and rename it to `path`."""
+def write_atomically(path: Path, write: Callable[[Any], object]) -> None:
+    """Call `write(file)` on a temporary file beside `path`, fsync it, and rename it to `path`:
+    readers see the old file or the whole new one, never a part (a kill -9 included)."""
     tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
     try:
         with open(tmp, "wb") as f:
@@ -68,7 +70,7 @@ class Checkpoint:
             stale.unlink(missing_ok=True)
         self.folder.mkdir(parents=True)
         text = json.dumps(identity, indent=2, sort_keys=True).encode()
-        _write_atomically(self.folder / _META, lambda f: f.write(text))
+        write_atomically(self.folder / _META, lambda f: f.write(text))
 
     def resume(self, identity: dict[str, Any]) -> int:
         """Check the checkpoint belongs to this run; returns how many rows are done."""
@@ -106,7 +108,7 @@ class Checkpoint:
             with pa.ipc.new_file(f, table.schema, options=_IPC_OPTIONS) as writer:
                 writer.write_table(table)
 
-        _write_atomically(self.folder / _PART.format(start=start), write)
+        write_atomically(self.folder / _PART.format(start=start), write)
 
     def merge(self, schema: pa.Schema, metadata: dict[str, Any]) -> Counter[str]:
         """Write every part, in order, into the output Parquet file (atomically, zstd, with the
@@ -125,7 +127,7 @@ class Checkpoint:
                 if not counts:
                     writer.write_table(schema.empty_table())
 
-        _write_atomically(self.output, write)
+        write_atomically(self.output, write)
         return counts
 
     def remove(self) -> None:

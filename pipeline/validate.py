@@ -16,7 +16,7 @@ import json
 import os
 import sys
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -27,6 +27,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from tqdm import tqdm
 
+from pipeline.checkpoint import write_atomically
 from pipeline.dataset import Dataset, DatasetError, open_dataset
 from pipeline.duplicates import DuplicateIndex, row_keys
 from pipeline.executors import ExecutorLost, make_executor
@@ -173,19 +174,6 @@ class _Tally:
         )
 
 
-def _replace_atomically(path: Path, write: Callable[[Any], None]) -> None:
-    """Call `write(file)` on a temporary file beside `path`, fsync it, rename it to `path`."""
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    try:
-        with open(tmp, "wb") as f:
-            write(f)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
-
-
 def _ids_at(ds: Dataset, rows: np.ndarray) -> pa.Array:
     """The ids of the (ascending, distinct) `rows`, read again from the input."""
     parts = []
@@ -261,7 +249,7 @@ def _write_parquet(out: Path, schema: pa.Schema, tables: Iterator[pa.Table]) -> 
             if pending or not written:
                 writer.write_table(pa.concat_tables(pending or [schema.empty_table()]).cast(schema))
 
-    _replace_atomically(out, write)
+    write_atomically(out, write)
 
 
 def validate_file(
