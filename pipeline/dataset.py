@@ -80,6 +80,8 @@ class Dataset:
     batch_size: int
     _reader: _Reader | ParquetReader | None = field(repr=False, compare=False)
     _id_type: pa.DataType = field(repr=False, compare=False, default=pa.string())
+    _row_bytes: float | None = field(repr=False, compare=False, default=None)  # in the head
+    _rows_read: list[int] = field(repr=False, compare=False, default_factory=lambda: [0])
 
     @property
     def schema(self) -> pa.Schema:
@@ -117,10 +119,26 @@ class Dataset:
             for batch in rechunk((self._normalize(b, names) for b in raw), self.batch_size):
                 rows = pa.array(np.arange(row, row + batch.num_rows, dtype=np.int64))
                 row += batch.num_rows
+                self._rows_read[0] = row
                 yield pa.RecordBatch.from_arrays([rows, *batch.columns], schema=self.schema)
         except (OSError, pa.ArrowException) as e:
             message = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
             raise DatasetError(f"{self.path}: read failed ({message})") from None
+
+    def estimated_rows(self) -> int | None:
+        """The number of rows, when known (`num_rows`), else an estimate for a progress bar's
+        ETA: the file's size over the bytes per line of its first lines, or for a compressed
+        file the rows read so far scaled by the share of its stored bytes read; None when
+        nothing can be said yet."""
+        rows_read = self._rows_read[0]
+        if self.num_rows is not None:
+            return self.num_rows
+        if self.compression is None and self._row_bytes:  # rows are much alike in size
+            return max(rows_read, round(self.size_bytes / self._row_bytes))
+        bytes_read = getattr(self._reader, "bytes_read", lambda: None)()
+        if not bytes_read or not rows_read or not self.size_bytes:
+            return None
+        return max(rows_read, round(rows_read * self.size_bytes / bytes_read))
 
     def __iter__(self) -> Iterator[pa.RecordBatch]:
         return self.batches()
@@ -166,6 +184,7 @@ def open_dataset(
     if fmt == "parquet":
         return _open_parquet(path, common, overrides)
     head, at_eof = read_head(path, compression)
+    common["_row_bytes"] = len(head) / head.count(b"\n") if b"\n" in head else None
     if fmt == "txt":
         lines = head_lines(head, SAMPLE_ROWS)
         cols = _pick_columns(path, [TEXT_COLUMN], {TEXT_COLUMN: lines}, *overrides)

@@ -97,6 +97,26 @@ def open_stream(path: Path, compression: str | None) -> pa.NativeFile:
     return pa.input_stream(str(path), compression=compression)
 
 
+class _StoredPosition:
+    """How far a reader has read into its file, in stored (compressed) bytes: progress."""
+
+    _raw: pa.NativeFile | None = None
+
+    def _open(self, path: Path, compression: str | None) -> pa.NativeFile:
+        self._raw = raw = pa.OSFile(str(path), "rb")
+        return raw if compression is None else pa.CompressedInputStream(raw, compression)
+
+    def bytes_read(self) -> int | None:
+        """Stored bytes consumed so far (read-ahead included); None before reading starts."""
+        raw = self._raw
+        if raw is None:
+            return None
+        try:
+            return raw.tell()
+        except (OSError, ValueError):  # closed: everything was read
+            return None
+
+
 def read_head(path: Path, compression: str | None) -> tuple[bytes, bool]:
     """The first whole lines of decompressed text (about 1 MiB) and whether that is all of it."""
     try:
@@ -148,7 +168,7 @@ def as_text(values: pa.Array) -> pa.Array:
         )
 
 
-class DelimitedReader:
+class DelimitedReader(_StoredPosition):
     """Streams a CSV/TSV file with every column read as a string (or null when empty)."""
 
     def __init__(
@@ -175,7 +195,7 @@ class DelimitedReader:
             return "skip"
 
         reader = pacsv.open_csv(
-            open_stream(self.path, self.compression),
+            self._open(self.path, self.compression),
             read_options=pacsv.ReadOptions(
                 column_names=self.names,
                 skip_rows=self.skip_rows,
@@ -204,7 +224,7 @@ class DelimitedReader:
             yield pa.record_batch([as_text(c) for c in batch.columns], names=columns)
 
 
-class TextReader:
+class TextReader(_StoredPosition):
     """Streams a `.txt` file, one puzzle a line, as a single string column."""
 
     def __init__(self, path: Path, compression: str | None, *, block_size: int) -> None:
@@ -222,7 +242,7 @@ class TextReader:
             return "skip"
 
         reader = pacsv.open_csv(
-            open_stream(self.path, self.compression),
+            self._open(self.path, self.compression),
             read_options=pacsv.ReadOptions(
                 column_names=[name], block_size=self.block_size, use_threads=False
             ),

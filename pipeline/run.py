@@ -106,6 +106,14 @@ class RunSummary:
         )
 
 
+def advance_bar(bar: tqdm, ds: Dataset, rows: int) -> None:
+    """Move a progress bar on by `rows`. For CSV/TXT inputs its total (hence the ETA) is the
+    dataset's estimate, which improves as the file is read, and never below what is done."""
+    if ds.num_rows is None:
+        bar.total = max(ds.estimated_rows() or 0, bar.n + rows)
+    bar.update(rows)
+
+
 def default_output(input_path: str | Path, suffix: str = ".solved.parquet") -> Path:
     """`data/x.csv.gz` -> `data/x.solved.parquet`."""
     path = Path(input_path)
@@ -198,7 +206,7 @@ def solve_file(
             for table in results:
                 checkpoint.add(done, table)
                 done += table.num_rows
-                bar.update(table.num_rows)
+                advance_bar(bar, ds, table.num_rows)
             bar.close()
             wall = time.perf_counter() - started
             metadata = run_metadata(

@@ -42,7 +42,7 @@ from pipeline.findings import (
     sort_findings,
 )
 from pipeline.grid import CELLS, clue_counts
-from pipeline.run import DEFAULT_BATCH_SIZE, default_output
+from pipeline.run import DEFAULT_BATCH_SIZE, advance_bar, default_output
 from pipeline.runinfo import run_metadata
 
 FINDINGS_SUFFIX = ".findings.parquet"
@@ -315,7 +315,7 @@ def validate_file(
                 batches.append((report.start, report.rows, report.findings.num_rows > 0))
                 if report.findings.num_rows:
                     writer.write_batch(report.findings.to_batches()[0])
-                bar.update(report.rows)
+                advance_bar(bar, ds, report.rows)
         bar.close()
         duplicates = _find_duplicates(index, ds)
         del index

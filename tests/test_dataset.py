@@ -386,3 +386,20 @@ def test_shared_17_clue_txt():
     sizes = [b.num_rows for b in ds.batches()]
     assert sum(sizes) == 49_158
     assert sizes[:4] == [10_000] * 4
+
+
+@pytest.mark.parametrize("compression", [None, "gzip"])
+def test_row_estimate_for_a_progress_bar(tmp_path, compression):
+    """CSV and text files do not say how many rows they hold; the estimate gives the ETA."""
+    text = "puzzle\n" + f"{DOTS}\n{P1}\n" * 20_000
+    name = "x.csv.gz" if compression else "x.csv"
+    ds = open_dataset(write(tmp_path / name, text, compression), batch_size=5_000)
+    assert ds.num_rows is None
+    estimates = []
+    for _ in ds.batches():
+        estimates.append(ds.estimated_rows())
+    if compression is None:  # lines are alike: size over bytes per line is all but exact
+        assert all(abs(e - 40_000) <= 10 for e in estimates)
+    else:  # the share of the compressed bytes read so far
+        assert all(e is None or e >= 5_000 for e in estimates)
+        assert any(e is not None for e in estimates)
