@@ -231,25 +231,24 @@ def generate(
     clues: Annotated[
         int | None, typer.Option(min=17, max=81, help="Target number of givens (else minimal).")
     ] = None,
+    workers: Workers = None,
 ) -> None:
     """Generate N puzzles with unique solutions: id, puzzle, solution, clues.
 
     Example: sudoku-pipeline generate 100000 -o corpus.parquet --seed 1
     """
-    from pipeline.generate import generate as make
+    from pipeline.generate import generate_chunks, generate_file
 
     if output is not None and output.suffix.lower() not in (".csv", ".parquet", ".pq"):
         _fail(f"{output}: the output must end in .csv or .parquet")
     if output is not None and not output.parent.is_dir():  # say so before generating, not after
         _fail(f"{output.parent}: no such directory for the output")
-    table = make(n, seed=seed, clues=clues)
     try:
         if output is None:
-            table.write_csv(sys.stdout)
-        elif output.suffix.lower() == ".csv":
-            table.write_csv(output)
+            for i, chunk in enumerate(generate_chunks(n, seed=seed, clues=clues, workers=workers)):
+                chunk.write_csv(sys.stdout, include_header=i == 0)
         else:
-            table.write_parquet(output, compression="zstd")
+            generate_file(n, output, seed=seed, clues=clues, workers=workers)
     except OSError as e:
         _fail(f"{output}: cannot write ({e.strerror or str(e).splitlines()[0]})")
     if output is not None:

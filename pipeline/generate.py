@@ -1,12 +1,20 @@
 """Seeded puzzle generator: random complete grids, then givens removed while the solution stays
-unique. Every step works on the whole batch at once (one solver call per removal round).
+unique. Every step works on a whole chunk of puzzles at once (one solver call per removal
+round); chunks are independent, so a corpus of any size is made a chunk at a time, on all cores.
 
 The same seed gives the same puzzles on every machine (numpy's PCG64 and a deterministic solver).
 """
 
+from collections.abc import Iterator
+from pathlib import Path
+from typing import BinaryIO
+
 import numpy as np
 import polars as pl
+import pyarrow as pa
+import pyarrow.parquet as pq
 
+from pipeline.checkpoint import write_atomically
 from pipeline.grid import clue_counts, format_grids
 from pipeline.solver import codes, solve_grids
 from pipeline.symmetry import random_symmetries
@@ -61,25 +69,100 @@ def remove_givens(
     return puzzles
 
 
-def generate(n: int, seed: int = 0, clues: int | None = None) -> pl.DataFrame:
-    """`n` puzzles with unique solutions: columns `id`, `puzzle`, `solution`, `clues`.
+CHUNK = 25_000  # puzzles made at a time: bounds memory, and the unit of work of a worker
 
-    `clues` is a target: givens are removed down to it when uniqueness allows, else the puzzle
-    stops where no given can go (a minimal puzzle). Without it, puzzles are minimal (typically
-    22 to 27 givens). Puzzles use `.` for blanks.
-    """
+
+def _check(n: int, clues: int | None) -> None:
     if n < 0:
         raise ValueError(f"n must be a number of puzzles >= 0, not {n}")
     if clues is not None and not MIN_UNIQUE_CLUES <= clues <= 81:
         raise ValueError(f"clues must be between {MIN_UNIQUE_CLUES} and 81, not {clues}")
-    rng = np.random.Generator(np.random.PCG64(seed))
-    solutions = random_full_grids(n, rng)
+
+
+def _chunk(index: int, start: int, size: int, seed: int, clues: int | None) -> pl.DataFrame:
+    """Puzzles `start` .. `start + size - 1` of a corpus: each chunk has its own random stream,
+    derived from the seed and its index, so the corpus is the same however chunks are shared out.
+    """
+    rng = np.random.default_rng([seed, index])
+    solutions = random_full_grids(size, rng)
     puzzles = remove_givens(solutions, rng, clues)
     return pl.DataFrame(
         {
-            "id": np.arange(n, dtype=np.int64),
+            "id": np.arange(start, start + size, dtype=np.int64),
             "puzzle": pl.Series(format_grids(puzzles)),
             "solution": pl.Series(format_grids(solutions)),
             "clues": clue_counts(puzzles),
         }
     )
+
+
+def _chunk_task(spec: tuple[int, int, int, int, int | None]) -> pa.Table:
+    return _chunk(*spec).to_arrow()
+
+
+def generate_chunks(
+    n: int, seed: int = 0, clues: int | None = None, workers: int | None = 1
+) -> Iterator[pl.DataFrame]:
+    """`generate`, a chunk of at most `CHUNK` puzzles at a time, in order; with `workers` > 1
+    (or None: all cores) the chunks are made on worker processes."""
+    _check(n, clues)
+    specs = [(i, i * CHUNK, min(CHUNK, n - i * CHUNK), seed, clues) for i in range(-(-n // CHUNK))]
+    if workers == 1 or len(specs) <= 1:
+        for spec in specs:
+            yield _chunk(*spec)
+        return
+    from pipeline.executors import LocalExecutor
+
+    for table in LocalExecutor(workers).map_ordered(_chunk_task, specs):
+        yield pl.from_arrow(table)
+
+
+def generate(n: int, seed: int = 0, clues: int | None = None) -> pl.DataFrame:
+    """`n` puzzles with unique solutions: columns `id`, `puzzle`, `solution`, `clues`.
+
+    `clues` is a target: givens are removed down to it when uniqueness allows, else the puzzle
+    stops where no given can go (a minimal puzzle). Without it, puzzles are minimal (typically
+    22 to 27 givens). Puzzles use `.` for blanks. The same seed gives the same puzzles.
+    """
+    chunks = list(generate_chunks(n, seed, clues))
+    if not chunks:
+        return _chunk(0, 0, 0, seed, clues)
+    return pl.concat(chunks)
+
+
+def generate_file(
+    n: int,
+    output: str | Path,
+    seed: int = 0,
+    clues: int | None = None,
+    workers: int | None = None,
+) -> int:
+    """Write `generate(n, seed, clues)` to a CSV or Parquet file (by its suffix), a chunk at a
+    time on `workers` processes, in bounded memory, atomically; returns the puzzles written."""
+    path = Path(output)
+    kind = path.suffix.lower()
+    if kind not in (".csv", ".parquet", ".pq"):
+        raise ValueError(f"{path}: the output must end in .csv or .parquet")
+    written = 0
+
+    def write(f: BinaryIO) -> None:
+        nonlocal written
+        writer = None
+        for i, chunk in enumerate(generate_chunks(n, seed, clues, workers)):
+            if kind == ".csv":
+                chunk.write_csv(f, include_header=i == 0)
+            else:
+                table = chunk.to_arrow()
+                writer = writer or pq.ParquetWriter(f, table.schema, compression="zstd")
+                writer.write_table(table)
+            written += chunk.height
+        if kind == ".csv" and written == 0:
+            _chunk(0, 0, 0, seed, clues).write_csv(f)
+        if kind != ".csv":
+            if writer is None:
+                table = _chunk(0, 0, 0, seed, clues).to_arrow()
+                writer = pq.ParquetWriter(f, table.schema, compression="zstd")
+            writer.close()
+
+    write_atomically(path, write)
+    return written

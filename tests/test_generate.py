@@ -61,3 +61,26 @@ def test_symmetries_keep_grids_valid_and_puzzles_unique():
     assert givens_valid(moved).all()
     assert (np.count_nonzero(moved, axis=1) == np.count_nonzero(puzzles, axis=1)).all()
     assert (solve_grids(moved).verdicts == codes.SOLVED).all()
+
+
+def test_a_corpus_is_made_a_chunk_at_a_time_the_same_however_shared_out(monkeypatch, tmp_path):
+    """Chunks bound memory and are the unit of work of workers; the corpus does not depend on
+    how many workers make it, and files are written a chunk at a time."""
+    import importlib
+
+    import polars as pl
+
+    gen = importlib.import_module("pipeline.generate")  # the module, not the function
+
+    monkeypatch.setattr(gen, "CHUNK", 40)
+    whole = generate(100, seed=12)
+    chunks = list(gen.generate_chunks(100, seed=12, workers=1))
+    assert [c.height for c in chunks] == [40, 40, 20]
+    assert pl.concat(chunks).equals(whole)
+    assert whole["id"].to_list() == list(range(100))
+    assert gen.generate_file(100, tmp_path / "c.csv", seed=12) == 100
+    assert pl.read_csv(tmp_path / "c.csv", infer_schema=False)["puzzle"].equals(whole["puzzle"])
+    assert gen.generate_file(100, tmp_path / "c.parquet", seed=12, workers=2) == 100
+    assert pl.read_parquet(tmp_path / "c.parquet").equals(whole)
+    assert gen.generate_file(0, tmp_path / "e.parquet") == 0
+    assert pl.read_parquet(tmp_path / "e.parquet").columns == whole.columns
