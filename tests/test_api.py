@@ -131,3 +131,15 @@ def test_solve_with_each_strategy(strategy):
 def test_solve_rejects_a_board_that_is_not_9x9():
     with pytest.raises(ValueError):
         solve(["123"])
+
+
+def test_the_file_jobs_are_one_import_away():
+    from pipeline.generate import generate_file
+    from pipeline.run import solve_file
+    from pipeline.validate import validate_file
+
+    assert pipeline.solve_file is solve_file
+    assert pipeline.validate_file is validate_file
+    assert pipeline.generate_file is generate_file
+    with pytest.raises(AttributeError):
+        pipeline.no_such_thing  # noqa: B018
