@@ -117,20 +117,29 @@ def test_solve_on_a_local_cluster_equals_local(corpus, local_result, tmp_path):
     _same_rows(local_result, out)
 
 
-def test_a_worker_killed_mid_run_loses_no_rows(cluster, tmp_path):
-    """Dask reschedules the batches of a dead worker; the run still completes, in order."""
-    address, workers = cluster
+def _start_slow_run(
+    tmp_path: Path, address: str, rows: int, seed: int, batch_size: int, parts: int
+) -> tuple[subprocess.Popen, Path]:
+    """Start `sudoku-pipeline solve` on the cluster at `address`, on a corpus slow enough to
+    interrupt (backtracking), and return once `parts` batches are kept in its checkpoint."""
     path = tmp_path / "hard.csv"
-    generate(1500, seed=5).select("id", "puzzle").write_csv(path)
+    generate(rows, seed=seed).select("id", "puzzle").write_csv(path)
     out = tmp_path / "out.parquet"
     command = [str(BIN / "sudoku-pipeline"), "solve", str(path), "-o", str(out), "--quiet",
-               "--executor", "dask", "--scheduler", address, "--batch-size", "25",
+               "--executor", "dask", "--scheduler", address, "--batch-size", str(batch_size),
                "--strategy", "backtrack", "--max-nodes", "3000"]  # fmt: skip
     run = subprocess.Popen(command, stderr=subprocess.PIPE, text=True)
     partial = out.with_name(out.name + ".partial")
-    deadline = time.monotonic() + 60
-    while len(list(partial.glob("part-*"))) < 3 and time.monotonic() < deadline:
+    deadline = time.monotonic() + 90
+    while len(list(partial.glob("part-*"))) < parts and time.monotonic() < deadline:
         time.sleep(0.05)
+    return run, out
+
+
+def test_a_worker_killed_mid_run_loses_no_rows(cluster, tmp_path):
+    """Dask reschedules the batches of a dead worker; the run still completes, in order."""
+    address, workers = cluster
+    run, out = _start_slow_run(tmp_path, address, rows=1500, seed=5, batch_size=25, parts=3)
     _stop(workers[0])  # kill -9 one of the two workers mid-run
     _, err = run.communicate(timeout=180)
     assert run.returncode == 0, err
@@ -156,17 +165,9 @@ def test_a_scheduler_that_goes_away_leaves_a_resumable_checkpoint(tmp_path, corp
                       "--no-dashboard", log=logs / "s.log")  # fmt: skip
     worker = _dask("worker", address, "--nthreads", "1", "--no-dashboard", log=logs / "w.log")
     try:
-        path = tmp_path / "hard.csv"
-        generate(1200, seed=8).select("id", "puzzle").write_csv(path)
-        out = tmp_path / "out.parquet"
-        command = [str(BIN / "sudoku-pipeline"), "solve", str(path), "-o", str(out), "--quiet",
-                   "--executor", "dask", "--scheduler", address, "--batch-size", "20",
-                   "--strategy", "backtrack", "--max-nodes", "3000"]  # fmt: skip
-        run = subprocess.Popen(command, stderr=subprocess.PIPE, text=True)
+        run, out = _start_slow_run(tmp_path, address, rows=1200, seed=8, batch_size=20, parts=2)
         partial = out.with_name(out.name + ".partial")
-        deadline = time.monotonic() + 90
-        while len(list(partial.glob("part-*"))) < 2 and time.monotonic() < deadline:
-            time.sleep(0.05)
+        path = tmp_path / "hard.csv"
         _stop(scheduler)
         _, err = run.communicate(timeout=120)
         assert run.returncode == 2, err
