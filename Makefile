@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 DEV    := $(VENV)/.installed-dev
 
-.PHONY: venv run test lint format bench data clean
+.PHONY: venv run test lint format bench data docs clean
 
 venv: $(STAMP)
 
@@ -30,6 +30,7 @@ test: $(DEV)
 lint: $(DEV)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports
 
 format: $(DEV)
 	$(BIN)/ruff check --fix .
@@ -43,6 +44,10 @@ bench: $(DEV)
 # Regenerate the shipped samples in data/ (reproducible: fixed seeds).
 data: $(DEV)
 	$(BIN)/python scripts/make_samples.py
+
+# Regenerate the docs' sections that the code defines (tests/test_docs.py checks them).
+docs: $(DEV)
+	$(BIN)/python -m scripts.docs
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis build *.egg-info

@@ -11,6 +11,9 @@ from pathlib import Path
 
 import numpy as np
 
+from pipeline.io.dataset import read_puzzles
+from pipeline.io.runinfo import cpu_model
+
 SHARED_DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data"
 SETS = {
     "17-clue": "puzzles2_17_clue.txt",
@@ -23,16 +26,8 @@ SETS = {
 
 
 def load_set(file_name: str) -> np.ndarray:
-    """`(n, 81) uint8` puzzles of a public set (first column of CSVs, `#` lines skipped)."""
-    lines = []
-    with (SHARED_DATA / file_name).open() as f:
-        for line in f:
-            line = line.strip()
-            if line and not line.startswith("#"):
-                lines.append(line.split(",")[0])
-    raw = np.frombuffer("".join(lines).encode(), dtype=np.uint8).reshape(-1, 81).copy()
-    raw[raw == ord(".")] = ord("0")
-    return raw - ord("0")
+    """`(n, 81) uint8` puzzles of a public set, read the way `solve` reads it."""
+    return read_puzzles(SHARED_DATA / file_name).grids
 
 
 def available_sets() -> dict[str, np.ndarray]:
@@ -40,15 +35,8 @@ def available_sets() -> dict[str, np.ndarray]:
 
 
 def machine() -> str:
-    cpu = platform.processor() or "unknown CPU"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return f"{cpu}, {os.cpu_count()} cores, Python {platform.python_version()}"
+    """The machine, as the benchmark tables name it (the run metadata's CPU and Python)."""
+    return f"{cpu_model()}, {os.cpu_count()} cores, Python {platform.python_version()}"
 
 
 def best_of(repeats: int, fn: Callable[[], object]) -> float:

@@ -15,9 +15,8 @@ from pathlib import Path
 import numpy as np
 
 from benchmarks.common import available_sets, best_of, machine
-from pipeline.solver import codes, solve_grids
+from pipeline.solver import REGISTRY, STRATEGIES, codes, solve_grids
 
-BUDGET = {"fast": None, "mrv": 20_000, "backtrack": 20_000}
 SEED_STRATEGY_SETS = {"17-clue": 2_000, "forum_hardest_1905_11+": 2_000}  # subsample: slow
 FLOORS = {"17-clue": 120_000, "top1465": 40_000, "forum_hardest_1905_11+": 7_000,
           "forum_hardest_1106": 4_500}  # fmt: skip
@@ -28,7 +27,7 @@ TDOKU = {"17-clue": 313_000, "top1465": 115_000, "forum_hardest_1905_11+": 19_90
 
 def measure(puzzles: np.ndarray, strategy: str, repeats: int) -> dict[str, float]:
     solve_grids(puzzles[:10], strategy=strategy)  # compile or load from cache first
-    budget = BUDGET[strategy]
+    budget = REGISTRY[strategy].bench_budget
     result = {}
 
     def run() -> None:
@@ -58,7 +57,7 @@ def table(repeats: int) -> str:
         "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for name, puzzles in sets.items():
-        for strategy in ("fast", "mrv", "backtrack"):
+        for strategy in STRATEGIES:
             subset = puzzles
             if strategy != "fast" and name in SEED_STRATEGY_SETS:
                 subset = puzzles[: SEED_STRATEGY_SETS[name]]

@@ -1,9 +1,10 @@
-"""One board at a time: the Python API of the original problem statements (the seeds).
+"""One board at a time: the Python API of the original problem statements.
 
-* `solve_sudoku(grid)`: seed 000, fill a 9x9 grid in place and return True, or False when the
-  givens clash or no filling exists.
-* `solve_unique(board)`: seed 002, the completed board of a puzzle with exactly one solution.
-* `is_valid(board)`: seed 003, no digit repeats in a row, column or box (blanks ignored).
+* `solve_sudoku(grid)`: fill a 9x9 grid in place and return True, or False when the givens
+  clash or no filling exists.
+* `solve_unique(board)`: the completed board of a puzzle with exactly one solution.
+* `is_valid(board)`: no digit repeats in a row, column or box (blanks ignored), checked in one
+  pass over the cells.
 * `solve(puzzle)`: everything the batch solver knows about one board, as a `SolveResult`.
 
 Boards come in any usual shape: an 81-character string, 9 strings of 9, 9 lists of 9
@@ -63,7 +64,7 @@ def _fill_in_place(board: list[Any], solution: np.ndarray) -> None:
 
 
 def solve_sudoku(grid: list[Any]) -> bool:
-    """Seed 000: fill the blank cells of a 9x9 grid in place and return True; return False
+    """Fill the blank cells of a 9x9 grid in place and return True; return False
     (leaving the grid as it was) when the givens already clash or no filling exists.
 
     When a puzzle has several solutions, one of them is written.
@@ -76,7 +77,7 @@ def solve_sudoku(grid: list[Any]) -> bool:
 
 
 def solve_unique(board: list[Any]) -> list[list[str]]:
-    """Seed 002: the completed board (9 lists of 9 one-character strings) of a puzzle with
+    """The completed board (9 lists of 9 one-character strings) of a puzzle with
     exactly one solution; the input board is filled in place too when it is 9 lists.
 
     Raises ValueError naming the verdict (multiple, unsolvable, invalid) otherwise.
@@ -91,7 +92,7 @@ def solve_unique(board: list[Any]) -> list[list[str]]:
 
 
 def is_valid(board: Board) -> bool:
-    """Seed 003: True when no digit repeats in any row, column or box (blanks are skipped)."""
+    """True when no digit repeats in any row, column or box (blanks are skipped)."""
     from pipeline.solver.checks import givens_valid  # numba: loaded on first use
 
     return bool(givens_valid(as_grid(board)[None, :])[0])

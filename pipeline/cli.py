@@ -4,7 +4,9 @@ Exit codes: 0 success; 1 a requested check failed (`validate --strict`); 2 a usa
 error, or lost workers (one line on stderr); 130 interrupted.
 """
 
-import sys
+import inspect
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
@@ -12,7 +14,9 @@ from typing import Annotated, Any, NoReturn
 import typer
 from typer.core import TyperCommand
 
-from pipeline.dataset import DatasetError
+from pipeline.errors import PipelineError
+from pipeline.jobs.executors import EXECUTORS
+from pipeline.solver.registry import DEFAULT_STRATEGY, STRATEGIES
 
 app = typer.Typer(
     help="Solve, validate and report on Sudoku puzzle corpora in bulk.",
@@ -23,20 +27,33 @@ app = typer.Typer(
 )
 
 
-class Executor(StrEnum):
-    local = "local"
-    dask = "dask"
-
-
-class Strategy(StrEnum):
-    fast = "fast"
-    mrv = "mrv"
-    backtrack = "backtrack"
+# the choices of --strategy and --executor, from the tables that define them
+Strategy = StrEnum("Strategy", {name: name for name in STRATEGIES})  # type: ignore[misc]
+BenchStrategy = StrEnum(  # type: ignore[misc]
+    "BenchStrategy", {"all": "all", **{name: name for name in STRATEGIES}}
+)
+Executor = StrEnum("Executor", {name: name for name in EXECUTORS})  # type: ignore[misc]
+DEFAULT_STRATEGY_CHOICE = Strategy(DEFAULT_STRATEGY)
+LOCAL = Executor("local")
+ALL_STRATEGIES = BenchStrategy("all")
 
 
 def _fail(message: str, code: int = 2) -> NoReturn:
     typer.echo(f"error: {message}", err=True)
     raise typer.Exit(code)
+
+
+@contextmanager
+def _one_line_errors() -> Iterator[None]:
+    """Every error a command meets, as one line on stderr and the exit code it calls for."""
+    try:
+        yield
+    except PipelineError as e:
+        _fail(str(e), e.EXIT_CODE)
+    except KeyboardInterrupt:  # at a moment the job could not tell what it kept
+        _fail("interrupted", 130)
+    except OSError as e:
+        _fail(f"{e.filename or ''}: {e.strerror or e}".lstrip(": "))
 
 
 class _OneLineErrors(TyperCommand):
@@ -80,21 +97,59 @@ Scheduler = Annotated[
 AsJson = Annotated[bool, typer.Option("--json", help="Print the summary as JSON on stdout.")]
 
 
+def _option(name: str, annotation: Any, default: Any) -> inspect.Parameter:
+    return inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default,
+                             annotation=annotation)  # fmt: skip
+
+
+# The options of every file job (solve, validate), declared once: `_file_job` adds them to a
+# command's signature, which is what Typer reads, and the command receives them in `**job`.
+JOB_OPTIONS = [
+    _option("column", Column, None),
+    _option("solution_column", SolutionColumn, None),
+    _option("id_column", IdColumn, None),
+    _option("separator", Separator, None),
+    _option("has_header", Header, None),
+    _option("workers", Workers, None),
+    _option("quiet", Quiet, False),
+    _option("as_json", AsJson, False),
+    _option("executor", ExecutorOption, LOCAL),
+    _option("scheduler", Scheduler, None),
+]
+
+
+def _file_job(command: Callable[..., None]) -> Callable[..., None]:
+    """Give a command the options of `JOB_OPTIONS` (after its own)."""
+    signature = inspect.signature(command)
+    own = [p for p in signature.parameters.values() if p.kind is not p.VAR_KEYWORD]
+    command.__signature__ = signature.replace(parameters=own + JOB_OPTIONS)  # type: ignore[attr-defined]
+    return command
+
+
+def _job_options(job: dict[str, Any]) -> dict[str, Any]:
+    """The API's `JobOptions` from the command's `JOB_OPTIONS` (`--json` is the command's)."""
+    options = {k: v for k, v in job.items() if k not in ("quiet", "as_json", "executor")}
+    return options | {"progress": not job["quiet"], "executor": job["executor"].value}
+
+
+def _print_summary(summary: Any, job: dict[str, Any]) -> None:
+    """`--json` on stdout; the summary sentence on stderr unless `-q --json`."""
+    if job["as_json"]:
+        typer.echo(summary.to_json())
+    if not job["quiet"] or not job["as_json"]:
+        typer.echo(summary.describe(), err=True)
+
+
 @app.command(cls=_OneLineErrors)
+@_file_job
 def solve(
     input_path: Annotated[Path, typer.Argument(metavar="INPUT", help="CSV, TSV, Parquet or TXT.")],
     output: Annotated[
         Path | None,
         typer.Option("--output", "-o", help="Output Parquet (default: <stem>.solved.parquet)."),
     ] = None,
-    column: Column = None,
-    solution_column: SolutionColumn = None,
-    id_column: IdColumn = None,
-    separator: Separator = None,
-    header: Header = None,
     batch_size: BatchSize = 50_000,
-    workers: Workers = None,
-    strategy: Annotated[Strategy, typer.Option(help="Solver strategy.")] = Strategy.fast,
+    strategy: Annotated[Strategy, typer.Option(help="Solver strategy.")] = DEFAULT_STRATEGY_CHOICE,
     solutions: Annotated[
         int, typer.Option(min=1, max=2, help="1: stop at the first; 2: prove uniqueness.")
     ] = 2,
@@ -104,67 +159,33 @@ def solve(
     resume: Annotated[
         bool, typer.Option(help="Continue an interrupted run from its checkpoint.")
     ] = False,
-    quiet: Quiet = False,
-    as_json: AsJson = False,
-    executor: ExecutorOption = Executor.local,
-    scheduler: Scheduler = None,
+    **job: Any,
 ) -> None:
     """Solve every puzzle of INPUT into a Parquet file, one row per input row.
 
     Example: sudoku-pipeline solve data/sample.csv -o sample.solved.parquet
     """
-    from pipeline.run import RunInterrupted, solve_file
+    from pipeline.jobs.solve import solve_file
 
-    try:
-        summary = solve_file(
-            input_path,
-            output,
-            column=column,
-            solution_column=solution_column,
-            id_column=id_column,
-            separator=separator,
-            has_header=header,
-            batch_size=batch_size,
-            workers=workers,
-            strategy=strategy.value,
-            solutions=solutions,
-            max_nodes=max_nodes,
-            resume=resume,
-            progress=not quiet,
-            executor=executor.value,
-            scheduler=scheduler,
-        )
-    except DatasetError as e:
-        _fail(str(e))
-    except RunInterrupted as e:
-        _fail(str(e), code=130)
-    except KeyboardInterrupt:  # at a moment solve_file could not tell what it kept
-        _fail("interrupted; run the same command with --resume to keep any finished batches", 130)
-    except OSError as e:
-        _fail(f"{e.filename or ''}: {e.strerror or e}".lstrip(": "))
-    if as_json:
-        typer.echo(summary.to_json())
-    if not quiet or not as_json:
-        typer.echo(summary.describe(), err=True)
+    with _one_line_errors():
+        summary = solve_file(input_path, output, strategy=strategy.value, solutions=solutions,
+                             max_nodes=max_nodes, resume=resume, batch_size=batch_size,
+                             **_job_options(job))  # fmt: skip
+    _print_summary(summary, job)
 
 
 @app.command(cls=_OneLineErrors)
+@_file_job
 def validate(
     input_path: Annotated[Path, typer.Argument(metavar="INPUT", help="CSV, TSV, Parquet or TXT.")],
     output: Annotated[
         Path | None,
         typer.Option("--output", "-o", help="Findings Parquet (default: <stem>.findings.parquet)."),
     ] = None,
-    column: Column = None,
-    solution_column: SolutionColumn = None,
-    id_column: IdColumn = None,
-    separator: Separator = None,
-    header: Header = None,
     batch_size: Annotated[
         int | None,
         typer.Option(min=1, help="Rows per batch (default: 50,000; 5,000 with --minimal)."),
     ] = None,
-    workers: Workers = None,
     max_nodes: Annotated[
         int | None, typer.Option(min=1, help="Node budget per search (finding `limit`).")
     ] = None,
@@ -174,10 +195,7 @@ def validate(
     strict: Annotated[
         bool, typer.Option("--strict", help="Exit with code 1 when any error-level finding exists.")
     ] = False,
-    quiet: Quiet = False,
-    as_json: AsJson = False,
-    executor: ExecutorOption = Executor.local,
-    scheduler: Scheduler = None,
+    **job: Any,
 ) -> None:
     """Check every row of INPUT, and the dataset as a whole; one Parquet row per finding.
 
@@ -188,33 +206,10 @@ def validate(
     """
     from pipeline.validate import validate_file
 
-    try:
-        summary = validate_file(
-            input_path,
-            output,
-            column=column,
-            solution_column=solution_column,
-            id_column=id_column,
-            separator=separator,
-            has_header=header,
-            batch_size=batch_size,
-            workers=workers,
-            max_nodes=max_nodes,
-            minimal=minimal,
-            progress=not quiet,
-            executor=executor.value,
-            scheduler=scheduler,
-        )
-    except DatasetError as e:
-        _fail(str(e))
-    except KeyboardInterrupt:
-        _fail("interrupted", code=130)
-    except OSError as e:
-        _fail(f"{e.filename or ''}: {e.strerror or e}".lstrip(": "))
-    if as_json:
-        typer.echo(summary.to_json())
-    if not quiet or not as_json:
-        typer.echo(summary.describe(), err=True)
+    with _one_line_errors():
+        summary = validate_file(input_path, output, max_nodes=max_nodes, minimal=minimal,
+                                batch_size=batch_size, **_job_options(job))  # fmt: skip
+    _print_summary(summary, job)
     if strict and not summary.clean:
         _fail(f"--strict: {summary.levels['error']:,} error findings in "
               f"{summary.rows_with_errors:,} rows", code=1)  # fmt: skip
@@ -237,20 +232,11 @@ def generate(
 
     Example: sudoku-pipeline generate 100000 -o corpus.parquet --seed 1
     """
-    from pipeline.generate import generate_chunks, generate_file
+    from pipeline.jobs.generate import generate_file
 
-    if output is not None and output.suffix.lower() not in (".csv", ".parquet", ".pq"):
-        _fail(f"{output}: the output must end in .csv or .parquet")
-    if output is not None and not output.parent.is_dir():  # say so before generating, not after
-        _fail(f"{output.parent}: no such directory for the output")
-    try:
-        if output is None:
-            for i, chunk in enumerate(generate_chunks(n, seed=seed, clues=clues, workers=workers)):
-                chunk.write_csv(sys.stdout, include_header=i == 0)
-        else:
-            generate_file(n, output, seed=seed, clues=clues, workers=workers)
-    except OSError as e:
-        _fail(f"{output}: cannot write ({e.strerror or str(e).splitlines()[0]})")
+    with _one_line_errors():
+        generate_file(n, "-" if output is None else output, seed=seed, clues=clues,
+                      workers=workers)  # fmt: skip
     if output is not None:
         typer.echo(f"wrote {n:,} puzzles to {output}", err=True)
 
@@ -273,25 +259,14 @@ def report(
 
     Example: sudoku-pipeline report fast.parquet mrv.parquet --html report.html
     """
-    from pipeline.report import ReportError
+    from pipeline.report import render_text
     from pipeline.report import report as make_report
 
-    try:
+    with _one_line_errors():
         summary = make_report(results, html=html)
-    except ReportError as e:
-        _fail(str(e))
-    except OSError as e:
-        _fail(f"{e.filename or ''}: {e.strerror or e}".lstrip(": "))
-    typer.echo(summary.to_json() if as_json else summary.to_text(), nl=as_json)
+    typer.echo(summary.to_json() if as_json else render_text(summary), nl=as_json)
     if html is not None:
         typer.echo(f"wrote {html}", err=True)
-
-
-class BenchStrategy(StrEnum):
-    all = "all"
-    fast = "fast"
-    mrv = "mrv"
-    backtrack = "backtrack"
 
 
 @app.command(cls=_OneLineErrors)
@@ -299,9 +274,7 @@ def bench(
     datasets: Annotated[
         list[Path], typer.Argument(metavar="DATASET", help="Inputs, as for solve.")
     ],
-    strategy: Annotated[
-        BenchStrategy, typer.Option(help="One strategy, or all.")
-    ] = BenchStrategy.all,
+    strategy: Annotated[BenchStrategy, typer.Option(help="One strategy, or all.")] = ALL_STRATEGIES,
     workers: Annotated[int, typer.Option(min=1, help="Worker processes.")] = 1,
     output: Annotated[
         Path | None,
@@ -309,7 +282,7 @@ def bench(
     ] = None,
     max_nodes: Annotated[
         int | None,
-        typer.Option(min=1, help="Node budget per puzzle (default: 20,000 for mrv, backtrack)."),
+        typer.Option(min=1, help="Node budget per puzzle (default: the strategy's own)."),
     ] = None,
     rows: Annotated[
         int | None, typer.Option(min=1, help="Only the first ROWS rows of each dataset.")
@@ -322,17 +295,11 @@ def bench(
 
     Example: sudoku-pipeline bench data/sample.csv --strategy all -o bench.parquet
     """
-    from pipeline.bench import bench as run_bench
+    from pipeline.jobs.bench import bench as run_bench
 
-    try:
+    with _one_line_errors():
         result = run_bench(datasets, strategy.value, workers, output, max_nodes=max_nodes,
                            rows=rows, progress=not quiet)  # fmt: skip
-    except DatasetError as e:
-        _fail(str(e))
-    except KeyboardInterrupt:
-        _fail("interrupted", code=130)
-    except OSError as e:
-        _fail(f"{e.filename or ''}: {e.strerror or e}".lstrip(": "))
     typer.echo(result.to_json() if as_json else result.to_markdown())
     if output is not None:
         typer.echo(f"wrote {output}", err=True)

@@ -18,6 +18,7 @@ import polars as pl
 import pyarrow as pa
 
 CELLS = 81
+MIN_UNIQUE_CLUES = 17  # no puzzle with fewer givens has a unique solution
 _CHUNK_ROWS = 8192  # rows per numpy step: keeps the temporaries in cache
 _CELL_VALUES = {".": 0, "0": 0, **{str(d): d for d in range(1, 10)}}
 _NOT_A_PUZZLE = "!" * CELLS  # stands in for rows that are not 81 bytes long

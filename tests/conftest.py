@@ -1,9 +1,12 @@
-"""Shared test helpers: where the public puzzle sets live (when present) and small readers."""
+"""Shared test helpers: where the public puzzle sets live (when present), read as `solve` reads
+them."""
 
 from pathlib import Path
 
 import numpy as np
 import pytest
+
+from pipeline.io.dataset import read_puzzles
 
 SHARED_DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data"
 
@@ -13,14 +16,4 @@ def shared_puzzles(name: str, limit: int | None = None) -> np.ndarray:
     path = SHARED_DATA / name
     if not path.exists():
         pytest.skip(f"{path} not present (public sets are optional for the tests)")
-    lines = []
-    with path.open() as f:
-        for line in f:
-            line = line.strip()
-            if line and not line.startswith("#"):
-                lines.append(line.split(",")[0])
-                if limit is not None and len(lines) >= limit:
-                    break
-    raw = np.frombuffer("".join(lines).encode(), dtype=np.uint8).reshape(-1, 81).copy()
-    raw[raw == ord(".")] = ord("0")
-    return raw - ord("0")
+    return read_puzzles(path, limit=limit).grids

@@ -134,8 +134,8 @@ def test_solve_rejects_a_board_that_is_not_9x9():
 
 
 def test_the_file_jobs_are_one_import_away():
-    from pipeline.generate import generate_file
-    from pipeline.run import solve_file
+    from pipeline.jobs.generate import generate_file
+    from pipeline.jobs.solve import solve_file
     from pipeline.validate import validate_file
 
     assert pipeline.solve_file is solve_file

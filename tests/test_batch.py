@@ -7,8 +7,8 @@ import polars as pl
 import pyarrow as pa
 
 from pipeline import solve_batch
-from pipeline.batch import SolveOptions, solve_record_batch
-from pipeline.results import empty_results, result_schema
+from pipeline.jobs.batch import SolveOptions, solve_record_batch
+from pipeline.jobs.results import empty_results, result_schema
 
 SEED = "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79"
 SOLUTION = "534678912672195348198342567859761423426853791713924856961537284287419635345286179"

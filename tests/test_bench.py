@@ -9,9 +9,9 @@ import pytest
 from typer.testing import CliRunner
 
 import pipeline
-from pipeline.bench import bench
 from pipeline.cli import app
-from pipeline.dataset import DatasetError
+from pipeline.errors import InputError
+from pipeline.jobs.bench import bench
 from pipeline.report import report
 from pipeline.solver import STRATEGIES
 
@@ -95,7 +95,7 @@ def test_one_strategy_on_two_workers(datasets):
 
 
 def test_bad_input_is_one_line(datasets, tmp_path):
-    with pytest.raises(DatasetError, match="unknown strategy"):
+    with pytest.raises(InputError, match="unknown strategy"):
         bench(datasets, strategy="dlx")
     run = CliRunner().invoke(app, ["bench", str(tmp_path / "none.csv")])
     assert run.exit_code == 2 and run.stderr.count("\n") == 1, run.output

@@ -27,12 +27,12 @@ from typer.testing import CliRunner
 
 import pipeline
 from pipeline import generate
-from pipeline.checkpoint import Checkpoint
 from pipeline.cli import app
-from pipeline.dataset import DatasetError
-from pipeline.executors import LocalExecutor
-from pipeline.results import result_schema
-from pipeline.run import RunSummary, solve_file
+from pipeline.errors import InputError
+from pipeline.jobs.checkpoint import Checkpoint
+from pipeline.jobs.executors import LocalExecutor
+from pipeline.jobs.results import result_schema
+from pipeline.jobs.solve import RunSummary, solve_file
 
 SHARED = Path(__file__).resolve().parents[1] / ".." / "shared" / "data"
 _SCRIPT = Path(sys.executable).with_name("sudoku-pipeline")
@@ -655,9 +655,9 @@ def test_solve_file_is_the_python_twin(tmp_path):
     assert json.loads(summary.to_json())["strategy"] == "fast"
     assert summary.metadata["input"]["rows"] == CORPUS.height
     check_corpus_results(Path(summary.output), "parquet")
-    with pytest.raises(DatasetError, match="no such file"):
+    with pytest.raises(InputError, match="no such file"):
         solve_file(tmp_path / "missing.csv")
-    with pytest.raises(DatasetError, match="unknown strategy"):
+    with pytest.raises(InputError, match="unknown strategy"):
         solve_file(corpus, strategy="magic")
 
 

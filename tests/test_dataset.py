@@ -9,7 +9,8 @@ import pyarrow.parquet as pq
 import pytest
 import zstandard
 
-from pipeline.dataset import PUZZLE_NAMES, Dataset, DatasetError, open_dataset
+from pipeline.errors import InputError
+from pipeline.io.dataset import PUZZLE_NAMES, Dataset, open_dataset
 
 SHARED = Path(__file__).parents[1] / ".." / "shared" / "data"
 
@@ -142,7 +143,7 @@ def test_columns_found_by_content_without_header(tmp_path):
 
 
 def test_no_puzzle_column(tmp_path):
-    with pytest.raises(DatasetError, match="no puzzle column found.*columns are: a, b"):
+    with pytest.raises(InputError, match="no puzzle column found.*columns are: a, b"):
         open_dataset(write(tmp_path / "x.csv", "a,b\nx,y\nz,w\n"), has_header=True)
 
 
@@ -156,21 +157,21 @@ def test_overrides(tmp_path):
 def test_missing_column_lists_the_columns(tmp_path):
     path = write(tmp_path / "x.csv", f"puzzle,solution\n{P1},{S1}\n")
     for option in ("column", "solution_column", "id_column"):
-        with pytest.raises(DatasetError) as err:
+        with pytest.raises(InputError) as err:
             open_dataset(path, **{option: "foo"})
         assert str(err.value) == f"{path}: column 'foo' not found; columns are: puzzle, solution"
 
 
 def test_missing_file_and_directory(tmp_path):
-    with pytest.raises(DatasetError, match=r"nope\.csv: no such file$"):
+    with pytest.raises(InputError, match=r"nope\.csv: no such file$"):
         open_dataset(tmp_path / "nope.csv")
     (tmp_path / "dir.csv").mkdir()
-    with pytest.raises(DatasetError, match="is a directory"):
+    with pytest.raises(InputError, match="is a directory"):
         open_dataset(tmp_path / "dir.csv")
 
 
 def test_unknown_suffix(tmp_path):
-    with pytest.raises(DatasetError, match="unknown format"):
+    with pytest.raises(InputError, match="unknown format"):
         open_dataset(write(tmp_path / "x.json", "{}"))
 
 
@@ -178,22 +179,22 @@ def test_unknown_suffix(tmp_path):
 def test_unreadable_file(tmp_path):
     path = write(tmp_path / "x.csv", f"{P1}\n")
     path.chmod(0)
-    with pytest.raises(DatasetError, match="permission denied"):
+    with pytest.raises(InputError, match="permission denied"):
         open_dataset(path)
 
 
 def test_content_must_match_the_name(tmp_path):
-    with pytest.raises(DatasetError, match=r"x\.parquet: not a Parquet file"):
+    with pytest.raises(InputError, match=r"x\.parquet: not a Parquet file"):
         open_dataset(write(tmp_path / "x.parquet", f"{P1}\n"))
-    with pytest.raises(DatasetError, match="not a gzip file"):
+    with pytest.raises(InputError, match="not a gzip file"):
         open_dataset(write(tmp_path / "x.csv.gz", f"{P1}\n"))
-    with pytest.raises(DatasetError, match="not a zstd file"):
+    with pytest.raises(InputError, match="not a zstd file"):
         open_dataset(write(tmp_path / "x.txt.zst", f"{P1}\n", "gzip"))
-    with pytest.raises(DatasetError, match="gzip-compressed but its name does not end in .gz"):
+    with pytest.raises(InputError, match="gzip-compressed but its name does not end in .gz"):
         open_dataset(write(tmp_path / "y.csv", f"{P1}\n", "gzip"))
-    with pytest.raises(DatasetError, match="is a Parquet file, not text"):
+    with pytest.raises(InputError, match="is a Parquet file, not text"):
         open_dataset(write_parquet(tmp_path / "p.csv", pa.table({"puzzle": [P1]})))
-    with pytest.raises(DatasetError, match=r"not a Parquet file \(after gzip"):
+    with pytest.raises(InputError, match=r"not a Parquet file \(after gzip"):
         open_dataset(write(tmp_path / "x.parquet.gz", f"{P1}\n", "gzip"))
 
 
@@ -201,10 +202,10 @@ def test_corrupt_gzip(tmp_path):
     data = gzip.compress(("\n".join([P1] * 50_000) + "\n").encode())
     truncated = write(tmp_path / "t.txt.gz", data[: len(data) // 2])
     ds = open_dataset(truncated)  # the start decompresses fine ...
-    with pytest.raises(DatasetError, match=r"t\.txt\.gz: read failed"):  # ... the end does not
+    with pytest.raises(InputError, match=r"t\.txt\.gz: read failed"):  # ... the end does not
         read_all(ds)
     garbled = write(tmp_path / "g.csv.gz", data[:20] + b"\x00" * 64 + data[84:])
-    with pytest.raises(DatasetError, match="g.csv.gz"):
+    with pytest.raises(InputError, match="g.csv.gz"):
         read_all(open_dataset(garbled))
 
 
@@ -298,7 +299,7 @@ def test_start_row(tmp_path):
         assert next(ds.batches(24_999)).num_rows == 1
         assert list(ds.batches(25_000)) == []
         assert list(ds.batches(99_999)) == []
-    with pytest.raises(DatasetError, match="start_row"):
+    with pytest.raises(InputError, match="start_row"):
         list(ds.batches(-1))
 
 
@@ -352,16 +353,16 @@ def test_parquet_types(tmp_path):
         "puzzle": [P1, P2],
         "solution": [S1, None],
     }
-    with pytest.raises(DatasetError, match="column 'id' holds int64, not text"):
+    with pytest.raises(InputError, match="column 'id' holds int64, not text"):
         open_dataset(tmp_path / "x.pq", column="id")
 
 
 def test_options_that_do_not_apply(tmp_path):
-    with pytest.raises(DatasetError, match="separator applies to CSV/TSV"):
+    with pytest.raises(InputError, match="separator applies to CSV/TSV"):
         open_dataset(write(tmp_path / "x.txt", f"{P1}\n"), separator=";")
-    with pytest.raises(DatasetError, match="separator must be one character"):
+    with pytest.raises(InputError, match="separator must be one character"):
         open_dataset(write(tmp_path / "x.csv", f"{P1}\n"), separator="ab")
-    with pytest.raises(DatasetError, match="batch_size"):
+    with pytest.raises(InputError, match="batch_size"):
         open_dataset(tmp_path / "x.csv", batch_size=0)
 
 

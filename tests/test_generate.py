@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 
 from pipeline import generate
-from pipeline.generate import random_full_grids
 from pipeline.grid import parse_puzzles
+from pipeline.jobs.generate import random_full_grids
 from pipeline.solver import codes, solve_grids
 from pipeline.solver.checks import givens_valid, verify_solutions
 from pipeline.symmetry import random_symmetries
@@ -70,7 +70,7 @@ def test_a_corpus_is_made_a_chunk_at_a_time_the_same_however_shared_out(monkeypa
 
     import polars as pl
 
-    gen = importlib.import_module("pipeline.generate")  # the module, not the function
+    gen = importlib.import_module("pipeline.jobs.generate")  # the module, not the function
 
     monkeypatch.setattr(gen, "CHUNK", 40)
     whole = generate(100, seed=12)

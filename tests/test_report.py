@@ -17,10 +17,10 @@ from typer.testing import CliRunner
 
 import pipeline
 from pipeline.cli import app
-from pipeline.report import ReportError, report
-from pipeline.report_text import count, decimal, ratio
-from pipeline.results import empty_results
-from pipeline.run import solve_file
+from pipeline.jobs.results import empty_results
+from pipeline.jobs.solve import solve_file
+from pipeline.report import ReportError, render_text, report
+from pipeline.report.text import count, decimal, ratio
 
 ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
 NOT_SEARCHED = ["invalid", "malformed"]
@@ -246,7 +246,7 @@ def test_an_empty_result_file_reports_no_rows(tmp_path):
     path = tmp_path / "empty.parquet"
     pq.write_table(empty_results(), path)
     rep = report(path, html=tmp_path / "empty.html")
-    assert "verdicts: no rows" in rep.to_text()
+    assert "verdicts: no rows" in render_text(rep)
     assert rep.to_dict()["runs"][0]["stats"]["nodes"]["p50"] is None
     assert (tmp_path / "empty.html").stat().st_size > 1000
 

@@ -6,8 +6,8 @@ from conftest import shared_puzzles
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pipeline.generate import generate, random_full_grids
 from pipeline.grid import parse_puzzles
+from pipeline.jobs.generate import generate, random_full_grids
 from pipeline.solver import codes, find_two_solutions, solve_grids
 from pipeline.solver.checks import verify_solutions
 from pipeline.symmetry import random_symmetries

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
-from pipeline.solver import checks, codes, get_kernel, solve_grids
+from pipeline.solver import checks, codes, get_strategy, solve_grids
 from pipeline.solver.checks import first_clash, givens_valid, verify_solutions
 
 DATA = Path(__file__).parents[1] / ".." / "shared" / "data"
@@ -225,7 +225,8 @@ def test_kernel_leaves_skipped_rows_untouched(strategy):
     skip = np.array([False, True, True])
     outs = [np.full(3, 7, np.int8), np.full((3, 81), 7, np.uint8)]
     outs += [np.full(3, 7, np.int64) for _ in range(3)]  # nodes, guesses, solve_ns
-    get_kernel(strategy)(grids, skip, 2, 0, *outs)
+    chosen = get_strategy(strategy)
+    chosen.load()(grids, skip, *chosen.flags, 2, 0, *outs)
     assert outs[0].tolist() == [codes.SOLVED, 7, 7]
     assert text(outs[1][0]) == SEED000_SOLUTION and (outs[1][1:] == 7).all()
     assert all(out[1:].tolist() == [7, 7] for out in outs[2:])

@@ -15,12 +15,12 @@ from typer.testing import CliRunner
 
 from pipeline import generate
 from pipeline.cli import app
-from pipeline.dataset import DatasetError
-from pipeline.duplicates import DuplicateIndex, row_keys
-from pipeline.findings import CODES, findings_schema
+from pipeline.errors import InputError
 from pipeline.grid import parse_puzzles
 from pipeline.solver.checks import verify_solutions
 from pipeline.validate import validate_file, validate_puzzles
+from pipeline.validate.catalogue import CODES, findings_schema
+from pipeline.validate.duplicates import DuplicateIndex, row_keys
 from tests.conftest import SHARED_DATA
 
 DATA = Path(__file__).resolve().parents[1] / "data"
@@ -176,7 +176,7 @@ def test_row_keys_tell_puzzles_apart_and_mark_rows_that_are_not_puzzles():
 
 
 def test_duplicate_index_across_its_blocks(monkeypatch):
-    monkeypatch.setattr("pipeline.duplicates._BLOCK_ROWS", 4)
+    monkeypatch.setattr("pipeline.validate.duplicates._BLOCK_ROWS", 4)
     keys = np.array([[5, 7], [9, 9], [0, 0], [5, 7], [0, 0], [5, 9], [9, 9], [5, 7], [1, 1]],
                     dtype=np.uint64)  # fmt: skip
     index = DuplicateIndex()
@@ -273,9 +273,9 @@ def test_exit_codes_strict_json_and_default_output(tmp_path):
 
 
 def test_bad_options_and_empty_input(tmp_path):
-    with pytest.raises(DatasetError, match="max_nodes"):
+    with pytest.raises(InputError, match="max_nodes"):
         validate_file(DATA / "bad_rows.csv", tmp_path / "x.parquet", max_nodes=0)
-    with pytest.raises(DatasetError, match="no such directory"):
+    with pytest.raises(InputError, match="no such directory"):
         validate_file(DATA / "bad_rows.csv", tmp_path / "nope" / "x.parquet")
     empty = tmp_path / "empty.csv"
     empty.write_text("id,puzzle\n")

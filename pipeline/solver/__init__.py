@@ -20,29 +20,31 @@ choice: a puzzle stopped by it reports `nodes == max_nodes`. Backing up costs no
 
 Every kernel has the same signature and works on a whole batch::
 
-    kernel(grids, skip, max_solutions, max_nodes,
+    kernel(grids, skip, [*flags,] max_solutions, max_nodes,
            verdicts, solutions, nodes, guesses, solve_ns) -> None
 
 * `grids`: `(n, 81) uint8`, 0 = blank, 1..9 = given digit, row-major cells.
-* `skip`: `(n,) bool`; rows where it is True are left untouched (malformed or clashing givens,
-  found by the caller with `checks.givens_valid`; kernels may assume givens do not clash).
+* `skip`: `(n,) bool`; rows where it is True are left untouched (malformed rows).
+* leading flags of the strategy, if any (see `registry.Strategy.flags`).
 * `max_solutions`: 1 = stop at the first solution, 2 = prove uniqueness.
 * `max_nodes`: per-puzzle node budget, 0 = none. When the budget is spent before the search
   decides, the verdict is `LIMIT` (with the first solution kept if one was found).
 * outputs: `verdicts (n,) int8` (codes.py), `solutions (n, 81) uint8` (the first solution found,
   zeros when none), `nodes`, `guesses`, `solve_ns` `(n,) int64`.
+
+Givens that clash (a digit twice in a unit, or a value above 9) make the verdict `INVALID`
+without a search (nodes, guesses and time 0): a kernel whose strategy `checks_givens` finds
+them while loading the givens; for the others the facade runs `checks.givens_valid` first.
+Where they clash is found once, for those rows only, by `checks.first_clash`.
 """
 
-from collections.abc import Callable
 from typing import NamedTuple
 
 import numpy as np
 
 from pipeline.solver import codes
 from pipeline.solver.codes import VERDICT_NAMES
-
-STRATEGIES: tuple[str, ...] = ("fast", "mrv", "backtrack")
-DEFAULT_STRATEGY = "fast"
+from pipeline.solver.registry import DEFAULT_STRATEGY, REGISTRY, STRATEGIES, get_strategy
 
 
 class KernelResults(NamedTuple):
@@ -55,34 +57,25 @@ class KernelResults(NamedTuple):
     solve_ns: np.ndarray  # (n,) int64
 
 
-def get_kernel(strategy: str) -> Callable[..., None]:
-    """The numba kernel of a strategy (imported lazily: each compiles or loads on first use)."""
-    if strategy == "fast":
-        from pipeline.solver.fast import solve_kernel
-    elif strategy == "mrv":
-        from pipeline.solver.mrv import solve_kernel
-    elif strategy == "backtrack":
-        from pipeline.solver.backtrack import solve_kernel
-    else:
-        raise ValueError(f"unknown strategy {strategy!r}; choose one of {', '.join(STRATEGIES)}")
-    return solve_kernel
-
-
 def _prepare(
-    grids: np.ndarray, skip: np.ndarray | None
+    grids: np.ndarray, skip: np.ndarray | None, checks_givens: bool
 ) -> tuple[np.ndarray, np.ndarray, KernelResults]:
     """Contiguous grids, the rows not to search, and outputs with the verdicts known already:
-    `MALFORMED` for skipped rows, `INVALID` where the givens clash."""
-    from pipeline.solver.checks import givens_valid  # numba: loaded where kernels run
-
+    `MALFORMED` for skipped rows; `INVALID` where the givens clash, unless the kernel
+    `checks_givens` itself."""
     grids = np.ascontiguousarray(grids, dtype=np.uint8).reshape(-1, 81)
     n = grids.shape[0]
     malformed = np.zeros(n, dtype=np.bool_) if skip is None else np.asarray(skip, dtype=np.bool_)
     if malformed.shape != (n,):
         raise ValueError(f"skip must have shape ({n},), got {malformed.shape}")
     verdicts = np.full(n, codes.MALFORMED, dtype=np.int8)
-    valid = givens_valid(grids)
-    verdicts[~valid & ~malformed] = codes.INVALID
+    todo_skip = malformed
+    if not checks_givens:
+        from pipeline.solver.checks import givens_valid  # numba: loaded where kernels run
+
+        valid = givens_valid(grids)
+        verdicts[~valid & ~malformed] = codes.INVALID
+        todo_skip = malformed | ~valid
     out = KernelResults(
         verdicts,
         np.zeros((n, 81), dtype=np.uint8),
@@ -90,7 +83,7 @@ def _prepare(
         np.zeros(n, dtype=np.int64),
         np.zeros(n, dtype=np.int64),
     )
-    return grids, malformed | ~valid, out
+    return grids, todo_skip, out
 
 
 def _budget(max_nodes: int | None) -> int:
@@ -113,9 +106,10 @@ def solve_grids(
     if solutions not in (1, 2):
         raise ValueError(f"solutions must be 1 or 2, not {solutions!r}")
     budget = _budget(max_nodes)
-    kernel = get_kernel(strategy)
-    grids, todo_skip, out = _prepare(grids, skip)
-    kernel(grids, todo_skip, solutions, budget, *out)
+    chosen = get_strategy(strategy)
+    kernel = chosen.load()
+    grids, todo_skip, out = _prepare(grids, skip, chosen.checks_givens)
+    kernel(grids, todo_skip, *chosen.flags, solutions, budget, *out)
     return out
 
 
@@ -128,7 +122,7 @@ def find_two_solutions(
     from pipeline.solver.fast import two_solutions_kernel
 
     budget = _budget(max_nodes)
-    grids, todo_skip, out = _prepare(grids, skip)
+    grids, todo_skip, out = _prepare(grids, skip, REGISTRY["fast"].checks_givens)
     seconds = np.zeros_like(out.solutions)
     two_solutions_kernel(grids, todo_skip, budget, out.verdicts, out.solutions, seconds,
                          out.nodes, out.guesses, out.solve_ns)  # fmt: skip
@@ -140,8 +134,9 @@ __all__ = [
     "KernelResults",
     "STRATEGIES",
     "VERDICT_NAMES",
+    "REGISTRY",
     "codes",
     "find_two_solutions",
-    "get_kernel",
+    "get_strategy",
     "solve_grids",
 ]

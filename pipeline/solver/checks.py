@@ -1,11 +1,13 @@
 """Checks on whole batches, kept apart from the search code: clashing givens and solution proofs.
 
-A *unit* is a row, a column or a box: 27 of them, numbered here 0..8 (rows), 9..17 (columns)
-and 18..26 (boxes). A board's givens are valid when no digit repeats inside a unit; an empty
-board is valid, and a valid board need not be solvable (these checks never search).
+A *unit* is a row, a column or a box (`units.CELL_UNITS` numbers them). A board's givens are
+valid when no digit repeats inside a unit; an empty board is valid, and a valid board need not
+be solvable (these checks never search).
 
 Every check is a numba kernel over the whole batch plus a typed facade that takes and returns
-numpy arrays.
+numpy arrays. `first_clash` says where givens clash and `clash_messages` says it in words: the
+location is found once, for the rows known to clash, and serves both the message and the
+evidence of a finding.
 """
 
 from typing import NamedTuple
@@ -13,20 +15,14 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-ROW, COLUMN, BOX, NOT_A_DIGIT = 0, 1, 2, 3  # values of `Clashes.kind`
+from pipeline.solver.units import BOX, CELL_UNITS, COLUMN, ROW
 
-
-@njit(nogil=True, cache=True, inline="always")
-def _units(cell: int) -> tuple[int, int, int]:
-    """The three units of a cell: its row, column and box, as unit numbers 0..26."""
-    r = cell // 9
-    c = cell - 9 * r
-    return r, 9 + c, 18 + (r // 3) * 3 + c // 3
+NOT_A_DIGIT = 3  # a value of `Clashes.kind`, after ROW, COLUMN and BOX
 
 
 @njit(nogil=True, cache=True)
 def _first_clash_cell(grid: np.ndarray, masks: np.ndarray) -> int:
-    """Seed 003's one pass over the cells with 27 unit bitmasks.
+    """One pass over the cells with 27 unit bitmasks.
 
     Returns -1 when the givens are valid, else `kind * 81 + cell` for the first cell (row-major)
     whose digit is already in its row, column or box (checked in that order), or that holds a
@@ -40,7 +36,7 @@ def _first_clash_cell(grid: np.ndarray, masks: np.ndarray) -> int:
         if d > 9:
             return NOT_A_DIGIT * 81 + cell
         bit = 1 << (d - 1)
-        u0, u1, u2 = _units(cell)
+        u0, u1, u2 = CELL_UNITS[cell, 0], CELL_UNITS[cell, 1], CELL_UNITS[cell, 2]
         if masks[u0] & bit:
             return ROW * 81 + cell
         if masks[u1] & bit:
@@ -76,10 +72,10 @@ def _first_clash_kernel(grids: np.ndarray, out: np.ndarray) -> None:
         out[i, 3] = cell
         if kind == NOT_A_DIGIT:
             continue
-        unit = _units(cell)[kind]
+        unit = CELL_UNITS[cell, kind]
         out[i, 1] = unit - 9 * kind
         for other in range(cell):  # the earlier cell of the same unit with the same digit
-            if grids[i, other] == d and _units(other)[kind] == unit:
+            if grids[i, other] == d and CELL_UNITS[other, kind] == unit:
                 out[i, 3] = other
                 out[i, 4] = cell
                 break
@@ -98,7 +94,7 @@ def _verify_kernel(puzzles: np.ndarray, solutions: np.ndarray, out: np.ndarray) 
                 ok = False
                 break
             bit = 1 << (d - 1)
-            u0, u1, u2 = _units(cell)
+            u0, u1, u2 = CELL_UNITS[cell, 0], CELL_UNITS[cell, 1], CELL_UNITS[cell, 2]
             if (masks[u0] | masks[u1] | masks[u2]) & bit:
                 ok = False
                 break
@@ -146,6 +142,31 @@ def first_clash(grids: np.ndarray) -> Clashes:
     return Clashes(*(np.ascontiguousarray(out[:, k]) for k in range(5)))
 
 
+def clash_messages(clashes: Clashes) -> list[str | None]:
+    """One sentence per grid naming its first clash ("row 1 repeats 5 at columns 1 and 3"),
+    None where the givens do not clash. Numbers are 1-based, as people count rows."""
+    messages: list[str | None] = []
+    for kind, unit, digit, a, b in zip(*(c.tolist() for c in clashes), strict=True):
+        if kind < 0:
+            messages.append(None)
+        elif kind == ROW:
+            messages.append(
+                f"row {unit + 1} repeats {digit} at columns {a % 9 + 1} and {b % 9 + 1}"
+            )
+        elif kind == COLUMN:
+            messages.append(
+                f"column {unit + 1} repeats {digit} at rows {a // 9 + 1} and {b // 9 + 1}"
+            )
+        elif kind == BOX:
+            messages.append(
+                f"box {unit + 1} repeats {digit} at cells r{a // 9 + 1}c{a % 9 + 1} "
+                f"and r{b // 9 + 1}c{b % 9 + 1}"
+            )
+        else:
+            messages.append(f"cell {a + 1} holds {digit}, not a digit")
+    return messages
+
+
 def verify_solutions(puzzles: np.ndarray, solutions: np.ndarray) -> np.ndarray:
     """`(n,) bool`: each solution is complete, obeys every unit and keeps its puzzle's givens."""
     puzzles = _as_grids(puzzles)
@@ -163,6 +184,7 @@ __all__ = [
     "Clashes",
     "NOT_A_DIGIT",
     "ROW",
+    "clash_messages",
     "first_clash",
     "givens_valid",
     "verify_solutions",

@@ -1,21 +1,14 @@
 """The result schema: one Arrow table per batch, one row per input row, in input order.
 
-| column | type | meaning |
-|---|---|---|
-| row | int64 | 0-based position in the input |
-| id | passthrough | the input's id column, when it has one |
-| puzzle | string | the puzzle as read: 81 chars with `.` blanks when parseable, else the raw text |
-| verdict | dictionary<int8, string> | solved, multiple, unsolvable, invalid, limit, malformed |
-| solution | string | the solution found (the first one for `multiple`), else null |
-| clues | int8 | number of givens; null for malformed rows |
-| nodes | int64 | search nodes (see `pipeline.solver`); 0 when no search ran |
-| guesses | int64 | guesses; 0 when no search ran |
-| solve_ns | int64 | kernel time for this puzzle; 0 when no search ran |
-| expected_ok | bool | the input's solution agrees with the solution found; null without one |
-| error | string | why a row is malformed or invalid; null otherwise |
+`COLUMNS` says what each column means (the README's table is made from it and from
+`result_schema`); `build_results` assembles a batch's table from the parsed input and the
+kernel's outputs.
 """
 
+from typing import Any
+
 import numpy as np
+import polars as pl
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -23,8 +16,22 @@ from pipeline.grid import ParsedGrids, clue_counts, format_grids, parse_puzzles
 from pipeline.solver import KernelResults, codes
 
 VERDICT_TYPE = pa.dictionary(pa.int8(), pa.string())
+COLUMNS: dict[str, str] = {
+    "row": "0-based position in the input",
+    "id": "the input's id column, when it has one (its type kept)",
+    "puzzle": "the puzzle as read: 81 chars with `.` blanks when parseable, else the raw text",
+    "verdict": "`solved` (exactly one solution), `multiple`, `unsolvable`, `invalid` (givens "
+    "clash), `malformed`, `limit` (node budget spent)",
+    "solution": "the solution found (the first one for `multiple`), else null",
+    "clues": "number of givens; null for malformed rows",
+    "nodes": "search nodes, counted the same way by every strategy (see `pipeline.solver`); "
+    "0 when no search ran",
+    "guesses": "digits placed by choice at cells with two or more candidates; 0 when no search ran",
+    "solve_ns": "kernel time for this puzzle; 0 when no search ran",
+    "expected_ok": "the input's solution agrees with the solution found; null without one",
+    "error": "why a row is malformed or invalid; null otherwise",
+}
 _VERDICTS = pa.array(codes.VERDICT_NAMES, type=pa.string())
-_UNIT_NAMES = ("row", "column", "box")
 
 
 def result_schema(id_type: pa.DataType | None = None) -> pa.Schema:
@@ -44,34 +51,6 @@ def result_schema(id_type: pa.DataType | None = None) -> pa.Schema:
         pa.field("error", pa.string()),
     ]
     return pa.schema(fields)
-
-
-def clash_messages(grids: np.ndarray) -> list[str | None]:
-    """One sentence per grid naming its first clash ("row 1 repeats 5 at columns 1 and 3"),
-    None where the givens do not clash. Numbers are 1-based, as people count rows."""
-    from pipeline.solver.checks import first_clash  # numba: loaded where kernels run
-
-    clashes = first_clash(grids)
-    messages: list[str | None] = []
-    for kind, unit, digit, a, b in zip(*(c.tolist() for c in clashes), strict=True):
-        if kind < 0:
-            messages.append(None)
-        elif kind == 0:
-            messages.append(
-                f"row {unit + 1} repeats {digit} at columns {a % 9 + 1} and {b % 9 + 1}"
-            )
-        elif kind == 1:
-            messages.append(
-                f"column {unit + 1} repeats {digit} at rows {a // 9 + 1} and {b // 9 + 1}"
-            )
-        elif kind == 2:
-            messages.append(
-                f"box {unit + 1} repeats {digit} at cells r{a // 9 + 1}c{a % 9 + 1} "
-                f"and r{b // 9 + 1}c{b % 9 + 1}"
-            )
-        else:
-            messages.append(f"cell {a + 1} holds {digit}, not a digit")
-    return messages
 
 
 def build_results(
@@ -94,7 +73,10 @@ def build_results(
     invalid = np.flatnonzero(verdicts == codes.INVALID)
     if invalid.size:
         messages = errors.to_pylist()
-        for i, message in zip(invalid.tolist(), clash_messages(parsed.grids[invalid]), strict=True):
+        from pipeline.solver.checks import clash_messages, first_clash  # numba: in workers
+
+        clashes = clash_messages(first_clash(parsed.grids[invalid]))
+        for i, message in zip(invalid.tolist(), clashes, strict=True):
             messages[i] = message
         errors = pa.array(messages, type=pa.string())
 
@@ -127,3 +109,35 @@ def build_results(
 def empty_results(id_type: pa.DataType | None = None) -> pa.Table:
     """A table with the full result schema and no rows (for an empty input)."""
     return result_schema(id_type).empty_table()
+
+
+# Definitions shared by every figure of a result table (report, bench):
+# * *searched* rows: every verdict but `invalid` and `malformed` (no search ran for those);
+#   time, nodes and guesses statistics are over searched rows;
+# * *% no guess*: searched rows with verdict `solved` and `guesses == 0`, over searched rows.
+NOT_SEARCHED = ("invalid", "malformed")
+
+
+def searched(frame: pl.DataFrame) -> pl.DataFrame:
+    """The rows a search ran on (every verdict but invalid and malformed)."""
+    return frame.filter(~pl.col("verdict").cast(pl.String).is_in(NOT_SEARCHED))
+
+
+def effort(frame: pl.DataFrame) -> dict[str, Any]:
+    """Mean effort over the searched rows of a result table: `searched` rows, `time_us`,
+    `nodes`, `guesses` per puzzle (None without searched rows), `no_guess_pct`, and `limit`
+    (rows left at the node budget)."""
+    done = searched(frame)
+    n = done.height
+    if not n:
+        return dict(searched=0, time_us=None, nodes=None, guesses=None, no_guess_pct=None,
+                    limit=0)  # fmt: skip
+    verdict = pl.col("verdict").cast(pl.String)
+    row = done.select(
+        (pl.col("solve_ns").mean() / 1000).alias("time_us"),
+        pl.col("nodes").mean().alias("nodes"),
+        pl.col("guesses").mean().alias("guesses"),
+        (100 * ((verdict == "solved") & (pl.col("guesses") == 0)).mean()).alias("no_guess_pct"),
+        (verdict == "limit").sum().alias("limit"),
+    ).row(0, named=True)
+    return {"searched": n, **row}

@@ -9,48 +9,21 @@ renamed, and the checkpoint is removed.
 """
 
 import json
-import os
 import shutil
 from collections import Counter
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from pipeline.formats import DatasetError
+from pipeline.errors import CheckpointError
+from pipeline.io.output import write_atomically
+from pipeline.io.runinfo import METADATA_KEY
 
 _META = "run.json"
 _PART = "part-{start:012d}.arrow"
 _IPC_OPTIONS = pa.ipc.IpcWriteOptions(compression="lz4")
-
-
-class CheckpointError(DatasetError):
-    """A checkpoint that cannot be used (missing, or from another run); one line for the CLI."""
-
-
-def _fsync_dir(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def write_atomically(path: Path, write: Callable[[Any], object]) -> None:
-    """Call `write(file)` on a temporary file beside `path`, fsync it, and rename it to `path`:
-    readers see the old file or the whole new one, never a part (a kill -9 included)."""
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    try:
-        with open(tmp, "wb") as f:
-            write(f)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
-    _fsync_dir(path.parent)
 
 
 class Checkpoint:
@@ -112,8 +85,8 @@ class Checkpoint:
 
     def merge(self, schema: pa.Schema, metadata: dict[str, Any]) -> Counter[str]:
         """Write every part, in order, into the output Parquet file (atomically, zstd, with the
-        run's metadata as JSON under the key `sudoku_pipeline`); returns verdict counts."""
-        schema = schema.with_metadata({"sudoku_pipeline": json.dumps(metadata, sort_keys=True)})
+        run's metadata as JSON under `METADATA_KEY`); returns verdict counts."""
+        schema = schema.with_metadata({METADATA_KEY: json.dumps(metadata, sort_keys=True)})
         counts: Counter[str] = Counter()
 
         def write(f: Any) -> None:

@@ -21,16 +21,19 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
-from pipeline.report import Run, searched
-from pipeline.report_text import ratio
+from pipeline.jobs.results import searched
+from pipeline.report.runs import Run
+from pipeline.report.text import ratio
 from pipeline.solver.codes import VERDICT_NAMES
+from pipeline.solver.registry import STRATEGIES
 
 VERDICT_COLORS = {
     "solved": "#2E9E6B", "multiple": "#E8A33D", "unsolvable": "#D1495B",
     "invalid": "#8E6BBF", "limit": "#6C7A89", "malformed": "#A0765B",
 }  # fmt: skip
-STRATEGY_COLORS = {"fast": "#2364AA", "mrv": "#EA7317", "backtrack": "#7B4FA0"}
 PALETTE = ("#2364AA", "#EA7317", "#7B4FA0", "#3DA5D9", "#C44536", "#4D9078", "#B5838D", "#8C6D31")
+# one colour per strategy, in the registry's order, the same on every plot and page
+STRATEGY_COLORS = dict(zip(STRATEGIES, PALETTE, strict=False))
 MAX_POINTS = 20_000
 DPI = 144
 _STYLE = {

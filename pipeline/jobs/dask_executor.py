@@ -13,20 +13,10 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from pipeline.executors import ExecutorLost
-from pipeline.formats import DatasetError
+from pipeline.errors import ExecutorLost, InputError
 
 INSTALL_HINT = "pip install 'sudoku-pipeline[dask]'"
 LOST_AFTER_S = 20.0  # how long the scheduler may stay unreachable before the run gives up
-
-
-def _warm_worker() -> None:
-    """Load the compiled kernels on a worker before the first batch arrives."""
-    import numpy as np
-
-    from pipeline.solver import solve_grids
-
-    solve_grids(np.zeros((1, 81), dtype=np.uint8))
 
 
 class DaskExecutor:
@@ -36,15 +26,17 @@ class DaskExecutor:
         self,
         scheduler: str | None = None,
         workers: int | None = None,
+        warm: Callable[[], None] | None = None,
         in_flight_per_worker: int = 2,
     ) -> None:
         try:
             import distributed  # noqa: F401
         except ImportError:
-            raise DatasetError(f"--executor dask needs Dask: {INSTALL_HINT}") from None
+            raise InputError(f"--executor dask needs Dask: {INSTALL_HINT}") from None
         self.scheduler = scheduler
         self.requested_workers = workers
         self.in_flight_per_worker = in_flight_per_worker
+        self._warm = warm
         self.workers = workers or 0  # worker threads, known once connected
         self._client: Any = None
         self._cluster: Any = None
@@ -74,7 +66,7 @@ class DaskExecutor:
         except (OSError, TimeoutError) as e:
             reason = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
             message = f"cannot reach the Dask scheduler at {self.scheduler}: {reason}"
-            raise DatasetError(message) from None
+            raise InputError(message) from None
 
     def start(self) -> None:
         """Connect (or start the LocalCluster), wait for a worker, load the kernels on every
@@ -87,10 +79,9 @@ class DaskExecutor:
                 client.wait_for_workers(1, timeout=30)
             except TimeoutError:
                 self.terminate()
-                raise DatasetError(
-                    f"the Dask scheduler at {self.scheduler} has no workers"
-                ) from None
-        client.run(_warm_worker)
+                raise InputError(f"the Dask scheduler at {self.scheduler} has no workers") from None
+        if self._warm is not None:
+            client.run(self._warm)
         self.workers = sum(client.nthreads().values())
 
     def map_ordered(
@@ -110,8 +101,13 @@ class DaskExecutor:
                     yield self._result(pending.popleft(), wait)
             while pending:
                 yield self._result(pending.popleft(), wait)
-        finally:
+        except BaseException:  # a lost cluster, Ctrl-C, or the consumer stopped early
             self.terminate()
+            raise
+
+    def close(self) -> None:
+        """The job is done: disconnect (and stop the LocalCluster, when this started one)."""
+        self.terminate()
 
     def _lost(self, error: BaseException | None = None) -> ExecutorLost:
         where = f"the Dask scheduler at {self.scheduler}" if self.scheduler else "the Dask cluster"

@@ -19,14 +19,10 @@ columns first and ids as text) to one Parquet file that `report` reads and compa
 import datetime
 import itertools
 import json
-import os
 import sys
 import time
-from collections.abc import Iterator
-from concurrent.futures import ProcessPoolExecutor
-from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
-from multiprocessing import get_context
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -34,19 +30,16 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from pipeline.batch import SolveOptions, solve_record_batch
-from pipeline.dataset import DatasetError, open_dataset
-from pipeline.report import METADATA_KEY, run_figures
-from pipeline.results import result_schema
-from pipeline.run import default_output
-from pipeline.runinfo import machine
-from pipeline.solver import STRATEGIES
+from pipeline.errors import InputError
+from pipeline.io.dataset import open_dataset
+from pipeline.io.output import check_output, default_output, write_atomically
+from pipeline.io.runinfo import METADATA_KEY, machine
+from pipeline.jobs.batch import SolveOptions, solve_record_batch
+from pipeline.jobs.executors import Executor, InlineExecutor, LocalExecutor, warm_kernels
+from pipeline.jobs.results import effort, result_schema
+from pipeline.solver.registry import REGISTRY, STRATEGIES
 
-# Node budgets when none is given: the seed strategies give up on the hardest puzzles at
-# 20,000 nodes (as in benchmarks/kernels.py) instead of running for minutes; `fast` never needs one.
-DEFAULT_BUDGETS: dict[str, int | None] = {"fast": None, "mrv": 20_000, "backtrack": 20_000}
 BATCH_SIZE = 50_000
-_WORKER_ENV = {"POLARS_MAX_THREADS": "1", "OMP_NUM_THREADS": "1"}
 
 
 @dataclass
@@ -108,61 +101,11 @@ class BenchResult:
         )
 
 
-def _warm(strategies: tuple[str, ...]) -> None:
-    """Load (or compile) every kernel a batch may call now, not on the clock: each strategy's,
-    and the checks that run for clashing givens."""
-    puzzles = pa.array(["." * 81, "11" + "." * 79, "x"], pa.string())
-    batch = pa.RecordBatch.from_arrays(
-        [pa.array([0, 1, 2], pa.int64()), puzzles], names=["row", "puzzle"]
-    )
-    for strategy in strategies:
-        solve_record_batch(batch, SolveOptions(strategy, 2, 1000))
-
-
-def _init_worker(strategies: tuple[str, ...]) -> None:
-    import signal
-
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
-    _warm(strategies)
-
-
-def _ready(seconds: float) -> int:
-    time.sleep(seconds)
-    return os.getpid()
-
-
-@contextmanager
-def _workers(workers: int, strategies: tuple[str, ...]) -> Iterator[ProcessPoolExecutor | None]:
-    """None for one worker (solve in this process), else a pool whose every worker is up with
-    its kernels loaded before the caller starts a clock."""
-    _warm(strategies)
-    if workers == 1:
-        yield None
-        return
-    saved = {k: os.environ.get(k) for k in _WORKER_ENV}
-    os.environ.update(_WORKER_ENV)  # one polars/pyarrow thread per worker process
-    pool = ProcessPoolExecutor(
-        workers, mp_context=get_context("spawn"), initializer=_init_worker, initargs=(strategies,)
-    )
-    try:
-        pids: set[int] = set()
-        for _ in range(20):  # each wait holds a worker for a moment: all get a turn
-            pids |= set(pool.map(_ready, [0.05] * workers))
-            if len(pids) >= workers:
-                break
-        _restore(saved)  # the workers are up: they keep their copy
-        yield pool
-    finally:
-        pool.shutdown(wait=True, cancel_futures=True)
-        _restore(saved)
-
-
-def _restore(saved: dict[str, str | None]) -> None:
-    for k, v in saved.items():
-        if v is None:
-            os.environ.pop(k, None)
-        else:
-            os.environ[k] = v
+def _executor(workers: int, strategies: tuple[str, ...]) -> Executor:
+    """This process for one worker, else a pool; either way `start()` loads every kernel the
+    strategies call before the caller starts a clock."""
+    warm = partial(warm_kernels, strategies)
+    return InlineExecutor(warm) if workers == 1 else LocalExecutor(workers, warm)
 
 
 def _load(path: Path, rows: int | None, workers: int) -> list[pa.RecordBatch]:
@@ -183,7 +126,7 @@ def _load(path: Path, rows: int | None, workers: int) -> list[pa.RecordBatch]:
 
 
 def _names(paths: list[Path]) -> list[str]:
-    names = [default_output(p, suffix="").name or p.name for p in paths]
+    names = [default_output(p, "").name or p.name for p in paths]
     return [
         f"{n} #{names[:i].count(n) + 1}" if names.count(n) > 1 else n for i, n in enumerate(names)
     ]
@@ -217,12 +160,8 @@ def bench_schema() -> pa.Schema:
 def _write(path: Path, tables: list[pa.Table], metadata: dict[str, Any]) -> None:
     schema = bench_schema().with_metadata({METADATA_KEY: json.dumps(metadata, sort_keys=True)})
     table = pa.concat_tables(tables).cast(schema) if tables else schema.empty_table()
-    tmp = path.with_name(f".{path.name}.tmp")
-    try:
-        pq.write_table(table.replace_schema_metadata(schema.metadata), tmp, compression="zstd")
-        tmp.replace(path)
-    finally:
-        tmp.unlink(missing_ok=True)
+    table = table.replace_schema_metadata(schema.metadata)
+    write_atomically(path, lambda f: pq.write_table(table, f, compression="zstd"))
 
 
 def _measure(
@@ -230,26 +169,22 @@ def _measure(
     path: Path,
     batches: list[pa.RecordBatch],
     options: SolveOptions,
-    pool: ProcessPoolExecutor | None,
+    pool: Executor,
 ) -> tuple[BenchRow, list[pa.Table]]:
     """Solve the batches on the clock; the row of the table and the result tables."""
     start = time.perf_counter()
-    if pool is None:
-        parts = [solve_record_batch(b, options) for b in batches]
-    else:
-        parts = list(pool.map(solve_record_batch, batches, itertools.repeat(options)))
+    parts = list(pool.map_ordered(solve_record_batch, batches, options))
     wall = time.perf_counter() - start
     n = sum(t.num_rows for t in parts)
     row = BenchRow(name, options.strategy, n, n / wall if wall > 0 else 0.0, wall,
                    options.max_nodes, str(path))  # fmt: skip
     if n:
-        frame = pl.from_arrow(pa.concat_tables(parts))
-        f = run_figures(frame.with_columns(pl.col("verdict").cast(pl.String)))
-        row.us_per_puzzle = f["stats"]["time_us"]["mean"]
-        row.nodes_per_puzzle = f["stats"]["nodes"]["mean"]
-        row.guesses_per_puzzle = f["stats"]["guesses"]["mean"]
+        f = effort(pl.from_arrow(pa.concat_tables(parts)))
+        row.us_per_puzzle = f["time_us"]
+        row.nodes_per_puzzle = f["nodes"]
+        row.guesses_per_puzzle = f["guesses"]
         row.no_guess_pct = f["no_guess_pct"]
-        row.limit = f["verdicts"]["limit"]
+        row.limit = f["limit"]
     return row, parts
 
 
@@ -266,34 +201,35 @@ def bench(
 ) -> BenchResult:
     """Solve each dataset with each strategy (`"all"` or one name) and measure.
 
-    `max_nodes` is the node budget for every strategy (default: `DEFAULT_BUDGETS`); `rows`
+    `max_nodes` is the node budget for every strategy (default: each strategy's
+    `bench_budget` in the registry); `rows`
     keeps the first rows of each dataset; `output` writes the per-puzzle results as Parquet.
-    Raises `DatasetError` (one line) for a bad file or option.
+    Raises `InputError` (one line) for a bad file or option.
     """
     paths = [Path(p) for p in ([datasets] if isinstance(datasets, str | Path) else datasets)]
     if not paths:
-        raise DatasetError("no datasets given")
+        raise InputError("no datasets given")
     strategies = STRATEGIES if strategy == "all" else (strategy,)
     if strategy != "all" and strategy not in STRATEGIES:
-        raise DatasetError(f"unknown strategy {strategy!r}; choose all, {', '.join(STRATEGIES)}")
+        raise InputError(f"unknown strategy {strategy!r}; choose all, {', '.join(STRATEGIES)}")
     if workers < 1 or (rows is not None and rows < 1):
-        raise DatasetError("workers and rows must be at least 1")
-    out = Path(output) if output is not None else None
-    if out is not None and (out.is_dir() or not out.parent.is_dir()):
-        raise DatasetError(f"{out}: not a writable output file path")
+        raise InputError("workers and rows must be at least 1")
+    out = check_output(output) if output is not None else None
     try:
         options = {
-            s: SolveOptions(s, solutions, max_nodes or DEFAULT_BUDGETS[s]) for s in strategies
+            s: SolveOptions(s, solutions, max_nodes or REGISTRY[s].bench_budget) for s in strategies
         }
     except ValueError as e:
-        raise DatasetError(str(e)) from None
+        raise InputError(str(e)) from None
     loaded = [
         (name, path, _load(path, rows, workers))
         for name, path in zip(_names(paths), paths, strict=True)
     ]
     started_at = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
     results, tables, runs = [], [], []
-    with _workers(workers, tuple(strategies)) as pool:
+    pool = _executor(workers, tuple(strategies))
+    pool.start()
+    try:
         for (name, path, batches), s in itertools.product(loaded, strategies):
             row, parts = _measure(name, path, batches, options[s], pool)
             results.append(row)
@@ -317,6 +253,9 @@ def bench(
                     file=sys.stderr,
                     flush=True,
                 )
+        pool.close()
+    finally:
+        pool.terminate()
     metadata = {
         "command": "bench",
         "started_at": started_at,

@@ -1,7 +1,7 @@
 """One batch through the middle of the pipeline: parse, solve, assemble the result table.
 
-`solve_record_batch` is the unit of work that run.py hands to worker processes; `solve_batch`
-is the same step for puzzles a notebook already holds in memory.
+`solve_record_batch` is the unit of work that the solve job hands to its executor's workers;
+`solve_batch` is the same step for puzzles a notebook already holds in memory.
 """
 
 from dataclasses import dataclass
@@ -11,8 +11,9 @@ import polars as pl
 import pyarrow as pa
 
 from pipeline.grid import PuzzleColumn, format_grids, parse_puzzles
-from pipeline.results import build_results
-from pipeline.solver import DEFAULT_STRATEGY, STRATEGIES, solve_grids
+from pipeline.io.dataset import optional_column
+from pipeline.jobs.results import build_results
+from pipeline.solver import DEFAULT_STRATEGY, get_strategy, solve_grids
 
 
 @dataclass(frozen=True)
@@ -24,19 +25,11 @@ class SolveOptions:
     max_nodes: int | None = None
 
     def __post_init__(self) -> None:
-        if self.strategy not in STRATEGIES:
-            raise ValueError(
-                f"unknown strategy {self.strategy!r}; choose one of {', '.join(STRATEGIES)}"
-            )
+        get_strategy(self.strategy)  # ValueError naming the choices
         if self.solutions not in (1, 2):
             raise ValueError(f"solutions must be 1 or 2, not {self.solutions!r}")
         if self.max_nodes is not None and self.max_nodes < 1:
             raise ValueError(f"max_nodes must be at least 1, not {self.max_nodes!r}")
-
-
-def _column(batch: pa.RecordBatch, name: str) -> pa.Array | None:
-    index = batch.schema.get_field_index(name)
-    return None if index < 0 else batch.column(index)
 
 
 def solve_record_batch(batch: pa.RecordBatch, options: SolveOptions) -> pa.Table:
@@ -55,8 +48,8 @@ def solve_record_batch(batch: pa.RecordBatch, options: SolveOptions) -> pa.Table
         puzzles,
         parsed,
         found,
-        ids=_column(batch, "id"),
-        expected=_column(batch, "solution"),
+        ids=optional_column(batch, "id"),
+        expected=optional_column(batch, "solution"),
     )
 
 

@@ -1,8 +1,7 @@
-"""Solver performance from result Parquet files: figures, tables, comparisons. Never re-solves.
+"""The report's data model: runs read from result files, their figures and comparisons.
 
-    rep = report(["fast.parquet", "mrv.parquet"], html="report.html")
-    print(rep.to_text())          # the terminal summary (`sudoku-pipeline report`)
-    rep.to_dict()                 # the numbers alone (`--json`)
+Renderers (`text`, `html` with `plots`) turn a `Report` into tables and pages; nothing here
+draws or formats. Never re-solves.
 
 A *run* is one solver pass over one corpus: a result file of `solve`, or one dataset x strategy
 group of a `bench` file (which has `dataset` and `strategy` columns). Runs over the same corpus
@@ -28,19 +27,16 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from pipeline.errors import ReportError
+from pipeline.io.runinfo import METADATA_KEY
+from pipeline.jobs.results import NOT_SEARCHED, searched
 from pipeline.solver.codes import VERDICT_NAMES
 
 REQUIRED_COLUMNS = ("row", "verdict", "clues", "nodes", "guesses", "solve_ns")
-NOT_SEARCHED = ("invalid", "malformed")
 QUANTILES = {"p50": 0.5, "p90": 0.9, "p99": 0.99}
 HARDEST = 10
-METADATA_KEY = b"sudoku_pipeline"
 _TYPES = {"row": pl.Int64, "clues": pl.Int64, "nodes": pl.Int64, "guesses": pl.Int64,
           "solve_ns": pl.Int64, "verdict": pl.String, "puzzle": pl.String}  # fmt: skip
-
-
-class ReportError(ValueError):
-    """A file that cannot be reported on: missing, not Parquet, not a result file (one line)."""
 
 
 @dataclass
@@ -53,11 +49,6 @@ class Run:
     path: Path
     frame: pl.DataFrame = field(repr=False)
     meta: dict[str, Any] = field(default_factory=dict)  # throughput and options, as recorded
-
-
-def searched(frame: pl.DataFrame) -> pl.DataFrame:
-    """The rows a search ran on (every verdict but invalid and malformed)."""
-    return frame.filter(~pl.col("verdict").is_in(NOT_SEARCHED))
 
 
 def _read(path: Path) -> tuple[pl.DataFrame, dict[str, Any]]:
@@ -354,45 +345,3 @@ class Report:
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), indent=2, default=str)
-
-    def to_text(self) -> str:
-        from pipeline.report_text import render_text
-
-        return render_text(self)
-
-    def write_html(self, path: str | Path) -> Path:
-        """One self-contained HTML file (plots embedded as PNG): nothing to fetch to view it."""
-        from pipeline.report_html import render_html
-
-        out = _check_output(path)
-        tmp = out.with_name(f".{out.name}.tmp")
-        tmp.write_text(render_html(self), encoding="utf-8")
-        tmp.replace(out)
-        return out
-
-
-def _check_output(path: str | Path) -> Path:
-    out = Path(path)
-    if out.is_dir():
-        raise ReportError(f"{out}: is a directory, not an output file")
-    if not out.parent.is_dir():
-        raise ReportError(f"{out.parent}: no such directory for the HTML report")
-    return out
-
-
-def report(paths: list[str | Path] | str | Path, html: str | Path | None = None) -> Report:
-    """Read result files (of `solve` or `bench`) and compute every figure; with `html`, also
-    write the HTML report there. Raises `ReportError` (one line) for a file it cannot read."""
-    if isinstance(paths, str | Path):
-        paths = [paths]
-    if html is not None:
-        _check_output(html)  # before the reading, not after
-    runs = load_runs(list(paths))
-    rep = Report(
-        runs,
-        [run_figures(r.frame) for r in runs],
-        [compare(a, b) for a, b in comparison_pairs(runs)],
-    )
-    if html is not None:
-        rep.write_html(html)
-    return rep

@@ -4,10 +4,26 @@ versions, the input and the options (JSON in the Parquet key-value metadata, key
 
 import os
 import platform
+from functools import cache
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
-from pipeline.dataset import Dataset
+from pipeline.io.dataset import Dataset
+
+METADATA_KEY = b"sudoku_pipeline"  # the Parquet key-value metadata entry of every output
+PACKAGE = "sudoku-pipeline"
+LIBRARIES = ("numba", "numpy", "polars", "pyarrow")
+
+
+@cache
+def package_version(name: str = PACKAGE) -> str:
+    """An installed distribution's version, read from its metadata (nothing is imported: the
+    versions of numba and friends cost no start-up); "0.0.0" when not installed."""
+    try:
+        return version(name)
+    except PackageNotFoundError:
+        return "0.0.0"
 
 
 def cpu_model() -> str:
@@ -23,20 +39,10 @@ def cpu_model() -> str:
 
 def versions() -> dict[str, str]:
     """This tool's version and those of the libraries that shape its results and speed."""
-    import numba
-    import numpy
-    import polars
-    import pyarrow
-
-    from pipeline import __version__
-
     return {
-        "sudoku_pipeline": __version__,
+        "sudoku_pipeline": package_version(),
         "python": platform.python_version(),
-        "numba": numba.__version__,
-        "numpy": numpy.__version__,
-        "polars": polars.__version__,
-        "pyarrow": pyarrow.__version__,
+        **{name: package_version(name) for name in LIBRARIES},
     }
 
 

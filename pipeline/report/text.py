@@ -6,10 +6,9 @@ print with thousands separators; times in microseconds and percentages with one 
 ratios with two decimals below 10.
 """
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from pipeline.report import Report
+from pipeline.report.runs import Report
 
 NONE = "-"
 Table = tuple[list[str], list[list[str]]]
@@ -179,7 +178,7 @@ def _run_text(run: dict[str, Any]) -> list[str]:
     return lines
 
 
-def render_text(report: "Report") -> str:
+def render_text(report: Report) -> str:
     """The terminal summary: each run, then the runs side by side, then the ratios."""
     data = report.to_dict()
     lines: list[str] = []

@@ -3,10 +3,13 @@ network) with a card per run, the comparisons, the plots, then the detailed tabl
 
 import datetime
 import html
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from pipeline import __version__
-from pipeline.report_text import (
+from pipeline.io.runinfo import package_version
+from pipeline.report import plots
+from pipeline.report.plots import VERDICT_COLORS, run_colors
+from pipeline.report.runs import Report
+from pipeline.report.text import (
     RATIO_COLUMNS,
     Table,
     clue_table,
@@ -18,9 +21,6 @@ from pipeline.report_text import (
     ratio_table,
     side_by_side_table,
 )
-
-if TYPE_CHECKING:
-    from pipeline.report import Report
 
 CSS = """
 :root { --ink:#1f2a35; --muted:#5f6b78; --line:#e3e7ec; --bg:#f6f7f9; }
@@ -175,9 +175,7 @@ def _figure(image: tuple[str, float], alt: str, caption: str) -> str:
     )
 
 
-def _plots(report: "Report", colors: dict[str, str]) -> str:
-    from pipeline import plots
-
+def _plots(report: Report, colors: dict[str, str]) -> str:
     runs = report.runs
     figures = [
         _figure(
@@ -212,9 +210,8 @@ def _plots(report: "Report", colors: dict[str, str]) -> str:
     return "<h2>Plots</h2><div class='plots'>" + "".join(figures) + "</div>"
 
 
-def render_html(report: "Report") -> str:
+def render_html(report: Report) -> str:
     """The whole page as one string."""
-    from pipeline.plots import VERDICT_COLORS, run_colors
 
     data = report.to_dict()
     colors = run_colors(report.runs)
@@ -243,7 +240,7 @@ def render_html(report: "Report") -> str:
 <body><main>
 <h1>Sudoku solver report</h1>
 <p class="sub">{runs} run{"s" if runs != 1 else ""} from {_e(", ".join(files))}
- · made {stamp} by sudoku-pipeline {_e(__version__)}</p>
+ · made {stamp} by sudoku-pipeline {_e(package_version())}</p>
 {"".join(sections)}
 <footer>Searched rows: every verdict but invalid and malformed; time, nodes and guesses figures
 are over them. Percentiles are observed values (nearest rank). Time is the kernel's time per

@@ -5,6 +5,7 @@ round); chunks are independent, so a corpus of any size is made a chunk at a tim
 The same seed gives the same puzzles on every machine (numpy's PCG64 and a deterministic solver).
 """
 
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO
@@ -14,12 +15,13 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from pipeline.checkpoint import write_atomically
-from pipeline.grid import clue_counts, format_grids
+from pipeline.errors import InputError
+from pipeline.grid import MIN_UNIQUE_CLUES, clue_counts, format_grids
+from pipeline.io.output import check_output, write_atomically
+from pipeline.jobs.executors import InlineExecutor, LocalExecutor, warm_kernels
 from pipeline.solver import codes, solve_grids
 from pipeline.symmetry import random_symmetries
 
-MIN_UNIQUE_CLUES = 17  # no puzzle with fewer givens has a unique solution
 _SEED_CELLS = 11  # random givens that a complete grid is grown from
 
 
@@ -108,13 +110,15 @@ def generate_chunks(
     _check(n, clues)
     specs = [(i, i * CHUNK, min(CHUNK, n - i * CHUNK), seed, clues) for i in range(-(-n // CHUNK))]
     if workers == 1 or len(specs) <= 1:
-        for spec in specs:
-            yield _chunk(*spec)
-        return
-    from pipeline.executors import LocalExecutor
-
-    for table in LocalExecutor(workers).map_ordered(_chunk_task, specs):
-        yield pl.from_arrow(table)
+        executor = InlineExecutor()
+    else:
+        executor = LocalExecutor(workers, warm=warm_kernels)
+    try:
+        for table in executor.map_ordered(_chunk_task, specs):
+            yield pl.from_arrow(table)
+        executor.close()
+    finally:
+        executor.terminate()
 
 
 def generate(n: int, seed: int = 0, clues: int | None = None) -> pl.DataFrame:
@@ -137,12 +141,18 @@ def generate_file(
     clues: int | None = None,
     workers: int | None = None,
 ) -> int:
-    """Write `generate(n, seed, clues)` to a CSV or Parquet file (by its suffix), a chunk at a
-    time on `workers` processes, in bounded memory, atomically; returns the puzzles written."""
-    path = Path(output)
+    """Write `generate(n, seed, clues)` to a CSV or Parquet file (by its suffix; `-`: CSV on
+    stdout), a chunk at a time on `workers` processes, in bounded memory, atomically; returns
+    the puzzles written. Raises `InputError` for an output it cannot write, before generating."""
+    _check(n, clues)
+    if str(output) == "-":
+        for i, chunk in enumerate(generate_chunks(n, seed, clues, workers)):
+            chunk.write_csv(sys.stdout, include_header=i == 0)
+        return n
+    path = check_output(output)
     kind = path.suffix.lower()
     if kind not in (".csv", ".parquet", ".pq"):
-        raise ValueError(f"{path}: the output must end in .csv or .parquet")
+        raise InputError(f"{path}: the output must end in .csv or .parquet")
     written = 0
 
     def write(f: BinaryIO) -> None:

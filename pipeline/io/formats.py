@@ -1,4 +1,4 @@
-"""Input formats for `pipeline.dataset`: names, magic bytes, sniffing and streaming readers.
+"""Input formats for `pipeline.io.dataset`: names, magic bytes, sniffing and streaming readers.
 
 Everything here is about bytes and records, nothing about Sudoku: `dataset.py` decides which
 columns hold puzzles. Each reader streams its file in blocks (never the whole file at once) and
@@ -27,6 +27,8 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
+from pipeline.errors import InputError
+
 FORMAT_SUFFIXES = {
     ".csv": "csv",
     ".tsv": "tsv",
@@ -44,10 +46,6 @@ _WHITESPACE = pa.array([b" ", b"\t", b"\x0b", b"\x0c"], pa.binary())
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 
-class DatasetError(Exception):
-    """An input that cannot be read; the message is one line, fit to print as-is."""
-
-
 def detect_format(path: Path) -> tuple[str, str | None]:
     """`(format, compression)` from the file name, e.g. `x.csv.gz` -> `("csv", "gzip")`."""
     suffixes = [s.lower() for s in path.suffixes]
@@ -56,7 +54,7 @@ def detect_format(path: Path) -> tuple[str, str | None]:
         suffixes.pop()
     fmt = FORMAT_SUFFIXES.get(suffixes[-1]) if suffixes else None
     if fmt is None:
-        raise DatasetError(
+        raise InputError(
             f"{path}: unknown format; expected a name ending in "
             f"{', '.join(FORMAT_SUFFIXES)}, optionally followed by .gz or .zst"
         )
@@ -68,27 +66,25 @@ def check_file(path: Path, fmt: str, compression: str | None) -> int:
     try:
         size = path.stat().st_size
         if path.is_dir():
-            raise DatasetError(f"{path}: is a directory")
+            raise InputError(f"{path}: is a directory")
         with open(path, "rb") as f:
             head = f.read(4)
             if fmt == "parquet" and compression is None and size >= 8:
                 f.seek(-4, 2)
                 head += f.read(4)
     except FileNotFoundError:
-        raise DatasetError(f"{path}: no such file") from None
+        raise InputError(f"{path}: no such file") from None
     except PermissionError:
-        raise DatasetError(f"{path}: permission denied") from None
+        raise InputError(f"{path}: permission denied") from None
     except OSError as e:
-        raise DatasetError(f"{path}: cannot read ({e.strerror or e})") from None
+        raise InputError(f"{path}: cannot read ({e.strerror or e})") from None
     if compression and size and not head.startswith(MAGIC[compression]):
-        raise DatasetError(f"{path}: not a {compression} file")
+        raise InputError(f"{path}: not a {compression} file")
     for name, suffix in (("gzip", ".gz"), ("zstd", ".zst")):
         if compression is None and head.startswith(MAGIC[name]):
-            raise DatasetError(
-                f"{path}: is {name}-compressed but its name does not end in {suffix}"
-            )
+            raise InputError(f"{path}: is {name}-compressed but its name does not end in {suffix}")
     if fmt == "parquet" and compression is None and (size < 12 or head != MAGIC["parquet"] * 2):
-        raise DatasetError(f"{path}: not a Parquet file")
+        raise InputError(f"{path}: not a Parquet file")
     return size
 
 
@@ -123,16 +119,16 @@ def read_head(path: Path, compression: str | None) -> tuple[bytes, bool]:
         with open_stream(path, compression) as stream:
             data = stream.read(HEAD_BYTES + 1)
     except (OSError, pa.ArrowException) as e:
-        raise DatasetError(f"{path}: cannot read ({_first_line(e)})") from None
+        raise InputError(f"{path}: cannot read ({_first_line(e)})") from None
     if data.startswith(MAGIC["parquet"]):
-        raise DatasetError(f"{path}: is a Parquet file, not text")
+        raise InputError(f"{path}: is a Parquet file, not text")
     if b"\x00" in data[:4096]:
-        raise DatasetError(f"{path}: not a text file (holds NUL bytes)")
+        raise InputError(f"{path}: not a text file (holds NUL bytes)")
     if len(data) <= HEAD_BYTES:
         return data, True
     end = max(data.rfind(b"\n"), data.rfind(b"\r"))
     if end < 0:
-        raise DatasetError(f"{path}: no line break in the first {HEAD_BYTES} bytes")
+        raise InputError(f"{path}: no line break in the first {HEAD_BYTES} bytes")
     return data[: end + 1], False
 
 
@@ -144,7 +140,7 @@ def head_rows(path: Path, head: bytes, delimiter: str, limit: int) -> tuple[list
     try:
         rows = list(islice(csv.reader(nonempty, delimiter=delimiter), limit))
     except csv.Error as e:
-        raise DatasetError(f"{path}: not delimited text ({e})") from None
+        raise InputError(f"{path}: not delimited text ({e})") from None
     return rows, leading
 
 
@@ -190,7 +186,7 @@ class DelimitedReader(_StoredPosition):
 
         def on_invalid(row: pacsv.InvalidRow) -> str:
             if row.number is None:  # only known to a single-threaded reader
-                raise DatasetError(f"{self.path}: cannot place a malformed row")
+                raise InputError(f"{self.path}: cannot place a malformed row")
             invalid.append((row.number - 1 - self.skip_rows, row.text))
             return "skip"
 
@@ -237,7 +233,7 @@ class TextReader(_StoredPosition):
 
         def on_invalid(row: pacsv.InvalidRow) -> str:  # a line holding TEXT_DELIMITER
             if row.number is None:
-                raise DatasetError(f"{self.path}: cannot place a malformed line")
+                raise InputError(f"{self.path}: cannot place a malformed line")
             invalid.append((row.number - 1, row.text))
             return "skip"
 
@@ -281,7 +277,7 @@ class ParquetReader:
         try:
             self.file = pq.ParquetFile(source, buffer_size=1 << 20, pre_buffer=False)
         except (OSError, pa.ArrowException) as e:
-            raise DatasetError(f"{path}: not a Parquet file ({_first_line(e)})") from None
+            raise InputError(f"{path}: not a Parquet file ({_first_line(e)})") from None
 
     def batches(
         self, columns: list[str], batch_size: int, start_row: int = 0
@@ -383,13 +379,13 @@ def _merge_invalid(
             if i == n:
                 break
             if invalid and invalid[0][0] < pos:
-                raise DatasetError("internal error: malformed rows out of order")
+                raise InputError("internal error: malformed rows out of order")
             k = n - i if not invalid else min(n - i, invalid[0][0] - pos)
             yield batch.slice(i, k)
             i, pos = i + k, pos + k
     if invalid:
         if [p for p, _ in invalid] != list(range(pos, pos + len(invalid))):
-            raise DatasetError("internal error: malformed rows out of order")
+            raise InputError("internal error: malformed rows out of order")
         yield rebuild([text for _, text in invalid])
 
 
@@ -401,7 +397,7 @@ def _decompressed_copy(path: Path, compression: str) -> IO[bytes]:
             shutil.copyfileobj(stream, copy, 1 << 20)
     except (OSError, pa.ArrowException) as e:
         copy.close()
-        raise DatasetError(f"{path}: cannot decompress ({_first_line(e)})") from None
+        raise InputError(f"{path}: cannot decompress ({_first_line(e)})") from None
     copy.seek(0)
     size = copy.seek(0, 2)
     copy.seek(max(0, size - 4))
@@ -409,7 +405,7 @@ def _decompressed_copy(path: Path, compression: str) -> IO[bytes]:
     copy.seek(0)
     if size < 12 or copy.read(4) != MAGIC["parquet"] or tail != MAGIC["parquet"]:
         copy.close()
-        raise DatasetError(f"{path}: not a Parquet file (after {compression} decompression)")
+        raise InputError(f"{path}: not a Parquet file (after {compression} decompression)")
     copy.seek(0)
     return copy
 

@@ -3,47 +3,44 @@
     summary = validate_file("puzzles.csv")     # -> puzzles.findings.parquet beside the input
     summary.clean                              # no error-level finding
 
-Reads the input as `solve` does (dataset.py, the same options), checks each batch on worker
-processes (executors.py): the row checks of findings.py, and a 128-bit key per row for the
-duplicate check, which the parent runs over the whole file at the end (duplicates.py). Each
+Reads the input as `solve` does (the same job set-up and options), checks each batch on the
+executor's workers: the row checks of `checks`, and a 128-bit key per row for the duplicate
+check, which the parent runs over the whole file at the end (`duplicates`). Each
 batch's findings go to a temporary Arrow stream beside the output as they come, so memory
 stays bounded; at the end they are merged with the duplicate findings, in row order, into the
 output, written atomically (a temporary name, then `os.replace`) with the run's metadata.
 """
 
-import datetime
 import json
 import os
-import sys
-import time
 from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, field
+from functools import partial
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Unpack
 
 import numpy as np
 import polars as pl
 import pyarrow as pa
 import pyarrow.parquet as pq
-from tqdm import tqdm
 
-from pipeline.checkpoint import write_atomically
-from pipeline.dataset import Dataset, DatasetError, open_dataset
-from pipeline.duplicates import DuplicateIndex, row_keys
-from pipeline.executors import ExecutorLost, make_executor
-from pipeline.findings import (
+from pipeline.errors import ExecutorLost, InputError, RunFailed, RunInterrupted
+from pipeline.grid import CELLS, clue_counts
+from pipeline.io.dataset import Dataset
+from pipeline.io.output import write_atomically
+from pipeline.io.runinfo import METADATA_KEY
+from pipeline.jobs.executors import warm_kernels
+from pipeline.jobs.setup import DEFAULT_BATCH_SIZE, JobOptions, sigterm_as_interrupt, start_job
+from pipeline.validate.catalogue import (
     CODES,
     LEVELS,
-    check_rows,
     code_counts,
-    duplicate_findings,
     findings_schema,
     level_counts,
     sort_findings,
 )
-from pipeline.grid import CELLS, clue_counts
-from pipeline.run import DEFAULT_BATCH_SIZE, advance_bar, default_output
-from pipeline.runinfo import run_metadata
+from pipeline.validate.checks import check_rows, duplicate_findings
+from pipeline.validate.duplicates import DuplicateIndex, row_keys
 
 FINDINGS_SUFFIX = ".findings.parquet"
 MINIMAL_BATCH_SIZE = 5_000
@@ -256,102 +253,75 @@ def validate_file(
     input_path: str | Path,
     output: str | Path | None = None,
     *,
-    column: str | None = None,
-    solution_column: str | None = None,
-    id_column: str | None = None,
-    separator: str | None = None,
-    has_header: bool | None = None,
-    batch_size: int | None = None,
-    workers: int | None = None,
     max_nodes: int | None = None,
     minimal: bool = False,
-    progress: bool = True,
-    executor: str = "local",
-    scheduler: str | None = None,
+    **options: Unpack[JobOptions],
 ) -> ValidationSummary:
     """Validate every row of `input_path`; findings into `output` (default
     `<stem>.findings.parquet` beside the input), one row per finding, in row order.
 
+    `options`: how to read the input and run the job, as for `solve_file` (`JobOptions`).
     `batch_size` defaults to 50,000 rows, or 5,000 with `minimal` (each row then costs about
     30 times more: smaller batches keep every worker busy and the progress bar moving).
 
-    `executor`: `local` (worker processes here) or `dask` (the cluster at `scheduler`, or a
-    LocalCluster of `workers` processes), as for `solve_file`.
-
-    Raises `DatasetError` (one line, for the CLI) for a bad file, column or option or when the
-    workers or the cluster go away, and `KeyboardInterrupt` after Ctrl-C (nothing is kept).
+    Raises `InputError` (one line, for the CLI) for a bad file, column or option, `RunFailed`
+    when the workers or the cluster go away, and `RunInterrupted` after Ctrl-C or SIGTERM
+    (nothing is kept).
     """
-    started = time.perf_counter()
-    started_at = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
     try:
-        options = ValidateOptions(max_nodes, minimal)
+        checks = ValidateOptions(max_nodes, minimal)
     except ValueError as e:
-        raise DatasetError(str(e)) from None
-    pool = make_executor(executor, workers, scheduler)
-    if batch_size is None:
-        batch_size = MINIMAL_BATCH_SIZE if minimal else DEFAULT_BATCH_SIZE
-    reading = dict(column=column, solution_column=solution_column, id_column=id_column,
-                   separator=separator, has_header=has_header)  # fmt: skip
-    ds = open_dataset(input_path, batch_size=batch_size, **reading)
-    out = Path(output) if output is not None else default_output(input_path, FINDINGS_SUFFIX)
-    if out.is_dir():
-        raise DatasetError(f"{out}: is a directory, not an output file")
-    if not out.parent.is_dir():
-        raise DatasetError(f"{out.parent}: no such directory for the output")
+        raise InputError(str(e)) from None
+    job = start_job("validate", input_path, output, FINDINGS_SUFFIX, options,
+                    warm=partial(warm_kernels, ("fast",)),
+                    batch_size=MINIMAL_BATCH_SIZE if minimal else DEFAULT_BATCH_SIZE)  # fmt: skip
+    ds, out, pool = job.dataset, job.output, job.executor
     schema = findings_schema(ds.schema.field("id").type if ds.id_column is not None else None)
     stream = out.with_name(f".{out.name}.findings-{os.getpid()}.arrow")
     index, tally, batches = DuplicateIndex(), _Tally(), []
-    pool.start()
-    bar = tqdm(total=ds.num_rows, unit=" rows", unit_scale=True, disable=not progress,
-               file=sys.stderr, desc="validate", smoothing=0.1)  # fmt: skip
+    bar = None
     try:
-        with (
-            pa.OSFile(str(stream), "wb") as sink,
-            pa.ipc.new_stream(sink, schema, options=_IPC_OPTIONS) as writer,
-        ):
-            for report in pool.map_ordered(validate_record_batch, ds.batches(), options):
-                index.add(report.start, report.keys)
-                tally.add(report.findings, report.clues)
-                batches.append((report.start, report.rows, report.findings.num_rows > 0))
-                if report.findings.num_rows:
-                    writer.write_batch(report.findings.to_batches()[0])
-                advance_bar(bar, ds, report.rows)
-        bar.close()
-        duplicates = _find_duplicates(index, ds)
-        del index
-        rows = batches[-1][0] + batches[-1][1] if batches else 0
-        tally.add(duplicates.findings(0, rows))
-        wall = time.perf_counter() - started
-        run = dict(input=str(ds.path), output=str(out), rows=rows, wall_s=wall,
-                   rows_per_s=rows / wall if wall > 0 else 0.0, workers=pool.workers,
-                   minimal=minimal)  # fmt: skip
-        summary = tally.summary(**run)
-        summary.metadata = run_metadata(
-            "validate",
-            ds,
-            rows,
-            {**asdict(options), "batch_size": batch_size, **reading},
-            started_at,
-            wall,
-            summary.rows_per_s,
-            pool.workers,
-            executor,
-            scheduler,
-            findings=summary.findings,
-            levels=summary.levels,
-        )
-        schema = schema.with_metadata(
-            {"sudoku_pipeline": json.dumps(summary.metadata, sort_keys=True, default=str)}
-        )
-        _write_parquet(out, schema, _merged(stream, batches, duplicates))
+        with sigterm_as_interrupt():
+            pool.start()
+            bar = job.progress_bar()
+            with (
+                pa.OSFile(str(stream), "wb") as sink,
+                pa.ipc.new_stream(sink, schema, options=_IPC_OPTIONS) as writer,
+            ):
+                for report in pool.map_ordered(validate_record_batch, ds.batches(), checks):
+                    index.add(report.start, report.keys)
+                    tally.add(report.findings, report.clues)
+                    batches.append((report.start, report.rows, report.findings.num_rows > 0))
+                    if report.findings.num_rows:
+                        writer.write_batch(report.findings.to_batches()[0])
+                    job.advance(bar, report.rows)
+            pool.close()
+            bar.close()
+            duplicates = _find_duplicates(index, ds)
+            del index
+            rows = batches[-1][0] + batches[-1][1] if batches else 0
+            tally.add(duplicates.findings(0, rows))
+            wall = job.wall()
+            run = dict(input=str(ds.path), output=str(out), rows=rows, wall_s=wall,
+                       rows_per_s=rows / wall if wall > 0 else 0.0, workers=pool.workers,
+                       minimal=minimal)  # fmt: skip
+            summary = tally.summary(**run)
+            summary.metadata = job.metadata(rows, asdict(checks), summary.rows_per_s,
+                                            findings=summary.findings,
+                                            levels=summary.levels)  # fmt: skip
+            schema = schema.with_metadata(
+                {METADATA_KEY: json.dumps(summary.metadata, sort_keys=True, default=str)}
+            )
+            _write_parquet(out, schema, _merged(stream, batches, duplicates))
     except ExecutorLost as e:
         pool.terminate()
-        raise DatasetError(f"{e}; nothing is kept: run validate again") from None
+        raise RunFailed(str(e)) from None
     except KeyboardInterrupt:
         pool.terminate()
-        raise
+        raise RunInterrupted() from None
     finally:
-        bar.close()
+        if bar is not None:
+            bar.close()
         stream.unlink(missing_ok=True)
     return summary
 

@@ -29,8 +29,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from pipeline.formats import (
-    DatasetError,
+from pipeline.errors import InputError
+from pipeline.grid import ParsedGrids, parse_puzzles
+from pipeline.io.formats import (
     DelimitedReader,
     ParquetReader,
     TextReader,
@@ -46,7 +47,7 @@ from pipeline.formats import (
     unique_names,
 )
 
-__all__ = ["Dataset", "DatasetError", "open_dataset"]
+__all__ = ["Dataset", "open_dataset", "read_puzzles"]
 
 PUZZLE_NAMES = ("puzzle", "puzzles", "quizzes", "quiz", "board", "grid", "sudoku")
 SOLUTION_NAMES = ("solution", "solutions")
@@ -100,10 +101,10 @@ class Dataset:
         Columns: `row` (int64, 0-based input position), `id` (when there is one, its type as
         stored; strings for text formats), `puzzle` and `solution` (when there is one) as strings.
         Rows before `start_row` are read and dropped (Parquet skips whole row groups unread).
-        Read errors part-way (a truncated .gz, say) raise `DatasetError`.
+        Read errors part-way (a truncated .gz, say) raise `InputError`.
         """
         if start_row < 0:
-            raise DatasetError(f"start_row must be >= 0, not {start_row}")
+            raise InputError(f"start_row must be >= 0, not {start_row}")
         if self._reader is None:
             return
         wanted = [(self.id_column, "id"), (self.puzzle_column, "puzzle")]
@@ -123,7 +124,7 @@ class Dataset:
                 yield pa.RecordBatch.from_arrays([rows, *batch.columns], schema=self.schema)
         except (OSError, pa.ArrowException) as e:
             message = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-            raise DatasetError(f"{self.path}: read failed ({message})") from None
+            raise InputError(f"{self.path}: read failed ({message})") from None
 
     def estimated_rows(self) -> int | None:
         """The number of rows, when known (`num_rows`), else an estimate for a progress bar's
@@ -166,18 +167,18 @@ def open_dataset(
 
     `column`, `solution_column` and `id_column` name columns (header-less files have columns
     `column_0`, `column_1`, ...; a `.txt` file has the single column `puzzle`). `separator` and
-    `has_header` apply to CSV/TSV only. Raises `DatasetError` with a one-line message.
+    `has_header` apply to CSV/TSV only. Raises `InputError` with a one-line message.
     """
     path = Path(path)
     if batch_size < 1:
-        raise DatasetError(f"batch_size must be >= 1, not {batch_size}")
+        raise InputError(f"batch_size must be >= 1, not {batch_size}")
     fmt, compression = detect_format(path)
     size = check_file(path, fmt, compression)
     if fmt in ("txt", "parquet"):
         if separator is not None:
-            raise DatasetError(f"{path}: a separator applies to CSV/TSV files only")
+            raise InputError(f"{path}: a separator applies to CSV/TSV files only")
         if has_header:
-            raise DatasetError(f"{path}: a header applies to CSV/TSV files only")
+            raise InputError(f"{path}: a header applies to CSV/TSV files only")
     common = dict(path=path, format=fmt, compression=compression, size_bytes=size)
     common["batch_size"] = batch_size
     overrides = (column, solution_column, id_column)
@@ -211,7 +212,7 @@ def _open_parquet(path: Path, common: dict, overrides: tuple) -> Dataset:
     cols = _pick_columns(path, schema.names, sample, *overrides, has_rows=num_rows > 0)
     for name in (cols["puzzle_column"], cols["solution_column"]):
         if name is not None and name not in texts:
-            raise DatasetError(f"{path}: column '{name}' holds {schema.field(name).type}, not text")
+            raise InputError(f"{path}: column '{name}' holds {schema.field(name).type}, not text")
     id_type = schema.field(cols["id_column"]).type if cols["id_column"] else pa.string()
     if pa.types.is_dictionary(id_type):
         id_type = id_type.value_type
@@ -300,7 +301,7 @@ def _pick_columns(
         elif not has_rows:  # no rows to look at: any column will do
             puzzle = names[0]
         else:
-            raise DatasetError(
+            raise InputError(
                 f"{path}: no puzzle column found (none named {', '.join(PUZZLE_NAMES)}, none "
                 f"holding 81-character puzzles); columns are: {', '.join(names)}"
             )
@@ -318,19 +319,19 @@ def _pick_columns(
         ident = _by_name([n for n in names if n not in (puzzle, solution)], ID_NAMES)
     chosen = [c for c in (puzzle, solution, ident) if c is not None]
     if len(set(chosen)) < len(chosen):
-        raise DatasetError(f"{path}: puzzle, solution and id columns must differ: {chosen}")
+        raise InputError(f"{path}: puzzle, solution and id columns must differ: {chosen}")
     return {"puzzle_column": puzzle, "solution_column": solution, "id_column": ident}
 
 
 def _named(path: Path, names: list[str], wanted: str) -> str:
-    """The column called `wanted` (exactly, else case-insensitively), or a `DatasetError`."""
+    """The column called `wanted` (exactly, else case-insensitively), or a `InputError`."""
     if wanted in names:
         return wanted
     folded = [n for n in names if n.lower() == wanted.lower()]
     if len(folded) == 1:
         return folded[0]
     listing = ", ".join(names) if names else "(none)"
-    raise DatasetError(f"{path}: column '{wanted}' not found; columns are: {listing}")
+    raise InputError(f"{path}: column '{wanted}' not found; columns are: {listing}")
 
 
 def _by_name(names: list[str], aliases: tuple[str, ...]) -> str | None:
@@ -378,5 +379,27 @@ def _separator(path: Path, separator: str | None, fmt: str) -> str:
         return "\t" if fmt == "tsv" else ","
     separator = {"\\t": "\t", "tab": "\t"}.get(separator, separator)
     if len(separator) != 1 or separator in '\r\n"':
-        raise DatasetError(f"{path}: separator must be one character, not {separator!r}")
+        raise InputError(f"{path}: separator must be one character, not {separator!r}")
     return separator
+
+
+def optional_column(batch: pa.RecordBatch, name: str) -> pa.Array | None:
+    """A batch's column `name` (`id`, `solution`), or None when the input has none."""
+    index = batch.schema.get_field_index(name)
+    return None if index < 0 else batch.column(index)
+
+
+def read_puzzles(path: str | Path, limit: int | None = None, **options: object) -> ParsedGrids:
+    """The puzzles of a whole file (its first `limit` rows), parsed, in input order: for
+    benchmarks, tests and notebooks that want a set in memory. `options` are those of
+    `open_dataset`."""
+    ds = open_dataset(path, **options)  # type: ignore[arg-type]
+    columns: list[pa.Array] = []
+    rows = 0
+    for batch in ds.batches():
+        if limit is not None and rows + batch.num_rows >= limit:
+            columns.append(batch.column(ds.schema.get_field_index("puzzle")).slice(0, limit - rows))
+            break
+        columns.append(batch.column(ds.schema.get_field_index("puzzle")))
+        rows += batch.num_rows
+    return parse_puzzles(pa.chunked_array(columns, pa.string()))

@@ -1,0 +1,78 @@
+"""The strategies, in one table: what each is, where its kernel lives, what it can do.
+
+Everything that lists strategies reads this table: the solver facade (`solve_grids`), the
+command line's `--strategy` choices, `bench`'s default node budgets, the report's colours.
+Kernels are imported on first use (each compiles, or loads from numba's cache, when first
+called), so reading the table costs nothing.
+"""
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from importlib import import_module
+
+
+@dataclass(frozen=True)
+class Strategy:
+    """One way to search; its kernel follows the contract of `pipeline.solver`."""
+
+    name: str
+    summary: str  # one line, for --help and the docs
+    module: str  # where the kernel lives
+    kernel: str  # the kernel's name there
+    # leading arguments of the kernel before the contract's `max_solutions` (one kernel can
+    # serve several strategies through a plain flag: flags keep numba's cache working)
+    flags: tuple[bool, ...] = ()
+    # whether the kernel finds clashing givens itself while loading them (else the facade
+    # runs `checks.givens_valid` over the batch first)
+    checks_givens: bool = False
+    # node budget `bench` uses when none is given (the reference searches give up on the
+    # hardest puzzles at 20,000 nodes instead of running for minutes)
+    bench_budget: int | None = None
+
+    def load(self) -> Callable[..., None]:
+        """The strategy's numba kernel."""
+        return getattr(import_module(self.module), self.kernel)
+
+
+REGISTRY: dict[str, Strategy] = {
+    s.name: s
+    for s in (
+        Strategy(
+            "fast",
+            "propagation on a band-wise bitboard (locked candidates, hidden and naked "
+            "singles), then branching on a two-candidate cell",
+            "pipeline.solver.fast",
+            "solve_kernel",
+        ),
+        Strategy(
+            "mrv",
+            "backtracking on the empty cell with the fewest allowed digits, no propagation",
+            "pipeline.solver.reference",
+            "reference_kernel",
+            flags=(True,),
+            checks_givens=True,
+            bench_budget=20_000,
+        ),
+        Strategy(
+            "backtrack",
+            "backtracking over the empty cells in row-major order, digits 1 to 9",
+            "pipeline.solver.reference",
+            "reference_kernel",
+            flags=(False,),
+            checks_givens=True,
+            bench_budget=20_000,
+        ),
+    )
+}
+STRATEGIES: tuple[str, ...] = tuple(REGISTRY)
+DEFAULT_STRATEGY = "fast"
+
+
+def get_strategy(name: str) -> Strategy:
+    """The strategy called `name`; ValueError naming the choices otherwise."""
+    try:
+        return REGISTRY[name]
+    except (KeyError, TypeError):
+        raise ValueError(
+            f"unknown strategy {name!r}; choose one of {', '.join(STRATEGIES)}"
+        ) from None

@@ -1,0 +1,193 @@
+"""The findings catalogue: every code validation can report, as data, and the findings table.
+
+A finding names the row, a code, a level and a sentence for people; evidence columns carry what
+a program needs to act on it. `CATALOGUE` lists the codes in the order a row's findings are
+listed, each with its level, a title, what it says of the row, and the template of its message;
+the README's table of codes and `validate --help` are made from it.
+
+Errors are rows that are not what a puzzle corpus claims (validate exits 1 on them). A
+duplicate is a warning: each copy is a correct puzzle, the corpus is only redundant. A row
+stopped by the budget is undecided, not wrong. `few_clues` only explains another finding.
+
+Evidence columns (null where they do not apply): `cells` (0-based cells, row-major: the two
+clashing givens; the givens a solution column changes, or else where it differs from the unique
+solution; the removable givens), `first_row` (of a duplicate), `solution_a` and `solution_b`
+(two different solutions of a `multiple` row), `unique_solution` and `column_solution` (the
+solution found and the one the input's solution column holds, for `wrong_solution`).
+"""
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+
+LEVELS: tuple[str, ...] = ("error", "warning", "info")  # "error" first: index 0
+
+
+@dataclass(frozen=True)
+class FindingCode:
+    """One kind of finding: its code, level, a title, what it says of the row (completing "the
+    row ..."), and its message template (`str.format` fields filled by the check)."""
+
+    code: str
+    level: str
+    title: str
+    description: str
+    message: str
+
+
+CATALOGUE: tuple[FindingCode, ...] = (
+    FindingCode("malformed", "error", "Not a puzzle",
+                "is not an 81-cell puzzle: missing, wrong length, a stray character",
+                "{reason}"),
+    FindingCode("clash", "error", "Clashing givens",
+                "has givens that repeat a digit in a row, column or box",
+                "{where}"),
+    FindingCode("unsolvable", "error", "No solution",
+                "has consistent givens that no grid completes",
+                "no solution: the givens do not clash, but no grid completes them"),
+    FindingCode("multiple", "error", "Several solutions",
+                "has two or more solutions (two of them as evidence)",
+                "not unique: two solutions (solution_a, solution_b) differ at {cells} cells"),
+    FindingCode("few_clues", "info", "Too few givens",
+                "has fewer than 17 givens: never a unique solution (why it is `multiple`)",
+                "{clues} givens: no puzzle with fewer than 17 has a unique solution"),
+    FindingCode("limit", "warning", "Undecided",
+                "spent the node budget before uniqueness (or minimality) was decided",
+                "the node budget of {budget} ran out before {what} was decided"),
+    FindingCode("wrong_solution", "error", "Wrong solution column",
+                "has a solution column that is not a valid full grid, changes a given, or "
+                "differs from the unique solution",
+                "the solution column {problems}"),
+    FindingCode("not_minimal", "warning", "Not minimal",
+                "(`--minimal`) has givens that can each go, the solution staying unique",
+                "not minimal: {count} of {givens} givens can each be removed with the solution "
+                "staying unique: {cells}"),
+    FindingCode("duplicate", "warning", "Duplicate",
+                "is the same puzzle as an earlier row (compared after parsing)",
+                "same puzzle as row {first_row}"),
+)  # fmt: skip
+BY_CODE: dict[str, FindingCode] = {c.code: c for c in CATALOGUE}
+CODES: dict[str, str] = {c.code: c.level for c in CATALOGUE}  # code -> level, in order
+
+
+def message(code: str, **fields: Any) -> str:
+    """The message of a finding of `code`, its template filled with `fields`."""
+    return BY_CODE[code].message.format(**fields)
+
+
+_CODE_NAMES = pa.array(list(CODES), pa.string())
+_LEVEL_NAMES = pa.array(list(LEVELS), pa.string())
+_CODE_INDEX = {code: i for i, code in enumerate(CODES)}
+_LEVEL_INDEX = {level: i for i, level in enumerate(LEVELS)}
+DICTIONARY = pa.dictionary(pa.int8(), pa.string())
+EVIDENCE: dict[str, pa.DataType] = {
+    "cells": pa.list_(pa.int8()),
+    "first_row": pa.int64(),
+    "solution_a": pa.string(),
+    "solution_b": pa.string(),
+    "unique_solution": pa.string(),
+    "column_solution": pa.string(),
+}
+
+
+def findings_schema(id_type: pa.DataType | None = None) -> pa.Schema:
+    """The findings schema; with an `id` column of `id_type` when the input has ids."""
+    fields = [pa.field("row", pa.int64(), nullable=False)]
+    if id_type is not None:
+        fields.append(pa.field("id", id_type))
+    fields += [
+        pa.field("code", DICTIONARY, nullable=False),
+        pa.field("level", DICTIONARY, nullable=False),
+        pa.field("message", pa.string(), nullable=False),
+    ]
+    fields += [pa.field(name, kind) for name, kind in EVIDENCE.items()]
+    return pa.schema(fields)
+
+
+def cell_name(cell: int) -> str:
+    """A 0-based cell as people name it: 0 -> `r1c1`, 80 -> `r9c9`."""
+    return f"r{cell // 9 + 1}c{cell % 9 + 1}"
+
+
+def cell_lists(cells: np.ndarray) -> pa.ListArray:
+    """A `(k, 81) bool` mask as k lists of the 0-based cells where it is True."""
+    counts = np.count_nonzero(cells, axis=1)
+    offsets = np.zeros(len(cells) + 1, np.int32)
+    np.cumsum(counts, out=offsets[1:])
+    values = np.nonzero(cells)[1].astype(np.int8)
+    return pa.ListArray.from_arrays(pa.array(offsets), pa.array(values))
+
+
+class FindingsBuilder:
+    """Collects the findings of one batch, code by code, into one table sorted by row.
+
+    `rows` are the batch's input positions and `ids` its id column (or None); `add` takes
+    positions inside the batch.
+    """
+
+    def __init__(self, rows: np.ndarray, ids: pa.Array | None = None) -> None:
+        self.rows = np.asarray(rows, dtype=np.int64)
+        self.ids = ids
+        self.schema = findings_schema(None if ids is None else ids.type)
+        self._parts: list[pa.Table] = []
+
+    def add(
+        self,
+        code: str,
+        at: np.ndarray,
+        message: str | list[str] | pa.Array,
+        **evidence: Any,
+    ) -> None:
+        """Findings of `code` for the batch positions `at` (ascending); one `message` for all
+        or one each; evidence columns by name, one value per position."""
+        at = np.asarray(at, dtype=np.int64)
+        k = len(at)
+        if k == 0:
+            return
+        unknown = evidence.keys() - EVIDENCE.keys()
+        if unknown:
+            raise ValueError(f"unknown evidence columns: {sorted(unknown)}")
+        columns: dict[str, Any] = {"row": pa.array(self.rows[at])}
+        if self.ids is not None:
+            columns["id"] = self.ids.take(pa.array(at))
+        codes = pa.array(np.full(k, _CODE_INDEX[code], np.int8))
+        levels = pa.array(np.full(k, _LEVEL_INDEX[CODES[code]], np.int8))
+        columns["code"] = pa.DictionaryArray.from_arrays(codes, _CODE_NAMES)
+        columns["level"] = pa.DictionaryArray.from_arrays(levels, _LEVEL_NAMES)
+        if isinstance(message, str):
+            message = pa.array([message] * k, pa.string())
+        columns["message"] = message
+        for name, kind in EVIDENCE.items():
+            value = evidence.get(name)
+            columns[name] = pa.nulls(k, kind) if value is None else value
+        self._parts.append(pa.Table.from_pydict(columns, schema=self.schema))
+
+    def table(self) -> pa.Table:
+        """Every finding added, sorted by row (a row's findings in the order of `CODES`,
+        whatever the order they were added in), as one chunk."""
+        if not self._parts:
+            return self.schema.empty_table()
+        return sort_findings(pa.concat_tables(self._parts))
+
+
+def sort_findings(table: pa.Table) -> pa.Table:
+    """Findings sorted by row, a row's findings in the order of `CODES`, as one chunk."""
+    code_order = table.column("code").combine_chunks().indices.to_numpy()
+    order = np.lexsort((code_order, table.column("row").to_numpy()))
+    return table.take(pa.array(order)).combine_chunks()
+
+
+def level_counts(findings: pa.Table) -> dict[str, int]:
+    """Findings per level, every level named (0 when none)."""
+    indices = findings.column("level").combine_chunks().indices.to_numpy()
+    counts = np.bincount(indices, minlength=len(LEVELS))
+    return {level: int(counts[i]) for i, level in enumerate(LEVELS)}
+
+
+def code_counts(findings: pa.Table) -> dict[str, int]:
+    """Findings per code, every code named (0 when none)."""
+    indices = findings.column("code").combine_chunks().indices.to_numpy()
+    counts = np.bincount(indices, minlength=len(CODES))
+    return {code: int(counts[i]) for i, code in enumerate(CODES)}

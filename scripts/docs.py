@@ -1,0 +1,124 @@
+"""The parts of the docs that the code defines, generated from it so that they cannot drift.
+
+    python -m scripts.docs            # rewrite the generated sections in README.md and docs/
+    python -m scripts.docs --check    # exit 1 when a section is out of date (tests/test_docs.py)
+
+Sections sit between `<!-- NAME:start -->` and `<!-- NAME:end -->` markers:
+* README.md `schema`: the result schema (`pipeline.jobs.results`);
+* README.md `findings`: the finding codes (`pipeline.validate.catalogue`);
+* README.md `strategies`: the solver strategies (`pipeline.solver.registry`);
+* docs/CLI.md `cli`: every command's `--help`.
+"""
+
+import argparse
+import re
+import sys
+from pathlib import Path
+
+import pyarrow as pa
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _type_name(kind: pa.DataType) -> str:
+    if pa.types.is_dictionary(kind):
+        return "dictionary"
+    return {"large_string": "string"}.get(str(kind), str(kind))
+
+
+def schema_table() -> str:
+    """The result schema as a Markdown table: column, type, meaning."""
+    from pipeline.jobs.results import COLUMNS, result_schema
+
+    schema = result_schema(pa.string())
+    lines = ["| column | type | meaning |", "|---|---|---|"]
+    for field in schema:
+        kind = "passthrough" if field.name == "id" else _type_name(field.type)
+        lines.append(f"| {field.name} | {kind} | {COLUMNS[field.name]} |")
+    return "\n".join(lines) + "\n"
+
+
+def findings_table() -> str:
+    """The finding codes as a Markdown table: code, level, what it says of the row."""
+    from pipeline.validate.catalogue import CATALOGUE
+
+    lines = ["| code | level | the row ... |", "|---|---|---|"]
+    lines += [f"| `{c.code}` | {c.level} | {c.description} |" for c in CATALOGUE]
+    return "\n".join(lines) + "\n"
+
+
+def strategies_list() -> str:
+    """The solver strategies as a Markdown list."""
+    from pipeline.solver.registry import DEFAULT_STRATEGY, REGISTRY
+
+    lines = []
+    for s in REGISTRY.values():
+        default = " (default)" if s.name == DEFAULT_STRATEGY else ""
+        lines.append(f"* `{s.name}`{default}: {s.summary}.")
+    return "\n".join(lines) + "\n"
+
+
+def cli_reference() -> str:
+    """Every command's `--help`, as the terminal shows it (80 columns)."""
+    from typer.main import get_command
+    from typer.testing import CliRunner
+
+    from pipeline.cli import app
+
+    runner = CliRunner()
+    parts = []
+    names = [None, *sorted(get_command(app).commands)]  # type: ignore[attr-defined]
+    for name in names:
+        args = [name, "--help"] if name else ["--help"]
+        result = runner.invoke(
+            app, args, prog_name="sudoku-pipeline", terminal_width=80, env={"COLUMNS": "80"}
+        )
+        title = f"sudoku-pipeline {name}" if name else "sudoku-pipeline"
+        parts.append(f"## {title}\n\n```\n{result.output.rstrip()}\n```\n")
+    return "\n".join(parts)
+
+
+SECTIONS = {
+    ("README.md", "schema"): schema_table,
+    ("README.md", "findings"): findings_table,
+    ("README.md", "strategies"): strategies_list,
+    ("docs/CLI.md", "cli"): cli_reference,
+}
+
+
+def replaced(text: str, section: str, body: str) -> str:
+    """`text` with the body of `section` replaced (the markers stay)."""
+    start, end = f"<!-- {section}:start -->", f"<!-- {section}:end -->"
+    pattern = re.escape(start) + ".*?" + re.escape(end)
+    if not re.search(pattern, text, flags=re.S):
+        raise SystemExit(f"no {start} ... {end} section")
+    return re.sub(pattern, lambda _: f"{start}\n{body}{end}", text, flags=re.S)
+
+
+def stale() -> list[str]:
+    """The sections whose text differs from what the code says."""
+    out = []
+    for (file, section), make in SECTIONS.items():
+        text = (ROOT / file).read_text()
+        if replaced(text, section, make()) != text:
+            out.append(f"{file}: {section}")
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--check", action="store_true", help="only say what is out of date")
+    args = parser.parse_args()
+    if args.check:
+        out = stale()
+        for name in out:
+            print(f"out of date: {name} (run `python -m scripts.docs`)")
+        sys.exit(1 if out else 0)
+    for (file, section), make in SECTIONS.items():
+        path = ROOT / file
+        path.write_text(replaced(path.read_text(), section, make()))
+    print("docs updated")
+
+
+if __name__ == "__main__":
+    main()
