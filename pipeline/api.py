@@ -70,7 +70,7 @@ def solve_sudoku(grid: list[Any]) -> bool:
     When a puzzle has several solutions, one of them is written.
     """
     found = solve_grids(as_grid(grid)[None, :], solutions=1)
-    if found.verdicts[0] != codes.SOLVED:
+    if found.verdicts[0] != codes.FOUND:
         return False
     _fill_in_place(grid, found.solutions[0])
     return True

@@ -86,7 +86,7 @@ def test_zero_puzzles_give_a_header_only_csv(tmp_path):
 @pytest.mark.parametrize(
     "args, fragment",
     [
-        (["-o", "corpus.txt"], "must end in .csv or .parquet"),
+        (["-o", "corpus.txt"], "cannot tell the output format"),
         (["-o", "no-such-folder/corpus.csv"], "no-such-folder"),
         (["--clues", "16"], "--clues"),
         (["--clues", "82"], "--clues"),

@@ -249,22 +249,35 @@ def test_duplicates_across_batch_boundaries(tmp_path):
     assert summary.clean and summary.levels["warning"] == 4
 
 
-def test_exit_codes_strict_json_and_default_output(tmp_path):
+def test_exit_codes_follow_the_findings_as_linters_do(tmp_path):
+    """1 when the data has an error-level finding (as ruff exits 1 on a lint error),
+    `--exit-zero` opts out, `--strict` counts warnings too; 2 for a bad file."""
     bad = tmp_path / "bad_rows.csv"
     bad.write_bytes((DATA / "bad_rows.csv").read_bytes())
     result = cli(bad, "--workers", 1, "--quiet")
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 1, result.output
+    assert result.stderr.strip().splitlines() == [
+        "error: 8 error findings (--exit-zero to exit 0 anyway)"
+    ]
     assert (tmp_path / "bad_rows.findings.parquet").exists()  # default: beside the input
-    result = cli(bad, "--workers", 1, "--quiet", "--strict", "--json")
-    assert result.exit_code == 1
+    result = cli(bad, "--workers", 1, "--quiet", "--exit-zero", "--json")
+    assert result.exit_code == 0, result.output
     summary = json.loads(result.stdout)
     assert summary["clean"] is False and summary["findings"]["clash"] == 1
-    assert result.stderr.strip().splitlines()[-1] == "error: --strict: 8 error findings in 8 rows"
     clean = tmp_path / "clean.csv"
-    generate(20, seed=1).write_csv(clean)
+    corpus = generate(20, seed=1)
+    corpus.write_csv(clean)
     result = cli(clean, "--workers", 1, "--strict")
     assert result.exit_code == 0, result.output
     assert "clean; findings: none" in result.stderr
+    repeated = tmp_path / "repeated.csv"
+    pl.concat([corpus, corpus.head(1)]).write_csv(repeated)  # a duplicate: a warning
+    assert cli(repeated, "--workers", 1, "-q").exit_code == 0
+    result = cli(repeated, "--workers", 1, "-q", "--strict")
+    assert result.exit_code == 1
+    assert (
+        result.stderr.strip() == "error: 1 error or warning findings (--exit-zero to exit 0 anyway)"
+    )
     result = cli(tmp_path / "missing.csv", "--strict")
     assert result.exit_code == 2
     assert result.stderr.strip().splitlines() == [

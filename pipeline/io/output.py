@@ -1,20 +1,37 @@
-"""Output files: where they go, checked before a job starts, and written atomically.
+"""Output files: their format, checked before a job starts, locked while it runs, written
+atomically. Nothing the user owns is written over by surprise.
 
-    out = output_path("data/x.csv.gz", None, ".solved.parquet")   # data/x.solved.parquet
-    write_atomically(out, lambda f: f.write(data))
+    target = check_output(out, inputs=[in_path], force=False)   # or InputError, one line
+    with OutputLock(target.path):                               # or InputError: in use
+        write_atomically(target.path, lambda f: f.write(data))
+
+What `check_output` refuses, before any work: a directory; a missing parent directory; anything
+that exists and is not a regular file (a device, a FIFO, a socket: `-` is stdout); the same file
+as an input (any spelling, a hard or symbolic link); an existing file that is not a result of
+this tool (a Parquet file without our metadata, a CSV or JSON Lines file whose first line is not
+our header), unless `force`. A rerun may replace its own earlier result.
 
 A file is written to a temporary name beside its destination, flushed to disk, then renamed
 over it: readers see the old file or the whole new one, never a part, even after `kill -9`.
 """
 
+import fcntl
 import os
-from collections.abc import Callable
+import stat
+import sys
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from pipeline.errors import InputError
+from pipeline.io.parquet_concat import ParquetFooterError, read_footer
+from pipeline.io.runinfo import METADATA_KEY
 
 INPUT_SUFFIXES = {".csv", ".tsv", ".tab", ".txt", ".parquet", ".pq", ".gz", ".zst", ".zstd"}
+FORMATS = {".parquet": "parquet", ".pq": "parquet", ".csv": "csv", ".jsonl": "jsonl",
+           ".ndjson": "jsonl"}  # fmt: skip
+STDOUT = "-"
 
 
 def default_output(input_path: str | Path, suffix: str) -> Path:
@@ -27,20 +44,171 @@ def default_output(input_path: str | Path, suffix: str) -> Path:
     return path.with_name(name + suffix)
 
 
-def check_output(path: str | Path, what: str = "output") -> Path:
-    """`path` as a Path, once it can be an output file: not a directory, in a directory that
-    exists. Raises `InputError` (one line) before any work is done."""
+@dataclass(frozen=True)
+class Target:
+    """Where a job's output goes: a file path, or stdout (`path` None); and its format."""
+
+    path: Path | None
+    format: str  # parquet | csv | jsonl
+
+    @property
+    def is_stdout(self) -> bool:
+        return self.path is None
+
+    def __str__(self) -> str:
+        return "<stdout>" if self.path is None else str(self.path)
+
+
+def output_format(path: str | Path, format: str | None = None) -> str:
+    """The format of an output: `format` when given, else from the name's suffix; stdout
+    (`-`) without a format is CSV. Raises `InputError` for a suffix we cannot write."""
+    if format is not None:
+        if format not in set(FORMATS.values()):
+            choices = ", ".join(sorted(set(FORMATS.values())))
+            raise InputError(f"unknown output format {format!r}; choose one of {choices}")
+        return format
+    if str(path) == STDOUT:
+        return "csv"
+    suffix = Path(path).suffix.lower()
+    if suffix not in FORMATS:
+        raise InputError(
+            f"{path}: cannot tell the output format from its name; end it in .parquet, .csv or "
+            ".jsonl (or give --format)"
+        )
+    return FORMATS[suffix]
+
+
+def check_output(
+    path: str | Path,
+    what: str = "output",
+    *,
+    inputs: Iterable[str | Path] = (),
+    force: bool = False,
+    format: str | None = None,
+    formats: Iterable[str] | None = None,
+) -> Target:
+    """The output `path` (`-`: stdout) and its format, checked before any work is done (see
+    the module's docstring); `formats` limits the formats allowed. Raises `InputError`."""
+    if str(path) != STDOUT and Path(path).is_dir():
+        raise InputError(f"{path}: is a directory, not an {what} file")
+    kind = output_format(path, format)
+    if formats is not None and kind not in formats:
+        raise InputError(f"{path}: the {what} must be {' or '.join(formats)}, not {kind}")
+    if str(path) == STDOUT:
+        if kind == "parquet" and sys.stdout.isatty():
+            raise InputError("will not write Parquet to a terminal; redirect stdout or use -o FILE")
+        return Target(None, kind)
+    return Target(check_path(path, what, inputs=inputs, force=force, kind=kind), kind)
+
+
+def check_path(
+    path: str | Path,
+    what: str = "output",
+    *,
+    inputs: Iterable[str | Path] = (),
+    force: bool = False,
+    kind: str = "parquet",
+) -> Path:
+    """An output file's path, checked before any work is done: not a directory, a device or
+    an input, in a directory that exists, not somebody else's file unless `force` (`kind`:
+    parquet, csv, jsonl or html, to recognise an earlier result). Raises `InputError`."""
     out = Path(path)
-    if out.is_dir():
+    try:
+        info = out.stat()
+    except FileNotFoundError:
+        info = None
+    except OSError as e:
+        raise InputError(f"{out}: cannot use as the {what} ({e.strerror or e})") from None
+    if info is not None and stat.S_ISDIR(info.st_mode):
         raise InputError(f"{out}: is a directory, not an {what} file")
+    if info is not None and not stat.S_ISREG(info.st_mode):
+        raise InputError(
+            f"{out}: is not a regular file (a device, pipe or socket); "
+            f"will not write the {what} there (use -o - for stdout)"
+        )
     if not out.parent.is_dir():
         raise InputError(f"{out.parent}: no such directory for the {what}")
+    if info is not None:
+        for source in inputs:
+            if str(source) != STDOUT and _same_file(out, Path(source)):
+                raise InputError(f"{out}: is the input {source}; will not write over an input")
+        if not force and not is_own_result(out, kind):
+            raise InputError(
+                f"{out}: exists and is not a result of sudoku-pipeline; use --force to replace it"
+            )
     return out
 
 
-def output_path(input_path: str | Path, output: str | Path | None, suffix: str) -> Path:
-    """The checked output of a job: `output`, else `default_output(input_path, suffix)`."""
-    return check_output(default_output(input_path, suffix) if output is None else output)
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+def is_own_result(path: Path, kind: str) -> bool:
+    """Whether `path` holds an earlier result of this tool (which a rerun may replace)."""
+    if kind == "parquet":
+        try:
+            return METADATA_KEY in read_footer(path).key_values()
+        except (ParquetFooterError, OSError):
+            return False
+    try:
+        with open(path, "rb") as f:
+            first = f.readline(4096)
+    except OSError:
+        return False
+    if kind == "csv":
+        return first.startswith((b"row,", b"source,row,"))
+    if kind == "html":
+        return first.startswith(b"<!DOCTYPE html>") and _mentions_us(path)
+    return first.startswith((b'{"row":', b'{"source":'))
+
+
+def _mentions_us(path: Path) -> bool:
+    with open(path, "rb") as f:
+        return b"sudoku-pipeline" in f.read(8192)
+
+
+class OutputLock:
+    """An exclusive lock on an output while a job writes it (and its checkpoint): a second
+    run on the same output refuses with one line instead of destroying the first one's work.
+
+    The lock is a hidden file beside the output, `.NAME.lock`, removed when the job ends.
+    """
+
+    def __init__(self, output: Path) -> None:
+        self.path = output.with_name(f".{output.name}.lock")
+        self._fd: int | None = None
+
+    def __enter__(self) -> "OutputLock":
+        for _ in range(10):  # the file may be removed between open and lock by a run ending
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                os.close(fd)
+                output = self.path.with_name(self.path.name[1 : -len(".lock")])
+                raise InputError(
+                    f"{output}: another run is writing this output; wait for it to end, or "
+                    "choose another -o"
+                ) from None
+            try:
+                same = os.fstat(fd).st_ino == os.stat(self.path).st_ino
+            except FileNotFoundError:
+                same = False
+            if same:
+                self._fd = fd
+                os.write(fd, f"{os.getpid()}\n".encode())
+                return self
+            os.close(fd)
+        raise InputError(f"{self.path}: cannot take the output's lock")
+
+    def __exit__(self, *exc: object) -> None:
+        fd, self._fd = self._fd, None
+        if fd is not None:
+            self.path.unlink(missing_ok=True)  # still holding the lock: no one else has it
+            os.close(fd)
 
 
 def fsync_dir(path: Path) -> None:

@@ -2,6 +2,7 @@
 versions, the input and the options (JSON in the Parquet key-value metadata, key
 `sudoku_pipeline`, read back by `report`)."""
 
+import math
 import os
 import platform
 from functools import cache
@@ -12,6 +13,7 @@ from typing import Any
 from pipeline.io.dataset import Dataset
 
 METADATA_KEY = b"sudoku_pipeline"  # the Parquet key-value metadata entry of every output
+
 PACKAGE = "sudoku-pipeline"
 LIBRARIES = ("numba", "numpy", "polars", "pyarrow")
 
@@ -46,14 +48,53 @@ def versions() -> dict[str, str]:
     }
 
 
+def usable_cpus() -> int:
+    """The CPUs this process may use: its affinity (`taskset`), capped by a cgroup CPU quota
+    (containers: `docker --cpus`, Kubernetes limits), at least 1."""
+    try:
+        count = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        count = os.cpu_count() or 1
+    quota = _cgroup_quota()
+    if quota is not None:
+        count = min(count, max(1, math.ceil(quota)))
+    return max(1, count)
+
+
+def _cgroup_quota() -> float | None:
+    """CPUs allowed by the cgroup (v2 `cpu.max`, else v1 `cfs_quota_us`), None without one."""
+    try:
+        quota, period = Path("/sys/fs/cgroup/cpu.max").read_text().split()[:2]
+        return None if quota == "max" else int(quota) / int(period)
+    except (OSError, ValueError):
+        pass
+    try:
+        quota = int(Path("/sys/fs/cgroup/cpu/cpu.cfs_quota_us").read_text())
+        period = int(Path("/sys/fs/cgroup/cpu/cpu.cfs_period_us").read_text())
+        return None if quota <= 0 or period <= 0 else quota / period
+    except (OSError, ValueError):
+        return None
+
+
 def machine() -> dict[str, Any]:
     """`versions` and `cpu` entries of the metadata."""
-    return {"versions": versions(), "cpu": {"model": cpu_model(), "count": os.cpu_count()}}
+    cpu = {"model": cpu_model(), "count": os.cpu_count(), "usable": usable_cpus()}
+    return {"versions": versions(), "cpu": cpu}
+
+
+def _input(ds: Dataset, rows: int | None) -> dict[str, Any]:
+    return {
+        "path": str(ds.path),
+        "format": ds.format,
+        "compression": ds.compression,
+        "size_bytes": ds.size_bytes,
+        "rows": rows,
+    }
 
 
 def run_metadata(
     command: str,
-    ds: Dataset,
+    datasets: Dataset | list[Dataset],
     rows: int,
     options: dict[str, Any],
     started_at: str,
@@ -64,17 +105,14 @@ def run_metadata(
     scheduler: str | None,
     **extra: Any,
 ) -> dict[str, Any]:
-    """The metadata of a file job (`solve`, `validate`) over the dataset `ds`."""
-    return {
+    """The metadata of a file job (`solve`, `validate`) over its input(s): `input` describes
+    the first (the only one, usually), `inputs` every one when there are several."""
+    datasets = [datasets] if isinstance(datasets, Dataset) else datasets
+    several = len(datasets) > 1
+    meta = {
         "command": command,
         "options": options,
-        "input": {
-            "path": str(ds.path),
-            "format": ds.format,
-            "compression": ds.compression,
-            "size_bytes": ds.size_bytes,
-            "rows": rows,
-        },
+        "input": _input(datasets[0], None if several else rows),
         "started_at": started_at,
         "wall_s": round(wall_s, 3),
         "rows_per_s": None if rows_per_s is None else round(rows_per_s, 1),
@@ -84,3 +122,7 @@ def run_metadata(
         **machine(),
         **extra,
     }
+    if several:
+        meta["inputs"] = [_input(ds, None) for ds in datasets]
+        meta["rows"] = rows
+    return meta

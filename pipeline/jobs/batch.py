@@ -13,7 +13,7 @@ import pyarrow as pa
 from pipeline.grid import PuzzleColumn, format_grids, parse_puzzles
 from pipeline.io.dataset import optional_column
 from pipeline.jobs.results import build_results
-from pipeline.solver import DEFAULT_STRATEGY, get_strategy, solve_grids
+from pipeline.solver import DEFAULT_STRATEGY, MAX_NODES, get_strategy, solve_grids
 
 
 @dataclass(frozen=True)
@@ -28,8 +28,10 @@ class SolveOptions:
         get_strategy(self.strategy)  # ValueError naming the choices
         if self.solutions not in (1, 2):
             raise ValueError(f"solutions must be 1 or 2, not {self.solutions!r}")
-        if self.max_nodes is not None and self.max_nodes < 1:
-            raise ValueError(f"max_nodes must be at least 1, not {self.max_nodes!r}")
+        if self.max_nodes is not None and not 1 <= self.max_nodes <= MAX_NODES:
+            raise ValueError(
+                f"max_nodes must be between 1 and {MAX_NODES:,}, not {self.max_nodes!r}"
+            )
 
 
 def solve_record_batch(batch: pa.RecordBatch, options: SolveOptions) -> pa.Table:

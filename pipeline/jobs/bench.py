@@ -32,7 +32,7 @@ import pyarrow.parquet as pq
 
 from pipeline.errors import InputError
 from pipeline.io.dataset import open_dataset
-from pipeline.io.output import check_output, default_output, write_atomically
+from pipeline.io.output import check_path, default_output, write_atomically
 from pipeline.io.runinfo import METADATA_KEY, machine
 from pipeline.jobs.batch import SolveOptions, solve_record_batch
 from pipeline.jobs.executors import Executor, InlineExecutor, LocalExecutor, warm_kernels
@@ -214,7 +214,7 @@ def bench(
         raise InputError(f"unknown strategy {strategy!r}; choose all, {', '.join(STRATEGIES)}")
     if workers < 1 or (rows is not None and rows < 1):
         raise InputError("workers and rows must be at least 1")
-    out = check_output(output) if output is not None else None
+    out = check_path(output) if output is not None else None
     try:
         options = {
             s: SolveOptions(s, solutions, max_nodes or REGISTRY[s].bench_budget) for s in strategies

@@ -1,40 +1,74 @@
-"""Checkpoints beside the output, so that an interrupted run can go on where it stopped.
+"""Where a job's parts go: a checkpoint beside the output file, or stdout.
 
-A run writes each finished batch, in input order, as one Arrow IPC file in `<output>.partial/`
-(write to a temporary name, fsync, rename: a part is either whole or absent, even after
-`kill -9` or a power cut). `run.json` there records what the run was (input identity and every
-option that changes results), so `--resume` refuses a checkpoint of another run. At the end
-the parts are merged into the output Parquet file, itself written to a temporary name and
-renamed, and the checkpoint is removed.
+A run to a file keeps each finished part, as the worker encoded it, in `<output>.partial/`,
+named `part-START-ROWS-SOURCE-FIRSTROW-CRC32.EXT` (written to a temporary name, fsynced,
+renamed: a part is whole or absent, even after `kill -9` or a power cut). `run.json` there
+records what the run is (the inputs' identity and every option that changes results), so
+`--resume` refuses a checkpoint of another run, and says which file of a damaged checkpoint
+is damaged. At the end the parts, checked to cover every row without a gap, are joined into
+the output (Parquet by footers, text by concatenation; nothing is decoded), written to a
+temporary name and renamed, and the checkpoint is removed.
+
+A run to stdout (`-o -`) writes each part as it comes, in order, and the Parquet footer last;
+it cannot be resumed.
 """
 
 import json
+import re
 import shutil
-from collections import Counter
+import sys
+import zlib
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
+import polars as pl
 import pyarrow as pa
+import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
-from pipeline.errors import CheckpointError
-from pipeline.io.output import write_atomically
+from pipeline.errors import CheckpointError, InputError
+from pipeline.io.output import Target, write_atomically
+from pipeline.io.parquet_concat import Joiner, ParquetFooterError, parse_footer
 from pipeline.io.runinfo import METADATA_KEY
+from pipeline.jobs.parts import EXTENSIONS, Part, encode
 
 _META = "run.json"
-_PART = "part-{start:012d}.arrow"
-_IPC_OPTIONS = pa.ipc.IpcWriteOptions(compression="lz4")
+_PART = re.compile(r"part-(\d{12})-(\d+)-(\d+)-(\d+)-([0-9a-f]{8})\.(parquet|csv|jsonl)")
+_START_OVER = "run without --resume to start over"
+
+
+@dataclass
+class Progress:
+    """What a checkpoint holds: `rows` from the start without a gap, the input and row to go
+    on from, and the rows per verdict."""
+
+    rows: int = 0
+    source: int = 0
+    next_row: int = 0
+    counts: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class _Stored:
+    path: Path
+    start: int
+    rows: int
+    source: int
+    first_row: int
+    crc: int
 
 
 class Checkpoint:
-    """The `<output>.partial/` folder of one run."""
+    """The `<output>.partial/` folder of one run writing the file `output` in `fmt`."""
 
-    def __init__(self, output: Path) -> None:
+    def __init__(self, output: Path, fmt: str) -> None:
         self.output = output
+        self.format = fmt
         self.folder = output.with_name(output.name + ".partial")
 
     def exists(self) -> bool:
-        return (self.folder / _META).exists()
+        return self.folder.exists()
 
     def start(self, identity: dict[str, Any]) -> None:
         """Begin afresh: drop any older checkpoint and record what this run is."""
@@ -42,66 +76,80 @@ class Checkpoint:
         for stale in self._stale_outputs():
             stale.unlink(missing_ok=True)
         self.folder.mkdir(parents=True)
-        text = json.dumps(identity, indent=2, sort_keys=True).encode()
-        write_atomically(self.folder / _META, lambda f: f.write(text))
+        text = json.dumps({**identity, "format": self.format}, indent=2, sort_keys=True)
+        write_atomically(self.folder / _META, lambda f: f.write(text.encode()))
 
-    def resume(self, identity: dict[str, Any]) -> int:
-        """Check the checkpoint belongs to this run; returns how many rows are done."""
-        if not self.exists():
+    def resume(self, identity: dict[str, Any], columns: list[str]) -> Progress:
+        """Check the checkpoint belongs to this run and is whole; returns how far it got
+        (`columns`: the output's, which text parts after the first do not name). Raises
+        `CheckpointError` (one line naming the file) otherwise."""
+        if not (self.folder / _META).exists():
             raise CheckpointError(f"nothing to resume: no checkpoint at {self.folder}")
-        recorded = json.loads((self.folder / _META).read_text())
+        meta = self.folder / _META
+        try:
+            recorded = json.loads(meta.read_text())
+        except (OSError, ValueError, UnicodeDecodeError):
+            raise CheckpointError(f"{meta}: damaged (not the JSON a run writes); "
+                                  f"{_START_OVER}") from None  # fmt: skip
+        if not isinstance(recorded, dict):
+            raise CheckpointError(f"{meta}: damaged (not the JSON a run writes); {_START_OVER}")
+        identity = {**identity, "format": self.format}
         changed = sorted(k for k in identity.keys() | recorded.keys()
                          if identity.get(k) != recorded.get(k))  # fmt: skip
         if changed:
             raise CheckpointError(
                 f"the checkpoint at {self.folder} is from a run with other "
-                f"{', '.join(changed)}; run without --resume to start over"
+                f"{', '.join(changed)}; {_START_OVER}"
             )
         # what a kill -9 mid-write leaves: half parts, and a half output from an ended merge
         for stale in [*self.folder.glob(".*.tmp-*"), *self._stale_outputs()]:
             stale.unlink(missing_ok=True)
-        return self.rows_kept(drop_the_rest=True)
+        kept = self._contiguous(drop_the_rest=True)
+        progress = Progress()
+        for part in kept:
+            _check_part(part, self.format)
+            for verdict, n in _part_counts(part, self.format, columns).items():
+                progress.counts[verdict] = progress.counts.get(verdict, 0) + n
+        if kept:
+            last = kept[-1]
+            progress.rows = last.start + last.rows
+            progress.source, progress.next_row = last.source, last.first_row + last.rows
+        return progress
 
-    def rows_kept(self, drop_the_rest: bool = False) -> int:
-        """How many rows, from row 0 on without a gap, the parts hold; parts past a gap are
-        useless, and deleted when `drop_the_rest`."""
-        done = 0
-        for start, path in self._parts():
-            if start != done:
-                if drop_the_rest:
-                    path.unlink()
-                continue
-            done += _rows(path)
-        return done
+    def rows_kept(self) -> int:
+        """How many rows, from the first on without a gap, the parts hold."""
+        kept = self._contiguous()
+        return kept[-1].start + kept[-1].rows if kept else 0
 
-    def add(self, start: int, table: pa.Table) -> None:
-        """Keep one finished batch (rows `start` .. `start + len(table) - 1`)."""
+    def add(self, part: Part) -> None:
+        """Keep one finished part."""
+        crc = zlib.crc32(part.data)
+        name = (f"part-{part.start:012d}-{part.rows}-{part.source}-{part.first_row}-"
+                f"{crc:08x}.{EXTENSIONS[self.format]}")  # fmt: skip
+        write_atomically(self.folder / name, lambda f: f.write(part.data))
 
-        def write(f: Any) -> None:
-            with pa.ipc.new_file(f, table.schema, options=_IPC_OPTIONS) as writer:
-                writer.write_table(table)
+    def commit(self, rows: int, empty: pa.Table, metadata: dict[str, Any]) -> None:
+        """Join the parts into the output, atomically, with the run's `metadata`; refuses when
+        they do not hold rows 0 .. `rows` - 1 exactly (`empty`: the table of no rows)."""
+        parts = self._parts()
+        held = 0
+        for part in parts:
+            if part.start != held:
+                raise CheckpointError(
+                    f"{self.folder}: rows {held:,} to {part.start - 1:,} are missing; "
+                    f"refusing to write {self.output} without them"
+                )
+            held += part.rows
+        if held != rows:
+            raise CheckpointError(
+                f"{self.folder}: holds {held:,} rows where the input has {rows:,}; "
+                f"refusing to write {self.output}"
+            )
 
-        write_atomically(self.folder / _PART.format(start=start), write)
-
-    def merge(self, schema: pa.Schema, metadata: dict[str, Any]) -> Counter[str]:
-        """Write every part, in order, into the output Parquet file (atomically, zstd, with the
-        run's metadata as JSON under `METADATA_KEY`); returns verdict counts."""
-        schema = schema.with_metadata({METADATA_KEY: json.dumps(metadata, sort_keys=True)})
-        counts: Counter[str] = Counter()
-
-        def write(f: Any) -> None:
-            with pq.ParquetWriter(f, schema, compression="zstd") as writer:
-                for _, path in self._parts():
-                    with pa.memory_map(str(path)) as source:
-                        table = pa.ipc.open_file(source).read_all()
-                    for verdict, n in zip(*_value_counts(table.column("verdict")), strict=True):
-                        counts[verdict] += n
-                    writer.write_table(table.cast(schema))
-                if not counts:
-                    writer.write_table(schema.empty_table())
+        def write(f: BinaryIO) -> None:
+            _join(f, self.format, [p.path for p in parts], empty, metadata)
 
         write_atomically(self.output, write)
-        return counts
 
     def remove(self) -> None:
         shutil.rmtree(self.folder, ignore_errors=True)
@@ -109,19 +157,109 @@ class Checkpoint:
     def _stale_outputs(self) -> list[Path]:
         return list(self.output.parent.glob(f".{self.output.name}.tmp-*"))
 
-    def _parts(self) -> list[tuple[int, Path]]:
+    def _parts(self) -> list[_Stored]:
         parts = []
-        for path in self.folder.glob("part-*.arrow"):
-            parts.append((int(path.stem.split("-")[1]), path))
-        return sorted(parts)
+        for path in self.folder.glob("part-*"):
+            match = _PART.fullmatch(path.name)
+            if match is None or match.group(6) != EXTENSIONS[self.format]:
+                raise CheckpointError(f"{path}: not a part this tool writes; {_START_OVER}")
+            start, rows, source, first = (int(g) for g in match.groups()[:4])
+            parts.append(_Stored(path, start, rows, source, first, int(match.group(5), 16)))
+        return sorted(parts, key=lambda p: p.start)
+
+    def _contiguous(self, drop_the_rest: bool = False) -> list[_Stored]:
+        """The parts from row 0 on without a gap; those past a gap are useless, and deleted
+        when `drop_the_rest`."""
+        kept, done = [], 0
+        for part in self._parts():
+            if part.start == done:
+                kept.append(part)
+                done += part.rows
+            elif drop_the_rest:
+                part.path.unlink()
+        return kept
 
 
-def _rows(path: Path) -> int:
-    with pa.memory_map(str(path)) as source:
-        reader = pa.ipc.open_file(source)
-        return sum(reader.get_batch(i).num_rows for i in range(reader.num_record_batches))
+def _check_part(part: _Stored, fmt: str) -> None:
+    """A kept part is whole: its bytes match the checksum in its name, and a Parquet part's
+    footer reads and counts the rows its name says."""
+    try:
+        data = part.path.read_bytes()
+    except OSError as e:
+        raise CheckpointError(f"{part.path}: cannot read ({e.strerror}); {_START_OVER}") from None
+    if zlib.crc32(data) != part.crc:
+        raise CheckpointError(f"{part.path}: damaged (checksum differs); {_START_OVER}")
+    if fmt == "parquet":
+        try:
+            rows = parse_footer(data, len(data)).num_rows
+        except ParquetFooterError as e:
+            raise CheckpointError(f"{part.path}: damaged ({e}); {_START_OVER}") from None
+        if rows != part.rows:
+            raise CheckpointError(f"{part.path}: holds {rows} rows, not {part.rows}; "
+                                  f"{_START_OVER}")  # fmt: skip
 
 
-def _value_counts(column: pa.ChunkedArray) -> tuple[list[str], list[int]]:
-    counted = column.combine_chunks().dictionary_decode().value_counts()
-    return counted.field("values").to_pylist(), counted.field("counts").to_pylist()
+def _part_counts(part: _Stored, fmt: str, columns: list[str]) -> dict[str, int]:
+    """Rows per verdict of a kept part (read back: only on resume)."""
+    if fmt == "parquet":
+        verdicts = pq.read_table(part.path, columns=["verdict"]).column(0)
+    elif fmt == "csv":
+        verdicts = pacsv.read_csv(
+            part.path,
+            read_options=pacsv.ReadOptions(column_names=columns, skip_rows=int(part.start == 0)),
+            convert_options=pacsv.ConvertOptions(
+                include_columns=["verdict"], column_types={"verdict": pa.string()}
+            ),
+        ).column(0)
+    else:
+        verdicts = pl.read_ndjson(part.path).get_column("verdict").to_arrow()
+    counted = pl.Series(verdicts).cast(pl.String).value_counts()
+    return dict(zip(counted[:, 0].to_list(), counted[:, 1].to_list(), strict=True))
+
+
+def _join(
+    sink: BinaryIO, fmt: str, parts: list[Path], empty: pa.Table, metadata: dict[str, Any]
+) -> None:
+    """The parts as one output: Parquet by footers (with the run's metadata), text by bytes."""
+    if fmt == "parquet":
+        meta = {METADATA_KEY: json.dumps(metadata, sort_keys=True, default=str).encode()}
+        if not parts:
+            pq.write_table(empty.replace_schema_metadata(meta), sink, compression="zstd")
+            return
+        joiner = Joiner(sink)
+        for path in parts:
+            joiner.add(path)
+        joiner.finish(meta)
+        return
+    if not parts:
+        sink.write(encode(empty, fmt, header=True))
+    for path in parts:
+        with open(path, "rb") as source:
+            shutil.copyfileobj(source, sink, 1 << 22)
+
+
+class StreamSink:
+    """Parts written to stdout as they come, in order (nothing kept: no resume)."""
+
+    def __init__(self, target: Target) -> None:
+        self.format = target.format
+        self.out = sys.stdout.buffer
+        self._joiner = Joiner(self.out) if self.format == "parquet" else None
+        self.rows = 0
+
+    def add(self, part: Part) -> None:
+        if self._joiner is not None:
+            self._joiner.add(part.data)
+        else:
+            self.out.write(part.data)
+        self.rows += part.rows
+
+    def commit(self, rows: int, empty: pa.Table, metadata: dict[str, Any]) -> None:
+        if self.rows != rows:
+            raise InputError(f"wrote {self.rows:,} rows where the input has {rows:,}")
+        if self._joiner is not None and self._joiner.footers:
+            meta = {METADATA_KEY: json.dumps(metadata, sort_keys=True, default=str).encode()}
+            self._joiner.finish(meta)
+        elif self.rows == 0:
+            _join(self.out, self.format, [], empty, metadata)
+        self.out.flush()

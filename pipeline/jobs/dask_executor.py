@@ -8,6 +8,8 @@ away ends the run with `ExecutorLost` (the run keeps its checkpoint for `--resum
 """
 
 import logging
+import re
+import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
@@ -17,6 +19,53 @@ from pipeline.errors import ExecutorLost, InputError
 
 INSTALL_HINT = "pip install 'sudoku-pipeline[dask]'"
 LOST_AFTER_S = 20.0  # how long the scheduler may stay unreachable before the run gives up
+CONNECT_S = 15.0  # how long connecting may take, whatever answers at the address
+SCHEMES = ("tcp", "tls", "inproc", "ucx", "ws", "wss")  # what Dask's comms speak
+_ADDRESS = re.compile(r"(?:(?P<scheme>[a-z]+)://)?(?P<host>\[[^\]]+\]|[^:/\s]+):(?P<port>\d+)/?")
+
+
+def scheduler_address(text: str) -> str:
+    """A Dask scheduler's address from `--scheduler`: `tcp://HOST:PORT` (or `HOST:PORT`, or
+    another of Dask's schemes). Raises `InputError` saying what is wrong, before connecting."""
+    match = _ADDRESS.fullmatch(text.strip())
+    scheme = match and match["scheme"]
+    if text.strip().lower().startswith(("http://", "https://")):
+        raise InputError(
+            f"--scheduler {text}: a web address; the scheduler's is tcp://HOST:PORT (port 8786 "
+            "by default; 8787 is its dashboard)"
+        )
+    if match is None or (scheme is not None and scheme not in SCHEMES):
+        raise InputError(f"--scheduler {text}: not a Dask scheduler address; expected "
+                         "tcp://HOST:PORT")  # fmt: skip
+    if not 0 < int(match["port"]) < 65536:
+        raise InputError(f"--scheduler {text}: port {match['port']} is out of range")
+    return text.strip() if scheme else f"tcp://{text.strip()}"
+
+
+def _connect_within(client: Callable[..., Any], address: str, seconds: float) -> Any:
+    """`Client(address)`, or `InputError` within `seconds` whatever answers there: something
+    that is not a Dask scheduler (a web server, say) can make Dask wait for minutes, or read a
+    garbage message length and fail allocating it."""
+    outcome: list[Any] = []
+
+    def connect() -> None:
+        try:
+            outcome.append(client(address, timeout=f"{seconds}s"))
+        except BaseException as e:  # noqa: BLE001 - MemoryError, CommClosedError, ...
+            outcome.append(e)
+
+    thread = threading.Thread(target=connect, name="dask-connect", daemon=True)
+    thread.start()
+    thread.join(seconds + 5)
+    if not outcome:
+        raise InputError(f"no Dask scheduler answered at {address} within {seconds + 5:.0f} s")
+    if isinstance(outcome[0], BaseException):
+        e = outcome[0]
+        reason = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        if isinstance(e, MemoryError) or "deserialize" in reason.lower():
+            reason = "what answers there does not speak Dask's protocol"
+        raise InputError(f"cannot reach the Dask scheduler at {address}: {reason}")
+    return outcome[0]
 
 
 class DaskExecutor:
@@ -33,7 +82,7 @@ class DaskExecutor:
             import distributed  # noqa: F401
         except ImportError:
             raise InputError(f"--executor dask needs Dask: {INSTALL_HINT}") from None
-        self.scheduler = scheduler
+        self.scheduler = None if scheduler is None else scheduler_address(scheduler)
         self.requested_workers = workers
         self.in_flight_per_worker = in_flight_per_worker
         self._warm = warm
@@ -61,12 +110,7 @@ class DaskExecutor:
                 silence_logs=logging.ERROR,
             )
             return Client(self._cluster)
-        try:
-            return Client(self.scheduler, timeout="10s")
-        except (OSError, TimeoutError) as e:
-            reason = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-            message = f"cannot reach the Dask scheduler at {self.scheduler}: {reason}"
-            raise InputError(message) from None
+        return _connect_within(Client, self.scheduler, CONNECT_S)
 
     def start(self) -> None:
         """Connect (or start the LocalCluster), wait for a worker, load the kernels on every

@@ -11,17 +11,21 @@ Every executor has the same interface, used by solve, validate, generate and ben
 `terminate()` stops at once instead (an error, Ctrl-C); `map_ordered` does it itself when a
 worker dies or its consumer stops early.
 
-* `InlineExecutor` runs everything in this process (one worker, no start-up cost);
-* `LocalExecutor` uses a pool of worker processes on this machine, spawned (polars and pyarrow
-  hold threads, and `fork` can deadlock them); workers load the compiled kernels from numba's
-  cache;
+* `InlineExecutor` runs everything in the calling thread;
+* `ThreadExecutor` (the local default) runs `workers` threads in this process: the kernels
+  release the GIL, and so do parsing (polars, numpy) and encoding (pyarrow), so threads use
+  every core with no process to start, nothing to pickle and one copy of the kernels in memory;
+* `ProcessExecutor` uses a pool of spawned worker processes (polars and pyarrow hold threads,
+  and `fork` can deadlock them), each loading the kernels from numba's cache: isolation, at the
+  cost of start-up and of pickling every batch;
 * `DaskExecutor` (dask_executor.py) runs on a Dask cluster.
 
-`warm` is a picklable function of no arguments that each worker (or this process, inline) runs
-once in `start()`: loading the kernels the job will call.
+`warm` is a picklable function of no arguments run once in `start()`, in each worker process
+(or once in this process for threads): loading the kernels the job will call.
 """
 
 import os
+import queue
 import signal
 import threading
 import time
@@ -34,7 +38,7 @@ from typing import Any, Protocol
 
 from pipeline.errors import ExecutorLost, InputError
 
-EXECUTORS = ("local", "dask")
+EXECUTORS = ("local", "processes", "dask")
 WORKER_ENV = {"POLARS_MAX_THREADS": "1", "OMP_NUM_THREADS": "1"}
 
 
@@ -98,6 +102,90 @@ class InlineExecutor:
         """Nothing runs elsewhere."""
 
 
+class ThreadExecutor:
+    """`workers` threads in this process; results in input order, at most
+    `in_flight_per_worker` batches a worker queued or running at a time."""
+
+    def __init__(
+        self,
+        workers: int | None = None,
+        warm: Callable[[], None] | None = None,
+        in_flight_per_worker: int = 2,
+    ) -> None:
+        from pipeline.io.runinfo import usable_cpus
+
+        self.workers = workers or usable_cpus()
+        self.max_in_flight = max(2, self.workers * in_flight_per_worker)
+        self._warm = warm
+        self._tasks: queue.SimpleQueue[tuple[Future[Any], Callable[..., Any], tuple] | None]
+        self._tasks = queue.SimpleQueue()
+        self._threads: list[threading.Thread] = []
+
+    def start(self) -> None:
+        """Load the kernels (once: the threads share them) and start the threads."""
+        if self._threads:
+            return
+        if self._warm is not None:
+            self._warm()
+        for i in range(self.workers):
+            # daemon threads: an interrupted run exits without waiting for a batch to end
+            thread = threading.Thread(target=self._work, name=f"worker-{i}", daemon=True)
+            thread.start()
+            self._threads.append(thread)
+
+    def _work(self) -> None:
+        while (task := self._tasks.get()) is not None:
+            future, fn, args = task
+            if not future.set_running_or_notify_cancel():
+                continue
+            try:
+                future.set_result(fn(*args))
+            except BaseException as e:  # noqa: BLE001 - handed to the consumer
+                future.set_exception(e)
+
+    def map_ordered(
+        self, fn: Callable[..., Any], items: Iterable[Any], *args: Any
+    ) -> Iterator[Any]:
+        """Yield `fn(item, *args)` for each item, in the order of `items`."""
+        self.start()
+        pending: deque[Future[Any]] = deque()
+        try:
+            for item in items:
+                future: Future[Any] = Future()
+                self._tasks.put((future, fn, (item, *args)))
+                pending.append(future)
+                if len(pending) >= self.max_in_flight:
+                    yield pending.popleft().result()
+            while pending:
+                yield pending.popleft().result()
+        except BaseException:  # an error, Ctrl-C, or the consumer stopped early
+            for future in pending:
+                future.cancel()
+            raise
+
+    def close(self) -> None:
+        """Let the threads finish what they hold and end."""
+        threads, self._threads = self._threads, []
+        for _ in threads:
+            self._tasks.put(None)
+        for thread in threads:
+            thread.join()
+
+    def terminate(self) -> None:
+        """Stop at once: queued batches are dropped; a batch a thread is in finishes in the
+        background (a daemon thread: it does not hold up the process's exit)."""
+        threads, self._threads = self._threads, []
+        while True:
+            try:
+                task = self._tasks.get_nowait()
+            except queue.Empty:
+                break
+            if task is not None:
+                task[0].cancel()
+        for _ in threads:
+            self._tasks.put(None)
+
+
 def _exit_with_parent(parent: int) -> None:
     """End this worker soon after its parent is gone (`kill -9` of the run, an OOM kill): a
     pool's workers otherwise wait for work forever, holding the terminal's stderr open."""
@@ -119,7 +207,7 @@ def _ready(seconds: float) -> int:
     return os.getpid()
 
 
-class LocalExecutor:
+class ProcessExecutor:
     """A pool of `workers` processes on this machine."""
 
     def __init__(
@@ -128,7 +216,9 @@ class LocalExecutor:
         warm: Callable[[], None] | None = None,
         in_flight_per_worker: int = 2,
     ) -> None:
-        self.workers = workers or os.cpu_count() or 1
+        from pipeline.io.runinfo import usable_cpus
+
+        self.workers = workers or usable_cpus()
         self.max_in_flight = max(2, self.workers * in_flight_per_worker)
         self._warm = warm
         self._pool: ProcessPoolExecutor | None = None
@@ -213,17 +303,24 @@ def make_executor(
     scheduler: str | None = None,
     warm: Callable[[], None] | None = None,
 ) -> Executor:
-    """The executor for `--executor`: `local` (worker processes here) or `dask` (a running
-    cluster at `scheduler`, or a LocalCluster of `workers` processes without one); each worker
-    runs `warm` once when it starts."""
+    """The executor for `--executor`: `local` (threads here), `processes` (worker processes
+    here) or `dask` (a running cluster at `scheduler`, or a LocalCluster of `workers`
+    processes without one); `warm` loads the kernels in each when it starts."""
     if workers is not None and workers < 1:
         raise InputError(f"workers must be at least 1, not {workers}")
+    if kind != "dask" and scheduler is not None:
+        raise InputError("--scheduler needs --executor dask")
     if kind == "local":
-        if scheduler is not None:
-            raise InputError("--scheduler needs --executor dask")
-        return LocalExecutor(workers, warm)
+        return ThreadExecutor(workers, warm)
+    if kind == "processes":
+        return ProcessExecutor(workers, warm)
     if kind == "dask":
-        from pipeline.jobs.dask_executor import DaskExecutor
+        from pipeline.jobs.dask_executor import DaskExecutor, scheduler_address
 
+        if scheduler is not None:
+            scheduler_address(scheduler)  # a bad address says so before Dask is imported
         return DaskExecutor(scheduler, workers, warm)
     raise InputError(f"unknown executor {kind!r}; choose one of {', '.join(EXECUTORS)}")
+
+
+LocalExecutor = ThreadExecutor  # the local default: what `--executor local` runs

@@ -5,6 +5,7 @@ round); chunks are independent, so a corpus of any size is made a chunk at a tim
 The same seed gives the same puzzles on every machine (numpy's PCG64 and a deterministic solver).
 """
 
+import shutil
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -13,12 +14,14 @@ from typing import BinaryIO
 import numpy as np
 import polars as pl
 import pyarrow as pa
-import pyarrow.parquet as pq
 
-from pipeline.errors import InputError
+from pipeline.errors import InputError, RunInterrupted
 from pipeline.grid import MIN_UNIQUE_CLUES, clue_counts, format_grids
 from pipeline.io.output import check_output, write_atomically
+from pipeline.io.parquet_concat import Joiner
 from pipeline.jobs.executors import InlineExecutor, LocalExecutor, warm_kernels
+from pipeline.jobs.parts import encode
+from pipeline.jobs.setup import sigterm_as_interrupt
 from pipeline.solver import codes, solve_grids
 from pipeline.symmetry import random_symmetries
 
@@ -40,7 +43,7 @@ def random_full_grids(n: int, rng: np.random.Generator) -> np.ndarray:
         digits = rng.integers(1, 10, size=(todo.size, _SEED_CELLS), dtype=np.uint8)
         np.put_along_axis(seeds, cells, digits, axis=1)
         found = solve_grids(seeds, solutions=1)
-        done = found.verdicts == codes.SOLVED
+        done = found.verdicts == codes.FOUND
         grids[todo[done]] = found.solutions[done]
         todo = todo[~done]
     return random_symmetries(grids, rng)
@@ -134,45 +137,61 @@ def generate(n: int, seed: int = 0, clues: int | None = None) -> pl.DataFrame:
     return pl.concat(chunks)
 
 
+MAX_PUZZLES = 1_000_000_000  # about two days on two cores: more is refused up front
+BYTES_PER_PUZZLE = {"csv": 180, "jsonl": 240, "parquet": 100}  # on disk, a little generous
+
+
 def generate_file(
     n: int,
     output: str | Path,
     seed: int = 0,
     clues: int | None = None,
     workers: int | None = None,
+    *,
+    force: bool = False,
+    format: str | None = None,
 ) -> int:
-    """Write `generate(n, seed, clues)` to a CSV or Parquet file (by its suffix; `-`: CSV on
-    stdout), a chunk at a time on `workers` processes, in bounded memory, atomically; returns
-    the puzzles written. Raises `InputError` for an output it cannot write, before generating."""
-    _check(n, clues)
-    if str(output) == "-":
-        for i, chunk in enumerate(generate_chunks(n, seed, clues, workers)):
-            chunk.write_csv(sys.stdout, include_header=i == 0)
-        return n
-    path = check_output(output)
-    kind = path.suffix.lower()
-    if kind not in (".csv", ".parquet", ".pq"):
-        raise InputError(f"{path}: the output must end in .csv or .parquet")
+    """Write `generate(n, seed, clues)` to a file, CSV, JSON Lines or Parquet by its suffix (or
+    `format`; `-`: stdout, CSV by default), a chunk at a time on `workers` threads, in
+    bounded memory, atomically; returns the puzzles written. Raises `InputError`, before
+    generating, for an output it cannot write or a corpus that cannot finish (more than
+    `MAX_PUZZLES`, or more than the disk holds), and `RunInterrupted` after Ctrl-C or
+    SIGTERM (nothing is left behind)."""
+    try:
+        _check(n, clues)
+    except ValueError as e:
+        raise InputError(str(e)) from None
+    if n > MAX_PUZZLES:
+        raise InputError(f"{n:,} puzzles would take days: at most {MAX_PUZZLES:,} a run "
+                         "(make a larger corpus from several seeds)")  # fmt: skip
+    target = check_output(output, "output", force=force, format=format)
+    if target.path is not None:
+        free = shutil.disk_usage(target.path.parent).free
+        if n * BYTES_PER_PUZZLE[target.format] > free:
+            raise InputError(f"{target}: {n:,} puzzles need about "
+                             f"{n * BYTES_PER_PUZZLE[target.format] / 1e9:,.1f} GB; "
+                             f"{free / 1e9:,.1f} GB are free")  # fmt: skip
     written = 0
 
-    def write(f: BinaryIO) -> None:
+    def write(sink: BinaryIO) -> None:
         nonlocal written
-        writer = None
+        joiner = Joiner(sink) if target.format == "parquet" else None
         for i, chunk in enumerate(generate_chunks(n, seed, clues, workers)):
-            if kind == ".csv":
-                chunk.write_csv(f, include_header=i == 0)
-            else:
-                table = chunk.to_arrow()
-                writer = writer or pq.ParquetWriter(f, table.schema, compression="zstd")
-                writer.write_table(table)
+            data = encode(chunk.to_arrow(), target.format, header=i == 0)
+            sink.write(data) if joiner is None else joiner.add(data)
             written += chunk.height
-        if kind == ".csv" and written == 0:
-            _chunk(0, 0, 0, seed, clues).write_csv(f)
-        if kind != ".csv":
-            if writer is None:
-                table = _chunk(0, 0, 0, seed, clues).to_arrow()
-                writer = pq.ParquetWriter(f, table.schema, compression="zstd")
-            writer.close()
+        if written == 0:
+            sink.write(encode(_chunk(0, 0, 0, seed, clues).to_arrow(), target.format))
+        elif joiner is not None:
+            joiner.finish()
 
-    write_atomically(path, write)
+    with sigterm_as_interrupt():
+        try:
+            if target.path is None:
+                write(sys.stdout.buffer)
+                sys.stdout.buffer.flush()
+            else:
+                write_atomically(target.path, write)
+        except KeyboardInterrupt:
+            raise RunInterrupted() from None
     return written

@@ -21,8 +21,9 @@ COLUMNS: dict[str, str] = {
     "id": "the input's id column, when it has one (its type kept)",
     "puzzle": "the puzzle as read: 81 chars with `.` blanks when parseable, else the raw text",
     "verdict": "`solved` (exactly one solution), `multiple`, `unsolvable`, `invalid` (givens "
-    "clash), `malformed`, `limit` (node budget spent)",
-    "solution": "the solution found (the first one for `multiple`), else null",
+    "clash), `malformed`, `limit` (node budget spent), `found` (a solution; uniqueness not "
+    "checked: `--solutions 1`)",
+    "solution": "the solution found (the first one for `multiple` and `limit`), else null",
     "clues": "number of givens; null for malformed rows",
     "nodes": "search nodes, counted the same way by every strategy (see `pipeline.solver`); "
     "0 when no search ran",
@@ -64,7 +65,7 @@ def build_results(
     """Assemble one batch's result table from the parsed input and the kernel's outputs."""
     ok = parsed.ok
     verdicts = found.verdicts
-    has_solution = (verdicts == codes.SOLVED) | (verdicts == codes.MULTIPLE)
+    has_solution = np.isin(verdicts, (codes.SOLVED, codes.MULTIPLE, codes.FOUND))
     has_solution |= (verdicts == codes.LIMIT) & (found.solutions[:, 0] != 0)
     puzzles = pc.if_else(pa.array(ok), format_grids(parsed.grids), raw_puzzles.cast(pa.string()))
     solutions = format_grids(found.solutions, mask=has_solution)
@@ -114,8 +115,10 @@ def empty_results(id_type: pa.DataType | None = None) -> pa.Table:
 # Definitions shared by every figure of a result table (report, bench):
 # * *searched* rows: every verdict but `invalid` and `malformed` (no search ran for those);
 #   time, nodes and guesses statistics are over searched rows;
-# * *% no guess*: searched rows with verdict `solved` and `guesses == 0`, over searched rows.
+# * *% no guess*: searched rows with verdict `solved` (or `found`) and `guesses == 0`, over
+#   searched rows.
 NOT_SEARCHED = ("invalid", "malformed")
+SOLVED_VERDICTS = ("solved", "found")  # a solution, unique or not looked further
 
 
 def searched(frame: pl.DataFrame) -> pl.DataFrame:
@@ -137,7 +140,9 @@ def effort(frame: pl.DataFrame) -> dict[str, Any]:
         (pl.col("solve_ns").mean() / 1000).alias("time_us"),
         pl.col("nodes").mean().alias("nodes"),
         pl.col("guesses").mean().alias("guesses"),
-        (100 * ((verdict == "solved") & (pl.col("guesses") == 0)).mean()).alias("no_guess_pct"),
+        (100 * (verdict.is_in(SOLVED_VERDICTS) & (pl.col("guesses") == 0)).mean()).alias(
+            "no_guess_pct"
+        ),
         (verdict == "limit").sum().alias("limit"),
     ).row(0, named=True)
     return {"searched": n, **row}

@@ -1,12 +1,13 @@
-"""What every file job does first, and the pieces it shares: the clock, the input, the output,
-the executor, the progress bar and the run's metadata. Used by solve, validate and bench.
+"""What every file job does first, and the pieces it shares: the clock, the inputs, the output,
+the executor, the progress bar and the run's metadata. Used by solve and validate.
 
-    job = start_job("solve", "x.csv", None, ".solved.parquet", {"workers": 2},
+    job = start_job("solve", ["x.csv"], None, ".solved.parquet", {"workers": 2},
                     warm=warm_kernels)
-    job.executor.start()
-    bar = job.progress_bar()
-    for table in job.executor.map_ordered(fn, job.dataset.batches(), options): ...
-    job.metadata(rows, options_dict)
+    with job.locked():                        # no second run writes this output meanwhile
+        job.start_executor()                  # says so when the kernels compile (first run)
+        bar = job.progress_bar()
+        for part in job.executor.map_ordered(fn, job.inputs.batches(), options): ...
+        job.metadata(rows, options_dict)
 """
 
 import datetime
@@ -15,17 +16,19 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, TypedDict
 
 from tqdm import tqdm
 
-from pipeline.io.dataset import Dataset, open_dataset
-from pipeline.io.output import output_path
+from pipeline.errors import InputError
+from pipeline.io.inputs import STDIN, Inputs, expand, open_inputs
+from pipeline.io.output import STDOUT, OutputLock, Target, check_output, default_output
 from pipeline.io.runinfo import run_metadata
 from pipeline.jobs.executors import Executor, make_executor
+from pipeline.solver.registry import kernels_cached
 
 DEFAULT_BATCH_SIZE = 50_000
 
@@ -34,16 +37,22 @@ class JobOptions(TypedDict, total=False):
     """The options every file job takes as keywords.
 
     Reading: `column`, `solution_column` and `id_column` name columns (default: found by name
-    or content); `separator` and `has_header` apply to CSV/TSV. Running: `batch_size` rows per
-    batch (bounds memory), `workers` (default: all cores), `progress` (a bar on stderr),
-    `executor` (`local`: worker processes here; `dask`: the cluster at `scheduler`, or a
-    LocalCluster of `workers` processes)."""
+    or content); `separator` and `has_header` apply to CSV/TSV; `input_format` forces the
+    input's format (csv, tsv, txt, parquet; stdin is sniffed otherwise). Writing: `format`
+    (parquet, csv, jsonl; default: from the output's suffix), `force` (replace a file that is
+    not a result of this tool). Running: `batch_size` rows per batch (bounds memory), `workers`
+    (default: the CPUs this process may use), `progress` (a bar on stderr when it is a
+    terminal), `executor` (`local`: threads here; `processes`: worker processes here; `dask`:
+    the cluster at `scheduler`, or a LocalCluster of `workers` processes)."""
 
     column: str | None
     solution_column: str | None
     id_column: str | None
     separator: str | None
     has_header: bool | None
+    input_format: str | None
+    format: str | None
+    force: bool
     batch_size: int | None
     workers: int | None
     progress: bool
@@ -51,31 +60,38 @@ class JobOptions(TypedDict, total=False):
     scheduler: str | None
 
 
-READING = ("column", "solution_column", "id_column", "separator", "has_header")
+READING = ("column", "solution_column", "id_column", "separator", "has_header", "input_format")
 
 
 @dataclass(frozen=True)
 class ReadOptions:
-    """How to read an input: which columns, which separator, whether it has a header (None:
-    found from the file)."""
+    """How to read an input: which columns, which separator, whether it has a header, which
+    format (None: found from the file)."""
 
     column: str | None = None
     solution_column: str | None = None
     id_column: str | None = None
     separator: str | None = None
     has_header: bool | None = None
+    input_format: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
 
+    def dataset_options(self) -> dict[str, Any]:
+        """The keywords of `open_dataset`."""
+        options = self.as_dict()
+        fmt = options.pop("input_format")
+        return options | ({"format": fmt} if fmt is not None else {})
+
 
 @dataclass
 class Job:
-    """A file job, set up: its input opened, its output checked, its executor chosen."""
+    """A file job, set up: its inputs opened, its output checked, its executor chosen."""
 
     command: str
-    dataset: Dataset
-    output: Path
+    inputs: Inputs
+    target: Target
     executor: Executor
     executor_kind: str
     scheduler: str | None
@@ -87,22 +103,46 @@ class Job:
         default_factory=lambda: datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
     )
 
+    @property
+    def output(self) -> Path | None:
+        """The output file (None: stdout)."""
+        return self.target.path
+
     def wall(self) -> float:
         """Seconds since the job started."""
         return time.perf_counter() - self.started
 
+    def locked(self) -> OutputLock | nullcontext[None]:
+        """Hold the output's lock (a file output) while the job runs."""
+        return nullcontext() if self.target.path is None else OutputLock(self.target.path)
+
+    def start_executor(self, strategies: tuple[str, ...] = ("fast",)) -> None:
+        """Start the workers; on a first run, say that the kernels are being compiled."""
+        if self.progress and not kernels_cached(strategies):
+            print(f"{self.command}: compiling the solver kernels (first run only, about 10 s;"
+                  " later runs load them in a moment)", file=sys.stderr, flush=True)  # fmt: skip
+        self.executor.start()
+
     def progress_bar(self, initial: int = 0) -> tqdm:
-        """A progress bar on stderr, in rows (a total, hence an ETA, once known)."""
-        return tqdm(total=self.dataset.num_rows, initial=initial, unit=" rows", unit_scale=True,
-                    disable=not self.progress, file=sys.stderr, desc=self.command,
+        """A progress bar on stderr when it is a terminal, in rows (a total, hence an ETA,
+        once known)."""
+        shown = self.progress and sys.stderr.isatty()
+        return tqdm(total=self.inputs.num_rows, initial=initial, unit=" rows", unit_scale=True,
+                    disable=not shown, file=sys.stderr, desc=self.command,
                     smoothing=0.1)  # fmt: skip
 
     def advance(self, bar: tqdm, rows: int) -> None:
         """Move the bar on by `rows`. For CSV/TXT inputs its total (hence the ETA) is the
-        dataset's estimate, which improves as the file is read, and never below what is done."""
-        if self.dataset.num_rows is None:
-            bar.total = max(self.dataset.estimated_rows() or 0, bar.n + rows)
+        inputs' estimate, which improves as they are read, and never below what is done."""
+        if self.inputs.num_rows is None:
+            bar.total = self.inputs.estimated_rows(bar.n + rows) or bar.n + rows
         bar.update(rows)
+
+    def finish_bar(self, bar: tqdm) -> None:
+        """The bar's total made right (an estimate may have been off), then closed."""
+        bar.total = bar.n
+        bar.refresh()
+        bar.close()
 
     def metadata(
         self, rows: int, options: dict[str, Any], rows_per_s: float | None, **extra: Any
@@ -110,7 +150,7 @@ class Job:
         """The run's metadata, as every output records it (see `io.runinfo`)."""
         return run_metadata(
             self.command,
-            self.dataset,
+            self.inputs.datasets,
             rows,
             {**options, "batch_size": self.batch_size, **self.reading.as_dict()},
             self.started_at,
@@ -125,29 +165,41 @@ class Job:
 
 def start_job(
     command: str,
-    input_path: str | Path,
+    inputs: str | Path | list[str | Path] | tuple[str | Path, ...],
     output: str | Path | None,
     suffix: str,
     options: JobOptions,
     *,
     warm: Callable[[], None] | None = None,
     batch_size: int = DEFAULT_BATCH_SIZE,
+    formats: tuple[str, ...] | None = None,
 ) -> Job:
-    """Choose the executor, open the input, check the output (default: the input's stem with
-    `suffix`, beside it). `batch_size` is the job's default. Raises `InputError` (one line)
-    before any work is done."""
+    """Check the options and the output, choose the executor, open the inputs. The output
+    defaults to the input's stem with `suffix`, beside it (stdout for stdin). Raises
+    `InputError` (one line) before any work is done."""
     started = time.perf_counter()
     unknown = sorted(options.keys() - JobOptions.__annotations__.keys())
     if unknown:
         raise TypeError(f"{command}: unexpected options {', '.join(unknown)}")
     reading = ReadOptions(**{name: options.get(name) for name in READING})
     batch_size = options.get("batch_size") or batch_size
-    executor = options.get("executor", "local")
+    if batch_size < 1:
+        raise InputError(f"batch_size must be at least 1, not {batch_size}")
+    names = expand(inputs)
+    if output is None:
+        if names == [STDIN]:
+            output = STDOUT
+        elif len(names) > 1:
+            raise InputError(f"{command}: several inputs go into one output: give -o")
+        else:
+            output = default_output(names[0], suffix)
+    target = check_output(output, inputs=names, force=options.get("force", False),
+                          format=options.get("format"), formats=formats)  # fmt: skip
+    kind = options.get("executor", "local")
     scheduler = options.get("scheduler")
-    pool = make_executor(executor, options.get("workers"), scheduler, warm)
-    ds = open_dataset(input_path, batch_size=batch_size, **reading.as_dict())
-    out = output_path(input_path, output, suffix)
-    return Job(command, ds, out, pool, executor, scheduler, reading, batch_size,
+    pool = make_executor(kind, options.get("workers"), scheduler, warm)
+    opened = open_inputs(names, batch_size=batch_size, **reading.dataset_options())
+    return Job(command, opened, target, pool, kind, scheduler, reading, batch_size,
                options.get("progress", True), started)  # fmt: skip
 
 

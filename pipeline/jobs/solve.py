@@ -1,30 +1,37 @@
-"""The bulk solve job: an input file in, one Parquet file of results out, on all cores.
+"""The bulk solve job: input files in, one file of results out, on all cores.
 
     summary = solve_file("puzzles.csv")        # -> puzzles.solved.parquet beside the input
 
-Reads the input in bounded batches (`io.dataset`), solves them on the executor's workers in
-input order, keeps each finished batch in a checkpoint (`checkpoint`) and at the end writes the
-output atomically with the run's metadata. An interrupted run is continued with `resume=True`;
-the result then equals an uninterrupted run's, timing columns aside.
+Reads the inputs in bounded batches (`io.inputs`), and the executor's workers solve each batch
+and encode its results in the output's format (`parts`); the parent keeps each finished part,
+in input order, in a checkpoint (`checkpoint`), and at the end joins the parts into the output,
+atomically, with the run's metadata. An interrupted run is continued with `resume=True`; the
+result then equals an uninterrupted run's, timing columns aside.
 """
 
 import json
 import sys
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import Any, Unpack
 
+import numpy as np
+import pyarrow as pa
+
 from pipeline.errors import ExecutorLost, InputError, RunFailed, RunInterrupted
 from pipeline.jobs.batch import SolveOptions, solve_record_batch
-from pipeline.jobs.checkpoint import Checkpoint
+from pipeline.jobs.checkpoint import Checkpoint, Progress, StreamSink
 from pipeline.jobs.executors import warm_kernels
+from pipeline.jobs.parts import Part, encode, verdict_counts
 from pipeline.jobs.results import result_schema
 from pipeline.jobs.setup import Job, JobOptions, sigterm_as_interrupt, start_job
 from pipeline.solver.codes import VERDICT_NAMES
 
 SOLVED_SUFFIX = ".solved.parquet"
+SOURCE_TYPE = pa.dictionary(pa.int32(), pa.string())  # the `source` column of several inputs
 
 
 @dataclass
@@ -59,12 +66,11 @@ class RunSummary:
 
 
 def _identity(job: Job, options: SolveOptions) -> dict[str, Any]:
-    """Everything that makes a checkpoint belong to a run: the input as it is now, the options."""
-    stat = job.dataset.path.stat()
+    """Everything that makes a checkpoint belong to a run: the inputs as they are now, the
+    options."""
+    inputs = job.inputs.identity()
     return {
-        "input": str(job.dataset.path.resolve()),
-        "input size": stat.st_size,
-        "input mtime": stat.st_mtime_ns,
+        **(inputs[0] if len(inputs) == 1 else {"inputs": inputs}),
         "strategy": options.strategy,
         "solutions": options.solutions,
         "max_nodes": options.max_nodes,
@@ -72,8 +78,41 @@ def _identity(job: Job, options: SolveOptions) -> dict[str, Any]:
     }
 
 
+def solve_part(
+    task: tuple[int, int, str | None, pa.RecordBatch], options: SolveOptions, fmt: str
+) -> Part:
+    """The unit of work: solve one batch (`task`: its place in the output, its input's index
+    and name when there are several inputs, the batch) and encode its results in `fmt`."""
+    start, source, name, batch = task
+    table = solve_record_batch(batch, options)
+    if name is not None:
+        names = pa.DictionaryArray.from_arrays(
+            pa.array(np.zeros(table.num_rows, np.int32)), pa.array([name], pa.string())
+        )
+        table = table.add_column(0, pa.field("source", SOURCE_TYPE, nullable=False), names)
+    first_row = batch.column(0)[0].as_py() if batch.num_rows else 0
+    return Part(start, table.num_rows, source, first_row, encode(table, fmt, header=start == 0),
+                verdict_counts(table, VERDICT_NAMES))  # fmt: skip
+
+
+def _empty(job: Job) -> pa.Table:
+    """The output's table of no rows: its schema, with `source` first for several inputs."""
+    schema = result_schema(job.inputs.schema.field("id").type if job.inputs.has_ids else None)
+    if job.inputs.several:
+        schema = schema.insert(0, pa.field("source", SOURCE_TYPE, nullable=False))
+    return schema.empty_table()
+
+
+def _tasks(job: Job, source: int, row: int, start: int) -> Iterator[tuple]:
+    """The work, batch by batch, from input `source`'s `row` on; `start`: the first batch's
+    place in the output."""
+    for index, batch in job.inputs.batches(source, row):
+        yield start, index, job.inputs.names[index] if job.inputs.several else None, batch
+        start += batch.num_rows
+
+
 def solve_file(
-    input_path: str | Path,
+    inputs: str | Path | list[str | Path],
     output: str | Path | None = None,
     *,
     strategy: str = "fast",
@@ -82,74 +121,106 @@ def solve_file(
     resume: bool = False,
     **options: Unpack[JobOptions],
 ) -> RunSummary:
-    """Solve every row of `input_path` into `output` (default `<stem>.solved.parquet`).
+    """Solve every row of `inputs` (a file, `-` for stdin, several files or quoted globs) into
+    `output` (default `<stem>.solved.parquet` beside a single input; `-`: stdout). The output's
+    format follows its suffix (.parquet, .csv, .jsonl) or `format`.
 
-    `options`: how to read the input and run the job (`JobOptions`: columns, separator,
-    header, batch size, workers, progress, executor). Raises `InputError` (one line, for the
-    CLI) for a bad file, column or option, `RunFailed` when workers or the cluster go away,
-    and `RunInterrupted` after Ctrl-C; both keep the finished batches for `resume=True`.
+    `options`: how to read the inputs and run the job (`JobOptions`: columns, separator,
+    header, formats, force, batch size, workers, progress, executor). Raises `InputError` (one
+    line, for the CLI) for a bad file, column, option or output, `RunFailed` when workers or
+    the cluster go away, and `RunInterrupted` after Ctrl-C or SIGTERM; both keep the finished
+    batches for `resume=True`.
     """
     try:
         search = SolveOptions(strategy, solutions, max_nodes)
     except ValueError as e:
         raise InputError(str(e)) from None
     warm = partial(warm_kernels, (search.strategy,))
-    job = start_job("solve", input_path, output, SOLVED_SUFFIX, options, warm=warm)
-    ds, out, pool = job.dataset, job.output, job.executor
-    checkpoint = Checkpoint(out)
-    identity = _identity(job, search)
-    if resume:
-        done = checkpoint.resume(identity)
+    job = start_job("solve", inputs, output, SOLVED_SUFFIX, options, warm=warm)
+    if resume and job.output is None:
+        raise InputError("--resume needs an output file (a run to stdout keeps nothing)")
+    with job.locked():
+        return _run(job, search, resume)
+
+
+def _run(job: Job, search: SolveOptions, resume: bool) -> RunSummary:
+    """The solve job, its output locked."""
+    pool, empty = job.executor, _empty(job)
+    with sigterm_as_interrupt():
+        try:
+            job.start_executor((search.strategy,))  # before a checkpoint: a cluster that
+        except KeyboardInterrupt:  # cannot be reached leaves nothing behind
+            pool.terminate()
+            raise RunInterrupted() from None
+    sink: Checkpoint | StreamSink
+    if job.output is None:
+        sink, progress = StreamSink(job.target), Progress()
     else:
-        if checkpoint.exists():
-            print(f"note: starting over; discarding the checkpoint at {checkpoint.folder}",
-                  file=sys.stderr)  # fmt: skip
-        checkpoint.start(identity)
-        done = 0
-    resumed_rows = done
+        sink = Checkpoint(job.output, job.target.format)
+        identity = _identity(job, search)
+        if resume:
+            progress = sink.resume(identity, empty.column_names)
+        else:
+            if sink.exists():
+                print(f"note: starting over; discarding the checkpoint at {sink.folder}",
+                      file=sys.stderr)  # fmt: skip
+            sink.start(identity)
+            progress = Progress()
+    counts = Counter(progress.counts)
+    done = read = progress.rows
     bar = None
     try:
         with sigterm_as_interrupt():
-            pool.start()
             bar = job.progress_bar(initial=done)
-            results = pool.map_ordered(solve_record_batch, ds.batches(start_row=done), search)
-            for table in results:
-                checkpoint.add(done, table)
-                done += table.num_rows
-                job.advance(bar, table.num_rows)
+            tasks = _tasks(job, progress.source, progress.next_row, done)
+
+            def counted() -> Iterator[tuple]:
+                nonlocal read
+                for task in tasks:
+                    read += task[3].num_rows
+                    yield task
+
+            for part in pool.map_ordered(solve_part, counted(), search, job.target.format):
+                sink.add(part)
+                counts.update(part.counts)
+                done += part.rows
+                job.advance(bar, part.rows)
             pool.close()
-            bar.close()
+            job.finish_bar(bar)
             wall = job.wall()
-            rate = (done - resumed_rows) / wall if wall > 0 else None
-            metadata = job.metadata(done, asdict(search), rate, resumed_rows=resumed_rows)
-            id_type = ds.schema.field("id").type if ds.id_column is not None else None
-            # An interrupt while merging keeps the (complete) checkpoint: --resume merges again.
-            counts: Counter[str] = checkpoint.merge(result_schema(id_type), metadata)
+            rate = (done - progress.rows) / wall if wall > 0 else None
+            metadata = job.metadata(done, asdict(search), rate, resumed_rows=progress.rows)
+            # An interrupt while joining keeps the (complete) checkpoint: --resume joins again.
+            sink.commit(read, empty, metadata)
     except ExecutorLost as e:
         pool.terminate()
-        raise RunFailed(str(e), checkpoint.rows_kept(), checkpoint.folder) from None
+        kept = sink.rows_kept() if isinstance(sink, Checkpoint) else None
+        raise RunFailed(str(e), kept, getattr(sink, "folder", None)) from None
     except InputError:  # the input failed part-way (a truncated .gz, say)
         pool.terminate()
-        if checkpoint.rows_kept() == resumed_rows == 0:
-            checkpoint.remove()  # nothing worth resuming: leave no folder behind
+        if isinstance(sink, Checkpoint) and sink.rows_kept() == progress.rows == 0:
+            sink.remove()  # nothing worth resuming: leave no folder behind
         raise
     except KeyboardInterrupt:
         pool.terminate()
+        if not isinstance(sink, Checkpoint):
+            raise RunInterrupted() from None
         # count what is on disk: the interrupt may have come between a part and `done +=`
-        raise RunInterrupted(checkpoint.rows_kept(), checkpoint.folder) from None
+        raise RunInterrupted(sink.rows_kept(), sink.folder) from None
     finally:
         if bar is not None:
             bar.close()
-    checkpoint.remove()
+    if isinstance(sink, Checkpoint):
+        sink.remove()
     return RunSummary(
-        input=str(ds.path),
-        output=str(out),
+        input=", ".join(job.inputs.names),
+        output=str(job.target),
         rows=done,
         verdicts={v: counts.get(v, 0) for v in VERDICT_NAMES},
         wall_s=wall,
         rows_per_s=rate or 0.0,
         workers=pool.workers,
         strategy=search.strategy,
-        resumed_rows=resumed_rows,
+        resumed_rows=progress.rows,
         metadata=metadata,
     )

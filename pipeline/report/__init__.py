@@ -12,7 +12,7 @@
 from pathlib import Path
 
 from pipeline.errors import ReportError
-from pipeline.io.output import check_output
+from pipeline.io.output import check_path
 from pipeline.report.runs import Report, compare, comparison_pairs, load_runs, run_figures
 from pipeline.report.text import render_text
 
@@ -21,7 +21,7 @@ def write_html(rep: Report, path: str | Path) -> Path:
     """One self-contained HTML file (plots embedded as PNG): nothing to fetch to view it."""
     from pipeline.report.html import render_html  # matplotlib: only for the page
 
-    out = check_output(path, "HTML report")
+    out = check_path(path, "HTML report", kind="html")
     tmp = out.with_name(f".{out.name}.tmp")
     tmp.write_text(render_html(rep), encoding="utf-8")
     tmp.replace(out)
@@ -34,7 +34,7 @@ def report(paths: list[str | Path] | str | Path, html: str | Path | None = None)
     if isinstance(paths, str | Path):
         paths = [paths]
     if html is not None:
-        check_output(html, "HTML report")  # before the reading, not after
+        check_path(html, "HTML report", kind="html")  # before the reading, not after
     runs = load_runs(list(paths))
     rep = Report(
         runs,

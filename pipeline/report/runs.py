@@ -29,7 +29,7 @@ import pyarrow.parquet as pq
 
 from pipeline.errors import ReportError
 from pipeline.io.runinfo import METADATA_KEY
-from pipeline.jobs.results import NOT_SEARCHED, searched
+from pipeline.jobs.results import NOT_SEARCHED, SOLVED_VERDICTS, searched
 from pipeline.solver.codes import VERDICT_NAMES
 
 REQUIRED_COLUMNS = ("row", "verdict", "clues", "nodes", "guesses", "solve_ns")
@@ -216,7 +216,8 @@ def run_figures(frame: pl.DataFrame) -> dict[str, Any]:
     verdicts = {v: counts.pop(v, 0) for v in VERDICT_NAMES} | counts
     done = searched(frame)
     n = done.height
-    no_guess = done.filter((pl.col("verdict") == "solved") & (pl.col("guesses") == 0)).height
+    solved = pl.col("verdict").is_in(SOLVED_VERDICTS)
+    no_guess = done.filter(solved & (pl.col("guesses") == 0)).height
     kernel_ns = int(done["solve_ns"].sum()) if n else 0
     stats = {}
     for metric, column, scale in (
@@ -230,9 +231,7 @@ def run_figures(frame: pl.DataFrame) -> dict[str, Any]:
         .group_by("clues")
         .agg(
             pl.len().alias("rows"),
-            (100 * ((pl.col("verdict") == "solved") & (pl.col("guesses") == 0)).mean()).alias(
-                "no_guess_pct"
-            ),
+            (100 * (solved & (pl.col("guesses") == 0)).mean()).alias("no_guess_pct"),
             pl.col("nodes").quantile(0.5, interpolation="nearest").alias("nodes_p50"),
             pl.col("nodes").quantile(0.9, interpolation="nearest").alias("nodes_p90"),
             (pl.col("solve_ns").quantile(0.5, interpolation="nearest") / 1000).alias("time_p50_us"),

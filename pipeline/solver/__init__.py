@@ -26,7 +26,8 @@ Every kernel has the same signature and works on a whole batch::
 * `grids`: `(n, 81) uint8`, 0 = blank, 1..9 = given digit, row-major cells.
 * `skip`: `(n,) bool`; rows where it is True are left untouched (malformed rows).
 * leading flags of the strategy, if any (see `registry.Strategy.flags`).
-* `max_solutions`: 1 = stop at the first solution, 2 = prove uniqueness.
+* `max_solutions`: 1 = stop at the first solution, 2 = prove uniqueness. (Kernels say
+  `SOLVED` for a first solution either way; `solve_grids` turns it into `FOUND` for 1.)
 * `max_nodes`: per-puzzle node budget, 0 = none. When the budget is spent before the search
   decides, the verdict is `LIMIT` (with the first solution kept if one was found).
 * outputs: `verdicts (n,) int8` (codes.py), `solutions (n, 81) uint8` (the first solution found,
@@ -44,7 +45,13 @@ import numpy as np
 
 from pipeline.solver import codes
 from pipeline.solver.codes import VERDICT_NAMES
-from pipeline.solver.registry import DEFAULT_STRATEGY, REGISTRY, STRATEGIES, get_strategy
+from pipeline.solver.registry import (
+    DEFAULT_STRATEGY,
+    MAX_NODES,
+    REGISTRY,
+    STRATEGIES,
+    get_strategy,
+)
 
 
 class KernelResults(NamedTuple):
@@ -87,8 +94,8 @@ def _prepare(
 
 
 def _budget(max_nodes: int | None) -> int:
-    if max_nodes is not None and max_nodes < 1:
-        raise ValueError(f"max_nodes must be a positive number of nodes, not {max_nodes!r}")
+    if max_nodes is not None and not 1 <= max_nodes <= MAX_NODES:
+        raise ValueError(f"max_nodes must be between 1 and {MAX_NODES:,}, not {max_nodes!r}")
     return 0 if max_nodes is None else int(max_nodes)
 
 
@@ -110,6 +117,8 @@ def solve_grids(
     kernel = chosen.load()
     grids, todo_skip, out = _prepare(grids, skip, chosen.checks_givens)
     kernel(grids, todo_skip, *chosen.flags, solutions, budget, *out)
+    if solutions == 1:  # a solution, but nobody looked for a second one
+        out.verdicts[out.verdicts == codes.SOLVED] = codes.FOUND
     return out
 
 

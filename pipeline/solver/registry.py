@@ -9,6 +9,8 @@ called), so reading the table costs nothing.
 from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import import_module
+from importlib.util import find_spec
+from pathlib import Path
 
 
 @dataclass(frozen=True)
@@ -32,6 +34,17 @@ class Strategy:
     def load(self) -> Callable[..., None]:
         """The strategy's numba kernel."""
         return getattr(import_module(self.module), self.kernel)
+
+    def cached(self) -> bool:
+        """Whether numba's on-disk cache holds the kernel, compiled (a guess from its index
+        file, made without importing numba: the first run of a fresh install says it will
+        compile)."""
+        spec = find_spec(self.module)
+        if spec is None or spec.origin is None:
+            return False
+        source = Path(spec.origin)
+        found = (source.parent / "__pycache__").glob(f"{source.stem}.{self.kernel}-*.nbi")
+        return next(found, None) is not None
 
 
 REGISTRY: dict[str, Strategy] = {
@@ -66,6 +79,12 @@ REGISTRY: dict[str, Strategy] = {
 }
 STRATEGIES: tuple[str, ...] = tuple(REGISTRY)
 DEFAULT_STRATEGY = "fast"
+MAX_NODES = 2**63 - 1  # node budgets are int64 in the kernels
+
+
+def kernels_cached(strategies: tuple[str, ...]) -> bool:
+    """Whether the kernels of these strategies are compiled and cached already."""
+    return all(get_strategy(name).cached() for name in strategies)
 
 
 def get_strategy(name: str) -> Strategy:

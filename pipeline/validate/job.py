@@ -13,6 +13,8 @@ output, written atomically (a temporary name, then `os.replace`) with the run's 
 
 import json
 import os
+import sys
+import tempfile
 from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from functools import partial
@@ -27,10 +29,18 @@ import pyarrow.parquet as pq
 from pipeline.errors import ExecutorLost, InputError, RunFailed, RunInterrupted
 from pipeline.grid import CELLS, clue_counts
 from pipeline.io.dataset import Dataset
-from pipeline.io.output import write_atomically
+from pipeline.io.output import Target, write_atomically
 from pipeline.io.runinfo import METADATA_KEY
 from pipeline.jobs.executors import warm_kernels
-from pipeline.jobs.setup import DEFAULT_BATCH_SIZE, JobOptions, sigterm_as_interrupt, start_job
+from pipeline.jobs.parts import encode
+from pipeline.jobs.setup import (
+    DEFAULT_BATCH_SIZE,
+    Job,
+    JobOptions,
+    sigterm_as_interrupt,
+    start_job,
+)
+from pipeline.solver import MAX_NODES
 from pipeline.validate.catalogue import (
     CODES,
     LEVELS,
@@ -57,8 +67,10 @@ class ValidateOptions:
     minimal: bool = False
 
     def __post_init__(self) -> None:
-        if self.max_nodes is not None and self.max_nodes < 1:
-            raise ValueError(f"max_nodes must be at least 1, not {self.max_nodes!r}")
+        if self.max_nodes is not None and not 1 <= self.max_nodes <= MAX_NODES:
+            raise ValueError(
+                f"max_nodes must be between 1 and {MAX_NODES:,}, not {self.max_nodes!r}"
+            )
 
 
 class BatchReport(NamedTuple):
@@ -229,24 +241,44 @@ def _merged(
                 yield sort_findings(pa.concat_tables(parts)) if len(parts) > 1 else parts[0]
 
 
-def _write_parquet(out: Path, schema: pa.Schema, tables: Iterator[pa.Table]) -> None:
-    """Write `tables` into `out` (zstd, row groups of about 64k findings), atomically."""
+def _write_findings(target: Target, schema: pa.Schema, tables: Iterator[pa.Table]) -> None:
+    """Write `tables` to the output (a file, atomically, or stdout) in its format; Parquet in
+    row groups of about 64k findings."""
+
+    def groups() -> Iterator[pa.Table]:
+        pending: list[pa.Table] = []
+        size = 0
+        for table in tables:
+            pending.append(table)
+            size += table.num_rows
+            if size >= _ROW_GROUP_ROWS:
+                yield pa.concat_tables(pending).cast(schema)
+                pending, size = [], 0
+        if pending:
+            yield pa.concat_tables(pending).cast(schema)
 
     def write(f: Any) -> None:
-        with pq.ParquetWriter(f, schema, compression="zstd") as writer:
-            pending: list[pa.Table] = []
-            size = written = 0
-            for table in tables:
-                pending.append(table)
-                size += table.num_rows
-                if size >= _ROW_GROUP_ROWS:
-                    writer.write_table(pa.concat_tables(pending).cast(schema))
-                    written += size
-                    pending, size = [], 0
-            if pending or not written:
-                writer.write_table(pa.concat_tables(pending or [schema.empty_table()]).cast(schema))
+        if target.format == "parquet":
+            with pq.ParquetWriter(f, schema, compression="zstd") as writer:
+                written = 0
+                for table in groups():
+                    writer.write_table(table)
+                    written += table.num_rows
+                if not written:  # the schema, even with no findings
+                    writer.write_table(schema.empty_table())
+            return
+        header = True
+        for table in groups():
+            f.write(encode(table, target.format, header=header))
+            header = False
+        if header:
+            f.write(encode(schema.empty_table(), target.format, header=True))
 
-    write_atomically(out, write)
+    if target.path is None:
+        write(sys.stdout.buffer)
+        sys.stdout.buffer.flush()
+    else:
+        write_atomically(target.path, write)
 
 
 def validate_file(
@@ -275,14 +307,23 @@ def validate_file(
     job = start_job("validate", input_path, output, FINDINGS_SUFFIX, options,
                     warm=partial(warm_kernels, ("fast",)),
                     batch_size=MINIMAL_BATCH_SIZE if minimal else DEFAULT_BATCH_SIZE)  # fmt: skip
-    ds, out, pool = job.dataset, job.output, job.executor
+    if job.inputs.several:
+        raise InputError("validate takes one input at a time")
+    with job.locked():
+        return _run(job, checks)
+
+
+def _run(job: Job, checks: ValidateOptions) -> ValidationSummary:
+    """The validate job, its output locked."""
+    ds, pool = job.inputs.first, job.executor
     schema = findings_schema(ds.schema.field("id").type if ds.id_column is not None else None)
-    stream = out.with_name(f".{out.name}.findings-{os.getpid()}.arrow")
+    spool = job.output or Path(tempfile.gettempdir()) / "stdout"
+    stream = spool.with_name(f".{spool.name}.findings-{os.getpid()}.arrow")
     index, tally, batches = DuplicateIndex(), _Tally(), []
     bar = None
     try:
         with sigterm_as_interrupt():
-            pool.start()
+            job.start_executor()
             bar = job.progress_bar()
             with (
                 pa.OSFile(str(stream), "wb") as sink,
@@ -296,15 +337,15 @@ def validate_file(
                         writer.write_batch(report.findings.to_batches()[0])
                     job.advance(bar, report.rows)
             pool.close()
-            bar.close()
+            job.finish_bar(bar)
             duplicates = _find_duplicates(index, ds)
             del index
             rows = batches[-1][0] + batches[-1][1] if batches else 0
             tally.add(duplicates.findings(0, rows))
             wall = job.wall()
-            run = dict(input=str(ds.path), output=str(out), rows=rows, wall_s=wall,
-                       rows_per_s=rows / wall if wall > 0 else 0.0, workers=pool.workers,
-                       minimal=minimal)  # fmt: skip
+            run = dict(input=job.inputs.names[0], output=str(job.target), rows=rows,
+                       wall_s=wall, rows_per_s=rows / wall if wall > 0 else 0.0,
+                       workers=pool.workers, minimal=checks.minimal)  # fmt: skip
             summary = tally.summary(**run)
             summary.metadata = job.metadata(rows, asdict(checks), summary.rows_per_s,
                                             findings=summary.findings,
@@ -312,7 +353,7 @@ def validate_file(
             schema = schema.with_metadata(
                 {METADATA_KEY: json.dumps(summary.metadata, sort_keys=True, default=str)}
             )
-            _write_parquet(out, schema, _merged(stream, batches, duplicates))
+            _write_findings(job.target, schema, _merged(stream, batches, duplicates))
     except ExecutorLost as e:
         pool.terminate()
         raise RunFailed(str(e)) from None

@@ -1,0 +1,5 @@
+"""`python -m pipeline.cli`: the `sudoku-pipeline` command."""
+
+from pipeline.cli.commands import main
+
+main()

@@ -1,0 +1,285 @@
+"""The `sudoku-pipeline` commands: a thin layer over the Python API, no logic of their own.
+
+Exit codes: 0 success; 1 the data failed a check (`validate` found an error, or a warning
+under `--strict`; `--exit-zero` opts out); 2 a usage or I/O error, or lost workers (one line
+on stderr); 130 interrupted; 141 stdout closed early (`| head`), quietly.
+"""
+
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from pipeline.cli.shell import (
+    AsJson,
+    Command,
+    Force,
+    FormatOption,
+    Workers,
+    fail,
+    file_job,
+    job_options,
+    one_line_errors,
+    print_summary,
+)
+from pipeline.solver.registry import DEFAULT_STRATEGY, MAX_NODES, STRATEGIES
+
+app = typer.Typer(
+    help="Solve, validate and report on Sudoku puzzle corpora in bulk.",
+    no_args_is_help=True,
+    add_completion=True,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+# the choices of --strategy, from the registry
+Strategy = StrEnum("Strategy", {name: name for name in STRATEGIES})  # type: ignore[misc]
+BenchStrategy = StrEnum(  # type: ignore[misc]
+    "BenchStrategy", {"all": "all", **{name: name for name in STRATEGIES}}
+)
+DEFAULT_STRATEGY_CHOICE = Strategy(DEFAULT_STRATEGY)
+ALL_STRATEGIES = BenchStrategy("all")
+
+
+def _version(value: bool) -> None:
+    if value:
+        from pipeline.io.runinfo import package_version
+
+        typer.echo(f"sudoku-pipeline {package_version()}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool,
+        typer.Option("--version", callback=_version, is_eager=True, help="Print the version."),
+    ] = False,
+) -> None:
+    """Solve, validate and report on Sudoku puzzle corpora in bulk."""
+
+
+Inputs = Annotated[
+    list[str],
+    typer.Argument(
+        metavar="INPUT", help="CSV, TSV, Parquet or TXT files, quoted globs, or - for stdin."
+    ),  # fmt: skip
+]
+
+
+@app.command(cls=Command)
+@file_job
+def solve(
+    inputs: Inputs,
+    output: Annotated[
+        str | None,
+        typer.Option(
+            "--output",
+            "-o",
+            metavar="FILE",
+            help="Results: .parquet, .csv or .jsonl, "
+            "or - for stdout (default: <stem>.solved.parquet; stdout for stdin).",
+        ),
+    ] = None,
+    batch_size: Annotated[
+        int, typer.Option(min=1, metavar="N", help="Rows per batch (bounds memory).")
+    ] = 50_000,
+    strategy: Annotated[Strategy, typer.Option(help="Solver strategy.")] = DEFAULT_STRATEGY_CHOICE,
+    solutions: Annotated[
+        int,
+        typer.Option(
+            min=1,
+            max=2,
+            metavar="N",
+            help="1: stop at the first (verdict `found`); 2: prove uniqueness.",
+        ),
+    ] = 2,
+    max_nodes: Annotated[
+        int | None,
+        typer.Option(
+            min=1, max=MAX_NODES, metavar="N", help="Node budget per puzzle (verdict `limit`)."
+        ),
+    ] = None,
+    resume: Annotated[
+        bool, typer.Option(help="Continue an interrupted run from its checkpoint.")
+    ] = False,
+    **job: Any,
+) -> None:
+    """Solve every puzzle of the inputs into one file of results, one row per input row.
+
+    Example: sudoku-pipeline solve data/sample.csv -o sample.solved.parquet
+    """
+    from pipeline.jobs.solve import solve_file
+
+    with one_line_errors():
+        summary = solve_file(inputs, output, strategy=strategy.value, solutions=solutions,
+                             max_nodes=max_nodes, resume=resume, batch_size=batch_size,
+                             **job_options(job))  # fmt: skip
+    print_summary(summary, job, stdout_taken=output is not None and str(output) == "-")
+
+
+@app.command(cls=Command)
+@file_job
+def validate(
+    input_path: Annotated[
+        str,
+        typer.Argument(metavar="INPUT", help="A CSV, TSV, Parquet or TXT file, or - for stdin."),
+    ],
+    output: Annotated[
+        str | None,
+        typer.Option(
+            "--output",
+            "-o",
+            metavar="FILE",
+            help="Findings: .parquet, .csv or .jsonl, "
+            "or - for stdout (default: <stem>.findings.parquet; stdout for stdin).",
+        ),
+    ] = None,
+    batch_size: Annotated[
+        int | None,
+        typer.Option(
+            min=1, metavar="N", help="Rows per batch (default: 50,000; 5,000 with --minimal)."
+        ),
+    ] = None,
+    max_nodes: Annotated[
+        int | None,
+        typer.Option(
+            min=1, max=MAX_NODES, metavar="N", help="Node budget per search (finding `limit`)."
+        ),
+    ] = None,
+    minimal: Annotated[
+        bool, typer.Option("--minimal", help="Also check that unique puzzles are minimal (slow).")
+    ] = False,
+    strict: Annotated[
+        bool, typer.Option("--strict", help="Exit with code 1 on warnings too.")
+    ] = False,
+    exit_zero: Annotated[
+        bool, typer.Option("--exit-zero", help="Exit with code 0 even when the data has errors.")
+    ] = False,
+    **job: Any,
+) -> None:
+    """Check every row of INPUT, and the dataset as a whole; one Parquet row per finding.
+
+    Errors: malformed, clash, unsolvable, multiple, wrong_solution. Warnings: duplicate, limit,
+    not_minimal. Info: few_clues. Exit code 1 when there is an error (--strict: or a warning;
+    --exit-zero: never).
+
+    Example: sudoku-pipeline validate data/bad_rows.csv -o bad.findings.csv
+    """
+    from pipeline.validate import validate_file
+
+    with one_line_errors():
+        summary = validate_file(input_path, output, max_nodes=max_nodes, minimal=minimal,
+                                batch_size=batch_size, **job_options(job))  # fmt: skip
+    print_summary(summary, job, stdout_taken=output is not None and str(output) == "-")
+    failed = summary.levels["error"] + (summary.levels["warning"] if strict else 0)
+    if failed and not exit_zero:
+        what = "error or warning" if strict else "error"
+        fail(f"{failed:,} {what} findings (--exit-zero to exit 0 anyway)", code=1)
+
+
+@app.command(cls=Command)
+def generate(
+    n: Annotated[int, typer.Argument(min=0, metavar="N", help="How many puzzles.")],
+    output: Annotated[
+        str | None,
+        typer.Option(
+            "--output",
+            "-o",
+            metavar="FILE",
+            help="CSV, JSON Lines or Parquet by suffix, or - for stdout (default: CSV on stdout).",
+        ),
+    ] = None,
+    seed: Annotated[
+        int, typer.Option(metavar="N", help="Random seed: same seed, same puzzles.")
+    ] = 0,
+    clues: Annotated[
+        int | None,
+        typer.Option(min=17, max=81, metavar="N", help="Target number of givens (else minimal)."),
+    ] = None,
+    workers: Workers = None,
+    format: FormatOption = None,
+    force: Force = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing but errors.")] = False,
+) -> None:
+    """Generate N puzzles with unique solutions: id, puzzle, solution, clues.
+
+    Example: sudoku-pipeline generate 100000 -o corpus.parquet --seed 1
+    """
+    from pipeline.jobs.generate import generate_file
+
+    with one_line_errors():
+        generate_file(n, output or "-", seed=seed, clues=clues, workers=workers, force=force,
+                      format=None if format is None else format.value)  # fmt: skip
+    if output not in (None, "-") and not quiet:
+        typer.echo(f"wrote {n:,} puzzles to {output}", err=True)
+
+
+@app.command(cls=Command)
+def report(
+    results: Annotated[
+        list[Path],
+        typer.Argument(metavar="RESULTS", help="Result Parquet files (of solve or bench)."),
+    ],
+    html: Annotated[
+        Path | None, typer.Option("--html", help="Also write a self-contained HTML report.")
+    ] = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the figures as JSON instead of tables.")
+    ] = False,
+) -> None:
+    """Solver performance from result files, read only: percentiles, verdicts, the hardest
+    puzzles; runs of one corpus side by side, with per-puzzle ratios joined on row.
+
+    Example: sudoku-pipeline report fast.parquet mrv.parquet --html report.html
+    """
+    from pipeline.report import render_text
+    from pipeline.report import report as make_report
+
+    with one_line_errors():
+        summary = make_report(results, html=html)
+    typer.echo(summary.to_json() if as_json else render_text(summary), nl=as_json)
+    if html is not None:
+        typer.echo(f"wrote {html}", err=True)
+
+
+@app.command(cls=Command)
+def bench(
+    datasets: Annotated[
+        list[Path], typer.Argument(metavar="DATASET", help="Inputs, as for solve.")
+    ],
+    strategy: Annotated[BenchStrategy, typer.Option(help="One strategy, or all.")] = ALL_STRATEGIES,
+    workers: Annotated[int, typer.Option(min=1, metavar="N", help="Worker threads.")] = 1,
+    output: Annotated[
+        Path | None,
+        typer.Option("--output", "-o", help="Also write per-puzzle results (Parquet) for report."),
+    ] = None,
+    max_nodes: Annotated[
+        int | None,
+        typer.Option(min=1, help="Node budget per puzzle (default: the strategy's own)."),
+    ] = None,
+    rows: Annotated[
+        int | None, typer.Option(min=1, help="Only the first ROWS rows of each dataset.")
+    ] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress lines.")] = False,
+    as_json: AsJson = False,
+) -> None:
+    """Benchmark strategies on datasets: puzzles/s, us/puzzle, nodes/puzzle, guesses/puzzle
+    and % solved without guessing, a Markdown table with a row per dataset x strategy.
+
+    Example: sudoku-pipeline bench data/sample.csv --strategy all -o bench.parquet
+    """
+    from pipeline.jobs.bench import bench as run_bench
+
+    with one_line_errors():
+        result = run_bench(datasets, strategy.value, workers, output, max_nodes=max_nodes,
+                           rows=rows, progress=not quiet)  # fmt: skip
+    typer.echo(result.to_json() if as_json else result.to_markdown())
+    if output is not None:
+        typer.echo(f"wrote {output}", err=True)
+
+
+def main() -> None:
+    app()

@@ -1,0 +1,218 @@
+"""What every command of `sudoku-pipeline` shares: its help, its errors, its common options.
+
+* Help reads like a Unix tool's: `Usage: sudoku-pipeline solve [OPTIONS] INPUT...`, each option
+  with a plain metavar (`N`, `FILE`, `NAME`, the choices `fast|mrv|backtrack`), no Python types.
+* Every error is one line on stderr, `error: ...`, with the exit code it calls for: usage errors
+  and bad files 2, lost workers 2, Ctrl-C 130; a closed pipe (`... | head`) ends quietly.
+* The options of every file job (reading, workers, executor, output) are declared once here.
+"""
+
+import errno
+import inspect
+import os
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated, Any, NoReturn
+
+import typer
+from typer.core import TyperCommand
+
+from pipeline.errors import PipelineError
+from pipeline.jobs.executors import EXECUTORS
+
+EXIT_BROKEN_PIPE = 141  # what a shell reports for a program that met a closed pipe (SIGPIPE)
+
+
+def fail(message: str, code: int = 2) -> NoReturn:
+    """End the command: `error: message` on stderr, exit `code`."""
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(code)
+
+
+def _quiet_broken_pipe() -> NoReturn:
+    """The reader of stdout went away (`| head`): stop without a word, as Unix tools do."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())  # nothing left to flush into the closed pipe
+    raise typer.Exit(EXIT_BROKEN_PIPE)
+
+
+@contextmanager
+def one_line_errors() -> Iterator[None]:
+    """Every error a command meets, as one line on stderr and the exit code it calls for."""
+    try:
+        yield
+    except PipelineError as e:
+        fail(str(e), e.EXIT_CODE)
+    except KeyboardInterrupt:  # at a moment the job could not tell what it kept
+        fail("interrupted", 130)
+    except BrokenPipeError:
+        _quiet_broken_pipe()
+    except OSError as e:
+        if e.errno == errno.EPIPE:
+            _quiet_broken_pipe()
+        fail(f"{e.filename or ''}: {e.strerror or e}".lstrip(": "))
+
+
+def _metavar(param: Any) -> str:
+    """A plain metavar: the one declared, else the choices, else N, X, FILE or TEXT."""
+    if param.metavar:
+        return param.metavar
+    described = param.type_descriptor
+    if described.is_choice:
+        return "|".join(str(getattr(c, "value", c)) for c in described.choices)
+    kind = getattr(described, "annotation", str)
+    return {int: "N", float: "X", Path: "FILE"}.get(kind, "TEXT")
+
+
+def _extras(param: Any, ctx: Any) -> str:
+    """`[default: ...; at least 1]`, after an option's help."""
+    extra = []
+    default = param.default if getattr(param, "show_default", None) is not False else None
+    if isinstance(default, StrEnum):
+        default = default.value
+    if default not in (None, False, "") and not callable(default) and not param.required:
+        extra.append(f"default: {default}")
+    low, high = getattr(param, "min", None), getattr(param, "max", None)
+    if low is not None and high is not None and high < 2**62:
+        extra.append(f"{low} to {high}")
+    elif low is not None:
+        extra.append(f"at least {low}")
+    return f"  [{'; '.join(extra)}]" if extra else ""
+
+
+class Command(TyperCommand):
+    """A command with plain help and one-line usage errors, `error: ...` with exit code 2."""
+
+    def make_context(
+        self, info_name: str | None, args: list[str], parent: Any = None, **extra: Any
+    ) -> Any:
+        try:
+            return super().make_context(info_name, args, parent=parent, **extra)
+        except Exception as e:  # click's UsageError (Typer keeps its click private)
+            if getattr(e, "exit_code", None) != 2 or not hasattr(e, "format_message"):
+                raise
+            command = " ".join(n for n in (getattr(parent, "info_name", None), info_name) if n)
+            fail(f"{e.format_message()} (see {command} --help)")
+
+    def collect_usage_pieces(self, ctx: Any) -> list[str]:
+        pieces = ["[OPTIONS]"]
+        for param in self.get_params(ctx):
+            if param.param_type_name == "argument":
+                name = (param.metavar or param.name.upper()) + ("..." if param.nargs != 1 else "")
+                pieces.append(name if param.required else f"[{name}]")
+        return pieces
+
+    def format_options(self, ctx: Any, formatter: Any) -> None:
+        arguments, options = [], []
+        for param in self.get_params(ctx):
+            if getattr(param, "hidden", False):
+                continue
+            text = (getattr(param, "help", None) or "") + _extras(param, ctx)
+            if param.param_type_name == "argument":
+                arguments.append((param.metavar or param.name.upper(), text))
+                continue
+            names = ", ".join(sorted(param.opts, key=lambda o: (o.startswith("--"), o)))
+            if param.secondary_opts:
+                names += " / " + ", ".join(param.secondary_opts)
+            elif not param.is_flag:
+                names += f" {_metavar(param)}"
+            options.append((names, text))
+        if arguments:
+            with formatter.section("Arguments"):
+                formatter.write_dl(arguments)
+        with formatter.section("Options"):
+            formatter.write_dl(options)
+
+
+def _option(name: str, annotation: Any, default: Any) -> inspect.Parameter:
+    return inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default,
+                             annotation=annotation)  # fmt: skip
+
+
+Executor = StrEnum("Executor", {name: name for name in EXECUTORS})  # type: ignore[misc]
+InputFormat = StrEnum("InputFormat", {n: n for n in ("csv", "tsv", "txt", "parquet")})  # type: ignore[misc]
+OutputFormat = StrEnum("OutputFormat", {n: n for n in ("parquet", "csv", "jsonl")})  # type: ignore[misc]
+
+Column = Annotated[str | None, typer.Option("--column", metavar="NAME",
+                   help="Puzzle column (default: found by name or content).")]  # fmt: skip
+SolutionColumn = Annotated[
+    str | None,
+    typer.Option(metavar="NAME", help="Column of expected solutions (default: found by name)."),
+]
+IdColumn = Annotated[str | None, typer.Option(metavar="NAME",
+                     help="Id column passed through (default: `id`).")]  # fmt: skip
+Separator = Annotated[str | None, typer.Option(metavar="CHAR",
+                      help="CSV field separator (default: , or tab).")]  # fmt: skip
+Header = Annotated[bool | None, typer.Option("--header/--no-header",
+                   help="Force a CSV header on or off.")]  # fmt: skip
+InputFormatOption = Annotated[
+    InputFormat | None,
+    typer.Option(
+        "--input-format", help="The input's format (default: from its name; stdin is sniffed)."
+    ),
+]
+FormatOption = Annotated[
+    OutputFormat | None,
+    typer.Option("--format", help="The output's format (default: from its suffix; CSV on stdout)."),
+]
+Force = Annotated[bool, typer.Option("--force", help="Replace an output file that is not a "
+                                     "result of this tool.")]  # fmt: skip
+Workers = Annotated[int | None, typer.Option(min=1, metavar="N",
+                    help="Workers (default: the CPUs this process may use).")]  # fmt: skip
+Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing but errors.")]
+ExecutorOption = Annotated[Executor, typer.Option(
+    "--executor", help="local: threads here; processes: worker processes here; dask: a Dask "
+    "cluster (see README).")]  # fmt: skip
+Scheduler = Annotated[
+    str | None,
+    typer.Option(
+        metavar="ADDRESS", help="Dask scheduler, tcp://HOST:PORT (default: a LocalCluster)."
+    ),
+]
+AsJson = Annotated[bool, typer.Option("--json", help="Print the summary as JSON on stdout.")]
+LOCAL = Executor("local")
+
+# The options of every file job (solve, validate), declared once: `file_job` adds them to a
+# command's signature, which is what Typer reads, and the command receives them in `**job`.
+JOB_OPTIONS = [
+    _option("column", Column, None),
+    _option("solution_column", SolutionColumn, None),
+    _option("id_column", IdColumn, None),
+    _option("separator", Separator, None),
+    _option("has_header", Header, None),
+    _option("input_format", InputFormatOption, None),
+    _option("format", FormatOption, None),
+    _option("force", Force, False),
+    _option("workers", Workers, None),
+    _option("quiet", Quiet, False),
+    _option("as_json", AsJson, False),
+    _option("executor", ExecutorOption, LOCAL),
+    _option("scheduler", Scheduler, None),
+]
+
+
+def file_job(command: Callable[..., None]) -> Callable[..., None]:
+    """Give a command the options of `JOB_OPTIONS` (after its own)."""
+    signature = inspect.signature(command)
+    own = [p for p in signature.parameters.values() if p.kind is not p.VAR_KEYWORD]
+    command.__signature__ = signature.replace(parameters=own + JOB_OPTIONS)  # type: ignore[attr-defined]
+    return command
+
+
+def job_options(job: dict[str, Any]) -> dict[str, Any]:
+    """The API's `JobOptions` from the command's `JOB_OPTIONS` (`--json` is the command's)."""
+    options = {k: v for k, v in job.items() if k not in ("quiet", "as_json")}
+    options = {k: v.value if isinstance(v, StrEnum) else v for k, v in options.items()}
+    return options | {"progress": not job["quiet"]}
+
+
+def print_summary(summary: Any, job: dict[str, Any], stdout_taken: bool = False) -> None:
+    """`--json`: the summary as JSON on stdout (on stderr when stdout holds the output);
+    else the summary sentence on stderr, unless `-q`."""
+    if job["as_json"]:
+        typer.echo(summary.to_json(), err=stdout_taken)
+    elif not job["quiet"]:
+        typer.echo(summary.describe(), err=True)

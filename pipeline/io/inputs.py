@@ -1,0 +1,124 @@
+"""A job's inputs: one file, stdin, several files, or quoted globs, read one after the other.
+
+    inputs = open_inputs(["part-*.csv", "extra.csv"], batch_size=50_000)
+    for source, batch in inputs.batches():      # source: the input's index in inputs.names
+        ...
+
+A glob (`*`, `?`, `[...]`, `**` for any depth) that is not itself a file's name is expanded,
+in sorted order; one that matches nothing is an error. Every input must have the same columns
+(after detection: puzzle, solution, id) so that their rows can share one output; rows are
+counted per input (each input's `row` starts at 0) and the job adds a `source` column naming
+the input when there are several.
+"""
+
+import glob
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+
+from pipeline.errors import InputError
+from pipeline.io.dataset import Dataset, open_dataset
+
+STDIN = "-"
+_GLOB_CHARS = set("*?[")
+
+
+def expand(paths: str | Path | list[str | Path] | tuple[str | Path, ...]) -> list[str]:
+    """The input names, globs expanded (sorted); `-` (stdin) at most once."""
+    given = [paths] if isinstance(paths, str | Path) else list(paths)
+    if not given:
+        raise InputError("no input given")
+    names: list[str] = []
+    for path in given:
+        text = str(path)
+        if text != STDIN and _GLOB_CHARS & set(text) and not Path(text).exists():
+            matches = sorted(glob.glob(text, recursive=True))
+            if not matches:
+                raise InputError(f"{text}: no file matches")
+            names += matches
+        else:
+            names.append(text)
+    if names.count(STDIN) > 1:
+        raise InputError("stdin (-) can be read once only")
+    return names
+
+
+@dataclass
+class Inputs:
+    """The opened inputs of a job, in order."""
+
+    names: list[str]
+    datasets: list[Dataset]
+
+    @property
+    def several(self) -> bool:
+        return len(self.datasets) > 1
+
+    @property
+    def first(self) -> Dataset:
+        return self.datasets[0]
+
+    @property
+    def schema(self) -> pa.Schema:
+        """The schema of every batch (the same for every input)."""
+        return self.first.schema
+
+    @property
+    def has_ids(self) -> bool:
+        return self.first.id_column is not None
+
+    @property
+    def num_rows(self) -> int | None:
+        """Rows over every input, when every input knows its own (Parquet)."""
+        counts = [ds.num_rows for ds in self.datasets]
+        return None if any(n is None for n in counts) else sum(counts)  # type: ignore[misc]
+
+    def estimated_rows(self, done: int = 0) -> int | None:
+        """An estimate of the rows over every input for a progress bar, never below `done`."""
+        estimates = [ds.estimated_rows() for ds in self.datasets]
+        if any(e is None for e in estimates):
+            return None
+        return max(done, sum(estimates))  # type: ignore[arg-type]
+
+    def batches(self, source: int = 0, start_row: int = 0) -> Iterator[tuple[int, pa.RecordBatch]]:
+        """`(input index, batch)` for every batch from input `source`'s row `start_row` on."""
+        for index in range(source, len(self.datasets)):
+            first = start_row if index == source else 0
+            for batch in self.datasets[index].batches(start_row=first):
+                yield index, batch
+
+    def identity(self) -> list[dict[str, Any]]:
+        """What makes a checkpoint belong to these inputs: each file as it is now."""
+        out = []
+        for name, ds in zip(self.names, self.datasets, strict=True):
+            if name == STDIN:
+                out.append({"input": STDIN})
+                continue
+            stat = ds.path.stat()
+            out.append({"input": str(ds.path.resolve()), "input size": stat.st_size,
+                        "input mtime": stat.st_mtime_ns})  # fmt: skip
+        return out
+
+
+def open_inputs(
+    paths: str | Path | list[str | Path] | tuple[str | Path, ...], **options: Any
+) -> Inputs:
+    """Open every input (`options`: those of `open_dataset`); raises `InputError` for one that
+    cannot be read, or whose columns differ from the first one's."""
+    names = expand(paths)
+    datasets = [open_dataset(name, **options) for name in names]
+    first = datasets[0]
+    for name, ds in zip(names[1:], datasets[1:], strict=True):
+        if ds.schema != first.schema:
+            raise InputError(
+                f"{name}: its columns ({_columns(ds.schema)}) differ from {names[0]}'s "
+                f"({_columns(first.schema)})"
+            )
+    return Inputs(names, datasets)
+
+
+def _columns(schema: pa.Schema) -> str:
+    return ", ".join(f"{f.name} {f.type}" for f in schema)
