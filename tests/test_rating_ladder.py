@@ -226,6 +226,32 @@ def test_hidden_quad():
     assert steps == 20
 
 
+def test_x_chain():
+    # A skyscraper on 1: in rows 1 and 7, 1 is possible only in c1 and c5 / c1 and c6. One of
+    # r1c1, r7c1 (same column) is not 1, so r1c5 or r7c6 is: the cells seeing both lose 1.
+    values, candidates = open_board()
+    take_away(candidates, row_cells(1, but=(1, 5)), 1)
+    take_away(candidates, row_cells(7, but=(1, 6)), 1)
+    steps, _, c = simplest_step("x_chain", values, candidates)
+    assert removed(candidates, c) == {(8, 5, 1), (9, 5, 1), (2, 6, 1), (3, 6, 1)}
+    assert steps == 4
+
+
+def test_xy_chain():
+    # r1c1 {1,2} - r1c5 {2,3} - r5c5 {3,4} - r5c9 {4,1}: if r1c1 is not 1 it is 2, so r1c5 is
+    # 3, r5c5 is 4 and r5c9 is 1. Either end is 1: r1c9 and r5c1, which see both, lose 1.
+    values, candidates = open_board()
+    for (row, col), pair in (
+        ((1, 1), (1, 2)),
+        ((1, 5), (2, 3)),
+        ((5, 5), (3, 4)),
+        ((5, 9), (4, 1)),
+    ):
+        keep_only(candidates, [(row, col)], *pair)
+    steps, _, c = simplest_step("xy_chain", values, candidates)
+    assert removed(candidates, c) == {(1, 9, 1), (5, 1, 1)} and steps == 2
+
+
 def test_every_technique_has_its_position():
     tested = {name.removeprefix("test_") for name in globals() if name.startswith("test_")}
     assert set(TECHNIQUES) <= tested | {"locked_candidates"}

@@ -14,13 +14,18 @@ from pipeline.rating.board import POPCOUNT, eliminate, next_combination
 
 @njit(nogil=True, cache=True)
 def _fish_on_lines(
-    candidates: np.ndarray, spots: np.ndarray, bit: int, size: int, rows_are_base: bool
+    candidates: np.ndarray,
+    spots: np.ndarray,
+    bit: int,
+    size: int,
+    rows_are_base: bool,
+    lines: np.ndarray,
+    chosen: np.ndarray,
 ) -> int:
     """Fish of one digit with rows as base lines (`rows_are_base`) or columns; `spots[line]` is
-    the 9-bit set of positions along the line where the digit is possible."""
+    the 9-bit set of positions along the line where the digit is possible. `lines` (9,) and
+    `chosen` (4,) are scratch space."""
     removed = 0
-    lines = np.empty(9, dtype=np.int64)
-    chosen = np.empty(4, dtype=np.int64)
     count = 0
     for line in range(9):
         if 2 <= POPCOUNT[spots[line]] <= size:
@@ -56,6 +61,8 @@ def fish(values: np.ndarray, candidates: np.ndarray, size: int) -> int:
     removed = 0
     in_rows = np.empty(9, dtype=np.int64)
     in_columns = np.empty(9, dtype=np.int64)
+    lines = np.empty(9, dtype=np.int64)
+    chosen = np.empty(4, dtype=np.int64)
     for d in range(9):
         bit = 1 << d
         for line in range(9):
@@ -67,6 +74,6 @@ def fish(values: np.ndarray, candidates: np.ndarray, size: int) -> int:
                 in_rows[row] |= 1 << column
                 in_columns[column] |= 1 << row
         # the column spots read here may be stale after the row pass: only ever too many
-        removed += _fish_on_lines(candidates, in_rows, bit, size, True)
-        removed += _fish_on_lines(candidates, in_columns, bit, size, False)
+        removed += _fish_on_lines(candidates, in_rows, bit, size, True, lines, chosen)
+        removed += _fish_on_lines(candidates, in_columns, bit, size, False, lines, chosen)
     return removed

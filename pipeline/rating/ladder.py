@@ -11,7 +11,9 @@ The order of the rungs follows the ratings of Sudoku Explainer (the rating progr
 "SE" ratings of the forum's hardest lists): hidden single 1.2-1.5, naked single 2.3, locked
 candidates 2.6-2.8, naked pair 3.0, X-wing 3.2, hidden pair 3.4, naked triple 3.6, swordfish
 3.8, hidden triple 4.0, XY-wing 4.2, XYZ-wing 4.4, naked quad 5.0, jellyfish 5.2, hidden quad
-5.4. Steps are counted per rung: placements for the singles, candidates removed for the rest.
+5.4, then chains: X-chains (skyscraper, two-string kite and turbot fish 6.6; longer 6.6-7.x)
+and XY-chains (6.6-7.x; SE rates chains by length, the ladder puts each kind on one rung).
+Steps are counted per rung: placements for the singles, candidates removed for the rest.
 """
 
 from typing import NamedTuple
@@ -20,6 +22,7 @@ import numpy as np
 from numba import njit
 
 from pipeline.rating.board import agrees_with, blank_cells, start_board
+from pipeline.rating.chains import x_chain, xy_chain
 from pipeline.rating.fish import fish
 from pipeline.rating.singles import hidden_single, locked_candidates, naked_single
 from pipeline.rating.subsets import hidden_subset, naked_subset
@@ -40,6 +43,8 @@ TECHNIQUES: tuple[str, ...] = (
     "naked_quad",
     "jellyfish",
     "hidden_quad",
+    "x_chain",
+    "xy_chain",
 )
 GRADES: tuple[str, ...] = (*TECHNIQUES, "search")  # the ladder, easiest first
 SINGLES: tuple[str, ...] = TECHNIQUES[:2]  # the grades of puzzles solved by singles alone
@@ -77,7 +82,11 @@ def apply_rung(rung: int, values: np.ndarray, candidates: np.ndarray) -> int:
         return naked_subset(values, candidates, 4)
     if rung == 12:
         return fish(values, candidates, 4)
-    return hidden_subset(values, candidates, 4)
+    if rung == 13:
+        return hidden_subset(values, candidates, 4)
+    if rung == 14:
+        return x_chain(values, candidates)
+    return xy_chain(values, candidates)
 
 
 @njit(nogil=True, cache=True)

@@ -9,7 +9,14 @@ applying them in turn stays sound.
 import numpy as np
 from numba import njit
 
-from pipeline.rating.board import ALL_DIGITS, POPCOUNT, UNIT_CELLS, eliminate, next_combination
+from pipeline.rating.board import (
+    ALL_DIGITS,
+    LOWEST_DIGIT,
+    POPCOUNT,
+    UNIT_CELLS,
+    eliminate,
+    next_combination,
+)
 
 
 @njit(nogil=True, cache=True)
@@ -66,9 +73,10 @@ def hidden_subset(values: np.ndarray, candidates: np.ndarray, size: int) -> int:
             if values[cell] == 0:
                 blanks += 1
                 mask = candidates[cell]
-                for d in range(9):
-                    if mask >> d & 1:
-                        where[d] |= 1 << j
+                while mask != 0:
+                    bit = mask & -mask
+                    mask ^= bit
+                    where[LOWEST_DIGIT[bit] - 1] |= 1 << j
         if blanks <= size:
             continue
         count = 0
