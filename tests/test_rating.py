@@ -118,6 +118,10 @@ def test_symmetric_copies_are_the_same_puzzle_in_other_clothes():
     assert (one == moved[7 * samples : 8 * samples]).all()
 
 
+def test_no_puzzles_no_rows():
+    assert rate([]).schema == RATING_SCHEMA and rate([]).height == 0
+
+
 def test_grade_only_with_no_samples():
     rated = rate([EASY, NO_SOLUTION, INKALA], samples=0)
     assert rated["difficulty"].is_null().all()

@@ -19,7 +19,6 @@ With `max_nodes`, a row whose search ran out of budget on some symmetric copy ge
 
 import numpy as np
 import polars as pl
-import pyarrow as pa
 
 from pipeline.grid import PuzzleColumn, parse_puzzles
 from pipeline.rating.difficulty import difficulty_grids
@@ -35,13 +34,6 @@ RATING_SCHEMA = pl.Schema(
         "steps_by_level": pl.Array(pl.Int32, len(TECHNIQUES)),
     }
 )
-
-
-def _puzzle_strings(puzzles: PuzzleColumn) -> PuzzleColumn:
-    """The shapes `solve_batch` accepts; an `(n, 81)` integer array is taken as grids."""
-    if isinstance(puzzles, pa.ChunkedArray):
-        return puzzles.combine_chunks()
-    return puzzles
 
 
 def rate_grids(
@@ -102,7 +94,7 @@ def rate(
         if grids.size and (grids.min() < 0 or grids.max() > 9):
             raise ValueError("grid cells must be 0 (blank) to 9")
         return rate_grids(grids, None, samples, seed, max_nodes)
-    parsed = parse_puzzles(_puzzle_strings(puzzles))
+    parsed = parse_puzzles(puzzles)
     return rate_grids(parsed.grids, ~parsed.ok, samples, seed, max_nodes)
 
 
