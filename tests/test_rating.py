@@ -118,6 +118,12 @@ def test_symmetric_copies_are_the_same_puzzle_in_other_clothes():
     assert (one == moved[7 * samples : 8 * samples]).all()
 
 
+def test_a_spent_node_budget_leaves_difficulty_null_but_grades():
+    rated = rate([EASY, INKALA], max_nodes=2)
+    assert rated["difficulty"].to_list() == [0.0, None]
+    assert rated["grade"].to_list() == ["hidden_single", "search"]
+
+
 def test_no_puzzles_no_rows():
     assert rate([]).schema == RATING_SCHEMA and rate([]).height == 0
 
