@@ -5,14 +5,15 @@ progress (a placement or an elimination), and back to the bottom rung after ever
 grade is the highest rung used; `search` when the ladder stalls before the grid is full. All the
 techniques are sound and only remove candidates, so a rung used at one moment stays usable
 later: the grade is the lowest rung `g` such that the techniques up to `g` solve the puzzle, and
-it does not depend on the order in which instances of one technique are found.
+it does not depend on the order in which instances are found, nor on how the puzzle is written
+(tested: 150k public puzzles and random symmetries of them get the same grades).
 
 The order of the rungs follows the ratings of Sudoku Explainer (the rating program behind the
 "SE" ratings of the forum's hardest lists): hidden single 1.2-1.5, naked single 2.3, locked
 candidates 2.6-2.8, naked pair 3.0, X-wing 3.2, hidden pair 3.4, naked triple 3.6, swordfish
 3.8, hidden triple 4.0, XY-wing 4.2, XYZ-wing 4.4, naked quad 5.0, jellyfish 5.2, hidden quad
-5.4, then chains: X-chains (skyscraper, two-string kite and turbot fish 6.6; longer 6.6-7.x)
-and XY-chains (6.6-7.x; SE rates chains by length, the ladder puts each kind on one rung).
+5.4; then chains, which SE rates from 6.5 up by length (the ladder puts each kind on one rung):
+X-chains (the skyscraper, two-string kite and turbot fish are the shortest), then XY-chains.
 Steps are counted per rung: placements for the singles, candidates removed for the rest.
 """
 
