@@ -6,7 +6,7 @@ grade is the highest rung used; `search` when the ladder stalls before the grid 
 techniques are sound and only remove candidates, so a rung used at one moment stays usable
 later: the grade is the lowest rung `g` such that the techniques up to `g` solve the puzzle, and
 it does not depend on the order in which instances are found, nor on how the puzzle is written
-(tested: 150k public puzzles and random symmetries of them get the same grades).
+(tested: the 50,623 17-clue and top1465 puzzles keep their grades under 3 random symmetries).
 
 The order of the rungs follows the ratings of Sudoku Explainer (the rating program behind the
 "SE" ratings of the forum's hardest lists): hidden single 1.2-1.5, naked single 2.3, locked
