@@ -1,0 +1,122 @@
+"""The board the logic techniques work on: a candidate mask per cell, and the tables they share.
+
+A board is two `(81,)` arrays, row-major cells as everywhere in the project:
+
+* `values` (`uint8`): the digit placed in each cell (a given or a deduction), 0 for a blank cell;
+* `candidates` (`int32`): for each blank cell the digits still possible there, bit `d - 1` for
+  digit `d` (a 9-bit mask); 0 for a cell that holds a digit.
+
+Placing a digit removes it from the candidates of the cell's 20 peers at once, so a candidate
+bit always means "no peer holds this digit". That elimination is the bookkeeping of the
+placement, not a technique of its own, and is not counted as a step.
+
+A technique is a function `(values, candidates) -> int`: the number of placements or
+eliminations it made in one sweep over the board (0 = no progress), or `CONTRADICTION` (-1)
+when the board shows that the puzzle has no solution (a blank cell without candidates, a digit
+with no place left in a unit, two placements that clash). Every technique is sound: it only
+removes candidates that no solution of the puzzle uses, so it never needs uniqueness.
+"""
+
+import numpy as np
+from numba import njit
+
+CONTRADICTION = -1
+ALL_DIGITS = 0x1FF
+
+
+def _unit_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Cells of the 27 units (rows 0-8, columns 9-17, boxes 18-26), the 20 peers of each cell,
+    a peer matrix, and each cell's three units (row, column, box)."""
+    units = np.zeros((27, 9), dtype=np.int64)
+    for i in range(9):
+        for j in range(9):
+            units[i, j] = 9 * i + j  # row i
+            units[9 + i, j] = 9 * j + i  # column i
+            units[18 + i, j] = 9 * (3 * (i // 3) + j // 3) + 3 * (i % 3) + j % 3  # box i
+    cell_units = np.zeros((81, 3), dtype=np.int64)
+    for u in range(27):
+        for c in units[u]:
+            cell_units[c, u // 9] = u
+    is_peer = np.zeros((81, 81), dtype=np.bool_)
+    for u in range(27):
+        for a in units[u]:
+            for b in units[u]:
+                is_peer[a, b] = a != b
+    peers = np.array([np.flatnonzero(is_peer[c]) for c in range(81)], dtype=np.int64)
+    return units, peers, is_peer, cell_units
+
+
+UNIT_CELLS, PEERS, IS_PEER, CELL_UNITS = _unit_tables()
+POPCOUNT = np.array([bin(m).count("1") for m in range(512)], dtype=np.int64)  # 9-bit masks
+LOWEST_DIGIT = np.array([(m & -m).bit_length() for m in range(512)], dtype=np.int64)  # 0 for 0
+
+
+@njit(nogil=True, cache=True)
+def place(values: np.ndarray, candidates: np.ndarray, cell: int, digit: int) -> bool:
+    """Put `digit` in `cell` and remove it from the peers' candidates; False (and no change)
+    when the digit is not a candidate there any more (the deductions clash)."""
+    bit = 1 << (digit - 1)
+    if candidates[cell] & bit == 0:
+        return False
+    values[cell] = digit
+    candidates[cell] = 0
+    for peer in PEERS[cell]:
+        candidates[peer] &= ~bit
+    return True
+
+
+@njit(nogil=True, cache=True)
+def eliminate(candidates: np.ndarray, cell: int, digits: int) -> int:
+    """Remove the `digits` mask from a cell's candidates; the number of candidates removed."""
+    removed = candidates[cell] & digits
+    candidates[cell] &= ~digits
+    return POPCOUNT[removed]
+
+
+@njit(nogil=True, cache=True)
+def start_board(grid: np.ndarray, values: np.ndarray, candidates: np.ndarray) -> bool:
+    """Fill `values` and `candidates` from a grid's givens; False when two givens clash."""
+    for cell in range(81):
+        values[cell] = 0
+        candidates[cell] = ALL_DIGITS
+    for cell in range(81):
+        if grid[cell] != 0 and not place(values, candidates, cell, grid[cell]):
+            return False
+    return True
+
+
+@njit(nogil=True, cache=True)
+def blank_cells(values: np.ndarray) -> int:
+    """Number of cells still without a digit."""
+    count = 0
+    for cell in range(81):
+        if values[cell] == 0:
+            count += 1
+    return count
+
+
+@njit(nogil=True, cache=True)
+def agrees_with(values: np.ndarray, candidates: np.ndarray, solution: np.ndarray) -> bool:
+    """Every placed digit is the solution's and every blank cell keeps the solution's digit."""
+    for cell in range(81):
+        if values[cell] != 0:
+            if values[cell] != solution[cell]:
+                return False
+        elif candidates[cell] & (1 << (solution[cell] - 1)) == 0:
+            return False
+    return True
+
+
+@njit(nogil=True, cache=True)
+def next_combination(chosen: np.ndarray, k: int, m: int) -> bool:
+    """Advance `chosen[:k]`, ascending indices into range(m), to the next k-combination in
+    lexicographic order; False after the last one. Start from `chosen[:k] = 0, 1, ..., k - 1`."""
+    i = k - 1
+    while i >= 0 and chosen[i] == m - k + i:
+        i -= 1
+    if i < 0:
+        return False
+    chosen[i] += 1
+    for j in range(i + 1, k):
+        chosen[j] = chosen[j - 1] + 1
+    return True

