@@ -72,13 +72,28 @@ def test_as_grid_accepts_every_usual_board_shape(board):
         ([[1.5] * 9] * 9, "cell 1 is 1.5"),
         (np.zeros((3, 27), np.uint8), r"shape \(9, 9\) or \(81,\), got \(3, 27\)"),
         (np.full(81, 10), "cell 1 is 10"),
-        (np.zeros(81, np.float64), "dtype float64"),
-        (None, "expected a Sudoku board, got NoneType"),
-        (42, "expected a Sudoku board, got int"),
+        (np.zeros(9, np.int64), r"shape \(9,\) holds 9 row strings, got dtype int64"),
     ],
 )
 def test_as_grid_says_what_is_wrong(board, message):
     with pytest.raises(ValueError, match=message):
+        as_grid(board)
+
+
+@pytest.mark.parametrize(
+    ("board", "message"),
+    [
+        (np.zeros(81, np.float64), "expected an array of ints or strings, got dtype float64"),
+        (np.zeros((9, 9), np.bool_), "got dtype bool"),
+        (None, "expected a Sudoku board, got NoneType"),
+        (42, "expected a Sudoku board, got int"),
+        ({"cells": PUZZLE}, "expected a Sudoku board, got dict"),
+        (PUZZLE.encode(), "got bytes: decode it to a str first"),
+        ([*ROW_STRINGS[:8], None], "row 9: expected 9 cells, got NoneType"),
+    ],
+)
+def test_as_grid_raises_type_error_for_what_is_not_a_board_at_all(board, message):
+    with pytest.raises(TypeError, match=message):
         as_grid(board)
 
 
