@@ -267,7 +267,9 @@ def _check_grids(grids: np.ndarray) -> np.ndarray:
     if grids.dtype.kind not in "iu":
         raise ValueError(f"expected integer grids, got dtype {grids.dtype}")
     if grids.size and (grids.max() > 9 or (grids.dtype.kind == "i" and grids.min() < 0)):
-        raise ValueError("grid cells must be 0 (blank) to 9")
+        row, cell = np.argwhere((grids > 9) | (grids < 0))[0].tolist()
+        value = grids[row, cell]
+        raise ValueError(f"row {row}, cell {cell + 1} is {value}, expected 0 (blank) to 9")
     return np.ascontiguousarray(grids, dtype=np.uint8)
 
 

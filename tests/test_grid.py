@@ -280,8 +280,8 @@ def test_format_grids_of_no_grids_is_an_empty_string_array():
     ("grids", "kwargs", "message"),
     [
         (np.zeros((2, 80), np.uint8), {}, r"shape \(n, 81\)"),
-        (np.full((1, 81), 10, np.uint8), {}, "0 \\(blank\\) to 9"),
-        (np.full((1, 81), -1, np.int64), {}, "0 \\(blank\\) to 9"),
+        (np.full((1, 81), 10, np.uint8), {}, "row 0, cell 1 is 10, expected 0 \\(blank\\) to 9"),
+        (np.eye(3, 81, 5, np.int64) * -1, {}, "row 0, cell 6 is -1, expected 0 \\(blank\\) to 9"),
         (np.zeros((1, 81), np.uint8), {"blank": "5"}, "blank must be"),
         (np.zeros((1, 81), np.uint8), {"blank": ".."}, "blank must be"),
         (np.zeros((2, 81), np.uint8), {"mask": np.ones(3, bool)}, "mask must have shape"),
