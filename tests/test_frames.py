@@ -101,3 +101,10 @@ def test_puzzle_batch_is_what_a_files_reader_gives():
     assert batch.schema == pa.schema(zip(names, [pa.int64()] + [pa.string()] * 3, strict=True))
     assert batch.column(0).to_pylist() == [0, 1]
     assert puzzle_batch([SEED]).schema.names == ["row", "puzzle"]
+
+
+def test_an_empty_dataframe_gives_an_empty_result_with_its_ids():
+    empty = pl.DataFrame(schema={"id": pl.Int64, "text": pl.String})
+    out = solve_batch(empty)
+    assert out.height == 0 and out.schema["id"] == pl.Int64
+    assert validate_puzzles(empty).is_empty()

@@ -148,8 +148,11 @@ def _frame_columns(
     texts = [name for name, dtype in frame.schema.items() if isinstance(dtype, _TEXT_TYPES)]
     head = frame.head(SAMPLE_ROWS)
     sample = {name: head[name].cast(pl.String).to_list() for name in texts}
+    names = frame.columns
+    if not frame.height:  # no content to look at: the first text column will do (text first)
+        names = texts + [name for name in names if name not in texts]
     try:
-        chosen = pick_columns(frame.columns, sample, column, solution_column, id_column,
+        chosen = pick_columns(names, sample, column, solution_column, id_column,
                               source="DataFrame", has_rows=frame.height > 0)  # fmt: skip
     except InputError as e:
         raise ValueError(str(e)) from None
