@@ -3,8 +3,10 @@
 The public Python API; the command line (`sudoku-pipeline`) is a thin layer over it.
 
 One board: `solve_sudoku`, `solve_unique`, `is_valid`, `solve`.
-Many boards: `solve_batch` (in memory, a polars DataFrame in the result schema),
-`generate` (seeded puzzles with unique solutions).
+Many boards in memory (a list of strings, a polars Series or DataFrame, an `(n, 81)` int
+array): `solve_batch` (a DataFrame in the result schema), `validate_puzzles` (a DataFrame of
+findings), both with `workers=` for warm worker processes; `generate` (seeded puzzles with
+unique solutions).
 Files, the commands' twins: `solve_file`, `validate_file`, `generate_file`, and
 `pipeline.report.report`, `pipeline.jobs.bench.bench`.
 
@@ -29,6 +31,8 @@ _API = {
     "validate_file": "pipeline.validate.job",
     "validate_puzzles": "pipeline.validate.job",
     "STRATEGIES": "pipeline.solver.registry",
+    "rate": "pipeline.rating",
+    "GRADES": "pipeline.rating",
 }
 
 

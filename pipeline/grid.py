@@ -108,21 +108,21 @@ def as_grid(board: Board) -> np.ndarray:
 
     Accepted: an 81-character string; 9 strings of 9 characters; 9 lists of 9 one-character
     strings or ints 0-9 (the LeetCode board shape); 81 such cells in one list; a numpy array of
-    shape (9, 9) or (81,). Blanks are `.` or `0` (or the int 0). Raises ValueError otherwise.
+    ints or one-character strings of shape (9, 9) or (81,), or of 9 row strings. Blanks are `.`
+    or `0` (or the int 0). Raises TypeError for what is not a board at all (None, a number,
+    bytes, an array of floats) and ValueError for a board of the wrong size or with a bad cell.
     """
     if isinstance(board, str):  # the same rules and messages as a column of puzzles
         parsed = parse_puzzles([board])
         if not parsed.ok[0]:
             raise ValueError(parsed.errors[0].as_py())
         return parsed.grids[0]
+    if isinstance(board, bytes | bytearray):
+        raise TypeError("expected a Sudoku board, got bytes: decode it to a str first")
     if isinstance(board, np.ndarray):
-        if board.shape not in ((CELLS,), (9, 9), (9,)):
-            raise ValueError(f"expected an array of shape (9, 9) or (81,), got {board.shape}")
-        if board.dtype.kind not in "iuU":
-            raise ValueError(f"expected an array of ints or strings, got dtype {board.dtype}")
-        board = board.tolist()
+        board = _array_cells(board)
     if not isinstance(board, Sequence):
-        raise ValueError(f"expected a Sudoku board, got {type(board).__name__}")
+        raise TypeError(f"expected a Sudoku board, got {type(board).__name__}")
     if len(board) == CELLS:
         return _grid_from_cells(list(board))
     if len(board) != 9:
@@ -132,11 +132,22 @@ def as_grid(board: Board) -> np.ndarray:
         if isinstance(row, str):
             row = row.strip()
         if not isinstance(row, Sequence | np.ndarray):
-            raise ValueError(f"row {number}: expected 9 cells, got {type(row).__name__}")
+            raise TypeError(f"row {number}: expected 9 cells, got {type(row).__name__}")
         if len(row) != 9:
             raise ValueError(f"row {number}: expected 9 cells, got {len(row)}")
         cells.extend(row)
     return _grid_from_cells(cells)
+
+
+def _array_cells(board: np.ndarray) -> list[Any]:
+    """A numpy board's cells (or row strings) as a list, its shape and dtype checked."""
+    if board.dtype.kind not in "iuU":
+        raise TypeError(f"expected an array of ints or strings, got dtype {board.dtype}")
+    if board.shape == (9,) and board.dtype.kind != "U":
+        raise ValueError(f"an array of shape (9,) holds 9 row strings, got dtype {board.dtype}")
+    if board.shape not in ((CELLS,), (9, 9), (9,)):
+        raise ValueError(f"expected an array of shape (9, 9) or (81,), got {board.shape}")
+    return board.tolist()
 
 
 def to_rows(grid: np.ndarray) -> list[list[str]]:
@@ -256,7 +267,9 @@ def _check_grids(grids: np.ndarray) -> np.ndarray:
     if grids.dtype.kind not in "iu":
         raise ValueError(f"expected integer grids, got dtype {grids.dtype}")
     if grids.size and (grids.max() > 9 or (grids.dtype.kind == "i" and grids.min() < 0)):
-        raise ValueError("grid cells must be 0 (blank) to 9")
+        row, cell = np.argwhere((grids > 9) | (grids < 0))[0].tolist()
+        value = grids[row, cell]
+        raise ValueError(f"row {row}, cell {cell + 1} is {value}, expected 0 (blank) to 9")
     return np.ascontiguousarray(grids, dtype=np.uint8)
 
 

@@ -5,6 +5,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 import pyarrow as pa
+import pytest
 
 from pipeline import solve_batch
 from pipeline.jobs.batch import SolveOptions, solve_record_batch
@@ -73,3 +74,69 @@ def test_shipped_bad_rows_sample_gets_every_verdict():
     assert set(df["verdict"].cast(pl.String)) == {
         "solved", "malformed", "invalid", "unsolvable", "multiple",
     }  # fmt: skip
+
+
+# ---- what solve_batch refuses, and why ------------------------------------------------------
+
+GRID = [0 if c == "." else int(c) for c in SEED]
+
+
+@pytest.mark.parametrize(
+    ("puzzles", "message"),
+    [
+        (np.array([[4.7] + GRID[1:], [np.nan] + GRID[1:]]), "got dtype float64"),
+        (np.array([GRID], dtype=np.bool_), "got dtype bool"),
+        (SEED, "got one str: pass a list"),
+        (SEED.encode(), "got bytes"),
+        ([SEED, 42], "item 1 is of type int"),
+        ([list(SEED)], "item 0 is of type list"),
+        (pl.Series([1, 2]), "got a column of Int64"),
+        (pa.array([1.5]), "got a column of double"),
+        (42, "got an object of type int"),
+    ],
+    ids=["floats", "bools", "one str", "bytes", "an int item", "a board item", "int Series",
+         "float Arrow array", "int"],
+)  # fmt: skip
+def test_what_is_not_a_column_of_puzzles_is_a_type_error(puzzles, message):
+    with pytest.raises(TypeError, match=message):
+        solve_batch(puzzles)
+
+
+@pytest.mark.parametrize(
+    ("puzzles", "message"),
+    [
+        (np.array([GRID, [260] + GRID[1:]]), "row 1, cell 1 is 260, expected 0 \\(blank\\) to 9"),
+        (np.array([GRID, GRID[:80] + [-1]]), "row 1, cell 81 is -1, expected 0 \\(blank\\) to 9"),
+        (np.array([GRID[:80]]), "expected grids of shape \\(n, 81\\), got \\(1, 80\\)"),
+        (np.array(GRID), "an array of shape \\(81,\\) is one board"),
+    ],
+    ids=["260", "-1", "80 cells", "one board"],
+)
+def test_an_int_array_with_cells_outside_0_to_9_is_a_value_error(puzzles, message):
+    with pytest.raises(ValueError, match=message):
+        solve_batch(puzzles)
+
+
+@pytest.mark.parametrize(
+    "puzzles",
+    [
+        np.array([GRID], dtype=np.int64),
+        np.array([GRID], dtype=np.int8),
+        np.array([GRID], dtype=np.uint16),
+        pl.Series([SEED]).cast(pl.Categorical),
+        pa.array([SEED], pa.large_string()),
+        pa.chunked_array([[SEED]]),
+        pa.array([SEED]).dictionary_encode(),
+        np.array([SEED]),
+        np.array([SEED], dtype=object),
+        (p for p in [SEED]),
+        (SEED,),
+    ],
+    ids=["int64", "int8", "uint16", "Categorical", "large_string", "chunked", "dictionary",
+         "numpy str", "numpy object", "generator", "tuple"],
+)  # fmt: skip
+def test_every_kind_of_column_gives_the_same_result(puzzles):
+    df = solve_batch(puzzles)
+    assert df.select("row", "puzzle", "verdict", "solution").rows() == [
+        (0, SEED, "solved", SOLUTION)
+    ]

@@ -72,13 +72,28 @@ def test_as_grid_accepts_every_usual_board_shape(board):
         ([[1.5] * 9] * 9, "cell 1 is 1.5"),
         (np.zeros((3, 27), np.uint8), r"shape \(9, 9\) or \(81,\), got \(3, 27\)"),
         (np.full(81, 10), "cell 1 is 10"),
-        (np.zeros(81, np.float64), "dtype float64"),
-        (None, "expected a Sudoku board, got NoneType"),
-        (42, "expected a Sudoku board, got int"),
+        (np.zeros(9, np.int64), r"shape \(9,\) holds 9 row strings, got dtype int64"),
     ],
 )
 def test_as_grid_says_what_is_wrong(board, message):
     with pytest.raises(ValueError, match=message):
+        as_grid(board)
+
+
+@pytest.mark.parametrize(
+    ("board", "message"),
+    [
+        (np.zeros(81, np.float64), "expected an array of ints or strings, got dtype float64"),
+        (np.zeros((9, 9), np.bool_), "got dtype bool"),
+        (None, "expected a Sudoku board, got NoneType"),
+        (42, "expected a Sudoku board, got int"),
+        ({"cells": PUZZLE}, "expected a Sudoku board, got dict"),
+        (PUZZLE.encode(), "got bytes: decode it to a str first"),
+        ([*ROW_STRINGS[:8], None], "row 9: expected 9 cells, got NoneType"),
+    ],
+)
+def test_as_grid_raises_type_error_for_what_is_not_a_board_at_all(board, message):
+    with pytest.raises(TypeError, match=message):
         as_grid(board)
 
 
@@ -265,8 +280,8 @@ def test_format_grids_of_no_grids_is_an_empty_string_array():
     ("grids", "kwargs", "message"),
     [
         (np.zeros((2, 80), np.uint8), {}, r"shape \(n, 81\)"),
-        (np.full((1, 81), 10, np.uint8), {}, "0 \\(blank\\) to 9"),
-        (np.full((1, 81), -1, np.int64), {}, "0 \\(blank\\) to 9"),
+        (np.full((1, 81), 10, np.uint8), {}, "row 0, cell 1 is 10, expected 0 \\(blank\\) to 9"),
+        (np.eye(3, 81, 5, np.int64) * -1, {}, "row 0, cell 6 is -1, expected 0 \\(blank\\) to 9"),
         (np.zeros((1, 81), np.uint8), {"blank": "5"}, "blank must be"),
         (np.zeros((1, 81), np.uint8), {"blank": ".."}, "blank must be"),
         (np.zeros((2, 81), np.uint8), {"mask": np.ones(3, bool)}, "mask must have shape"),

@@ -403,3 +403,24 @@ def read_puzzles(path: str | Path, limit: int | None = None, **options: object) 
         columns.append(batch.column(ds.schema.get_field_index("puzzle")))
         rows += batch.num_rows
     return parse_puzzles(pa.chunked_array(columns, pa.string()))
+
+
+def pick_columns(
+    names: list[str],
+    sample: dict[str, list],
+    column: str | None = None,
+    solution_column: str | None = None,
+    id_column: str | None = None,
+    *,
+    source: str = "input",
+    has_rows: bool | None = None,
+) -> dict[str, str | None]:
+    """The puzzle, solution and id columns of a table with a header (a DataFrame, say), chosen
+    as for a file: `puzzle_column`, `solution_column`, `id_column` (None when there is none).
+
+    `sample` holds the first values of the text columns (up to `SAMPLE_ROWS`), for finding the
+    puzzle column by content. Raises `InputError`, its message starting with `source`.
+    """
+    return _pick_columns(
+        Path(source), names, sample, column, solution_column, id_column, has_rows=has_rows
+    )

@@ -6,12 +6,13 @@
 
 from dataclasses import dataclass
 
-import numpy as np
 import polars as pl
 import pyarrow as pa
 
-from pipeline.grid import PuzzleColumn, format_grids, parse_puzzles
+from pipeline.grid import parse_puzzles
 from pipeline.io.dataset import optional_column
+from pipeline.io.frames import PuzzleInput, puzzle_batch
+from pipeline.jobs.pool import map_chunks
 from pipeline.jobs.results import build_results
 from pipeline.solver import DEFAULT_STRATEGY, MAX_NODES, get_strategy, solve_grids
 
@@ -56,28 +57,34 @@ def solve_record_batch(batch: pa.RecordBatch, options: SolveOptions) -> pa.Table
 
 
 def solve_batch(
-    puzzles: PuzzleColumn,
+    puzzles: PuzzleInput,
     strategy: str = DEFAULT_STRATEGY,
     solutions: int = 2,
     max_nodes: int | None = None,
+    *,
+    column: str | None = None,
+    solution_column: str | None = None,
+    id_column: str | None = None,
+    workers: int | None = None,
 ) -> pl.DataFrame:
-    """Solve puzzles held in memory; a DataFrame in the result schema, one row per puzzle.
+    """Solve puzzles held in memory; a DataFrame in the result schema, one row per puzzle, in
+    order (a bad row gets the verdict `malformed` and an `error`, as in a file).
 
-    `puzzles`: 81-character strings (a list, a polars Series, a pyarrow array) or an
-    `(n, 81)` integer array with 0 for blanks.
+    `puzzles`: a list of 81-character strings, a polars Series, a pyarrow array, a numpy array
+    of strings or an `(n, 81)` numpy array of ints 0-9 (0 for blanks); or a polars DataFrame
+    (or pyarrow Table) whose puzzle column is found as the CLI finds a file's (by name: puzzle,
+    quizzes, board, grid, sudoku, ...; else by content; or `column=`), its solution column
+    checked into `expected_ok` and its id column passed through (`solution_column=`,
+    `id_column=`). TypeError for what is not a column of puzzles, ValueError for one that
+    cannot be read (ints outside 0-9, a column not found).
+
+    `workers`: None or 1 solves in this process; more splits the puzzles into chunks for that
+    many worker processes, started on first use and kept warm for the next call (see
+    `pipeline.jobs.pool`); the rows are the same, in the same order.
     """
     options = SolveOptions(strategy, solutions, max_nodes)
-    if isinstance(puzzles, np.ndarray) and puzzles.ndim == 2:
-        column = format_grids(puzzles.astype(np.uint8))
-    elif isinstance(puzzles, pl.Series):
-        column = puzzles.cast(pl.String).to_arrow()
-    elif isinstance(puzzles, pa.ChunkedArray):
-        column = puzzles.combine_chunks()
-    elif isinstance(puzzles, pa.Array):
-        column = puzzles
-    else:
-        column = pa.array(list(puzzles), type=pa.string())
-    column = column.cast(pa.string())
-    rows = pa.array(np.arange(len(column), dtype=np.int64))
-    batch = pa.RecordBatch.from_arrays([rows, column], names=["row", "puzzle"])
-    return pl.from_arrow(solve_record_batch(batch, options))
+    batch = puzzle_batch(
+        puzzles, column=column, solution_column=solution_column, id_column=id_column
+    )
+    tables = map_chunks(solve_record_batch, batch, workers, options)
+    return pl.from_arrow(pa.concat_tables(tables) if len(tables) > 1 else tables[0])

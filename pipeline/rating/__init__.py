@@ -53,11 +53,11 @@ def rate_grids(
     skip = np.zeros(n, dtype=np.bool_) if skip is None else np.asarray(skip, dtype=np.bool_)
     if samples:
         difficulty, verdicts = difficulty_grids(grids, samples, seed, skip, max_nodes)
-        no_solution = (verdicts != codes.SOLVED) & (verdicts != codes.LIMIT)
+        no_solution = (verdicts != codes.FOUND) & (verdicts != codes.LIMIT)
     else:  # the grade alone: one search says which puzzles have a solution
         difficulty = np.full(n, np.nan)
         verdicts = solve_grids(grids, solutions=1, max_nodes=max_nodes, skip=skip).verdicts
-        no_solution = (verdicts != codes.SOLVED) & (verdicts != codes.LIMIT)
+        no_solution = (verdicts != codes.FOUND) & (verdicts != codes.LIMIT)
     graded = grade_grids(grids, skip=skip | no_solution)
     unrated = np.flatnonzero(graded.grades == NO_GRADE)
     index = np.clip(graded.grades.astype(np.int64), 0, len(TECHNIQUES) - 1)

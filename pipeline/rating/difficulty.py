@@ -118,8 +118,8 @@ def difficulty_grids(
     """Mean guesses for the first solution over `samples` random symmetries of each puzzle.
 
     Returns `(difficulty (n,) float64, verdicts (n,) int8)`: the verdict of the puzzle's copies
-    in `pipeline.solver.codes` (`SOLVED` when a solution exists, `MULTIPLE` never appears since
-    only the first solution is sought); difficulty is NaN where the verdict is not `SOLVED`
+    in `pipeline.solver.codes` (`FOUND` when a solution exists, `MULTIPLE` never appears since
+    only the first solution is sought); difficulty is NaN where the verdict is not `FOUND`
     (malformed or skipped rows, clashing givens, no solution, or `max_nodes` spent on a copy).
     """
     if samples < 1:
@@ -147,5 +147,5 @@ def difficulty_grids(
         verdict[(copy_verdicts == codes.LIMIT).any(axis=1)] = codes.LIMIT
         verdicts[start : start + k] = verdict
         mean = found.guesses.reshape(k, samples).mean(axis=1)
-        difficulty[start : start + k] = np.where(verdict == codes.SOLVED, mean, np.nan)
+        difficulty[start : start + k] = np.where(verdict == codes.FOUND, mean, np.nan)
     return difficulty, verdicts

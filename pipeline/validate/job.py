@@ -15,7 +15,7 @@ import json
 import os
 import sys
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from functools import partial
 from pathlib import Path
@@ -27,12 +27,14 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from pipeline.errors import ExecutorLost, InputError, RunFailed, RunInterrupted
-from pipeline.grid import CELLS, clue_counts
-from pipeline.io.dataset import Dataset
+from pipeline.grid import CELLS, PuzzleColumn, clue_counts
+from pipeline.io.dataset import Dataset, optional_column
+from pipeline.io.frames import PuzzleInput, puzzle_batch
 from pipeline.io.output import Target, write_atomically
 from pipeline.io.runinfo import METADATA_KEY
 from pipeline.jobs.executors import warm_kernels
 from pipeline.jobs.parts import encode
+from pipeline.jobs.pool import map_chunks
 from pipeline.jobs.setup import (
     DEFAULT_BATCH_SIZE,
     Job,
@@ -367,32 +369,40 @@ def _run(job: Job, checks: ValidateOptions) -> ValidationSummary:
     return summary
 
 
-def _strings(values: Sequence[str | None] | pl.Series) -> pa.Array:
-    series = values if isinstance(values, pl.Series) else pl.Series(list(values), dtype=pl.String)
-    return series.cast(pl.String).to_arrow()
-
-
 def validate_puzzles(
-    puzzles: Sequence[str | None] | pl.Series,
-    solutions: Sequence[str | None] | pl.Series | None = None,
+    puzzles: PuzzleInput,
+    solutions: PuzzleColumn | None = None,
     *,
+    column: str | None = None,
+    solution_column: str | None = None,
+    id_column: str | None = None,
     max_nodes: int | None = None,
     minimal: bool = False,
+    workers: int | None = None,
 ) -> pl.DataFrame:
-    """Validate puzzle strings held in memory (in this process, no workers); a DataFrame of
-    findings in row order, as `validate_file` writes them, duplicates included.
+    """Validate puzzles held in memory; a DataFrame of findings in row order, as
+    `validate_file` writes them, duplicates included.
 
-    `solutions`, when given, is checked like a solution column (one per puzzle, None for none).
+    `puzzles`: what `solve_batch` takes, a polars DataFrame included (its puzzle column found
+    as a file's, or named with `column=`; its solution column checked, its id column passed
+    through: `solution_column=`, `id_column=`). `solutions`, beside a column of puzzles (not a
+    DataFrame), is checked like a solution column: one string or None per puzzle.
+    `workers`: None or 1 checks in this process, more on warm worker processes kept for the
+    next call (`pipeline.jobs.pool`), with the same findings.
     """
     options = ValidateOptions(max_nodes, minimal)
-    column = _strings(puzzles)
-    arrays = {"row": pa.array(np.arange(len(column), dtype=np.int64)), "puzzle": column}
-    if solutions is not None:
-        arrays["solution"] = _strings(solutions)
-        if len(arrays["solution"]) != len(column):
-            raise ValueError(f"{len(column)} puzzles but {len(arrays['solution'])} solutions")
-    report = validate_record_batch(pa.RecordBatch.from_pydict(arrays), options)
+    batch = puzzle_batch(puzzles, column=column, solution_column=solution_column,
+                         id_column=id_column, solutions=solutions)  # fmt: skip
     index = DuplicateIndex()
-    index.add(0, report.keys)
-    extra = _find_duplicates(index, None).findings(0, report.rows)
-    return pl.from_arrow(sort_findings(pa.concat_tables([report.findings, extra])))
+    tables = []
+    for report in map_chunks(validate_record_batch, batch, workers, options):
+        index.add(report.start, report.keys)
+        tables.append(report.findings)
+    rows, first_rows = index.duplicates()
+    ids = optional_column(batch, "id")
+    if ids is None:
+        duplicates = _Duplicates(rows, first_rows, None, None)
+    else:
+        duplicates = _Duplicates(rows, first_rows, ids.take(rows), ids.take(first_rows))
+    tables.append(duplicates.findings(0, batch.num_rows))
+    return pl.from_arrow(sort_findings(pa.concat_tables(tables)))

@@ -1,0 +1,176 @@
+"""Puzzles held in memory, read the way a file is read: one record batch with the columns a
+file's batches have (`row`, [`id`], `puzzle`, [`solution`]), for `solve_batch` and
+`validate_puzzles`.
+
+    batch = puzzle_batch(["53..7....6..195...", ...])              # row, puzzle
+    batch = puzzle_batch(pl.read_csv("kaggle.csv"))                # row, [id], puzzle, [solution]
+
+A column of puzzles is a list (or any iterable) of strings and None, a polars Series, a pyarrow
+array of strings, a numpy array of strings, or an `(n, 81)` numpy array of ints 0-9 (0 for
+blanks). A polars DataFrame or a pyarrow Table has its puzzle, solution and id columns found as
+`open_dataset` finds a file's (`pick_columns`): by name, else the puzzle column by content, or
+named with `column=`, `solution_column=`, `id_column=`.
+
+What is not a column of puzzles at all (one str, floats, ints in a list) is a TypeError; a
+column that cannot be read as puzzles (cells outside 0-9, a missing column) a ValueError. A row
+that is not a puzzle is no error here: it is the row's verdict (`malformed`) later.
+"""
+
+from collections.abc import Iterable
+from typing import Any, TypeAlias
+
+import numpy as np
+import polars as pl
+import pyarrow as pa
+
+from pipeline.errors import InputError
+from pipeline.grid import CELLS, PuzzleColumn, format_grids
+from pipeline.io.dataset import SAMPLE_ROWS, pick_columns
+
+PuzzleInput: TypeAlias = PuzzleColumn | pl.DataFrame | pa.Table
+_COLUMN_KINDS = (
+    "a list of puzzle strings, a polars Series or DataFrame, a pyarrow array or Table, or an "
+    "(n, 81) numpy array of ints 0-9"
+)
+_TEXT_TYPES = (pl.String, pl.Categorical, pl.Enum, pl.Null)
+
+
+def puzzle_batch(
+    puzzles: PuzzleInput,
+    *,
+    column: str | None = None,
+    solution_column: str | None = None,
+    id_column: str | None = None,
+    solutions: PuzzleColumn | None = None,
+) -> pa.RecordBatch:
+    """`puzzles` as one record batch: `row` (0-based position), `id` (a DataFrame's id column,
+    its type kept), `puzzle` (strings), `solution` (a DataFrame's solution column, or
+    `solutions`: one string or None per puzzle).
+
+    `column`, `solution_column` and `id_column` name a DataFrame's (or Table's) columns.
+    """
+    if isinstance(puzzles, pa.Table):
+        puzzles = pl.from_arrow(puzzles)  # type: ignore[assignment]
+    named = {"column": column, "solution_column": solution_column, "id_column": id_column}
+    arrays: dict[str, pa.Array] = {}
+    if isinstance(puzzles, pl.DataFrame):
+        if solutions is not None:
+            raise ValueError("a DataFrame's solutions are a column: name it with solution_column=")
+        arrays = _frame_columns(puzzles, **named)
+    else:
+        for option, value in named.items():
+            if value is not None:
+                raise ValueError(
+                    f"{option}= names a column of a DataFrame; got {type(puzzles).__name__}"
+                )
+        arrays["puzzle"] = puzzle_strings(puzzles)
+        if solutions is not None:
+            arrays["solution"] = puzzle_strings(solutions)
+            if len(arrays["solution"]) != len(arrays["puzzle"]):
+                raise ValueError(
+                    f"{len(arrays['puzzle'])} puzzles but {len(arrays['solution'])} solutions"
+                )
+    rows = pa.array(np.arange(len(arrays["puzzle"]), dtype=np.int64))
+    order = [name for name in ("id", "puzzle", "solution") if name in arrays]
+    return pa.RecordBatch.from_arrays(
+        [rows, *(arrays[name] for name in order)], names=["row", *order]
+    )
+
+
+def puzzle_strings(puzzles: PuzzleColumn) -> pa.Array:
+    """A column of puzzles as one pyarrow string array (ints formatted, `.` for blanks)."""
+    if isinstance(puzzles, str):
+        raise TypeError(
+            f"expected a column of puzzles ({_COLUMN_KINDS}), got one str: pass a list, "
+            "[puzzle]; or call pipeline.solve(puzzle) for one board"
+        )
+    if isinstance(puzzles, bytes | bytearray):
+        raise TypeError(f"expected a column of puzzles ({_COLUMN_KINDS}), got bytes")
+    if isinstance(puzzles, np.ndarray):
+        return _array_strings(puzzles)
+    if isinstance(puzzles, pl.Series):
+        if not isinstance(puzzles.dtype, _TEXT_TYPES):
+            raise TypeError(f"expected a column of puzzle strings, got a column of {puzzles.dtype}")
+        puzzles = puzzles.cast(pl.String).to_arrow()
+    if isinstance(puzzles, pa.ChunkedArray):
+        puzzles = puzzles.combine_chunks()
+    if isinstance(puzzles, pa.Array):
+        kind = puzzles.type.value_type if pa.types.is_dictionary(puzzles.type) else puzzles.type
+        if not (pa.types.is_string(kind) or pa.types.is_large_string(kind)
+                or pa.types.is_string_view(kind) or pa.types.is_null(kind)):  # fmt: skip
+            raise TypeError(f"expected a column of puzzle strings, got a column of {puzzles.type}")
+        return puzzles.cast(pa.string())
+    if hasattr(puzzles, "columns") or not isinstance(puzzles, Iterable):
+        hint = "; convert it with polars.from_pandas(df)" if hasattr(puzzles, "iloc") else ""
+        raise TypeError(
+            f"expected a column of puzzles ({_COLUMN_KINDS}), got an object of type "
+            f"{type(puzzles).__name__}{hint}"
+        )
+    return _list_strings(list(puzzles))
+
+
+def _list_strings(items: list[Any]) -> pa.Array:
+    """Strings and None as a pyarrow string array; anything else is named, with its place."""
+    try:
+        return pa.array(items, type=pa.string())
+    except (pa.ArrowTypeError, pa.ArrowInvalid):
+        at = next(i for i, item in enumerate(items) if not isinstance(item, str | None))
+        raise TypeError(
+            f"expected a column of puzzles ({_COLUMN_KINDS}): item {at} is of type "
+            f"{type(items[at]).__name__}, expected a puzzle string or None"
+        ) from None
+
+
+def _array_strings(values: np.ndarray) -> pa.Array:
+    """A numpy column: strings as they are, or `(n, 81)` ints formatted as puzzle strings."""
+    if values.ndim == 1 and values.dtype.kind in "UO":
+        return _list_strings(values.tolist())
+    if values.ndim == 1 and values.shape == (CELLS,) and values.dtype.kind in "iu":
+        raise ValueError(
+            "an array of shape (81,) is one board: pass board.reshape(1, 81), or call "
+            "pipeline.solve(board)"
+        )
+    if values.dtype.kind not in "iu":
+        raise TypeError(
+            f"expected an (n, 81) array of ints 0-9 (0 for blanks) or a 1-d array of strings, "
+            f"got dtype {values.dtype}"
+        )
+    return format_grids(values)  # ValueError for a shape other than (n, 81), cells outside 0-9
+
+
+def _frame_columns(
+    frame: pl.DataFrame,
+    column: str | None,
+    solution_column: str | None,
+    id_column: str | None,
+) -> dict[str, pa.Array]:
+    """A DataFrame's puzzle, solution and id columns, found as a file's are."""
+    texts = [name for name, dtype in frame.schema.items() if isinstance(dtype, _TEXT_TYPES)]
+    head = frame.head(SAMPLE_ROWS)
+    sample = {name: head[name].cast(pl.String).to_list() for name in texts}
+    names = frame.columns
+    if not frame.height:  # no content to look at: the first text column will do (text first)
+        names = texts + [name for name in names if name not in texts]
+    try:
+        chosen = pick_columns(names, sample, column, solution_column, id_column,
+                              source="DataFrame", has_rows=frame.height > 0)  # fmt: skip
+    except InputError as e:
+        raise ValueError(str(e)) from None
+    arrays = {}
+    for name, key in (("puzzle_column", "puzzle"), ("solution_column", "solution")):
+        if chosen[name] is not None:
+            series = frame[chosen[name]]
+            if not isinstance(series.dtype, _TEXT_TYPES):
+                raise TypeError(f"DataFrame: column '{series.name}' holds {series.dtype}, not text")
+            arrays[key] = series.cast(pl.String).to_arrow().cast(pa.string())
+    if chosen["id_column"] is not None:
+        arrays["id"] = _ids(frame[chosen["id_column"]])
+    return arrays
+
+
+def _ids(series: pl.Series) -> pa.Array:
+    """An id column as Arrow, its type kept; text of any kind as plain strings (as a file's)."""
+    if isinstance(series.dtype, _TEXT_TYPES):
+        return series.cast(pl.String).to_arrow().cast(pa.string())
+    ids = series.to_arrow(compat_level=pl.CompatLevel.oldest())
+    return ids.combine_chunks() if isinstance(ids, pa.ChunkedArray) else ids
