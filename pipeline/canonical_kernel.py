@@ -1,0 +1,389 @@
+"""The numba kernel behind `pipeline.canonical`: minlex forms of whole batches of grids.
+
+The form of a grid is the smallest 81-digit string (blank = 0) over all 2 * 6^8 geometric
+variants (transpose or not; bands, rows in each band, stacks, columns in each stack), each with
+its digits relabelled 1, 2, 3, ... in order of first appearance. Brute force over 3,359,232
+variants costs ~7 s a puzzle in numpy (20 ms in numba with early exits). This kernel builds the
+form a row at a time and keeps only the partial variants tied for the smallest prefix.
+
+A *candidate* is a set of variants that agree on everything that decides the form so far:
+
+* the transpose `t`, and the source row of each target row filled so far;
+* the stack order `sp` (one of 6, fixed from the start);
+* for each target stack, a 6-bit mask of the column orders inside it still allowed;
+* the label of each source digit seen so far, and the next free label.
+
+Every variant of a candidate gives the same relabelled prefix (the rows filled so far) and the
+same labels. Invariant after target row i: the candidates hold exactly the variants whose first
+i + 1 rows are the smallest possible, each variant in exactly one candidate.
+
+Why one row at a time, one stack at a time, is exact. Target row i + 1 of a variant depends on
+its source row, its column order and the labels of the digits seen before (common to the
+candidate). Its relabelled value in target stack k depends only on the column order inside
+stack k and on the labels after stacks 0..k-1 of this row: digits are labelled in reading order.
+So the smallest row over a candidate is found greedily: the smallest triplet of stack 0 over the
+allowed column orders, then, for each way of reaching it, the smallest triplet of stack 1, then
+stack 2, comparing with the best row so far over all candidates and source rows at each stack
+(a smaller triplet drops everything kept before; a larger one drops this branch). The source
+rows tried are exactly those a row permutation allows: any row of an unused band at the top of
+a band, else an unused row of the current band. Every row order and column order is reached
+by one path, so nothing is missed and nothing is counted twice.
+
+Ways of reaching the smallest triplet are split by the source digits they put in the three
+cells: orders that put the same digits in the same cells (they only swap blanks, or repeated
+digits of a clashing row) label alike and stay together as a mask; orders that put different
+new digits first get different labels, so they become different candidates. Blanks never get a
+label, so the greedy is exact with any number of blanks and repeated digits: blanks (0) sort
+before seen digits (their labels) and those before a new digit (the next free label).
+
+Only the transpose and the stack order are enumerated up front (12 candidates); everything
+else is pruned row by row. A sparse puzzle's form starts with blank rows, which keep all
+candidates of those rows alive: the empty grid ends with 15,552 candidates (2 * 6^4 row orders
+* 6 stack orders, all masks full), a complete grid peaks at 23,328 after its first row. The
+candidate buffers grow when needed.
+
+What did not pay: deciding the stack order lazily (a mask of stack orders, as for the column
+orders) would save little: a puzzle whose first form row is blank carries 6 copies of each
+candidate only until its first row with a given, which keeps one or two of them.
+"""
+
+import numpy as np
+from numba import njit
+
+# The 6 orders of 3 things: _PERMS[p][j] is the source position put at target position j.
+_PERMS = np.array([[0, 1, 2], [0, 2, 1], [1, 0, 2], [1, 2, 0], [2, 0, 1], [2, 1, 0]], np.int64)
+
+
+def _pattern_floors() -> np.ndarray:
+    """`floors[pattern, mask]`: the smallest triplet key that a stack with givens at the cells
+    of `pattern` (bit j: cell j) can reach with the orders of `mask`, counting every given as
+    label 1. No relabelled triplet is smaller (labels are >= 1): a cheap bound to prune by."""
+    floors = np.full((8, 64), 1 << 20, np.int64)
+    for pattern in range(8):
+        for mask in range(64):
+            for p in range(6):
+                if mask & (1 << p):
+                    key = 0
+                    for j in range(3):
+                        key = (key << 4) | ((pattern >> _PERMS[p, j]) & 1)
+                    floors[pattern, mask] = min(floors[pattern, mask], key)
+    return floors
+
+
+_FLOORS = _pattern_floors()
+_ALL_ORDERS = 63  # all 6 column orders of a stack allowed
+_NO_KEY = 1 << 20  # larger than any triplet key (3 labels of 4 bits)
+
+# Fields of a candidate row (int32).
+_T = 0  # transpose: 0 or 1
+_SP = 1  # stack order: index into _PERMS (target stack k <- source stack _PERMS[sp][k])
+_USED = 2  # bitmask of the source rows used
+_NEXT = 3  # next free label (1..10)
+_ROWS = 4  # 9 fields: source row of each target row filled so far
+_MASK = 13  # 3 fields: allowed column orders (6 bits) of each target stack
+_LABEL = 16  # 10 fields: label of each source digit (0 = not seen yet; field 16 is unused)
+_WIDTH = 26
+_START_CAPACITY = 1024
+
+
+@njit(nogil=True, cache=True)
+def _triplet_key(a: int, b: int, c: int, labels: np.ndarray, first_new: int) -> int:
+    """Relabelled value of source digits (a, b, c) read in this order, as 3 nibbles.
+
+    Blanks are 0, seen digits their label, new digits the next free labels in reading order
+    (a new digit repeated in the triplet keeps the label of its first cell)."""
+    new = first_new
+    va = 0
+    if a != 0:
+        va = labels[a]
+        if va == 0:
+            va = new
+            new += 1
+    vb = 0
+    if b != 0:
+        vb = labels[b]
+        if vb == 0:
+            if b == a:
+                vb = va
+            else:
+                vb = new
+                new += 1
+    vc = 0
+    if c != 0:
+        vc = labels[c]
+        if vc == 0:
+            if c == a:
+                vc = va
+            elif c == b:
+                vc = vb
+            else:
+                vc = new
+    return (va << 8) | (vb << 4) | vc
+
+
+@njit(nogil=True, cache=True)
+def _best_orders(
+    lines: np.ndarray,
+    t: int,
+    row: int,
+    stack: int,
+    mask: int,
+    labels: np.ndarray,
+    first_new: int,
+    group_masks: np.ndarray,
+    group_orders: np.ndarray,
+    signatures: np.ndarray,
+) -> tuple[int, int]:
+    """The smallest triplet key of the cells `lines[t, row, stack]` over the orders in `mask`.
+
+    Returns (key, number of groups). The orders reaching the key are split into groups that put
+    the same source digits in the same target cells; group g has the orders `group_masks[g]`
+    (bits) and one of them, `group_orders[g]`, to label the new digits with; `signatures` is
+    scratch (6 ints)."""
+    if lines[t, row, stack, 0] == 0 and lines[t, row, stack, 1] == 0:
+        if lines[t, row, stack, 2] == 0:  # a blank triplet: every order ties, no labels
+            group_masks[0] = mask
+            group_orders[0] = _lowest_order(mask)
+            return 0, 1
+    best = _NO_KEY
+    groups = 0
+    for p in range(6):
+        if not mask & (1 << p):
+            continue
+        a = lines[t, row, stack, _PERMS[p, 0]]
+        b = lines[t, row, stack, _PERMS[p, 1]]
+        c = lines[t, row, stack, _PERMS[p, 2]]
+        key = _triplet_key(a, b, c, labels, first_new)
+        if key > best:
+            continue
+        if key < best:
+            best = key
+            groups = 0
+        signature = (a << 8) | (b << 4) | c
+        g = 0
+        while g < groups and signatures[g] != signature:
+            g += 1
+        if g < groups:
+            group_masks[g] |= 1 << p
+        else:
+            signatures[groups] = signature
+            group_masks[groups] = 1 << p
+            group_orders[groups] = p
+            groups += 1
+    return best, groups
+
+
+@njit(nogil=True, cache=True)
+def _lowest_order(mask: int) -> int:
+    """The first column order allowed by a (non-empty) mask."""
+    order = 0
+    while not mask & (1 << order):
+        order += 1
+    return order
+
+
+@njit(nogil=True, cache=True)
+def _label_new(
+    lines: np.ndarray, t: int, row: int, stack: int, order: int, labels: np.ndarray, new: int
+) -> int:
+    """Give the new digits of a triplet read in `order` the next labels; returns the next free."""
+    for j in range(3):
+        d = lines[t, row, stack, _PERMS[order, j]]
+        if d != 0 and labels[d] == 0:
+            labels[d] = new
+            new += 1
+    return new
+
+
+@njit(nogil=True, cache=True)
+def _grow(buffer: np.ndarray) -> np.ndarray:
+    bigger = np.empty((2 * buffer.shape[0], _WIDTH), np.int32)
+    bigger[: buffer.shape[0]] = buffer
+    return bigger
+
+
+@njit(nogil=True, cache=True)
+def _canonical_one(
+    lines: np.ndarray,
+    patterns: np.ndarray,
+    form: np.ndarray,
+    current: np.ndarray,
+    following: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, int]:
+    """The form of one grid into `form`. `lines[t, row, stack, j]` is the digit of cell j of a
+    stack in a row (t = 1: of the transposed grid), `patterns[t, row, stack]` has bit j set where
+    that cell is a given.
+
+    `current` and `following` are candidate buffers (grown and returned); the third value
+    returned is how many candidates reach the form (the variants giving it, in groups)."""
+    count = 0
+    for t in range(2):
+        for sp in range(6):
+            for f in range(_WIDTH):
+                current[count, f] = 0
+            current[count, _T] = t
+            current[count, _SP] = sp
+            current[count, _NEXT] = 1
+            for k in range(3):
+                current[count, _MASK + k] = _ALL_ORDERS
+            count += 1
+    labels0 = np.empty(10, np.int32)
+    labels1 = np.empty(10, np.int32)
+    labels2 = np.empty(10, np.int32)
+    labels3 = np.empty(10, np.int32)
+    masks0 = np.empty(6, np.int64)
+    orders0 = np.empty(6, np.int64)
+    masks1 = np.empty(6, np.int64)
+    orders1 = np.empty(6, np.int64)
+    masks2 = np.empty(6, np.int64)
+    orders2 = np.empty(6, np.int64)
+    scratch = np.empty(6, np.int64)
+    for target in range(9):
+        best0 = best1 = best2 = _NO_KEY
+        kept = 0
+        band_top = target % 3 == 0
+        for c in range(count):
+            t = current[c, _T]
+            sp = current[c, _SP]
+            used = current[c, _USED]
+            stack0, stack1, stack2 = _PERMS[sp, 0], _PERMS[sp, 1], _PERMS[sp, 2]
+            mask0, mask1, mask2 = current[c, _MASK], current[c, _MASK + 1], current[c, _MASK + 2]
+            if band_top:
+                first, last = 0, 9
+            else:
+                first = 3 * (current[c, _ROWS + target - 1] // 3)
+                last = first + 3
+            for row in range(first, last):
+                if used & (1 << row) or (band_top and used & (7 << (row - row % 3))):
+                    continue
+                # No triplet is below its floor, so a row whose floors are above the best row
+                # (in the order of rows) cannot reach it.
+                floor0 = _FLOORS[patterns[t, row, stack0], mask0]
+                if floor0 > best0:
+                    continue
+                if floor0 == best0:
+                    floor1 = _FLOORS[patterns[t, row, stack1], mask1]
+                    if floor1 > best1:
+                        continue
+                    if floor1 == best1 and _FLOORS[patterns[t, row, stack2], mask2] > best2:
+                        continue
+                for d in range(10):
+                    labels0[d] = current[c, _LABEL + d]
+                next0 = current[c, _NEXT]
+                key0, groups0 = _best_orders(
+                    lines, t, row, stack0, mask0, labels0, next0, masks0, orders0, scratch
+                )
+                if key0 > best0:
+                    continue
+                if key0 < best0:
+                    best0, best1, best2, kept = key0, _NO_KEY, _NO_KEY, 0
+                if _FLOORS[patterns[t, row, stack1], mask1] > best1:
+                    continue
+                for g0 in range(groups0):
+                    labels1[:] = labels0
+                    next1 = _label_new(lines, t, row, stack0, orders0[g0], labels1, next0)
+                    key1, groups1 = _best_orders(
+                        lines, t, row, stack1, mask1, labels1, next1, masks1, orders1, scratch
+                    )
+                    if key1 > best1:
+                        continue
+                    if key1 < best1:
+                        best1, best2, kept = key1, _NO_KEY, 0
+                    if _FLOORS[patterns[t, row, stack2], mask2] > best2:
+                        continue
+                    for g1 in range(groups1):
+                        labels2[:] = labels1
+                        next2 = _label_new(lines, t, row, stack1, orders1[g1], labels2, next1)
+                        key2, groups2 = _best_orders(
+                            lines, t, row, stack2, mask2, labels2, next2, masks2, orders2, scratch
+                        )
+                        if key2 > best2:
+                            continue
+                        if key2 < best2:
+                            best2, kept = key2, 0
+                        for g2 in range(groups2):
+                            labels3[:] = labels2
+                            next3 = _label_new(lines, t, row, stack2, orders2[g2], labels3, next2)
+                            if kept == following.shape[0]:
+                                following = _grow(following)
+                            for f in range(_ROWS + 9):
+                                following[kept, f] = current[c, f]
+                            following[kept, _USED] = used | (1 << row)
+                            following[kept, _NEXT] = next3
+                            following[kept, _ROWS + target] = row
+                            following[kept, _MASK] = masks0[g0]
+                            following[kept, _MASK + 1] = masks1[g1]
+                            following[kept, _MASK + 2] = masks2[g2]
+                            for d in range(10):
+                                following[kept, _LABEL + d] = labels3[d]
+                            kept += 1
+        for j in range(3):
+            shift = 4 * (2 - j)
+            form[9 * target + j] = (best0 >> shift) & 15
+            form[9 * target + 3 + j] = (best1 >> shift) & 15
+            form[9 * target + 6 + j] = (best2 >> shift) & 15
+        current, following, count = following, current, kept
+    return current, following, count
+
+
+@njit(nogil=True, cache=True)
+def _lines_of(grid: np.ndarray, lines: np.ndarray, patterns: np.ndarray) -> None:
+    """`lines[0]` = the grid's rows cut in stacks (9, 3, 3), `lines[1]` = the same of its
+    transpose; `patterns` their givens as 3-bit masks."""
+    patterns[:] = 0
+    for r in range(9):
+        for c in range(9):
+            lines[0, r, c // 3, c % 3] = grid[9 * r + c]
+            lines[1, c, r // 3, r % 3] = grid[9 * r + c]
+            if grid[9 * r + c] != 0:
+                patterns[0, r, c // 3] |= 1 << (c % 3)
+                patterns[1, c, r // 3] |= 1 << (r % 3)
+
+
+@njit(nogil=True, cache=True)
+def canonical_kernel(grids: np.ndarray, forms: np.ndarray) -> None:
+    """Minlex forms of `(n, 81) uint8` grids (cells 0..9) into `forms` `(n, 81) uint8`."""
+    current = np.empty((_START_CAPACITY, _WIDTH), np.int32)
+    following = np.empty((_START_CAPACITY, _WIDTH), np.int32)
+    lines = np.empty((2, 9, 3, 3), np.int64)
+    patterns = np.empty((2, 9, 3), np.int64)
+    for i in range(grids.shape[0]):
+        _lines_of(grids[i], lines, patterns)
+        current, following, _ = _canonical_one(lines, patterns, forms[i], current, following)
+
+
+@njit(nogil=True, cache=True)
+def symmetry_kernel(
+    grids: np.ndarray, forms: np.ndarray, cells: np.ndarray, relabel: np.ndarray
+) -> None:
+    """Forms, and for each grid one symmetry giving it: `forms[i, j] ==
+    relabel[i, grids[i, cells[i, j]]]` (`cells` int16 `(n, 81)`, `relabel` uint8 `(n, 10)`,
+    `relabel[i, 0] == 0`; digits absent from a grid take the labels left, in order)."""
+    current = np.empty((_START_CAPACITY, _WIDTH), np.int32)
+    following = np.empty((_START_CAPACITY, _WIDTH), np.int32)
+    lines = np.empty((2, 9, 3, 3), np.int64)
+    patterns = np.empty((2, 9, 3), np.int64)
+    for i in range(grids.shape[0]):
+        _lines_of(grids[i], lines, patterns)
+        current, following, _ = _canonical_one(lines, patterns, forms[i], current, following)
+        chosen = current[0]  # any surviving candidate gives the form
+        t = chosen[_T]
+        sp = chosen[_SP]
+        for r in range(9):
+            source_row = chosen[_ROWS + r]
+            for k in range(3):
+                order = _lowest_order(chosen[_MASK + k])
+                for j in range(3):
+                    source_col = 3 * _PERMS[sp, k] + _PERMS[order, j]
+                    if t:
+                        cells[i, 9 * r + 3 * k + j] = 9 * source_col + source_row
+                    else:
+                        cells[i, 9 * r + 3 * k + j] = 9 * source_row + source_col
+        next_label = chosen[_NEXT]
+        relabel[i, 0] = 0
+        for d in range(1, 10):
+            label = chosen[_LABEL + d]
+            if label == 0:
+                label = next_label
+                next_label += 1
+            relabel[i, d] = label
