@@ -87,21 +87,22 @@ _START_CAPACITY = 1024
 
 
 @njit(nogil=True, cache=True)
-def _triplet_key(a: int, b: int, c: int, labels: np.ndarray, first_new: int) -> int:
-    """Relabelled value of source digits (a, b, c) read in this order, as 3 nibbles.
+def _triplet_key(a: int, b: int, c: int, table: np.ndarray, index: int, first_new: int) -> int:
+    """Relabelled value of source digits (a, b, c) read in this order, as 3 nibbles; the label
+    of digit d is `table[index, _LABEL + d]`.
 
     Blanks are 0, seen digits their label, new digits the next free labels in reading order
     (a new digit repeated in the triplet keeps the label of its first cell)."""
     new = first_new
     va = 0
     if a != 0:
-        va = labels[a]
+        va = table[index, _LABEL + a]
         if va == 0:
             va = new
             new += 1
     vb = 0
     if b != 0:
-        vb = labels[b]
+        vb = table[index, _LABEL + b]
         if vb == 0:
             if b == a:
                 vb = va
@@ -110,7 +111,7 @@ def _triplet_key(a: int, b: int, c: int, labels: np.ndarray, first_new: int) -> 
                 new += 1
     vc = 0
     if c != 0:
-        vc = labels[c]
+        vc = table[index, _LABEL + c]
         if vc == 0:
             if c == a:
                 vc = va
@@ -128,7 +129,8 @@ def _best_orders(
     row: int,
     stack: int,
     mask: int,
-    labels: np.ndarray,
+    table: np.ndarray,
+    index: int,
     first_new: int,
     group_masks: np.ndarray,
     group_orders: np.ndarray,
@@ -136,10 +138,10 @@ def _best_orders(
 ) -> tuple[int, int]:
     """The smallest triplet key of the cells `lines[t, row, stack]` over the orders in `mask`.
 
-    Returns (key, number of groups). The orders reaching the key are split into groups that put
-    the same source digits in the same target cells; group g has the orders `group_masks[g]`
-    (bits) and one of them, `group_orders[g]`, to label the new digits with; `signatures` is
-    scratch (6 ints)."""
+    Labels are read from `table[index]` (a candidate row). Returns (key, number of groups). The
+    orders reaching the key are split into groups that put the same source digits in the same
+    target cells; group g has the orders `group_masks[g]` (bits) and one of them,
+    `group_orders[g]`, to label the new digits with; `signatures` is scratch (6 ints)."""
     if lines[t, row, stack, 0] == 0 and lines[t, row, stack, 1] == 0:
         if lines[t, row, stack, 2] == 0:  # a blank triplet: every order ties, no labels
             group_masks[0] = mask
@@ -153,7 +155,7 @@ def _best_orders(
         a = lines[t, row, stack, _PERMS[p, 0]]
         b = lines[t, row, stack, _PERMS[p, 1]]
         c = lines[t, row, stack, _PERMS[p, 2]]
-        key = _triplet_key(a, b, c, labels, first_new)
+        key = _triplet_key(a, b, c, table, index, first_new)
         if key > best:
             continue
         if key < best:
@@ -184,13 +186,21 @@ def _lowest_order(mask: int) -> int:
 
 @njit(nogil=True, cache=True)
 def _label_new(
-    lines: np.ndarray, t: int, row: int, stack: int, order: int, labels: np.ndarray, new: int
+    lines: np.ndarray,
+    t: int,
+    row: int,
+    stack: int,
+    order: int,
+    table: np.ndarray,
+    index: int,
+    new: int,
 ) -> int:
-    """Give the new digits of a triplet read in `order` the next labels; returns the next free."""
+    """Give the new digits of a triplet read in `order` the next labels, in `table[index]`;
+    returns the next free label."""
     for j in range(3):
         d = lines[t, row, stack, _PERMS[order, j]]
-        if d != 0 and labels[d] == 0:
-            labels[d] = new
+        if d != 0 and table[index, _LABEL + d] == 0:
+            table[index, _LABEL + d] = new
             new += 1
     return new
 
@@ -209,13 +219,16 @@ def _canonical_one(
     form: np.ndarray,
     current: np.ndarray,
     following: np.ndarray,
+    levels: np.ndarray,
+    groups: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray, int]:
     """The form of one grid into `form`. `lines[t, row, stack, j]` is the digit of cell j of a
     stack in a row (t = 1: of the transposed grid), `patterns[t, row, stack]` has bit j set where
     that cell is a given.
 
     `current` and `following` are candidate buffers (grown and returned); the third value
-    returned is how many candidates reach the form (the variants giving it, in groups)."""
+    returned is how many candidates reach the form (the variants giving it, in groups).
+    `levels` `(2, _WIDTH) int32` and `groups` `(7, 6) int64` are scratch."""
     count = 0
     for t in range(2):
         for sp in range(6):
@@ -227,17 +240,9 @@ def _canonical_one(
             for k in range(3):
                 current[count, _MASK + k] = _ALL_ORDERS
             count += 1
-    labels0 = np.empty(10, np.int32)
-    labels1 = np.empty(10, np.int32)
-    labels2 = np.empty(10, np.int32)
-    labels3 = np.empty(10, np.int32)
-    masks0 = np.empty(6, np.int64)
-    orders0 = np.empty(6, np.int64)
-    masks1 = np.empty(6, np.int64)
-    orders1 = np.empty(6, np.int64)
-    masks2 = np.empty(6, np.int64)
-    orders2 = np.empty(6, np.int64)
-    scratch = np.empty(6, np.int64)
+    # levels[0], levels[1]: labels after stack 0, after stack 1 of the row being tried.
+    masks0, orders0, masks1, orders1 = groups[0], groups[1], groups[2], groups[3]
+    masks2, orders2, scratch = groups[4], groups[5], groups[6]
     for target in range(9):
         best0 = best1 = best2 = _NO_KEY
         kept = 0
@@ -267,11 +272,21 @@ def _canonical_one(
                         continue
                     if floor1 == best1 and _FLOORS[patterns[t, row, stack2], mask2] > best2:
                         continue
-                for d in range(10):
-                    labels0[d] = current[c, _LABEL + d]
+                if not (patterns[t, row, 0] | patterns[t, row, 1] | patterns[t, row, 2]):
+                    # A blank row: its value is 0, it changes no mask and no label.
+                    if best0 | best1 | best2:
+                        best0, best1, best2, kept = 0, 0, 0, 0
+                    if kept == following.shape[0]:
+                        following = _grow(following)
+                    for f in range(_WIDTH):
+                        following[kept, f] = current[c, f]
+                    following[kept, _USED] = used | (1 << row)
+                    following[kept, _ROWS + target] = row
+                    kept += 1
+                    continue
                 next0 = current[c, _NEXT]
                 key0, groups0 = _best_orders(
-                    lines, t, row, stack0, mask0, labels0, next0, masks0, orders0, scratch
+                    lines, t, row, stack0, mask0, current, c, next0, masks0, orders0, scratch
                 )
                 if key0 > best0:
                     continue
@@ -280,10 +295,11 @@ def _canonical_one(
                 if _FLOORS[patterns[t, row, stack1], mask1] > best1:
                     continue
                 for g0 in range(groups0):
-                    labels1[:] = labels0
-                    next1 = _label_new(lines, t, row, stack0, orders0[g0], labels1, next0)
+                    for d in range(10):
+                        levels[0, _LABEL + d] = current[c, _LABEL + d]
+                    next1 = _label_new(lines, t, row, stack0, orders0[g0], levels, 0, next0)
                     key1, groups1 = _best_orders(
-                        lines, t, row, stack1, mask1, labels1, next1, masks1, orders1, scratch
+                        lines, t, row, stack1, mask1, levels, 0, next1, masks1, orders1, scratch
                     )
                     if key1 > best1:
                         continue
@@ -292,30 +308,31 @@ def _canonical_one(
                     if _FLOORS[patterns[t, row, stack2], mask2] > best2:
                         continue
                     for g1 in range(groups1):
-                        labels2[:] = labels1
-                        next2 = _label_new(lines, t, row, stack1, orders1[g1], labels2, next1)
+                        for d in range(10):
+                            levels[1, _LABEL + d] = levels[0, _LABEL + d]
+                        next2 = _label_new(lines, t, row, stack1, orders1[g1], levels, 1, next1)
                         key2, groups2 = _best_orders(
-                            lines, t, row, stack2, mask2, labels2, next2, masks2, orders2, scratch
+                            lines, t, row, stack2, mask2, levels, 1, next2, masks2, orders2, scratch
                         )
                         if key2 > best2:
                             continue
                         if key2 < best2:
                             best2, kept = key2, 0
                         for g2 in range(groups2):
-                            labels3[:] = labels2
-                            next3 = _label_new(lines, t, row, stack2, orders2[g2], labels3, next2)
                             if kept == following.shape[0]:
                                 following = _grow(following)
                             for f in range(_ROWS + 9):
                                 following[kept, f] = current[c, f]
                             following[kept, _USED] = used | (1 << row)
-                            following[kept, _NEXT] = next3
                             following[kept, _ROWS + target] = row
                             following[kept, _MASK] = masks0[g0]
                             following[kept, _MASK + 1] = masks1[g1]
                             following[kept, _MASK + 2] = masks2[g2]
                             for d in range(10):
-                                following[kept, _LABEL + d] = labels3[d]
+                                following[kept, _LABEL + d] = levels[1, _LABEL + d]
+                            following[kept, _NEXT] = _label_new(
+                                lines, t, row, stack2, orders2[g2], following, kept, next2
+                            )
                             kept += 1
         for j in range(3):
             shift = 4 * (2 - j)
@@ -347,9 +364,13 @@ def canonical_kernel(grids: np.ndarray, forms: np.ndarray) -> None:
     following = np.empty((_START_CAPACITY, _WIDTH), np.int32)
     lines = np.empty((2, 9, 3, 3), np.int64)
     patterns = np.empty((2, 9, 3), np.int64)
+    levels = np.empty((2, _WIDTH), np.int32)
+    groups = np.empty((7, 6), np.int64)
     for i in range(grids.shape[0]):
         _lines_of(grids[i], lines, patterns)
-        current, following, _ = _canonical_one(lines, patterns, forms[i], current, following)
+        current, following, _ = _canonical_one(
+            lines, patterns, forms[i], current, following, levels, groups
+        )
 
 
 @njit(nogil=True, cache=True)
@@ -363,9 +384,13 @@ def symmetry_kernel(
     following = np.empty((_START_CAPACITY, _WIDTH), np.int32)
     lines = np.empty((2, 9, 3, 3), np.int64)
     patterns = np.empty((2, 9, 3), np.int64)
+    levels = np.empty((2, _WIDTH), np.int32)
+    groups = np.empty((7, 6), np.int64)
     for i in range(grids.shape[0]):
         _lines_of(grids[i], lines, patterns)
-        current, following, _ = _canonical_one(lines, patterns, forms[i], current, following)
+        current, following, _ = _canonical_one(
+            lines, patterns, forms[i], current, following, levels, groups
+        )
         chosen = current[0]  # any surviving candidate gives the form
         t = chosen[_T]
         sp = chosen[_SP]
