@@ -50,6 +50,8 @@ candidate only until its first row with a given, which keeps one or two of them.
 import numpy as np
 from numba import njit
 
+from pipeline.canonical_full import full_form, is_complete
+
 # The 6 orders of 3 things: _PERMS[p][j] is the source position put at target position j.
 _PERMS = np.array([[0, 1, 2], [0, 2, 1], [1, 0, 2], [1, 2, 0], [2, 0, 1], [2, 1, 0]], np.int64)
 
@@ -358,19 +360,53 @@ def _lines_of(grid: np.ndarray, lines: np.ndarray, patterns: np.ndarray) -> None
 
 
 @njit(nogil=True, cache=True)
+def _form_of(
+    grid: np.ndarray,
+    form: np.ndarray,
+    chosen: np.ndarray,
+    lines: np.ndarray,
+    patterns: np.ndarray,
+    buffers: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The form of one grid into `form`, one variant giving it into `chosen` (t, stack order,
+    order in target stacks 0, 1, 2, source row of target rows 0..8); returns the buffers."""
+    current, following, levels, groups = buffers
+    _lines_of(grid, lines, patterns)
+    lines9 = lines.reshape((2, 9, 9))
+    if is_complete(lines9):
+        full_form(lines9, form, chosen)
+        return current, following, levels, groups
+    current, following, _ = _canonical_one(
+        lines, patterns, form, current, following, levels, groups
+    )
+    chosen[0] = current[0, _T]  # any surviving candidate gives the form
+    chosen[1] = current[0, _SP]
+    for k in range(3):
+        chosen[2 + k] = _lowest_order(current[0, _MASK + k])
+    for r in range(9):
+        chosen[5 + r] = current[0, _ROWS + r]
+    return current, following, levels, groups
+
+
+@njit(nogil=True, cache=True)
+def _buffers() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    return (
+        np.empty((_START_CAPACITY, _WIDTH), np.int32),
+        np.empty((_START_CAPACITY, _WIDTH), np.int32),
+        np.empty((2, _WIDTH), np.int32),
+        np.empty((7, 6), np.int64),
+    )
+
+
+@njit(nogil=True, cache=True)
 def canonical_kernel(grids: np.ndarray, forms: np.ndarray) -> None:
     """Minlex forms of `(n, 81) uint8` grids (cells 0..9) into `forms` `(n, 81) uint8`."""
-    current = np.empty((_START_CAPACITY, _WIDTH), np.int32)
-    following = np.empty((_START_CAPACITY, _WIDTH), np.int32)
+    buffers = _buffers()
     lines = np.empty((2, 9, 3, 3), np.int64)
     patterns = np.empty((2, 9, 3), np.int64)
-    levels = np.empty((2, _WIDTH), np.int32)
-    groups = np.empty((7, 6), np.int64)
+    chosen = np.empty(14, np.int64)
     for i in range(grids.shape[0]):
-        _lines_of(grids[i], lines, patterns)
-        current, following, _ = _canonical_one(
-            lines, patterns, forms[i], current, following, levels, groups
-        )
+        buffers = _form_of(grids[i], forms[i], chosen, lines, patterns, buffers)
 
 
 @njit(nogil=True, cache=True)
@@ -380,35 +416,27 @@ def symmetry_kernel(
     """Forms, and for each grid one symmetry giving it: `forms[i, j] ==
     relabel[i, grids[i, cells[i, j]]]` (`cells` int16 `(n, 81)`, `relabel` uint8 `(n, 10)`,
     `relabel[i, 0] == 0`; digits absent from a grid take the labels left, in order)."""
-    current = np.empty((_START_CAPACITY, _WIDTH), np.int32)
-    following = np.empty((_START_CAPACITY, _WIDTH), np.int32)
+    buffers = _buffers()
     lines = np.empty((2, 9, 3, 3), np.int64)
     patterns = np.empty((2, 9, 3), np.int64)
-    levels = np.empty((2, _WIDTH), np.int32)
-    groups = np.empty((7, 6), np.int64)
+    chosen = np.empty(14, np.int64)
     for i in range(grids.shape[0]):
-        _lines_of(grids[i], lines, patterns)
-        current, following, _ = _canonical_one(
-            lines, patterns, forms[i], current, following, levels, groups
-        )
-        chosen = current[0]  # any surviving candidate gives the form
-        t = chosen[_T]
-        sp = chosen[_SP]
+        buffers = _form_of(grids[i], forms[i], chosen, lines, patterns, buffers)
+        t, sp = chosen[0], chosen[1]
         for r in range(9):
-            source_row = chosen[_ROWS + r]
+            source_row = chosen[5 + r]
             for k in range(3):
-                order = _lowest_order(chosen[_MASK + k])
                 for j in range(3):
-                    source_col = 3 * _PERMS[sp, k] + _PERMS[order, j]
+                    source_col = 3 * _PERMS[sp, k] + _PERMS[chosen[2 + k], j]
                     if t:
                         cells[i, 9 * r + 3 * k + j] = 9 * source_col + source_row
                     else:
                         cells[i, 9 * r + 3 * k + j] = 9 * source_row + source_col
-        next_label = chosen[_NEXT]
-        relabel[i, 0] = 0
+        relabel[i, :] = 0
+        for j in range(81):
+            relabel[i, grids[i, cells[i, j]]] = forms[i, j]
+        next_label = forms[i].max() + 1
         for d in range(1, 10):
-            label = chosen[_LABEL + d]
-            if label == 0:
-                label = next_label
+            if relabel[i, d] == 0:
+                relabel[i, d] = next_label
                 next_label += 1
-            relabel[i, d] = label
