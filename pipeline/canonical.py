@@ -10,7 +10,7 @@ grid of 0..9 (clashing givens included): the form only looks at where the digits
 
 `canonical` takes the puzzle columns that `solve_batch` takes; `canonical_grids` and
 `canonical_symmetries` work on `(n, 81) uint8` grids. The work is done by the numba kernel in
-`canonical_kernel.py` (about 100,000 puzzles a second on one core; see
+`canonical_batch.py` (about 100,000 puzzles a second on one core; see
 benchmarks/canonical_bench.py).
 """
 
@@ -29,7 +29,7 @@ def canonical_grids(grids: np.ndarray) -> np.ndarray:
     Raises ValueError for another shape, a non-integer dtype, or cells outside 0..9.
     """
     grids = _checked(grids)
-    from pipeline.canonical_kernel import canonical_kernel  # numba: compiled or loaded on use
+    from pipeline.canonical_batch import canonical_kernel  # numba: compiled or loaded on use
 
     forms = np.empty_like(grids)
     canonical_kernel(grids, forms)
@@ -45,7 +45,7 @@ def canonical_symmetries(grids: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.
     this is one of them. Digits absent from a grid get the labels left over, in order.)
     """
     grids = _checked(grids)
-    from pipeline.canonical_kernel import symmetry_kernel
+    from pipeline.canonical_batch import symmetry_kernel
 
     forms = np.empty_like(grids)
     cells = np.empty(grids.shape, np.int16)
