@@ -140,7 +140,7 @@ def test_matches_the_exhaustive_definition_on_puzzles_with_many_ties(grid):
     assert (form_of(grid) == brute_force_form(grid)).all()
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=20, deadline=None)
 @given(
     cells=st.lists(st.integers(0, 80), min_size=1, max_size=9, unique=True),
     digits=st.lists(st.integers(1, 3), min_size=9, max_size=9),
