@@ -45,10 +45,14 @@ beat the best row (`_FLOORS`, labels counted as 1) is skipped before any labelli
 row is taken without looking at its stacks. Complete grids go to `canonical_full.py`: their
 first row would split every candidate 216 ways.
 
-Measured (one core, loaded 2-core machine, A/B in one run): the pattern floors took the
-forum+Kaggle mix from ~38,000 to ~92,000 puzzles/s; reading labels in place and the blank-row
-shortcut took the empty grid from 18 ms to 2 ms; merging twins took it to 0.1 ms and a grid
-with one complete band from 183 ms to 5 ms, with no change on the public sets (within 3%).
+Measured (one core of a loaded 2-core machine, A/B alternated in one run; the last two lines
+in thread CPU time, which is steady there): the pattern floors took the forum+Kaggle mix from
+~38,000 to ~92,000 puzzles/s; reading labels in place and the blank-row shortcut took the empty
+grid from 18 ms to 2 ms; merging twins took it to 0.1 ms and a grid with one complete band from
+183 ms to 1-5 ms, no change on the public sets (within 3%); numba-inlining the three small
+helpers and the one-given shortcut in `_best_orders` took the mix from ~108,000 to ~140,000
+puzzles/s (17-clue ~110,000 to ~130,000). Did not pay: inlining `_best_orders` as well (10%
+slower with the shortcut, +10% without it).
 """
 
 import numpy as np
@@ -58,11 +62,13 @@ from numba import njit
 PERMS = np.array([[0, 1, 2], [0, 2, 1], [1, 0, 2], [1, 2, 0], [2, 0, 1], [2, 1, 0]], np.int64)
 
 
-def _pattern_floors() -> np.ndarray:
+def _pattern_floors() -> tuple[np.ndarray, np.ndarray]:
     """`floors[pattern, mask]`: the smallest triplet key that a stack with givens at the cells
     of `pattern` (bit j: cell j) can reach with the orders of `mask`, counting every given as
-    label 1. No relabelled triplet is smaller (labels are >= 1): a cheap bound to prune by."""
+    label 1. No relabelled triplet is smaller (labels are >= 1): a cheap bound to prune by.
+    `reaching[pattern, mask]`: the orders of `mask` that reach it (bits)."""
     floors = np.full((8, 64), 1 << 20, np.int64)
+    reaching = np.zeros((8, 64), np.int64)
     for pattern in range(8):
         for mask in range(64):
             for p in range(6):
@@ -70,11 +76,14 @@ def _pattern_floors() -> np.ndarray:
                     key = 0
                     for j in range(3):
                         key = (key << 4) | ((pattern >> PERMS[p, j]) & 1)
-                    floors[pattern, mask] = min(floors[pattern, mask], key)
-    return floors
+                    if key < floors[pattern, mask]:
+                        floors[pattern, mask], reaching[pattern, mask] = key, 0
+                    if key == floors[pattern, mask]:
+                        reaching[pattern, mask] |= 1 << p
+    return floors, reaching
 
 
-_FLOORS = _pattern_floors()
+_FLOORS, _REACHING = _pattern_floors()
 _ALL_ORDERS = 63  # all 6 column orders of a stack allowed
 _NO_KEY = 1 << 20  # larger than any triplet key (3 labels of 4 bits)
 
@@ -91,7 +100,7 @@ _START_CAPACITY = 1024
 _MERGE_FROM = 16  # merge twin candidates when more than this many are kept
 
 
-@njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True, inline="always")
 def _triplet_key(a: int, b: int, c: int, table: np.ndarray, index: int, first_new: int) -> int:
     """Relabelled value of source digits (a, b, c) read in this order, as 3 nibbles; the label
     of digit d is `table[index, _LABEL + d]`.
@@ -133,6 +142,7 @@ def _best_orders(
     t: int,
     row: int,
     stack: int,
+    pattern: int,
     mask: int,
     table: np.ndarray,
     index: int,
@@ -147,11 +157,20 @@ def _best_orders(
     orders reaching the key are split into groups that put the same source digits in the same
     target cells; group g has the orders `group_masks[g]` (bits) and one of them,
     `group_orders[g]`, to label the new digits with; `signatures` is scratch (6 ints)."""
-    if lines[t, row, stack, 0] == 0 and lines[t, row, stack, 1] == 0:
-        if lines[t, row, stack, 2] == 0:  # a blank triplet: every order ties, no labels
-            group_masks[0] = mask
-            group_orders[0] = _lowest_order(mask)
-            return 0, 1
+    if pattern == 0:  # a blank triplet: every order ties, no labels
+        group_masks[0] = mask
+        group_orders[0] = _lowest_order(mask)
+        return 0, 1
+    if pattern == 1 or pattern == 2 or pattern == 4:
+        # One given: the orders that put it furthest right tie (they only swap blanks); its
+        # value is its label, or the next free one.
+        d = lines[t, row, stack, pattern >> 1]  # cell 0, 1 or 2 for pattern 1, 2 or 4
+        value = table[index, _LABEL + d]
+        if value == 0:
+            value = first_new
+        group_masks[0] = _REACHING[pattern, mask]
+        group_orders[0] = _lowest_order(group_masks[0])
+        return _FLOORS[pattern, mask] * value, 1
     best = _NO_KEY
     groups = 0
     for p in range(6):
@@ -180,7 +199,7 @@ def _best_orders(
     return best, groups
 
 
-@njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True, inline="always")
 def _lowest_order(mask: int) -> int:
     """The first column order allowed by a (non-empty) mask."""
     order = 0
@@ -189,7 +208,7 @@ def _lowest_order(mask: int) -> int:
     return order
 
 
-@njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True, inline="always")
 def _label_new(
     lines: np.ndarray,
     t: int,
@@ -337,7 +356,18 @@ def _canonical_one(
                     continue
                 next0 = current[c, _NEXT]
                 key0, groups0 = _best_orders(
-                    lines, t, row, stack0, mask0, current, c, next0, masks0, orders0, scratch
+                    lines,
+                    t,
+                    row,
+                    stack0,
+                    patterns[t, row, stack0],
+                    mask0,
+                    current,
+                    c,
+                    next0,
+                    masks0,
+                    orders0,
+                    scratch,
                 )
                 if key0 > best0:
                     continue
@@ -350,7 +380,18 @@ def _canonical_one(
                         levels[0, _LABEL + d] = current[c, _LABEL + d]
                     next1 = _label_new(lines, t, row, stack0, orders0[g0], levels, 0, next0)
                     key1, groups1 = _best_orders(
-                        lines, t, row, stack1, mask1, levels, 0, next1, masks1, orders1, scratch
+                        lines,
+                        t,
+                        row,
+                        stack1,
+                        patterns[t, row, stack1],
+                        mask1,
+                        levels,
+                        0,
+                        next1,
+                        masks1,
+                        orders1,
+                        scratch,
                     )
                     if key1 > best1:
                         continue
@@ -363,7 +404,18 @@ def _canonical_one(
                             levels[1, _LABEL + d] = levels[0, _LABEL + d]
                         next2 = _label_new(lines, t, row, stack1, orders1[g1], levels, 1, next1)
                         key2, groups2 = _best_orders(
-                            lines, t, row, stack2, mask2, levels, 1, next2, masks2, orders2, scratch
+                            lines,
+                            t,
+                            row,
+                            stack2,
+                            patterns[t, row, stack2],
+                            mask2,
+                            levels,
+                            1,
+                            next2,
+                            masks2,
+                            orders2,
+                            scratch,
                         )
                         if key2 > best2:
                             continue
