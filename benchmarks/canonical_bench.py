@@ -13,6 +13,8 @@ Floor: the mix at >= 20,000 puzzles/s (aim: 100,000).
 
 import argparse
 import datetime
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -25,6 +27,17 @@ from pipeline.symmetry import random_symmetries
 
 FLOOR = 20_000
 MIX = ("forum_hardest_1905_11+", "forum_hardest_1106", "kaggle_first9999")
+
+
+def best_cpu_of(repeats: int, fn: Callable[[], object]) -> float:
+    """Best thread CPU time of `repeats` calls, in seconds: steady on a machine shared with
+    other jobs, where wall time counts the time this thread waits for the core."""
+    best = float("inf")
+    for _ in range(repeats):
+        start = time.thread_time()
+        fn()
+        best = min(best, time.thread_time() - start)
+    return best
 
 
 def disguised(puzzles: np.ndarray, rows: int, rng: np.random.Generator) -> np.ndarray:
@@ -62,14 +75,20 @@ def table(rows: int, repeats: int) -> tuple[str, float | None]:
         cases[name] = disguised(puzzles, min(rows, len(puzzles)), rng)
     cases.update(worst_cases(rng))
     canonical_grids(np.zeros((1, 81), np.uint8))  # compile or load from cache first
-    lines = ["| puzzles | rows | puzzles/s | us/puzzle |", "|---|---:|---:|---:|"]
+    lines = [
+        "| puzzles | rows | puzzles/s (wall) | puzzles/s (CPU) | us/puzzle (CPU) |",
+        "|---|---:|---:|---:|---:|",
+    ]
     mix_rate = None
     for name, grids in cases.items():
-        seconds = best_of(repeats, lambda grids=grids: canonical_grids(grids))
-        rate = len(grids) / seconds
+        wall = best_of(repeats, lambda grids=grids: canonical_grids(grids))
+        cpu = best_cpu_of(repeats, lambda grids=grids: canonical_grids(grids))
+        rate, cpu_rate = len(grids) / wall, len(grids) / cpu
         if name.startswith("mix"):
             mix_rate = rate
-        lines.append(f"| {name} | {len(grids):,} | {rate:,.0f} | {1e6 / rate:,.1f} |")
+        lines.append(
+            f"| {name} | {len(grids):,} | {rate:,.0f} | {cpu_rate:,.0f} | {1e6 / cpu_rate:,.1f} |"
+        )
         print(lines[-1], flush=True)
     return "\n".join(lines) + "\n", mix_rate
 
@@ -84,13 +103,13 @@ def main() -> None:
     stamp = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
     header = (
         f"Measured {stamp} on {machine()} with `taskset -c 1 python -m "
-        f"benchmarks.canonical_bench --rows {args.rows}` (one core, best of {args.repeats}; "
-        "rows disguised by random symmetries).\n\n"
+        f"benchmarks.canonical_bench --rows {args.rows}` (one core, best of {args.repeats} "
+        "in wall time and in thread CPU time; rows disguised by random symmetries).\n\n"
     )
     verdict = ""
     if mix_rate is not None:
         ok = "meets" if mix_rate >= FLOOR else "MISSES"
-        verdict = f"\nThe mix {ok} the floor of {FLOOR:,} puzzles/s.\n"
+        verdict = f"\nThe mix {ok} the floor of {FLOOR:,} puzzles/s (wall time).\n"
     print(header + body + verdict)
     if args.write:
         write_section(args.write, "canonical", header + body + verdict)

@@ -3,7 +3,7 @@
 The form of a grid is the smallest 81-digit string (blank = 0) over all 2 * 6^8 geometric
 variants (transpose or not; bands, rows in each band, stacks, columns in each stack), each with
 its digits relabelled 1, 2, 3, ... in order of first appearance. Brute force over 3,359,232
-variants costs ~7 s a puzzle in numpy (20 ms in numba with early exits). This kernel builds the
+variants costs ~7 s a puzzle in numpy (20-500 ms in numba with early exits). This kernel builds the
 form a row at a time and keeps only the partial variants tied for the smallest prefix.
 
 A *candidate* is a set of variants that agree on everything that decides the form so far:
@@ -45,14 +45,15 @@ beat the best row (`_FLOORS`, labels counted as 1) is skipped before any labelli
 row is taken without looking at its stacks. Complete grids go to `canonical_full.py`: their
 first row would split every candidate 216 ways.
 
-Measured (one core of a loaded 2-core machine, A/B alternated in one run; the last two lines
-in thread CPU time, which is steady there): the pattern floors took the forum+Kaggle mix from
-~38,000 to ~92,000 puzzles/s; reading labels in place and the blank-row shortcut took the empty
-grid from 18 ms to 2 ms; merging twins took it to 0.1 ms and a grid with one complete band from
-183 ms to 1-5 ms, no change on the public sets (within 3%); numba-inlining the three small
-helpers and the one-given shortcut in `_best_orders` took the mix from ~108,000 to ~140,000
-puzzles/s (17-clue ~110,000 to ~130,000). Did not pay: inlining `_best_orders` as well (10%
-slower with the shortcut, +10% without it).
+Measured (one core of a loaded 2-core machine; A/B alternated in one run except the first
+figure, from successive runs; the last two lines in thread CPU time, steady there): the
+pattern floors took the forum+Kaggle mix from ~38,000 to ~92,000 puzzles/s; reading labels in
+place and the blank-row shortcut took the empty grid from 18 ms to 2 ms; merging twins took it
+to 0.1 ms and a grid with one complete band from 183 ms to 1-5 ms, no change on the public sets
+(within 3%); numba-inlining the three small helpers and the one-given shortcut in
+`_best_orders` took the mix from ~108,000 to ~140,000 puzzles/s (17-clue ~110,000 to
+~130,000). Did not pay: inlining `_best_orders` as well (10% slower with the shortcut, +10%
+without it).
 """
 
 import numpy as np
