@@ -33,8 +33,8 @@ def _form_of(
     chosen: np.ndarray,
     lines: np.ndarray,
     patterns: np.ndarray,
-    buffers: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray],
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    buffers: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The form of one grid into `form`, one variant giving it into `chosen` (t, stack order,
     order in target stacks 0, 1, 2, source row of target rows 0..8); returns the buffers."""
     _lines_of(grid, lines, patterns)

@@ -52,8 +52,10 @@ place and the blank-row shortcut took the empty grid from 18 ms to 2 ms; merging
 to 0.1 ms and a grid with one complete band from 183 ms to 1-5 ms, no change on the public sets
 (within 3%); numba-inlining the three small helpers and the one-given shortcut in
 `_best_orders` took the mix from ~108,000 to ~140,000 puzzles/s (17-clue ~110,000 to
-~130,000). Did not pay: inlining `_best_orders` as well (10% slower with the shortcut, +10%
-without it).
+~130,000); passing `_best_orders` six ints instead of array views (numba passes an array as
+a dozen words plus reference counting) took it to ~265,000 (17-clue ~245,000, the dense serg
+set ~53,000 to ~150,000). Did not pay: numba-inlining `_best_orders` (+3-5% since the int
+arguments; it was 10% slower with array arguments and the one-given shortcut).
 """
 
 import numpy as np
@@ -102,22 +104,22 @@ _MERGE_FROM = 16  # merge twin candidates when more than this many are kept
 
 
 @njit(nogil=True, cache=True, inline="always")
-def _triplet_key(a: int, b: int, c: int, table: np.ndarray, index: int, first_new: int) -> int:
-    """Relabelled value of source digits (a, b, c) read in this order, as 3 nibbles; the label
-    of digit d is `table[index, _LABEL + d]`.
+def _triplet_key(a: int, b: int, c: int, la: int, lb: int, lc: int, first_new: int) -> int:
+    """Relabelled value of source digits (a, b, c) read in this order, with labels (la, lb, lc)
+    (0: not seen yet), as 3 nibbles.
 
     Blanks are 0, seen digits their label, new digits the next free labels in reading order
     (a new digit repeated in the triplet keeps the label of its first cell)."""
     new = first_new
     va = 0
     if a != 0:
-        va = table[index, _LABEL + a]
+        va = la
         if va == 0:
             va = new
             new += 1
     vb = 0
     if b != 0:
-        vb = table[index, _LABEL + b]
+        vb = lb
         if vb == 0:
             if b == a:
                 vb = va
@@ -126,7 +128,7 @@ def _triplet_key(a: int, b: int, c: int, table: np.ndarray, index: int, first_ne
                 new += 1
     vc = 0
     if c != 0:
-        vc = table[index, _LABEL + c]
+        vc = lc
         if vc == 0:
             if c == a:
                 vc = va
@@ -139,65 +141,59 @@ def _triplet_key(a: int, b: int, c: int, table: np.ndarray, index: int, first_ne
 
 @njit(nogil=True, cache=True)
 def _best_orders(
-    lines: np.ndarray,
-    t: int,
-    row: int,
-    stack: int,
+    x: int,
+    y: int,
+    z: int,
+    lx: int,
+    ly: int,
+    lz: int,
     pattern: int,
     mask: int,
-    table: np.ndarray,
-    index: int,
     first_new: int,
-    group_masks: np.ndarray,
-    group_orders: np.ndarray,
-    signatures: np.ndarray,
-) -> tuple[int, int]:
-    """The smallest triplet key of the cells `lines[t, row, stack]` over the orders in `mask`.
+) -> tuple[int, int, int]:
+    """The smallest triplet key of a stack's cells (digits x, y, z with labels lx, ly, lz, 0 for
+    not seen yet; givens as the bits of `pattern`) over the column orders in `mask`.
 
-    Labels are read from `table[index]` (a candidate row). Returns (key, number of groups). The
-    orders reaching the key are split into groups that put the same source digits in the same
-    target cells; group g has the orders `group_masks[g]` (bits) and one of them,
-    `group_orders[g]`, to label the new digits with; `signatures` is scratch (6 ints)."""
+    Returns (key, number of groups, groups). The orders reaching the key are split into groups
+    that put the same source digits in the same target cells; group g is `(groups >> 9 * g) &
+    511`: its orders as bits 0-5 and one of them (to label the new digits with) as bits 6-8."""
     if pattern == 0:  # a blank triplet: every order ties, no labels
-        group_masks[0] = mask
-        group_orders[0] = _lowest_order(mask)
-        return 0, 1
+        return 0, 1, mask | (_lowest_order(mask) << 6)
     if pattern == 1 or pattern == 2 or pattern == 4:
         # One given: the orders that put it furthest right tie (they only swap blanks); its
         # value is its label, or the next free one.
-        d = lines[t, row, stack, pattern >> 1]  # cell 0, 1 or 2 for pattern 1, 2 or 4
-        value = table[index, _LABEL + d]
+        value = lx if pattern == 1 else (ly if pattern == 2 else lz)
         if value == 0:
             value = first_new
-        group_masks[0] = _REACHING[pattern, mask]
-        group_orders[0] = _lowest_order(group_masks[0])
-        return _FLOORS[pattern, mask] * value, 1
+        orders = _REACHING[pattern, mask]
+        return _FLOORS[pattern, mask] * value, 1, orders | (_lowest_order(orders) << 6)
+    digits = (x, y, z)
+    labels = (lx, ly, lz)
     best = _NO_KEY
     groups = 0
+    packed = 0
     for p in range(6):
         if not mask & (1 << p):
             continue
-        a = lines[t, row, stack, PERMS[p, 0]]
-        b = lines[t, row, stack, PERMS[p, 1]]
-        c = lines[t, row, stack, PERMS[p, 2]]
-        key = _triplet_key(a, b, c, table, index, first_new)
+        i, j, k = PERMS[p, 0], PERMS[p, 1], PERMS[p, 2]
+        a, b, c = digits[i], digits[j], digits[k]
+        key = _triplet_key(a, b, c, labels[i], labels[j], labels[k], first_new)
         if key > best:
             continue
         if key < best:
-            best = key
-            groups = 0
-        signature = (a << 8) | (b << 4) | c
+            best, groups, packed = key, 0, 0
         g = 0
-        while g < groups and signatures[g] != signature:
+        while g < groups:  # a group whose orders put the same digits in the same cells?
+            q = (packed >> (9 * g + 6)) & 7
+            if digits[PERMS[q, 0]] == a and digits[PERMS[q, 1]] == b and digits[PERMS[q, 2]] == c:
+                break
             g += 1
         if g < groups:
-            group_masks[g] |= 1 << p
+            packed |= (1 << p) << (9 * g)
         else:
-            signatures[groups] = signature
-            group_masks[groups] = 1 << p
-            group_orders[groups] = p
+            packed |= ((1 << p) | (p << 6)) << (9 * g)
             groups += 1
-    return best, groups
+    return best, groups, packed
 
 
 @njit(nogil=True, cache=True, inline="always")
@@ -289,7 +285,6 @@ def _canonical_one(
     current: np.ndarray,
     following: np.ndarray,
     levels: np.ndarray,
-    groups: np.ndarray,
     table: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
     """The form of one grid into `form`. `lines[t, row, stack, j]` is the digit of cell j of a
@@ -298,8 +293,8 @@ def _canonical_one(
 
     `current` and `following` are candidate buffers (grown and returned); the third value
     returned is how many candidates reach the form (the variants giving it, in groups).
-    `levels` `(2, _WIDTH) int32`, `groups` `(7, 6) int64` and `table` (a power of 2 long) are
-    scratch; the table is returned too, as it may grow."""
+    `levels` `(2, _WIDTH) int32` and `table` (a power of 2 long) are scratch; the table is
+    returned too, as it may grow."""
     count = 0
     for t in range(2):
         for sp in range(6):
@@ -312,8 +307,6 @@ def _canonical_one(
                 current[count, _MASK + k] = _ALL_ORDERS
             count += 1
     # levels[0], levels[1]: labels after stack 0, after stack 1 of the row being tried.
-    masks0, orders0, masks1, orders1 = groups[0], groups[1], groups[2], groups[3]
-    masks2, orders2, scratch = groups[4], groups[5], groups[6]
     for target in range(9):
         best0 = best1 = best2 = _NO_KEY
         kept = 0
@@ -356,19 +349,21 @@ def _canonical_one(
                     kept += 1
                     continue
                 next0 = current[c, _NEXT]
-                key0, groups0 = _best_orders(
-                    lines,
-                    t,
-                    row,
-                    stack0,
+                x, y, z = (
+                    lines[t, row, stack0, 0],
+                    lines[t, row, stack0, 1],
+                    lines[t, row, stack0, 2],
+                )
+                key0, groups0, packed0 = _best_orders(
+                    x,
+                    y,
+                    z,
+                    current[c, _LABEL + x],
+                    current[c, _LABEL + y],
+                    current[c, _LABEL + z],
                     patterns[t, row, stack0],
                     mask0,
-                    current,
-                    c,
                     next0,
-                    masks0,
-                    orders0,
-                    scratch,
                 )
                 if key0 > best0:
                     continue
@@ -377,22 +372,25 @@ def _canonical_one(
                 if _FLOORS[patterns[t, row, stack1], mask1] > best1:
                     continue
                 for g0 in range(groups0):
+                    group0 = packed0 >> (9 * g0)
                     for d in range(10):
                         levels[0, _LABEL + d] = current[c, _LABEL + d]
-                    next1 = _label_new(lines, t, row, stack0, orders0[g0], levels, 0, next0)
-                    key1, groups1 = _best_orders(
-                        lines,
-                        t,
-                        row,
-                        stack1,
+                    next1 = _label_new(lines, t, row, stack0, (group0 >> 6) & 7, levels, 0, next0)
+                    x, y, z = (
+                        lines[t, row, stack1, 0],
+                        lines[t, row, stack1, 1],
+                        lines[t, row, stack1, 2],
+                    )
+                    key1, groups1, packed1 = _best_orders(
+                        x,
+                        y,
+                        z,
+                        levels[0, _LABEL + x],
+                        levels[0, _LABEL + y],
+                        levels[0, _LABEL + z],
                         patterns[t, row, stack1],
                         mask1,
-                        levels,
-                        0,
                         next1,
-                        masks1,
-                        orders1,
-                        scratch,
                     )
                     if key1 > best1:
                         continue
@@ -401,41 +399,47 @@ def _canonical_one(
                     if _FLOORS[patterns[t, row, stack2], mask2] > best2:
                         continue
                     for g1 in range(groups1):
+                        group1 = packed1 >> (9 * g1)
                         for d in range(10):
                             levels[1, _LABEL + d] = levels[0, _LABEL + d]
-                        next2 = _label_new(lines, t, row, stack1, orders1[g1], levels, 1, next1)
-                        key2, groups2 = _best_orders(
-                            lines,
-                            t,
-                            row,
-                            stack2,
+                        next2 = _label_new(
+                            lines, t, row, stack1, (group1 >> 6) & 7, levels, 1, next1
+                        )
+                        x, y, z = (
+                            lines[t, row, stack2, 0],
+                            lines[t, row, stack2, 1],
+                            lines[t, row, stack2, 2],
+                        )
+                        key2, groups2, packed2 = _best_orders(
+                            x,
+                            y,
+                            z,
+                            levels[1, _LABEL + x],
+                            levels[1, _LABEL + y],
+                            levels[1, _LABEL + z],
                             patterns[t, row, stack2],
                             mask2,
-                            levels,
-                            1,
                             next2,
-                            masks2,
-                            orders2,
-                            scratch,
                         )
                         if key2 > best2:
                             continue
                         if key2 < best2:
                             best2, kept = key2, 0
                         for g2 in range(groups2):
+                            group2 = packed2 >> (9 * g2)
                             if kept == following.shape[0]:
                                 following = _grow(following)
                             for f in range(_ROWS + 9):
                                 following[kept, f] = current[c, f]
                             following[kept, _USED] = used | (1 << row)
                             following[kept, _ROWS + target] = row
-                            following[kept, _MASK] = masks0[g0]
-                            following[kept, _MASK + 1] = masks1[g1]
-                            following[kept, _MASK + 2] = masks2[g2]
+                            following[kept, _MASK] = group0 & 63
+                            following[kept, _MASK + 1] = group1 & 63
+                            following[kept, _MASK + 2] = group2 & 63
                             for d in range(10):
                                 following[kept, _LABEL + d] = levels[1, _LABEL + d]
                             following[kept, _NEXT] = _label_new(
-                                lines, t, row, stack2, orders2[g2], following, kept, next2
+                                lines, t, row, stack2, (group2 >> 6) & 7, following, kept, next2
                             )
                             kept += 1
         for j in range(3):
@@ -455,14 +459,14 @@ def search_form(
     patterns: np.ndarray,
     form: np.ndarray,
     chosen: np.ndarray,
-    buffers: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray],
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    buffers: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The form of one grid (`lines`, `patterns` as `_canonical_one` takes them) into `form`, one
     variant giving it into `chosen` (t, stack order, order in target stacks 0, 1, 2, source row
     of target rows 0..8); `buffers` from `new_buffers`, returned (they may have grown)."""
-    current, following, levels, groups, table = buffers
+    current, following, levels, table = buffers
     current, following, table, _ = _canonical_one(
-        lines, patterns, form, current, following, levels, groups, table
+        lines, patterns, form, current, following, levels, table
     )
     chosen[0] = current[0, _T]  # any surviving candidate gives the form
     chosen[1] = current[0, _SP]
@@ -470,16 +474,15 @@ def search_form(
         chosen[2 + k] = _lowest_order(current[0, _MASK + k])
     for r in range(9):
         chosen[5 + r] = current[0, _ROWS + r]
-    return current, following, levels, groups, table
+    return current, following, levels, table
 
 
 @njit(nogil=True, cache=True)
-def new_buffers() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Scratch for `search_form`: two candidate buffers, label levels, groups, hash table."""
+def new_buffers() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Scratch for `search_form`: two candidate buffers, label levels, a hash table."""
     return (
         np.empty((_START_CAPACITY, _WIDTH), np.int32),
         np.empty((_START_CAPACITY, _WIDTH), np.int32),
         np.empty((2, _WIDTH), np.int32),
-        np.empty((7, 6), np.int64),
         np.empty(2 * _START_CAPACITY, np.int64),
     )
