@@ -3,6 +3,10 @@
 A complete grid (every row and column holding 1..9 once) goes to `canonical_full.py`, any other
 grid to the candidate search of `canonical_search.py`. Both also name one variant that gives the
 form, from which `symmetry_kernel` builds the symmetry.
+
+numba's on-disk cache of these kernels is not invalidated when only `canonical_search.py` or
+`canonical_full.py` changes (it watches this file alone): after editing those, delete
+`pipeline/__pycache__/canonical_batch.*.nb*` (or `make clean`), or the old code keeps running.
 """
 
 import numpy as np
