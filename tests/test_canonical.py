@@ -171,6 +171,18 @@ def test_every_disguise_of_a_puzzle_has_the_same_form(seed, clues):
         assert (canonical_grids(random_symmetries(puzzles, rng)) == forms).all()
 
 
+@settings(max_examples=50, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), givens=st.integers(0, 81), digits=st.integers(1, 9))
+def test_any_grid_of_0_to_9_has_the_same_form_in_every_disguise(seed, givens, digits):
+    """Clashing givens, few distinct digits, any density: the form is still invariant."""
+    rng = np.random.default_rng(seed)
+    grids = np.zeros((8, 81), np.uint8)
+    for grid in grids:
+        grid[rng.choice(81, givens, replace=False)] = rng.integers(1, digits + 1, givens)
+    forms = canonical_grids(grids)
+    assert (canonical_grids(random_symmetries(grids, rng)) == forms).all()
+
+
 def test_forms_of_symmetric_grids_are_invariant_too():
     rng = np.random.default_rng(5)
     grids = np.stack([np.zeros(81, np.uint8), diagonal_grid(), most_symmetric_full_grid()])
