@@ -1,0 +1,93 @@
+"""The batch kernels behind `pipeline.canonical`: each grid of a batch to its minlex form.
+
+A complete grid (every row and column holding 1..9 once) goes to `canonical_full.py`, any other
+grid to the candidate search of `canonical_search.py`. Both also name one variant that gives the
+form, from which `symmetry_kernel` builds the symmetry.
+
+numba's on-disk cache of these kernels is not invalidated when only `canonical_search.py` or
+`canonical_full.py` changes (it watches this file alone): after editing those, delete
+`pipeline/__pycache__/canonical_batch.*.nb*` (or `make clean`), or the old code keeps running.
+"""
+
+import numpy as np
+from numba import njit
+
+from pipeline.canonical_full import full_form, is_complete
+from pipeline.canonical_search import PERMS, new_buffers, search_form
+
+
+@njit(nogil=True, cache=True)
+def _lines_of(grid: np.ndarray, lines: np.ndarray, patterns: np.ndarray) -> None:
+    """`lines[0]` = the grid's rows cut in stacks (9, 3, 3), `lines[1]` = the same of its
+    transpose; `patterns` their givens as 3-bit masks."""
+    patterns[:] = 0
+    for r in range(9):
+        for c in range(9):
+            lines[0, r, c // 3, c % 3] = grid[9 * r + c]
+            lines[1, c, r // 3, r % 3] = grid[9 * r + c]
+            if grid[9 * r + c] != 0:
+                patterns[0, r, c // 3] |= 1 << (c % 3)
+                patterns[1, c, r // 3] |= 1 << (r % 3)
+
+
+@njit(nogil=True, cache=True)
+def _form_of(
+    grid: np.ndarray,
+    form: np.ndarray,
+    chosen: np.ndarray,
+    lines: np.ndarray,
+    patterns: np.ndarray,
+    buffers: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The form of one grid into `form`, one variant giving it into `chosen` (t, stack order,
+    order in target stacks 0, 1, 2, source row of target rows 0..8); returns the buffers."""
+    _lines_of(grid, lines, patterns)
+    lines9 = lines.reshape((2, 9, 9))
+    if is_complete(lines9):
+        full_form(lines9, form, chosen)
+        return buffers
+    return search_form(lines, patterns, form, chosen, buffers)
+
+
+@njit(nogil=True, cache=True)
+def canonical_kernel(grids: np.ndarray, forms: np.ndarray) -> None:
+    """Minlex forms of `(n, 81) uint8` grids (cells 0..9) into `forms` `(n, 81) uint8`."""
+    buffers = new_buffers()
+    lines = np.empty((2, 9, 3, 3), np.int64)
+    patterns = np.empty((2, 9, 3), np.int64)
+    chosen = np.empty(14, np.int64)
+    for i in range(grids.shape[0]):
+        buffers = _form_of(grids[i], forms[i], chosen, lines, patterns, buffers)
+
+
+@njit(nogil=True, cache=True)
+def symmetry_kernel(
+    grids: np.ndarray, forms: np.ndarray, cells: np.ndarray, relabel: np.ndarray
+) -> None:
+    """Forms, and for each grid one symmetry giving it: `forms[i, j] ==
+    relabel[i, grids[i, cells[i, j]]]` (`cells` int16 `(n, 81)`, `relabel` uint8 `(n, 10)`,
+    `relabel[i, 0] == 0`; digits absent from a grid take the labels left, in order)."""
+    buffers = new_buffers()
+    lines = np.empty((2, 9, 3, 3), np.int64)
+    patterns = np.empty((2, 9, 3), np.int64)
+    chosen = np.empty(14, np.int64)
+    for i in range(grids.shape[0]):
+        buffers = _form_of(grids[i], forms[i], chosen, lines, patterns, buffers)
+        t, sp = chosen[0], chosen[1]
+        for r in range(9):
+            source_row = chosen[5 + r]
+            for k in range(3):
+                for j in range(3):
+                    source_col = 3 * PERMS[sp, k] + PERMS[chosen[2 + k], j]
+                    if t:
+                        cells[i, 9 * r + 3 * k + j] = 9 * source_col + source_row
+                    else:
+                        cells[i, 9 * r + 3 * k + j] = 9 * source_row + source_col
+        relabel[i, :] = 0
+        for j in range(81):
+            relabel[i, grids[i, cells[i, j]]] = forms[i, j]
+        next_label = forms[i].max() + 1
+        for d in range(1, 10):
+            if relabel[i, d] == 0:
+                relabel[i, d] = next_label
+                next_label += 1
