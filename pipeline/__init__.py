@@ -32,6 +32,7 @@ _API = {
     "validate_puzzles": "pipeline.validate.job",
     "STRATEGIES": "pipeline.solver.registry",
     "rate": "pipeline.rating",
+    "canonical": "pipeline.canonical",
     "GRADES": "pipeline.rating",
 }
 

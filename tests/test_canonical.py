@@ -7,15 +7,15 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 import pytest
-from conftest import shared_puzzles
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from numba import njit
 
 from pipeline.canonical import canonical, canonical_grids, canonical_symmetries
-from pipeline.generate import random_full_grids, remove_givens
 from pipeline.grid import format_grids, parse_puzzles, to_string
+from pipeline.jobs.generate import random_full_grids, remove_givens
 from pipeline.symmetry import random_symmetries
+from tests.conftest import shared_puzzles
 
 # A 17-clue puzzle exactly as the catalogue prints it, so: in its own form.
 SEVENTEEN = ".................1.....2.3......3.2...1.4......5....6..3......4.7..8...962...7..."

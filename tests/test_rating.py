@@ -5,7 +5,6 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 import pytest
-from conftest import shared_puzzles
 
 from pipeline import generate
 from pipeline.grid import format_grids, parse_puzzles
@@ -18,6 +17,7 @@ from pipeline.rating.difficulty import (
 )
 from pipeline.solver import solve_grids
 from pipeline.solver.checks import verify_solutions
+from tests.conftest import shared_puzzles
 
 EASY = "003020600900305001001806400008102900700000008006708200002609500800203009005010300"
 INKALA = "8..........36......7..9.2...5...7.......457.....1...3...1....68..85...1..9....4.."

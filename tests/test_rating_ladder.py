@@ -8,7 +8,6 @@ named as Sudoku players do, r1c1 (top left) to r9c9 (bottom right).
 
 import numpy as np
 import pytest
-from conftest import shared_puzzles
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -18,6 +17,7 @@ from pipeline.rating import GRADES, SINGLES, TECHNIQUES, grade_grids
 from pipeline.rating.ladder import NO_GRADE, apply_rung
 from pipeline.solver import solve_grids
 from pipeline.symmetry import random_symmetries
+from tests.conftest import shared_puzzles
 
 
 def cell(row: int, column: int) -> int:

@@ -1,6 +1,6 @@
 """The minlex form of a complete grid whose rows and columns each hold the 9 digits once.
 
-The candidate search of `canonical_search.py` splits on every column order at the first row of a
+The candidate search of `search.py` splits on every column order at the first row of a
 complete grid (its 9 new digits label differently under each of the 6^4 column orders), which
 costs ~5 ms a grid. A complete grid needs no such search: when every row and every column is a
 permutation of 1..9, then for every variant

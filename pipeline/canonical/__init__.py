@@ -12,7 +12,7 @@ smallest digits on it). Full grids (81 givens) have a form too, and so has any g
 
 `canonical` takes the puzzle columns that `solve_batch` takes; `canonical_grids` and
 `canonical_symmetries` work on `(n, 81) uint8` grids. The work is done by the numba kernel in
-`canonical_batch.py` (about 250,000 puzzles a second of one core's time, complete grids
+`batch.py` (about 250,000 puzzles a second of one core's time, complete grids
 16,000; see benchmarks/canonical_bench.py).
 """
 
@@ -31,7 +31,7 @@ def canonical_grids(grids: np.ndarray) -> np.ndarray:
     Raises ValueError for another shape, a non-integer dtype, or cells outside 0..9.
     """
     grids = _checked(grids)
-    from pipeline.canonical_batch import canonical_kernel  # numba: compiled or loaded on use
+    from pipeline.canonical.batch import canonical_kernel  # numba: compiled or loaded on use
 
     forms = np.empty_like(grids)
     canonical_kernel(grids, forms)
@@ -47,7 +47,7 @@ def canonical_symmetries(grids: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.
     this is one of them. Digits absent from a grid get the labels left over, in order.)
     """
     grids = _checked(grids)
-    from pipeline.canonical_batch import symmetry_kernel
+    from pipeline.canonical.batch import symmetry_kernel
 
     forms = np.empty_like(grids)
     cells = np.empty(grids.shape, np.int16)

@@ -42,7 +42,7 @@ before seen digits (their labels) and those before a new digit (the next free la
 Only the transpose and the stack order are enumerated up front (12 candidates); everything
 else is pruned row by row. Pruning tests, cheapest first: a row whose given pattern cannot
 beat the best row (`_FLOORS`, labels counted as 1) is skipped before any labelling; a blank
-row is taken without looking at its stacks. Complete grids go to `canonical_full.py`: their
+row is taken without looking at its stacks. Complete grids go to `full.py`: their
 first row would split every candidate 216 ways.
 
 Measured (one core of a loaded 2-core machine; A/B alternated in one run except the first

@@ -1,19 +1,19 @@
 """The batch kernels behind `pipeline.canonical`: each grid of a batch to its minlex form.
 
-A complete grid (every row and column holding 1..9 once) goes to `canonical_full.py`, any other
-grid to the candidate search of `canonical_search.py`. Both also name one variant that gives the
+A complete grid (every row and column holding 1..9 once) goes to `full.py`, any other
+grid to the candidate search of `search.py`. Both also name one variant that gives the
 form, from which `symmetry_kernel` builds the symmetry.
 
-numba's on-disk cache of these kernels is not invalidated when only `canonical_search.py` or
-`canonical_full.py` changes (it watches this file alone): after editing those, delete
-`pipeline/__pycache__/canonical_batch.*.nb*` (or `make clean`), or the old code keeps running.
+numba's on-disk cache of these kernels is not invalidated when only `search.py` or
+`full.py` changes (it watches this file alone): after editing those, delete
+`pipeline/canonical/__pycache__/batch.*.nb*` (or `make clean`), or the old code keeps running.
 """
 
 import numpy as np
 from numba import njit
 
-from pipeline.canonical_full import full_form, is_complete
-from pipeline.canonical_search import PERMS, new_buffers, search_form
+from pipeline.canonical.full import full_form, is_complete
+from pipeline.canonical.search import PERMS, new_buffers, search_form
 
 
 @njit(nogil=True, cache=True)
