@@ -1,11 +1,16 @@
 """Shared test helpers: where the public puzzle sets live (when present), read as `solve` reads
-them."""
+them; the command run in this process or as a real one; what a one-line error looks like."""
 
+import subprocess
+import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
+from typer.testing import CliRunner, Result
 
+from pipeline.cli import app
 from pipeline.io.dataset import read_puzzles
 
 SHARED_DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data"
@@ -17,3 +22,30 @@ def shared_puzzles(name: str, limit: int | None = None) -> np.ndarray:
     if not path.exists():
         pytest.skip(f"{path} not present (public sets are optional for the tests)")
     return read_puzzles(path, limit=limit).grids
+
+
+# --- running the command ----------------------------------------------------------------------
+
+_SCRIPT = Path(sys.executable).with_name("sudoku-pipeline")
+COMMAND = [str(_SCRIPT)] if _SCRIPT.exists() else [sys.executable, "-m", "pipeline.cli"]
+linux_only = pytest.mark.skipif(sys.platform != "linux", reason="reads /proc, sends signals")
+
+
+def cli(*args: object) -> Result:
+    """`sudoku-pipeline ARGS` in this process (Typer's CliRunner); stderr kept apart."""
+    return CliRunner().invoke(app, [str(a) for a in args])
+
+
+def command(*args: object, timeout: float = 120, **run: Any) -> subprocess.CompletedProcess:
+    """`sudoku-pipeline ARGS` as a real process."""
+    argv = [*COMMAND, *(str(a) for a in args)]
+    return subprocess.run(argv, capture_output=True, text=True, timeout=timeout, **run)
+
+
+def assert_one_line_error(stderr: str, *fragments: str) -> None:
+    """A usage or I/O error: one line `error: ...` on stderr naming `fragments`, no traceback."""
+    lines = stderr.strip().splitlines()
+    assert len(lines) == 1, stderr
+    assert lines[0].startswith("error: "), stderr
+    for fragment in fragments:
+        assert fragment in lines[0], lines[0]

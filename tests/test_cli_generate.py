@@ -1,30 +1,14 @@
 """`sudoku-pipeline generate N [-o FILE] [--seed S] [--clues K]`: seeded corpora, CSV or Parquet."""
 
 import subprocess
-import sys
 from io import StringIO
-from pathlib import Path
 
 import polars as pl
 import pyarrow.parquet as pq
 import pytest
-from typer.testing import CliRunner
 
 from pipeline import generate
-from pipeline.cli import app
-
-_SCRIPT = Path(sys.executable).with_name("sudoku-pipeline")
-COMMAND = [str(_SCRIPT)] if _SCRIPT.exists() else [sys.executable, "-m", "pipeline.cli"]
-
-
-def cli(*args: object):
-    return CliRunner().invoke(app, [str(a) for a in args])
-
-
-def assert_one_line_error(stderr: str, fragment: str) -> None:
-    lines = stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: "), stderr
-    assert fragment in lines[0]
+from tests.conftest import COMMAND, assert_one_line_error, cli
 
 
 def test_csv_by_suffix_is_the_python_generator_written_out(tmp_path):

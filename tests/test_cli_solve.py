@@ -14,7 +14,6 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -23,45 +22,21 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from polars.testing import assert_frame_equal
-from typer.testing import CliRunner
 
 import pipeline
 from pipeline import generate
-from pipeline.cli import app
 from pipeline.errors import InputError
 from pipeline.jobs.checkpoint import Checkpoint
 from pipeline.jobs.executors import LocalExecutor
 from pipeline.jobs.results import result_schema
 from pipeline.jobs.solve import RunSummary, solve_file
+from tests.conftest import COMMAND, assert_one_line_error, cli, command, linux_only
 
 SHARED = Path(__file__).resolve().parents[1] / ".." / "shared" / "data"
-_SCRIPT = Path(sys.executable).with_name("sudoku-pipeline")
-COMMAND = [str(_SCRIPT)] if _SCRIPT.exists() else [sys.executable, "-m", "pipeline.cli"]
 TIMING_COLUMNS = ["solve_ns"]  # the only columns that may differ between two runs
-linux_only = pytest.mark.skipif(sys.platform != "linux", reason="reads /proc, sends signals")
 
 
 # --- helpers ---------------------------------------------------------------------------------
-
-
-def cli(*args: object):
-    """`sudoku-pipeline ARGS` in this process (Typer's CliRunner); stderr kept apart."""
-    return CliRunner().invoke(app, [str(a) for a in args])
-
-
-def command(*args: object, timeout: float = 120) -> subprocess.CompletedProcess:
-    """`sudoku-pipeline ARGS` as a real process."""
-    argv = [*COMMAND, *(str(a) for a in args)]
-    return subprocess.run(argv, capture_output=True, text=True, timeout=timeout)
-
-
-def assert_one_line_error(stderr: str, *fragments: str) -> None:
-    """A usage or I/O error: one line `error: ...` on stderr naming `fragments`, no traceback."""
-    lines = stderr.strip().splitlines()
-    assert len(lines) == 1, stderr
-    assert lines[0].startswith("error: "), stderr
-    for fragment in fragments:
-        assert fragment in lines[0]
 
 
 def compress(data: bytes, compression: str | None) -> bytes:
