@@ -28,7 +28,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
-from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+from matplotlib.ticker import FuncFormatter, LogLocator, MaxNLocator, NullFormatter
 
 from pipeline.jobs.results import searched
 from pipeline.report.compare import Corpus, Pair
@@ -336,7 +336,7 @@ def clue_effort(corpora: list[Corpus], colors: dict[str, str]) -> Figure:
     """Per corpus, median nodes and time against clue count (band: 10th to 90th percentile),
     over puzzles of at least `MIN_CLUES` givens."""
     metrics = (("nodes", 1.0, "search nodes"), ("solve_ns", 1000.0, "kernel time (µs)"))
-    legend: dict[str, Artist] = {}
+    legend: dict[tuple[str, str], Artist] = {}  # (name, colour): two corpora may share a name
     with _figure(2 * PAIR, LEGEND + 0.2 + (PANEL[1] + 0.25) * len(corpora)) as fig:
         subfigs = fig.subfigures(len(corpora), 1, squeeze=False).ravel()
         for corpus, sub in zip(corpora, subfigs, strict=True):
@@ -368,7 +368,7 @@ def clue_effort(corpora: list[Corpus], colors: dict[str, str]) -> Figure:
                             markersize=3.5,
                             linewidth=1.8,
                         )
-                        legend.setdefault(_short(run, corpus), line)
+                        legend.setdefault((_short(run, corpus), color), line)
                 floor = 1.0 if column == "nodes" else 0.0
                 if high > 0:
                     _log_axis(ax, "y", low / 1.3, high * 1.3, floor)
@@ -377,13 +377,18 @@ def clue_effort(corpora: list[Corpus], colors: dict[str, str]) -> Figure:
                 ax.set_xlabel("clues (givens)")
                 ax.set_ylabel(f"{what}, median")
                 ax.set_title(what.split(" (")[0].capitalize(), loc="left", fontweight="normal")
-                ax.xaxis.get_major_locator().set_params(integer=True)
+                ax.xaxis.set_major_locator(MaxNLocator(integer=True, min_n_ticks=3))
+                left, right = ax.get_xlim()
+                if right - left < 4:  # one or two clue counts: whole numbers around them
+                    middle = (left + right) / 2
+                    ax.set_xlim(middle - 2.5, middle + 2.5)
         if legend:
+            names = [name for name, _ in legend]
             fig.legend(
                 legend.values(),
-                legend.keys(),
+                names,
                 loc="outside upper right",
-                ncols=_legend_columns(list(legend), 2 * PAIR),
+                ncols=_legend_columns(names, 2 * PAIR),
             )
         return fig
 
