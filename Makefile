@@ -15,9 +15,10 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install -q -e .
 	touch $(STAMP)
 
-# Tests, lint and benchmarks also need the test tools and the optional Dask executor.
+# Tests, lint and benchmarks also need the test tools, the optional Dask executor and the
+# HTML report's plots (matplotlib).
 $(DEV): $(STAMP)
-	$(BIN)/python -m pip install -q -e '.[test,dask]'
+	$(BIN)/python -m pip install -q -e '.[test,dask,report]'
 	touch $(DEV)
 
 # The main job on the shipped sample.

@@ -1,15 +1,15 @@
 """report: figures from result files (never a re-solve), checked against polars computed here;
-comparisons joined on row; one-line errors for files that are not results; the HTML report in
-a real headless Chromium (no console errors, every plot decoded and visible, a screenshot)."""
+runs joined by puzzle (canonical form when both files have it), never by row; corpora told
+apart by the puzzles they share; rates labelled; the hardest puzzles printed whole; one-line
+errors for files that are not results, and for --html without matplotlib. The HTML page and
+its plots are checked in test_report_html.py."""
 
 import json
 import math
-import os
 import re
-import shutil
-import tempfile
-from pathlib import Path
+import sys
 
+import numpy as np
 import polars as pl
 import pyarrow.parquet as pq
 import pytest
@@ -17,12 +17,13 @@ from typer.testing import CliRunner
 
 import pipeline
 from pipeline.cli import app
+from pipeline.grid import format_grids, parse_puzzles
 from pipeline.jobs.results import empty_results
 from pipeline.jobs.solve import solve_file
-from pipeline.report import ReportError, render_text, report
-from pipeline.report.text import count, decimal, ratio
+from pipeline.report import MATPLOTLIB_HINT, ReportError, render_text, report
+from pipeline.report.text import PER_PUZZLE, SIDE_BY_SIDE, count, decimal, ratio
+from pipeline.symmetry import random_symmetries
 
-ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
 NOT_SEARCHED = ["invalid", "malformed"]
 BAD_ROWS = [("." * 81, "multiple"), ("11" + "." * 79, "invalid"), ("abc", "malformed"),
             ("12345678." + "........9" + "." * 63, "unsolvable")]  # fmt: skip
@@ -31,17 +32,20 @@ BAD_ROWS = [("." * 81, "multiple"), ("11" + "." * 79, "invalid"), ("abc", "malfo
 @pytest.fixture(scope="module")
 def results(tmp_path_factory):
     """One corpus (generated puzzles, two clue ranges, a row of each bad verdict) solved with
-    `fast` and with `mrv` by the real `solve` job: two result files with their metadata."""
+    `fast` and with `mrv` by the real `solve` job, and another corpus solved with `fast`:
+    result files with their metadata."""
     folder = tmp_path_factory.mktemp("report")
     corpus = pl.concat([pipeline.generate(120, seed=7), pipeline.generate(40, seed=8, clues=30)])
     bad = pl.DataFrame({"puzzle": [p for p, _ in BAD_ROWS]})
     corpus = pl.concat([corpus.select("puzzle"), bad]).with_row_index("id", offset=1000)
     corpus.with_columns(pl.col("id").cast(pl.String)).write_csv(folder / "corpus.csv")
+    pipeline.generate(60, seed=9, clues=32).write_csv(folder / "easy.csv")
     paths = {}
-    for strategy in ("fast", "mrv"):
-        paths[strategy] = folder / f"{strategy}.parquet"
+    for name, source, strategy in (("fast", "corpus", "fast"), ("mrv", "corpus", "mrv"),
+                                   ("easy", "easy", "fast")):  # fmt: skip
+        paths[name] = folder / f"{name}.parquet"
         solve_file(
-            folder / "corpus.csv", paths[strategy], strategy=strategy, workers=1, progress=False
+            folder / f"{source}.csv", paths[name], strategy=strategy, workers=1, progress=False
         )
     return paths
 
@@ -70,18 +74,35 @@ def q(series: pl.Series, p: float) -> float:
     return series.quantile(p, interpolation="nearest")
 
 
+def read(path) -> pl.DataFrame:
+    return pl.read_parquet(path).with_columns(pl.col("verdict").cast(pl.String))
+
+
+def write_like(frame: pl.DataFrame, path, like) -> None:
+    """`frame` as a result file at `path`, with the metadata of the result file `like`."""
+    metadata = pq.read_schema(like).metadata
+    pq.write_table(frame.to_arrow().replace_schema_metadata(metadata), path)
+
+
 def test_every_printed_figure_equals_polars(results):
     path = results["fast"]
     run = cli("report", path)
     assert run.exit_code == 0, run.output
     text = run.stdout
-    df = pl.read_parquet(path).with_columns(pl.col("verdict").cast(pl.String))
+    df = read(path)
     meta = json.loads(pq.read_schema(path).metadata[b"sudoku_pipeline"])
     done = searched(df)
 
     assert f"rows: {count(df.height)} from " in text
+    kernel_s = done["solve_ns"].sum() / 1e9
+    assert (
+        f"kernel rate: {decimal(done.height / kernel_s, 0)} puzzles/s (kernel, per core: "
+        f"{count(done.height)} searched rows in {decimal(kernel_s, 3)} s of kernel time)"
+    ) in text
     rate, wall = decimal(meta["rows_per_s"], 0), decimal(meta["wall_s"], 2)
-    assert f"throughput: {rate} rows/s, wall {wall} s on 1 worker (solve " in text
+    assert (
+        f"wall rate: {rate} rows/s (wall, 1 worker, with start-up: wall {wall} s; solve "
+    ) in text
     assert "options: strategy fast, solutions 2, max_nodes none" in text
 
     verdict_line = next(line for line in text.splitlines() if line.startswith("verdicts:"))
@@ -93,11 +114,9 @@ def test_every_printed_figure_equals_polars(results):
     assert set(counts) == {"solved", "multiple", "invalid", "malformed", "unsolvable"}
 
     no_guess = done.filter((pl.col("verdict") == "solved") & (pl.col("guesses") == 0)).height
-    kernel_s = done["solve_ns"].sum() / 1e9
     assert (
         f"searched: {count(done.height)} rows; solved without guessing: {count(no_guess)} "
-        f"({decimal(100 * no_guess / done.height)}%); kernel time {decimal(kernel_s, 3)} s, "
-        f"{decimal(done.height / kernel_s, 0)} puzzles/s per core"
+        f"({decimal(100 * no_guess / done.height)}%)"
     ) in text
 
     expected = []
@@ -150,12 +169,14 @@ def test_every_printed_figure_equals_polars(results):
                 count(r["nodes"]),
                 count(r["guesses"]),
                 decimal(r["solve_ns"] / 1000),
+                r["puzzle"],  # the puzzle itself, whole, to copy
             ]
             for r in top.iter_rows(named=True)
         ]
 
     assert section(text, "hardest 10 by nodes:")[1:] == hardest(["nodes", "solve_ns"])
     assert section(text, "hardest 10 by time:")[1:] == hardest(["solve_ns"])
+    assert all(len(row[-1]) == 81 for row in hardest(["solve_ns"]))
 
 
 def test_json_holds_the_numbers_alone(results):
@@ -163,38 +184,26 @@ def test_json_holds_the_numbers_alone(results):
     assert run.exit_code == 0, run.output
     data = json.loads(run.stdout)
     (figures,) = data["runs"]
-    df = pl.read_parquet(results["fast"])
+    df = read(results["fast"])
     done = searched(df)
     assert figures["rows"] == df.height
     assert figures["stats"]["nodes"]["p99"] == q(done["nodes"], 0.99)
     assert figures["stats"]["time_us"]["max"] == done["solve_ns"].max() / 1000
+    assert figures["one_node"] == done.filter(pl.col("nodes") == 1).height
     assert figures["metadata"]["strategy"] == "fast"
     assert data["comparisons"] == []
+    assert data["corpora"] == [
+        {"name": "corpus", "runs": ["corpus / fast"], "baseline": "corpus / fast",
+         "apart_from": None, "common_with_it": None, "common_pct": None}
+    ]  # fmt: skip
 
 
-def test_two_files_compare_per_puzzle_joined_on_row(results, tmp_path):
-    """The second file is shuffled and lacks some rows: the ratios come from the join on row,
-    not from the position in the file."""
-    mrv = pq.read_table(results["mrv"])
-    shuffled = pl.from_arrow(mrv).sample(fraction=1.0, shuffle=True, seed=1).tail(-10)
-    moved = tmp_path / "mrv.parquet"
-    pq.write_table(shuffled.to_arrow().replace_schema_metadata(mrv.schema.metadata), moved)
-
-    run = cli("report", results["fast"], moved)
-    assert run.exit_code == 0, run.output
-    text = run.stdout
-    side = section(text, "== side by side (time in us over searched rows; kernel/s per core) ==")
-    assert [r[0] for r in side[1:]] == ["corpus / fast", "corpus / mrv"]
-
-    base = searched(pl.read_parquet(results["fast"]))
-    other = searched(shuffled.with_columns(pl.col("verdict").cast(pl.String)))
-    joined = base.join(other, on="row", suffix="_mrv")
-    assert joined["puzzle"].to_list() == joined["puzzle_mrv"].to_list()
-    nodes = joined["nodes_mrv"] / joined["nodes"]
-    time = joined["solve_ns_mrv"] / joined["solve_ns"]
-    expected = [
-        "corpus / mrv",
-        "corpus / fast",
+def expected_ratios(base: pl.DataFrame, other: pl.DataFrame, key: str = "puzzle") -> list[str]:
+    """The ratio table's cells after run and baseline, computed here from a join on `key`."""
+    joined = searched(base).join(searched(other), on=key, suffix="_b")
+    nodes = joined["nodes_b"] / joined["nodes"]
+    time = joined["solve_ns_b"] / joined["solve_ns"]
+    return [
         count(joined.height),
         ratio(q(nodes, 0.5)),
         ratio(math.exp(nodes.log().mean())),
@@ -205,12 +214,131 @@ def test_two_files_compare_per_puzzle_joined_on_row(results, tmp_path):
         ratio(q(time, 0.9)),
         decimal(100 * (time < 1).mean()),
     ]
-    rows = section(
-        text, "== per puzzle, joined on row: run / baseline (< 1: less than the baseline) =="
+
+
+def test_runs_are_joined_by_puzzle_not_by_row(results, tmp_path):
+    """The second file is shuffled, renumbered (its `row` no longer names the same puzzle)
+    and lacks 10 rows: the ratios come from the join on the puzzle string."""
+    mrv = read(results["mrv"])
+    moved = mrv.sample(fraction=1.0, shuffle=True, seed=1).tail(-10)
+    moved = moved.with_columns(pl.int_range(pl.len(), dtype=pl.Int64).alias("row"))
+    path = tmp_path / "mrv.parquet"
+    write_like(moved, path, results["mrv"])
+
+    run = cli("report", results["fast"], path)
+    assert run.exit_code == 0, run.output
+    text = run.stdout
+    side = section(text, SIDE_BY_SIDE)
+    assert [r[0] for r in side[1:3]] == ["corpus / fast", "corpus / mrv"]
+    rows = section(text, PER_PUZZLE)
+    assert rows[1] == ["corpus / mrv", "corpus / fast", *expected_ratios(read(results["fast"]),
+                                                                         moved)]  # fmt: skip
+    common = moved.filter(pl.col("verdict") != "malformed").height
+    assert (
+        f"corpus / mrv and corpus / fast: joined by puzzle string (no `canonical` column in "
+        f"both files); {common} puzzles in both"
+    ) in text
+    missing = read(results["fast"]).filter(pl.col("verdict") != "malformed").height - common
+    assert f"note: {missing} puzzles only in corpus / fast, 0 only in corpus / mrv" in text
+    fast = read(results["fast"])
+    assert q(searched(moved).join(searched(fast), on="puzzle")["nodes"], 0.5) > q(
+        searched(fast)["nodes"], 0.5
+    )  # mrv searches more than fast on these puzzles
+
+
+def test_the_canonical_column_is_the_key_when_both_files_have_it(results, tmp_path):
+    """Here `canonical` is hand-made: the second file's puzzles are transformed by a random
+    symmetry, and both files carry the original string as their canonical form. With the
+    column in both files the runs are one corpus; with it in one only, the puzzle strings
+    are the key, and nothing matches."""
+    fast, mrv = read(results["fast"]), read(results["mrv"])
+    grids = parse_puzzles(mrv["puzzle"])
+    moved_puzzles = format_grids(random_symmetries(grids.grids, np.random.default_rng(3)))
+    transformed = mrv.with_columns(
+        pl.Series("puzzle", moved_puzzles.to_pylist()).alias("puzzle"),
+        pl.col("puzzle").alias("canonical"),
     )
-    assert rows[1] == expected
-    assert "note: 10 rows are in only one of corpus / mrv and corpus / fast" in text
-    assert q(nodes, 0.5) > 1  # mrv searches more than fast on these puzzles
+    assert (transformed["puzzle"] != mrv["puzzle"]).sum() > 150
+    with_canonical = tmp_path / "fast.parquet"
+    write_like(fast.with_columns(pl.col("puzzle").alias("canonical")), with_canonical,
+               results["fast"])  # fmt: skip
+    moved = tmp_path / "mrv.parquet"
+    write_like(transformed, moved, results["mrv"])
+
+    rep = report([with_canonical, moved])
+    (c,) = rep.comparisons
+    assert c["key"] == "canonical" and c["same_corpus"]
+    text = render_text(rep)
+    cells = section(text, PER_PUZZLE)[1][2:]
+    assert cells == expected_ratios(fast.with_columns(pl.col("puzzle").alias("canonical")),
+                                    transformed, key="canonical")  # fmt: skip
+    assert "joined by canonical form (the `canonical` column of both files)" in text
+
+    rep = report([results["fast"], moved])  # one file without the column: puzzle strings
+    assert rep.comparisons == [] and len(rep.corpora) == 2
+    assert "corpus / mrv and corpus / fast are different corpora: they share" in render_text(rep)
+
+
+def test_repeated_puzzles_are_compared_once(results, tmp_path):
+    """A corpus that holds every puzzle twice: each is compared once, at its first row, and
+    the report says how many rows it set aside."""
+    mrv = read(results["mrv"])
+    doubled = pl.concat([mrv, mrv]).with_columns(
+        pl.int_range(pl.len(), dtype=pl.Int64).alias("row")
+    )
+    path = tmp_path / "doubled.parquet"
+    write_like(doubled, path, results["mrv"])
+    rep = report([results["fast"], path])
+    (c,) = rep.comparisons
+    keyed = mrv.filter(pl.col("verdict") != "malformed").height
+    assert (c["run_repeats"], c["baseline_repeats"], c["common"]) == (keyed, 0, keyed)
+    assert c["compared_rows"] == searched(mrv).height
+    assert (
+        f"note: corpus / mrv has {keyed} rows repeating an earlier puzzle: each puzzle is "
+        "compared once, at its first row"
+    ) in render_text(rep)
+
+
+def test_different_corpora_are_side_by_side_without_ratios(results):
+    rep = report([results["fast"], results["easy"], results["mrv"]])
+    assert [c.name for c in rep.corpora] == ["corpus", "easy"]
+    assert [r.label for r in rep.corpora[0].runs] == ["corpus / fast", "corpus / mrv"]
+    assert [(c["run"], c["baseline"]) for c in rep.comparisons] == [("corpus / mrv",
+                                                                      "corpus / fast")]  # fmt: skip
+    text = render_text(rep)
+    assert [r[1] for r in section(text, SIDE_BY_SIDE)[1:4]] == ["corpus", "easy", "corpus"]
+    assert (
+        "easy / fast and corpus / fast are different corpora: they share 0 puzzles (0.0% of "
+        "the smaller; one corpus takes 50%), so they are shown side by side without "
+        "per-puzzle ratios"
+    ) in text
+    assert [r[0] for r in section(text, PER_PUZZLE)[1:2]] == ["corpus / mrv"]
+
+
+def test_a_run_of_the_first_rows_is_of_the_same_corpus(results, tmp_path):
+    """All the puzzles of the smaller run are in the other: one corpus, ratios over them."""
+    head = read(results["mrv"]).head(50)
+    path = tmp_path / "head.parquet"
+    write_like(head, path, results["mrv"])
+    (c,) = report([results["fast"], path]).comparisons
+    assert c["same_corpus"] and c["common"] == 50 and c["common_pct"] == 100.0
+    assert (
+        c["only_in_baseline"]
+        == read(results["fast"]).filter(pl.col("verdict") != "malformed").height - 50
+    )
+
+
+def test_both_rates_are_labelled(results):
+    text = render_text(report([results["fast"], results["mrv"]]))
+    header, fast, mrv = section(text, SIDE_BY_SIDE)[:3]
+    assert header[3:5] == ["kernel/s", "wall rows/s"]
+    for row, path in ((fast, results["fast"]), (mrv, results["mrv"])):
+        done = searched(read(path))
+        meta = json.loads(pq.read_schema(path).metadata[b"sudoku_pipeline"])
+        assert row[3] == decimal(done.height / (done["solve_ns"].sum() / 1e9), 0)
+        assert row[4] == decimal(meta["rows_per_s"], 0)
+    assert "kernel/s: searched rows over their summed kernel time (solve_ns), one core" in text
+    assert "wall rows/s: rows over the run's wall time as its file records it (wall, 1 " in text
 
 
 def test_bad_files_give_one_line_and_exit_code_2(results, tmp_path):
@@ -233,13 +361,27 @@ def test_bad_files_give_one_line_and_exit_code_2(results, tmp_path):
         assert message in lines[0]
         assert "Traceback" not in run.output
     run = cli("report", results["fast"], "--html", tmp_path / "no" / "r.html")
-    assert (
-        run.exit_code == 2
-        and run.stderr.startswith("error: ")
-        and "no such directory" in (run.stderr)
-    )
+    assert run.exit_code == 2 and run.stderr.startswith("error: ")
+    assert "no such directory" in run.stderr
     with pytest.raises(ReportError, match="no such file"):
         report(tmp_path / "missing.parquet")
+
+
+def test_html_without_matplotlib_is_a_one_line_hint(results, tmp_path, monkeypatch):
+    """matplotlib is the `report` extra: without it, --html says how to get it; the terminal
+    report does not need it."""
+    for name in [m for m in sys.modules if m == "matplotlib" or m.startswith("matplotlib.")]:
+        monkeypatch.delitem(sys.modules, name)
+    for name in [m for m in sys.modules if m in ("pipeline.report.html", "pipeline.report.plots")]:
+        monkeypatch.delitem(sys.modules, name)
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # `import matplotlib` fails
+    page = tmp_path / "r.html"
+    run = cli("report", results["fast"], "--html", page)
+    assert run.exit_code == 2 and run.stdout == ""
+    assert run.stderr == f"error: {MATPLOTLIB_HINT}\n"
+    assert MATPLOTLIB_HINT == "--html needs matplotlib: pip install 'sudoku-pipeline[report]'"
+    assert not page.exists()
+    assert cli("report", results["fast"]).exit_code == 0
 
 
 def test_an_empty_result_file_reports_no_rows(tmp_path):
@@ -249,88 +391,3 @@ def test_an_empty_result_file_reports_no_rows(tmp_path):
     assert "verdicts: no rows" in render_text(rep)
     assert rep.to_dict()["runs"][0]["stats"]["nodes"]["p50"] is None
     assert (tmp_path / "empty.html").stat().st_size > 1000
-
-
-# --- the HTML report in a real browser ---------------------------------------------------------
-
-CHROMIUM = "/usr/bin/chromium"
-CHROMEDRIVER = "/usr/bin/chromedriver"
-BROWSER_ARGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                "--no-first-run")  # fmt: skip
-
-
-def _browser_or_skip() -> None:
-    """Skip with the reason when no headless Chromium can be had here; in CI (CI=true), fail."""
-    reason = None
-    try:
-        import selenium  # noqa: F401
-    except ImportError:
-        reason = "selenium is not installed (pip install -e '.[test]')"
-    if reason is None and not (Path(CHROMIUM).exists() or shutil.which("chromium")):
-        reason = "no chromium (Debian: apt-get install chromium chromium-driver)"
-    if reason is None and not Path(CHROMEDRIVER).exists():
-        reason = f"no {CHROMEDRIVER} (Debian: apt-get install chromium-driver)"
-    if reason is not None:
-        if os.environ.get("CI", "").lower() in ("true", "1", "yes"):
-            pytest.fail(f"CI must run the browser test: {reason}")
-        pytest.skip(reason)
-
-
-def _open_browser(profile: str):
-    from selenium import webdriver
-    from selenium.webdriver.chrome.options import Options
-    from selenium.webdriver.chrome.service import Service
-
-    options = Options()
-    options.binary_location = CHROMIUM if Path(CHROMIUM).exists() else shutil.which("chromium")
-    for arg in BROWSER_ARGS + (f"--user-data-dir={profile}", "--window-size=1280,900"):
-        options.add_argument(arg)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    return webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
-
-
-IMAGES_JS = """return Array.from(document.images).map(img => {
-  const box = img.getBoundingClientRect(), style = getComputedStyle(img);
-  return {alt: img.alt, complete: img.complete, natural: img.naturalWidth,
-          width: box.width, height: box.height,
-          shown: style.display !== 'none' && style.visibility !== 'hidden'};
-});"""
-
-
-def test_html_report_in_headless_chromium(results, monkeypatch):
-    _browser_or_skip()
-    monkeypatch.setenv("SE_OFFLINE", "true")  # selenium must never try to download a driver
-    ARTIFACTS.mkdir(exist_ok=True)
-    page = ARTIFACTS / "report.html"
-    rep = report([results["fast"], results["mrv"]], html=page)
-    source = page.read_text()
-    assert "http://" not in source and "https://" not in source  # nothing to fetch
-    with tempfile.TemporaryDirectory() as profile:
-        driver = _open_browser(profile)
-        try:
-            driver.get(page.resolve().as_uri())
-            assert driver.execute_script("return document.readyState") == "complete"
-            assert driver.title == "Sudoku solver report"
-            images = driver.execute_script(IMAGES_JS)
-            fetched = driver.execute_script(
-                "return performance.getEntriesByType('resource').map(e => e.name)"
-            )
-            errors = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
-            height = driver.execute_script("return document.documentElement.scrollHeight")
-            driver.set_window_size(1280, min(height + 40, 16_000))
-            shot = ARTIFACTS / "report.png"
-            assert driver.save_screenshot(str(shot))
-            driver.execute_script("console.error('probe')")  # the log check does see errors
-            assert any("probe" in e["message"] for e in driver.get_log("browser"))
-        finally:
-            driver.quit()
-    print(f"\nscreenshot of the HTML report: {shot}")
-    assert errors == []
-    assert fetched == []
-    # histogram, CDF, clue counts, and one scatter for the one comparison
-    assert len(images) == 3 + len(rep.comparisons) == 4
-    for image in images:
-        assert image["complete"] and image["natural"] > 0, image["alt"]
-        assert image["shown"] and image["width"] > 0 and image["height"] > 0, image["alt"]
-    assert shot.stat().st_size > 50_000

@@ -224,14 +224,16 @@ def report(
         typer.Argument(metavar="RESULTS", help="Result Parquet files (of solve or bench)."),
     ],
     html: Annotated[
-        Path | None, typer.Option("--html", help="Also write a self-contained HTML report.")
+        Path | None,
+        typer.Option("--html", help="Also write a self-contained HTML report (needs matplotlib)."),
     ] = None,
     as_json: Annotated[
         bool, typer.Option("--json", help="Print the figures as JSON instead of tables.")
     ] = False,
 ) -> None:
-    """Solver performance from result files, read only: percentiles, verdicts, the hardest
-    puzzles; runs of one corpus side by side, with per-puzzle ratios joined on row.
+    """Solver performance from result files, read only: percentiles, verdicts, kernel and
+    wall rates, the hardest puzzles; runs side by side, with per-puzzle ratios between runs
+    of one corpus (joined by puzzle, never by row). --html needs the report extra.
 
     Example: sudoku-pipeline report fast.parquet mrv.parquet --html report.html
     """
@@ -263,11 +265,30 @@ def bench(
     rows: Annotated[
         int | None, typer.Option(min=1, help="Only the first ROWS rows of each dataset.")
     ] = None,
+    repeats: Annotated[
+        int,
+        typer.Option(min=1, metavar="N", help="Runs of each dataset x strategy; the best is kept."),
+    ] = 3,
+    reference: Annotated[
+        Path | None,
+        typer.Option(
+            help="A column of reference puzzles/s by dataset, read from CSV or JSON "
+            "(e.g. benchmarks/tdoku_reference.csv)."
+        ),
+    ] = None,
+    tdoku: Annotated[
+        Path | None,
+        typer.Option(
+            envvar="TDOKU_BENCH",
+            help="tdoku's run_benchmark: measure it on the same puzzles (skipped if absent).",
+        ),
+    ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress lines.")] = False,
     as_json: AsJson = False,
 ) -> None:
-    """Benchmark strategies on datasets: puzzles/s, us/puzzle, nodes/puzzle, guesses/puzzle
-    and % solved without guessing, a Markdown table with a row per dataset x strategy.
+    """Benchmark strategies on datasets: puzzles/s (best of --repeats, with median and min),
+    us/puzzle, nodes/puzzle, guesses/puzzle and % solved without guessing, a Markdown table
+    with a row per dataset x strategy; the machine, versions and options below it.
 
     Example: sudoku-pipeline bench data/sample.csv --strategy all -o bench.parquet
     """
@@ -275,7 +296,8 @@ def bench(
 
     with one_line_errors():
         result = run_bench(datasets, strategy.value, workers, output, max_nodes=max_nodes,
-                           rows=rows, progress=not quiet)  # fmt: skip
+                           rows=rows, repeats=repeats, reference=reference, tdoku=tdoku,
+                           progress=not quiet)  # fmt: skip
     typer.echo(result.to_json() if as_json else result.to_markdown())
     if output is not None:
         typer.echo(f"wrote {output}", err=True)

@@ -9,16 +9,24 @@ budget. Each dataset is read into memory first, and the kernels are loaded (or c
 before the clock starts, so the figures measure solving only:
 
 * puzzles/s: rows over the wall time of the solve step (parse, search, result table), on one
-  core by default or on `workers` processes started and warmed beforehand;
-* us/puzzle, nodes/puzzle, guesses/puzzle: kernel time, nodes and guesses per searched puzzle.
+  core by default or on `workers` threads started and warmed beforehand; best of `repeats`
+  runs (the least disturbed), with the median and the slowest beside it. The repeats go
+  round-robin over every dataset x strategy, so that a disturbance spreads over all of them;
+* us/puzzle, nodes/puzzle, guesses/puzzle: kernel time, nodes and guesses per searched puzzle,
+  from the fastest repeat.
 
-`output` writes every per-puzzle result (the result schema, with `dataset` and `strategy`
-columns first and ids as text) to one Parquet file that `report` reads and compares.
+Optional reference columns (`bench_reference`): figures read from a file (`reference`), or
+tdoku's harness measured on the same puzzles (`tdoku`, the path of its `run_benchmark`).
+The JSON and the table's footer record the machine, the library versions and the options.
+
+`output` writes every per-puzzle result of the fastest repeat (the result schema, with
+`dataset` and `strategy` columns first and ids as text) to one Parquet file that `report`
+reads and compares.
 """
 
 import datetime
-import itertools
 import json
+import statistics
 import sys
 import time
 from dataclasses import asdict, dataclass, field
@@ -35,6 +43,7 @@ from pipeline.io.dataset import open_dataset
 from pipeline.io.output import check_path, default_output, write_atomically
 from pipeline.io.runinfo import METADATA_KEY, machine
 from pipeline.jobs.batch import SolveOptions, solve_record_batch
+from pipeline.jobs.bench_reference import Reference, TdokuRuns, read_reference, tdoku_binary
 from pipeline.jobs.executors import Executor, InlineExecutor, LocalExecutor, warm_kernels
 from pipeline.jobs.results import effort, result_schema
 from pipeline.solver.registry import REGISTRY, STRATEGIES
@@ -49,8 +58,8 @@ class BenchRow:
     dataset: str
     strategy: str
     puzzles: int
-    puzzles_per_s: float
-    wall_s: float
+    puzzles_per_s: float  # the best repeat's
+    wall_s: float  # the best repeat's
     max_nodes: int | None
     path: str
     us_per_puzzle: float | None = None  # the figures of searched puzzles: None without any
@@ -58,6 +67,23 @@ class BenchRow:
     guesses_per_puzzle: float | None = None
     no_guess_pct: float | None = None
     limit: int = 0
+    rates: list[float] = field(default_factory=list)  # puzzles/s of every repeat, in order
+    references: dict[str, float | None] = field(default_factory=dict)  # label -> puzzles/s
+
+    @property
+    def median_per_s(self) -> float:
+        return statistics.median(self.rates) if self.rates else self.puzzles_per_s
+
+    @property
+    def min_per_s(self) -> float:
+        return min(self.rates) if self.rates else self.puzzles_per_s
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self) | {"median_per_s": self.median_per_s, "min_per_s": self.min_per_s}
+
+
+def _num(value: float | None, places: int) -> str:
+    return "-" if value is None else f"{value:,.{places}f}"
 
 
 @dataclass
@@ -68,34 +94,63 @@ class BenchResult:
     workers: int
     output: str | None = None
     metadata: dict[str, Any] = field(default_factory=dict, repr=False)
+    references: list[Reference] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # references skipped or failed
 
     def to_markdown(self) -> str:
-        def num(value: float | None, places: int) -> str:
-            return "-" if value is None else f"{value:,.{places}f}"
-
-        lines = [
-            "| dataset | strategy | puzzles | puzzles/s | us/puzzle | nodes/puzzle "
-            "| guesses/puzzle | % no guess | limit |",
-            "|---|---|---:|---:|---:|---:|---:|---:|---:|",
-        ]
+        refs = [r.label for r in self.references]
+        headers = ["dataset", "strategy", "puzzles", "puzzles/s", "median", "min", "us/puzzle",
+                   "nodes/puzzle", "guesses/puzzle", "% no guess", "limit"]  # fmt: skip
+        for label in refs:
+            headers += [f"{label} puzzles/s", f"% of {label}"]
+        lines = ["| " + " | ".join(headers) + " |", "|---|---|" + "---:|" * (len(headers) - 2)]
         for r in self.rows:
+            cells = [r.dataset, r.strategy, f"{r.puzzles:,}", _num(r.puzzles_per_s, 0),
+                     _num(r.median_per_s, 0), _num(r.min_per_s, 0), _num(r.us_per_puzzle, 1),
+                     _num(r.nodes_per_puzzle, 1), _num(r.guesses_per_puzzle, 1),
+                     _num(r.no_guess_pct, 1), f"{r.limit:,}"]  # fmt: skip
+            for label in refs:
+                ref = r.references.get(label)
+                cells += [_num(ref, 0), _num(100 * r.puzzles_per_s / ref if ref else None, 0)]
+            lines.append("| " + " | ".join(cells) + " |")
+        return "\n".join(lines) + "\n\n" + "\n".join(self.footer()) + "\n"
+
+    def footer(self) -> list[str]:
+        """What the figures are, the machine, the versions and the options: one line each."""
+        meta = self.metadata
+        on = f"{self.workers} worker{'s' if self.workers > 1 else ''}"
+        repeats = meta.get("repeats", 1)
+        lines = [
+            f"puzzles/s: rows over the wall time of solving ({on}, kernels loaded first), best "
+            f"of {repeats} repeat{'s' if repeats != 1 else ''}; median and min: of the "
+            "repeats; us, nodes and guesses per searched puzzle, of the fastest repeat; limit: "
+            "puzzles left at the node budget.",
+        ]
+        cpu, versions = meta.get("cpu") or {}, meta.get("versions") or {}
+        if cpu or versions:
+            listed = ", ".join(f"{k.replace('_', '-')} {v}" for k, v in versions.items())
             lines.append(
-                f"| {r.dataset} | {r.strategy} | {r.puzzles:,} | {num(r.puzzles_per_s, 0)} "
-                f"| {num(r.us_per_puzzle, 1)} | {num(r.nodes_per_puzzle, 1)} "
-                f"| {num(r.guesses_per_puzzle, 1)} | {num(r.no_guess_pct, 1)} | {r.limit:,} |"
+                f"machine: {cpu.get('model', '?')}, {cpu.get('count', '?')} cores; {listed}; "
+                f"started {meta.get('started_at', '?')}."
             )
-        on = f"{self.workers} worker process{'es' if self.workers > 1 else ''}"
-        return "\n".join(lines) + (
-            f"\n\npuzzles/s: rows over the wall time of solving ({on}, kernels loaded first); "
-            "us, nodes and guesses per searched puzzle; limit: puzzles left at the node budget.\n"
-        )
+        if meta.get("options"):
+            shown = [f"{k} ({v})" if "; " in str(v) else f"{k} {v}"
+                     for k, v in meta["options"].items()]  # fmt: skip
+            lines.append("options: " + ", ".join(shown) + ".")
+        for ref in self.references:
+            lines.append(f"{ref.label}: {ref.note} ({ref.source}).".replace(" ()", ""))
+        lines += [f"note: {n}." for n in self.notes]
+        return lines
 
     def to_json(self) -> str:
         return json.dumps(
             {
                 "workers": self.workers,
                 "output": self.output,
-                "rows": [asdict(r) for r in self.rows],
+                "metadata": {k: v for k, v in self.metadata.items() if k != "runs"},
+                "references": [r.to_dict() for r in self.references],
+                "notes": self.notes,
+                "rows": [r.to_dict() for r in self.rows],
             },
             indent=2,
         )
@@ -188,6 +243,38 @@ def _measure(
     return row, parts
 
 
+def _puzzles(parts: list[pa.Table]) -> list[str]:
+    """The puzzles of a dataset that parsed (normalized strings), for tdoku."""
+    if not parts:
+        return []
+    frame = pl.from_arrow(pa.concat_tables(parts).select(["puzzle", "verdict"]))
+    frame = frame.filter(pl.col("verdict").cast(pl.String) != "malformed")  # type: ignore[union-attr]
+    return frame["puzzle"].to_list()
+
+
+def _options_record(
+    strategy: str,
+    strategies: tuple[str, ...],
+    opts: dict[str, SolveOptions],
+    solutions: int,
+    rows: int | None,
+    workers: int,
+    repeats: int,
+) -> dict[str, Any]:
+    budgets = "; ".join(
+        f"{s} {'none' if opts[s].max_nodes is None else f'{opts[s].max_nodes:,}'}"
+        for s in strategies
+    )
+    return {
+        "strategy": strategy,
+        "solutions": solutions,
+        "max_nodes": budgets,
+        "rows": "all" if rows is None else rows,
+        "workers": workers,
+        "repeats": repeats,
+    }
+
+
 def bench(
     datasets: list[str | Path] | str | Path,
     strategy: str = "all",
@@ -197,14 +284,18 @@ def bench(
     max_nodes: int | None = None,
     rows: int | None = None,
     solutions: int = 2,
+    repeats: int = 3,
+    reference: str | Path | None = None,
+    tdoku: str | Path | None = None,
     progress: bool = False,
 ) -> BenchResult:
-    """Solve each dataset with each strategy (`"all"` or one name) and measure.
+    """Solve each dataset with each strategy (`"all"` or one name) `repeats` times and measure.
 
     `max_nodes` is the node budget for every strategy (default: each strategy's
-    `bench_budget` in the registry); `rows`
-    keeps the first rows of each dataset; `output` writes the per-puzzle results as Parquet.
-    Raises `InputError` (one line) for a bad file or option.
+    `bench_budget` in the registry); `rows` keeps the first rows of each dataset; `output`
+    writes the per-puzzle results as Parquet; `reference` adds a column of figures read from
+    a file, `tdoku` one measured with tdoku's `run_benchmark` at that path (skipped, with a
+    note, when it is not there). Raises `InputError` (one line) for a bad file or option.
     """
     paths = [Path(p) for p in ([datasets] if isinstance(datasets, str | Path) else datasets)]
     if not paths:
@@ -212,8 +303,8 @@ def bench(
     strategies = STRATEGIES if strategy == "all" else (strategy,)
     if strategy != "all" and strategy not in STRATEGIES:
         raise InputError(f"unknown strategy {strategy!r}; choose all, {', '.join(STRATEGIES)}")
-    if workers < 1 or (rows is not None and rows < 1):
-        raise InputError("workers and rows must be at least 1")
+    if workers < 1 or repeats < 1 or (rows is not None and rows < 1):
+        raise InputError("workers, repeats and rows must be at least 1")
     out = check_path(output) if output is not None else None
     try:
         options = {
@@ -221,48 +312,74 @@ def bench(
         }
     except ValueError as e:
         raise InputError(str(e)) from None
+    references = [read_reference(reference)] if reference is not None else []
+    binary, skipped = tdoku_binary(tdoku)
+    notes = [skipped] if skipped else []
     loaded = [
         (name, path, _load(path, rows, workers))
         for name, path in zip(_names(paths), paths, strict=True)
     ]
     started_at = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
-    results, tables, runs = [], [], []
+    best: dict[tuple[str, str], tuple[BenchRow, list[pa.Table]]] = {}
+    rates: dict[tuple[str, str], list[float]] = {}
+    measured = TdokuRuns(binary, solutions) if binary is not None else None
     pool = _executor(workers, tuple(strategies))
     pool.start()
     try:
-        for (name, path, batches), s in itertools.product(loaded, strategies):
-            row, parts = _measure(name, path, batches, options[s], pool)
-            results.append(row)
-            runs.append(
-                {
-                    "dataset": name,
-                    "path": str(path),
-                    "strategy": s,
-                    "rows": row.puzzles,
-                    "wall_s": round(row.wall_s, 4),
-                    "rows_per_s": round(row.puzzles_per_s, 1),
-                    "max_nodes": row.max_nodes,
-                    "solutions": solutions,
-                }
-            )
-            if out is not None:
-                tables += [_with_identity(t, name, s) for t in parts]
-            if progress:
-                print(
-                    f"bench: {name} / {s}: {row.puzzles:,} puzzles, {row.puzzles_per_s:,.0f}/s",
-                    file=sys.stderr,
-                    flush=True,
-                )
+        for repeat in range(repeats):  # round-robin: a disturbance spreads over every row
+            for name, path, batches in loaded:
+                for s in strategies:
+                    row, parts = _measure(name, path, batches, options[s], pool)
+                    rates.setdefault((name, s), []).append(row.puzzles_per_s)
+                    if (name, s) not in best or row.wall_s < best[(name, s)][0].wall_s:
+                        best[(name, s)] = (row, parts)
+                    if progress:
+                        print(f"bench: {name} / {s} ({repeat + 1} of {repeats}): "
+                              f"{row.puzzles:,} puzzles, {row.puzzles_per_s:,.0f}/s",
+                              file=sys.stderr, flush=True)  # fmt: skip
+                if measured is not None:
+                    measured.measure(name, _puzzles(best[(name, strategies[0])][1]))
         pool.close()
     finally:
         pool.terminate()
+        if measured is not None:
+            measured.close()
+    if measured is not None:
+        references.append(measured.reference)
+        notes += measured.notes
+    results, tables, runs = [], [], []
+    for (name, s), (row, parts) in best.items():
+        row.rates = rates[(name, s)]
+        row.references = {ref.label: ref.rate(name, row.path) for ref in references}
+        results.append(row)
+        runs.append(
+            {
+                "dataset": name,
+                "path": row.path,
+                "strategy": s,
+                "rows": row.puzzles,
+                "wall_s": round(row.wall_s, 4),
+                "rows_per_s": round(row.puzzles_per_s, 1),
+                "rates": [round(r, 1) for r in row.rates],
+                "repeats": repeats,
+                "max_nodes": row.max_nodes,
+                "solutions": solutions,
+            }
+        )
+        if out is not None:
+            tables += [_with_identity(t, name, s) for t in parts]
     metadata = {
         "command": "bench",
         "started_at": started_at,
         "workers": workers,
+        "repeats": repeats,
+        "options": _options_record(
+            strategy, strategies, options, solutions, rows, workers, repeats
+        ),  # fmt: skip
         "runs": runs,
         **machine(),
     }
     if out is not None:
         _write(out, tables, metadata)
-    return BenchResult(results, workers, None if out is None else str(out), metadata)
+    return BenchResult(results, workers, None if out is None else str(out), metadata,
+                       references, notes)  # fmt: skip

@@ -4,21 +4,35 @@
     print(render_text(rep))       # the terminal summary (`sudoku-pipeline report`)
     rep.to_dict()                 # the numbers alone (`--json`)
 
-* `runs`: the data model (runs read from result files, their figures, comparisons);
+* `runs`: runs read from result files, the figures of each;
+* `compare`: runs joined by puzzle, grouped into corpora, per-puzzle ratios;
+* `model`: the `Report` the renderers read;
 * `text`: the tables as formatted cells and the terminal summary;
-* `plots` (matplotlib) and `html`: the self-contained HTML page.
+* `plots` (matplotlib, the `report` extra) and `html`: the self-contained HTML page.
 """
 
 from pathlib import Path
 
 from pipeline.errors import ReportError
 from pipeline.io.output import check_path
-from pipeline.report.runs import Report, compare, comparison_pairs, load_runs, run_figures
+from pipeline.report.model import Report
+from pipeline.report.runs import load_runs
 from pipeline.report.text import render_text
+
+MATPLOTLIB_HINT = "--html needs matplotlib: pip install 'sudoku-pipeline[report]'"
+
+
+def require_matplotlib() -> None:
+    """Raise `ReportError` with the install hint when matplotlib cannot be imported."""
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        raise ReportError(MATPLOTLIB_HINT) from None
 
 
 def write_html(rep: Report, path: str | Path) -> Path:
     """One self-contained HTML file (plots embedded as PNG): nothing to fetch to view it."""
+    require_matplotlib()
     from pipeline.report.html import render_html  # matplotlib: only for the page
 
     out = check_path(path, "HTML report", kind="html")
@@ -30,17 +44,14 @@ def write_html(rep: Report, path: str | Path) -> Path:
 
 def report(paths: list[str | Path] | str | Path, html: str | Path | None = None) -> Report:
     """Read result files (of `solve` or `bench`) and compute every figure; with `html`, also
-    write the HTML report there. Raises `ReportError` (one line) for a file it cannot read."""
+    write the HTML report there. Raises `ReportError` (one line) for a file it cannot read,
+    or for `html` without matplotlib."""
     if isinstance(paths, str | Path):
         paths = [paths]
     if html is not None:
-        check_path(html, "HTML report", kind="html")  # before the reading, not after
-    runs = load_runs(list(paths))
-    rep = Report(
-        runs,
-        [run_figures(r.frame) for r in runs],
-        [compare(a, b) for a, b in comparison_pairs(runs)],
-    )
+        require_matplotlib()  # before the reading, not after
+        check_path(html, "HTML report", kind="html")
+    rep = Report.of(load_runs(list(paths)))
     if html is not None:
         write_html(rep, html)
     return rep

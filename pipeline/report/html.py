@@ -1,5 +1,8 @@
 """The HTML report: one self-contained page (inline CSS, plots as base64 PNG, no scripts, no
-network) with a card per run, the comparisons, the plots, then the detailed tables."""
+network) with a card per run, the comparisons, the plots, then the detailed tables.
+
+Every sentence that states a fact about the data is computed from it (the captions included);
+the fixed sentences are definitions."""
 
 import datetime
 import html
@@ -7,19 +10,25 @@ from typing import Any
 
 from pipeline.io.runinfo import package_version
 from pipeline.report import plots
-from pipeline.report.plots import VERDICT_COLORS, run_colors
-from pipeline.report.runs import Report
+from pipeline.report.compare import Pair
+from pipeline.report.model import Report
+from pipeline.report.plots import MAX_POINTS, MIN_CLUES, VERDICT_COLORS, run_colors
 from pipeline.report.text import (
+    KERNEL_RATE,
+    KEY_SENTENCE,
     RATIO_COLUMNS,
     Table,
     clue_table,
     comparison_notes,
+    corpus_notes,
     count,
     decimal,
     hardest_table,
     percentile_table,
+    rate_notes,
     ratio_table,
     side_by_side_table,
+    wall_label,
 )
 
 CSS = """
@@ -32,13 +41,15 @@ h1 { font-size:26px; margin:0 0 4px; }
 h2 { font-size:18px; margin:34px 0 12px; padding-bottom:6px; border-bottom:1px solid var(--line); }
 h3 { font-size:15px; margin:18px 0 8px; }
 .sub, .note, .path { color:var(--muted); font-size:13px; }
-.cards { display:grid; grid-template-columns:repeat(auto-fill,minmax(340px,1fr)); gap:14px; }
+.note { margin:4px 0; max-width:1000px; }
+.path { overflow-wrap:anywhere; }
+.cards { display:grid; grid-template-columns:repeat(auto-fill,minmax(360px,1fr)); gap:14px; }
 .card { background:#fff; border:1px solid var(--line); border-left:6px solid var(--c);
   border-radius:8px; padding:14px 16px; }
 .card h3 { margin:0; font-size:16px; }
 .tiles { display:grid; grid-template-columns:repeat(3,1fr); gap:8px 12px; margin:12px 0 10px; }
 .tile b { display:block; font-size:20px; white-space:nowrap; font-variant-numeric:tabular-nums; }
-.tile span { color:var(--muted); font-size:12px; }
+.tile span { display:block; color:var(--muted); font-size:12px; line-height:1.3; }
 .chips { display:flex; flex-wrap:wrap; gap:6px; }
 .chip { font-size:12px; padding:2px 9px; border-radius:99px; background:#eef1f4; }
 .chip i, .swatch { display:inline-block; width:9px; height:9px; border-radius:50%;
@@ -47,13 +58,17 @@ h3 { font-size:15px; margin:18px 0 8px; }
 figure { margin:0; max-width:100%; background:#fff; border:1px solid var(--line); border-radius:8px;
   padding:10px; }
 figure img { display:block; width:100%; height:auto; }
+figure h3 { margin:2px 4px 6px; font-size:16px; }
 figcaption { color:var(--muted); font-size:13px; margin-top:6px; }
 table { border-collapse:collapse; background:#fff; font-size:13px; margin-bottom:8px;
   font-variant-numeric:tabular-nums; }
 th, td { padding:4px 10px; border-bottom:1px solid var(--line); text-align:right; }
 th { background:#f0f2f5; font-weight:600; }
 td { white-space:nowrap; }
-th:first-child, td:first-child { text-align:left; }
+th.l, td.l { text-align:left; }
+table.hardest th:last-child, table.hardest td:last-child { text-align:left; }
+code.pz { font:12px/1.3 ui-monospace,"DejaVu Sans Mono",Menlo,Consolas,monospace;
+  user-select:all; -webkit-user-select:all; cursor:text; }
 .details { display:grid; grid-template-columns:repeat(auto-fit,minmax(460px,1fr)); gap:8px 24px; }
 .better { color:#1d7a4f; font-weight:600; } .worse { color:#b23a48; font-weight:600; }
 footer { margin-top:40px; color:var(--muted); font-size:12.5px; }
@@ -67,19 +82,30 @@ def _e(value: Any) -> str:
     return html.escape(str(value), quote=True)
 
 
-def _table(table: Table, cells: dict[tuple[int, int], str] | None = None) -> str:
+def _table(
+    table: Table,
+    cells: dict[tuple[int, int], str] | None = None,
+    css: str | None = None,
+    left: int = 1,
+) -> str:
     """A `report_text` table as HTML, its cells escaped, some replaced by `cells[(row, col)]`
-    (markup: colour swatches, coloured ratios)."""
+    (markup: colour swatches, coloured ratios, puzzles); the first `left` columns (names)
+    aligned left, the others (figures) right."""
     headers, rows = table
     cells = cells or {}
-    head = "".join(f"<th>{_e(h)}</th>" for h in headers)
+
+    def align(j: int) -> str:
+        return ' class="l"' if j < left else ""
+
+    head = "".join(f"<th{align(j)}>{_e(h)}</th>" for j, h in enumerate(headers))
     body = "".join(
         "<tr>"
-        + "".join(f"<td>{cells.get((i, j), _e(c))}</td>" for j, c in enumerate(row))
+        + "".join(f"<td{align(j)}>{cells.get((i, j), _e(c))}</td>" for j, c in enumerate(row))
         + "</tr>"
         for i, row in enumerate(rows)
     )
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+    attr = f' class="{css}"' if css else ""
+    return f"<table{attr}><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
 def _label(label: str, colors: dict[str, str]) -> str:
@@ -95,22 +121,26 @@ def duration(us: float | None) -> str:
     return f"{us / 1000:.2f} ms" if us < 1e6 else f"{us / 1e6:.2f} s"
 
 
-def _card(run: dict[str, Any], color: str, verdict_colors: dict[str, str]) -> str:
+def _card(run: dict[str, Any], color: str) -> str:
     meta, stats = run["metadata"], run["stats"]
-    rate, no_guess = meta.get("rows_per_s"), run["no_guess_pct"]
+    rate, kernel, no_guess = meta.get("rows_per_s"), run["kernel_per_s"], run["no_guess_pct"]
+    searched = bool(run["searched"])
     tiles = [
         (count(run["rows"]), "rows"),
-        (NO_DATA if rate is None else decimal(rate, 0), "rows/s, as run"),
-        (NO_DATA if no_guess is None else f"{decimal(no_guess)}%", "solved without guessing"),
-        (duration(stats["time_us"]["p50"]), "median solve time"),
+        (NO_DATA if kernel is None else decimal(kernel, 0), f"puzzles/s, {KERNEL_RATE}"),
+        (NO_DATA if rate is None else decimal(rate, 0), f"rows/s, {wall_label(meta)}"),
+        (duration(stats["time_us"]["p50"]), "median kernel time"),
         (duration(stats["time_us"]["p99"]), "99th percentile time"),
-        (decimal(stats["nodes"]["mean"]) if run["searched"] else NO_DATA, "nodes per puzzle"),
+        (NO_DATA if no_guess is None else f"{decimal(no_guess)}%", "solved without guessing"),
+        (decimal(stats["nodes"]["mean"]) if searched else NO_DATA, "nodes per puzzle, mean"),
+        (decimal(stats["guesses"]["mean"]) if searched else NO_DATA, "guesses per puzzle, mean"),
+        (count(run["searched"]), "searched rows"),
     ]
     tile_html = "".join(
         f'<div class="tile"><b>{_e(v)}</b><span>{_e(t)}</span></div>' for v, t in tiles
     )
     chips = "".join(
-        f'<span class="chip" style="--c:{verdict_colors.get(v, "#999")}"><i></i>{_e(v)} '
+        f'<span class="chip" style="--c:{VERDICT_COLORS.get(v, "#999")}"><i></i>{_e(v)} '
         f"{count(n)}</span>"
         for v, n in run["verdicts"].items()
         if n
@@ -122,8 +152,8 @@ def _card(run: dict[str, Any], color: str, verdict_colors: dict[str, str]) -> st
     )
     return (
         f'<div class="card" style="--c:{color}"><h3>{_e(run["label"])}</h3>'
-        f'<div class="path">{_e(run["path"])}</div><div class="tiles">{tile_html}</div>'
-        f'<div class="chips">{chips}</div>'
+        f'<div class="path">{_e(run["path"])} · corpus {_e(run["corpus"])}</div>'
+        f'<div class="tiles">{tile_html}</div><div class="chips">{chips}</div>'
         f'<div class="note" style="margin-top:8px">{_e(options)}</div></div>'
     )
 
@@ -136,75 +166,167 @@ def _comparisons(comparisons: list[dict[str, Any]], colors: dict[str, str]) -> s
         cells[(i, 0)], cells[(i, 1)] = _label(row[0], colors), _label(row[1], colors)
         for j, key in RATIO_COLUMNS.items():
             value = c[key]
-            css = (
-                ""
-                if value is None
-                else "better"
-                if value < 0.95
-                else "worse"
-                if value > 1.05
-                else ""
-            )
+            css = ""
+            if value is not None:
+                css = "better" if value < 0.95 else "worse" if value > 1.05 else ""
             cells[(i, j)] = f'<span class="{css}">{_e(row[j])}</span>'
     notes = "".join(f'<p class="note">{_e(n)}</p>' for n in comparison_notes(comparisons))
-    return _table(table, cells) + notes
+    return _table(table, cells, left=2) + notes
+
+
+def _puzzles(table: Table) -> dict[tuple[int, int], str]:
+    """The puzzle cells of a hardest table as code a click selects whole (to copy)."""
+    last = len(table[0]) - 1
+    return {
+        (i, last): f'<code class="pz" title="click to select, then copy">{_e(row[last])}</code>'
+        for i, row in enumerate(table[1])
+    }
 
 
 def _details(run: dict[str, Any], colors: dict[str, str]) -> str:
     title = f"<h3>{_label(run['label'], colors)}</h3>"
     if not run["searched"]:
         return f"{title}<p class='note'>No searched rows.</p>"
-    left = (
-        f"<h3>Percentiles (searched rows)</h3>{_table(percentile_table(run, 'µs'))}"
-        f"<h3>By clue count</h3>{_table(clue_table(run, 'µs'))}"
+    tables = (
+        f"<div class='details'><div><h3>Percentiles (searched rows)</h3>"
+        f"{_table(percentile_table(run, 'µs'))}</div>"
+        f"<div><h3>By clue count</h3>{_table(clue_table(run, 'µs'))}</div></div>"
     )
-    right = "".join(
-        f"<h3>Hardest {len(run[key])} by {what}</h3>{_table(hardest_table(run, key, 'µs'))}"
-        for key, what in (("hardest_by_nodes", "nodes"), ("hardest_by_time", "time"))
-    )
-    return f"{title}<div class='details'><div>{left}</div><div>{right}</div></div>"
+    for key, what in (("hardest_by_nodes", "nodes"), ("hardest_by_time", "kernel time")):
+        table = hardest_table(run, key, "µs")
+        body = _table(table, _puzzles(table), "hardest")
+        tables += f"<h3>Hardest {len(run[key])} by {what}</h3>{body}"
+    return title + tables
 
 
-def _figure(image: tuple[str, float], alt: str, caption: str) -> str:
-    """A plot at PX_PER_INCH, whatever its size, so that every plot's fonts look the same."""
+def _figure(image: tuple[str, float], title: str, caption: str) -> str:
+    """A plot at PX_PER_INCH, whatever its size, so that every plot's fonts look the same;
+    its title is the page's (no title drawn in the image can sit under its legend)."""
     png, inches = image
     return (
-        f'<figure style="width:{round(inches * PX_PER_INCH) + 22}px">'
-        f'<img alt="{_e(alt)}" src="data:image/png;base64,{png}">'
+        f'<figure style="width:{round(inches * PX_PER_INCH) + 22}px"><h3>{_e(title)}</h3>'
+        f'<img alt="{_e(title)}" src="data:image/png;base64,{png}">'
         f"<figcaption>{_e(caption)}</figcaption></figure>"
     )
 
 
-def _plots(report: Report, colors: dict[str, str]) -> str:
-    runs = report.runs
+# --- captions: every fact in them computed from the data ---------------------------------------
+
+
+def _listing(parts: list[str]) -> str:
+    return "; ".join(parts) if parts else "no searched rows"
+
+
+def nodes_caption(data: dict[str, Any]) -> str:
+    shares = [
+        f"{r['label']} {decimal(r['one_node_pct'])}% ({count(r['one_node'])} of "
+        f"{count(r['searched'])})"
+        for r in data["runs"]
+        if r["searched"]
+    ]
+    return (
+        "Search nodes per puzzle, by verdict (log scales). Puzzles solved at the root, one "
+        f"node, by propagation alone: {_listing(shares)}."
+    )
+
+
+def time_caption(data: dict[str, Any]) -> str:
+    medians = [
+        f"{r['label']} {duration(r['stats']['time_us']['p50'])}"
+        for r in data["runs"]
+        if r["searched"]
+    ]
+    return (
+        "Share of puzzles solved within a given kernel time (log scale); dotted lines at 50, "
+        f"90 and 99%; further left is faster. Median kernel time: {_listing(medians)}."
+    )
+
+
+def clue_caption(data: dict[str, Any]) -> str:
+    parts = []
+    for corpus in data["corpora"]:
+        first = next(r for r in data["runs"] if r["label"] == corpus["baseline"])
+        counts = {c["clues"]: c["rows"] for c in first["by_clues"]}
+        kept = {k: n for k, n in counts.items() if k >= MIN_CLUES}
+        left_out = sum(n for k, n in counts.items() if k < MIN_CLUES)
+        if not counts:
+            continue
+        text = f"{corpus['name']}: "
+        if kept:
+            few = sorted(k for k, n in kept.items() if n < 5)
+            text += (
+                f"{len(kept)} clue counts from {min(kept)} to {max(kept)}"
+                if len(kept) > 1
+                else f"1 clue count, {min(kept)}"
+            )
+            if few:
+                listed = ", ".join(map(str, few))
+                text += f", {len(few)} of them with fewer than 5 puzzles ({listed})"
+        else:
+            text += "no puzzle with 17 givens or more"
+        if left_out:
+            text += f"; {count(left_out)} left out with fewer than {MIN_CLUES} givens"
+        parts.append(text)
+    return (
+        "Median nodes and kernel time per clue count (puzzles searched, 17 givens or more: "
+        "fewer never make a unique puzzle); the band spans the 10th to 90th percentile. "
+        f"{_listing(parts)}."
+    )
+
+
+def scatter_title(corpus: str, names: tuple[str, str]) -> str:
+    return f"{corpus}: {names[1]} against {names[0]}"
+
+
+def scatter_caption(pair: Pair, names: tuple[str, str]) -> str:
+    c = pair.figures
+    base, run = names
+    total = c["compared_rows"]
+    sample = f" (a random sample of {MAX_POINTS:,} of them is drawn)" if total > MAX_POINTS else ""
+    return (
+        f"Each dot is one of the {total:,} puzzles searched by both{sample}, joined by "
+        f"{KEY_SENTENCE[c['key']].split(' (')[0]}: {run} (up) against {base} (right); below "
+        f"the dashed line {run} needs less. {run} needs fewer nodes for "
+        f"{decimal(c['nodes_less_pct'])}% of them and less time for "
+        f"{decimal(c['time_less_pct'])}%."
+    )
+
+
+def names_sentence(report: Report) -> str:
+    """` In the plots: before = v1 / fast; ...` for the runs named by a part of their label."""
+    names = {k: v for c in report.corpora for k, v in plots.legend_names(c).items()}
+    if not names:
+        return ""
+    return " In the plots: " + "; ".join(f"{k} = {v}" for k, v in names.items()) + "."
+
+
+def _plots(report: Report, data: dict[str, Any], colors: dict[str, str]) -> str:
+    names = names_sentence(report)
     figures = [
         _figure(
-            plots.to_png(plots.nodes_histograms(runs)),
-            "Histogram of search nodes",
-            "Search nodes per puzzle, by verdict (log scales). Most puzzles need one node "
-            "(the root) when propagation alone solves them.",
+            plots.to_png(plots.nodes_histograms(report.runs)),
+            "Search effort by verdict",
+            nodes_caption(data),
         ),
         _figure(
-            plots.to_png(plots.time_cdf(runs, colors)),
-            "Solve time CDF",
-            "Share of puzzles solved within a given kernel time; dotted lines at 50, 90 and "
-            "99%. Further left is faster.",
+            plots.to_png(plots.time_cdf(report.corpora, colors)),
+            "Solve time, cumulative",
+            time_caption(data) + names,
         ),
         _figure(
-            plots.to_png(plots.clue_effort(runs, colors)),
+            plots.to_png(plots.clue_effort(report.corpora, colors)),
             "Effort by clue count",
-            "Median nodes and time per clue count; the band spans the 10th to 90th percentile.",
+            clue_caption(data) + names,
         ),
     ]
-    labels = [r.label for r in runs]
-    for c in report.comparisons:
-        base, other = runs[labels.index(c["baseline"])], runs[labels.index(c["run"])]
+    for pair in report.pairs:
+        corpus = report.corpus_of(pair.run)
+        short = plots.short_names(pair, corpus)
         figures.append(
             _figure(
-                plots.to_png(plots.pair_scatter(base, other, colors, c)),
-                f"{other.label} against {base.label}",
-                f"Each dot is one puzzle: {other.label} (up) against {base.label} (right); "
-                "below the dashed line the run needs less than the baseline.",
+                plots.to_png(plots.pair_scatter(pair, corpus, colors)),
+                scatter_title(corpus.name, short),
+                scatter_caption(pair, short) + names,
             )
         )
     return "<h2>Plots</h2><div class='plots'>" + "".join(figures) + "</div>"
@@ -214,24 +336,27 @@ def render_html(report: Report) -> str:
     """The whole page as one string."""
 
     data = report.to_dict()
-    colors = run_colors(report.runs)
-    cards = "".join(_card(r, colors[r["label"]], VERDICT_COLORS) for r in data["runs"])
+    colors = run_colors(report.corpora)
+    cards = "".join(_card(r, colors[r["label"]]) for r in data["runs"])
     sections = [f"<h2>Runs</h2><div class='cards'>{cards}</div>"]
     if len(data["runs"]) > 1:
-        table = side_by_side_table(data["runs"], "µs")
+        table = side_by_side_table(data, "µs")
         swatches = {(i, 0): _label(row[0], colors) for i, row in enumerate(table[1])}
-        sections.append(f"<h2>Side by side</h2>{_table(table, swatches)}")
+        notes = "".join(f"<p class='note'>{_e(n)}.</p>" for n in rate_notes(data))
+        apart = "".join(f"<p class='note'><b>{_e(n)}.</b></p>" for n in corpus_notes(data))
+        left = 2 if len(data["corpora"]) > 1 else 1
+        sections.append(f"<h2>Side by side</h2>{_table(table, swatches, left=left)}{notes}{apart}")
     if data["comparisons"]:
         sections.append(
-            "<h2>Per puzzle, joined on row</h2><p class='note'>Ratios are the run's figure over "
-            "the baseline's for the same puzzle (p50: median, geo: geometric mean); below 1 "
-            "(green) the run needs less.</p>" + _comparisons(data["comparisons"], colors)
+            "<h2>Per puzzle, joined by puzzle</h2><p class='note'>Ratios are the run's figure "
+            "over the baseline's for the same puzzle (p50: median, geo: geometric mean); below "
+            "1 (green) the run needs less.</p>" + _comparisons(data["comparisons"], colors)
         )
-    sections.append(_plots(report, colors))
+    sections.append(_plots(report, data, colors))
     sections.append("<h2>Details</h2>" + "".join(_details(r, colors) for r in data["runs"]))
     stamp = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
     files = sorted({str(r.path) for r in report.runs})
-    runs = len(report.runs)
+    runs, corpora = len(report.runs), len(report.corpora)
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -239,13 +364,17 @@ def render_html(report: Report) -> str:
 <title>Sudoku solver report</title><style>{CSS}</style></head>
 <body><main>
 <h1>Sudoku solver report</h1>
-<p class="sub">{runs} run{"s" if runs != 1 else ""} from {_e(", ".join(files))}
- · made {stamp} by sudoku-pipeline {_e(package_version())}</p>
+<p class="sub">{runs} run{"s" if runs != 1 else ""} of {corpora} corp{
+        "ora" if corpora != 1 else "us"
+    } from {_e(", ".join(files))} · made {stamp} by sudoku-pipeline {_e(package_version())}</p>
 {"".join(sections)}
 <footer>Searched rows: every verdict but invalid and malformed; time, nodes and guesses figures
-are over them. Percentiles are observed values (nearest rank). Time is the kernel's time per
-puzzle; rows/s is the throughput recorded by the run that wrote the file. A node is a board
-state the search examines (the root counts one); a guess is a digit placed by choice at a cell
-with two or more candidates.</footer>
+are over them. Percentiles are observed values (nearest rank). Kernel time is the solver's own
+time per puzzle (solve_ns); the kernel rate is searched rows over its sum, on one core. The wall
+rate is rows over the wall time the run recorded: for solve, all its workers, start-up and
+compiling included; for bench, the solve step alone, kernels loaded first. Runs are compared
+by puzzle (canonical form when both files have it), never by row. A node is a board state the
+search examines (the root counts one); a guess is a digit placed by choice at a cell with two
+or more candidates.</footer>
 </main></body></html>
 """

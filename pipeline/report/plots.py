@@ -3,13 +3,21 @@
 One colour per verdict everywhere, one colour per run (per strategy when the runs of every
 corpus differ by strategy, so that `fast` has the same colour on every dataset).
 Plots of many points draw a seeded sample of at most `MAX_POINTS`; curves use quantiles.
+
+Legibility, checked on screenshots of reports of one to four runs (tests/test_report.py):
+* the plot titles are the page's (HTML), not drawn in the image, so that no title can sit
+  under a legend; a figure's legend has the top band of the image to itself;
+* log axes show at least one decade, ticks labelled in plain numbers (`2`, `50`, `1k`) at
+  1-2-5 steps when the range is short, so that minor labels never run into each other;
+* long axis labels (a run's full label) break onto two lines rather than run over a
+  neighbouring panel or off the image.
 """
 
 import base64
 import io
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
 
 import numpy as np
 import polars as pl
@@ -20,8 +28,10 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
+from matplotlib.ticker import FuncFormatter, LogLocator, MaxNLocator, NullFormatter
 
 from pipeline.jobs.results import searched
+from pipeline.report.compare import Corpus, Pair
 from pipeline.report.runs import Run
 from pipeline.report.text import ratio
 from pipeline.solver.codes import VERDICT_NAMES
@@ -35,6 +45,7 @@ PALETTE = ("#2364AA", "#EA7317", "#7B4FA0", "#3DA5D9", "#C44536", "#4D9078", "#B
 # one colour per strategy, in the registry's order, the same on every plot and page
 STRATEGY_COLORS = dict(zip(STRATEGIES, PALETTE, strict=False))
 MAX_POINTS = 20_000
+MIN_CLUES = 17  # fewer givens never make a unique puzzle: left out of the clue-count plot
 DPI = 144
 _STYLE = {
     "font.family": "DejaVu Sans",
@@ -57,22 +68,19 @@ _STYLE = {
 }
 
 
-def run_colors(runs: list[Run]) -> dict[str, str]:
+def _by_strategy(corpus: Corpus) -> bool:
+    """The runs of the corpus differ by strategy (each a known one): name them by it."""
+    strategies = [r.strategy for r in corpus.runs]
+    return len(set(strategies)) == len(strategies) and all(s in STRATEGY_COLORS for s in strategies)
+
+
+def run_colors(corpora: list[Corpus]) -> dict[str, str]:
     """A colour per run label: by strategy when each corpus's runs differ by strategy, else by
-    the run's position within its corpus."""
-    corpora: dict[str, list[Run]] = {}
-    for run in runs:
-        corpora.setdefault(run.corpus, []).append(run)
-    by_strategy = all(
-        len({r.strategy for r in group}) == len(group)
-        and all(r.strategy in STRATEGY_COLORS for r in group)
-        for group in corpora.values()
-    )
-    if by_strategy:
+    the run's position among all runs."""
+    runs = [r for c in corpora for r in c.runs]
+    if all(_by_strategy(c) for c in corpora):
         return {r.label: STRATEGY_COLORS[r.strategy] for r in runs}  # type: ignore[index]
-    return {
-        r.label: PALETTE[group.index(r) % len(PALETTE)] for group in corpora.values() for r in group
-    }
+    return {r.label: PALETTE[i % len(PALETTE)] for i, r in enumerate(runs)}
 
 
 @contextmanager
@@ -94,6 +102,7 @@ def to_png(fig: Figure) -> tuple[str, float]:
 
 PANEL = (3.3, 2.55)  # inches per small panel
 PAIR = 2.6  # inches per panel of the two-panel plots: two such plots fit side by side
+LEGEND = 0.3  # inches of the top band a figure legend takes
 
 
 def _grid(fig: Figure, n: int, ncols: int = 3) -> list[Axes]:
@@ -105,67 +114,157 @@ def _grid(fig: Figure, n: int, ncols: int = 3) -> list[Axes]:
     return axes[:n]
 
 
-def _size(n: int, ncols: int = 3, extra: float = 0.45) -> tuple[float, float]:
+def _size(n: int, ncols: int = 3, extra: float = 0.2) -> tuple[float, float]:
     cols = max(1, min(ncols, n))
     return PANEL[0] * cols, extra + PANEL[1] * -(-n // cols)
 
 
-def _short(run: Run) -> str:
-    """A run's name inside a plot of its corpus: the strategy when that tells runs apart."""
-    return run.strategy if run.corpus and run.strategy else run.label
+NAME_WIDTH = 24  # characters of a run's name inside a plot; longer ones are cut in the middle
+_SEPARATORS = re.compile(r"([ _/.:#+-]+)")
+
+
+def _distinct(labels: list[str]) -> list[str]:
+    """What tells the labels apart: their words without the common prefix and suffix
+    (`v1 / fast`, `v2 / fast` -> `v1`, `v2`); the labels themselves when that leaves a
+    name empty or two alike."""
+    if len(labels) < 2:
+        return labels
+    words = [_SEPARATORS.split(label) for label in labels]
+    shortest = min(len(w) for w in words)
+    head = 0
+    while head < shortest and len({tuple(w[: head + 1]) for w in words}) == 1:
+        head += 1
+    tail = 0
+    while tail < shortest - head and len({tuple(w[len(w) - tail - 1 :]) for w in words}) == 1:
+        tail += 1
+    names = ["".join(w[head : len(w) - tail]).strip(" _/.:#+-") for w in words]
+    return names if all(names) and len(set(names)) == len(names) else labels
+
+
+def _fit(name: str, width: int = NAME_WIDTH) -> str:
+    """A name of at most `width` characters, cut in the middle: `forum_ha…e_change`."""
+    if len(name) <= width:
+        return name
+    keep = width - 1
+    return f"{name[: (keep + 1) // 2]}…{name[len(name) - keep // 2 :]}"
+
+
+def _short(run: Run, corpus: Corpus) -> str:
+    """A run's name inside a plot of its corpus: its strategy when that tells the corpus's
+    runs apart, else what its label has that the others' lack."""
+    if _by_strategy(corpus) and run.strategy:
+        return run.strategy
+    names = _distinct([r.label for r in corpus.runs])
+    return _fit(names[next(i for i, r in enumerate(corpus.runs) if r is run)])
+
+
+def short_names(pair: Pair, corpus: Corpus) -> tuple[str, str]:
+    """The names of a pair's baseline and run inside the plots of their corpus."""
+    return _short(pair.baseline, corpus), _short(pair.run, corpus)
 
 
 def _wrap(text: str, width: int = 30) -> str:
-    """Long titles on two lines, broken at the first ' / ' (else ': ')."""
+    """Long titles on two lines, broken at the first ' / ' (else ': '), each line cut in the
+    middle when still longer than `width` + 6."""
     if len(text) <= width:
         return text
     for sep in (" / ", ": "):
         if sep in text:
             head, _, tail = text.partition(sep)
-            return f"{head}{sep.rstrip()}\n{tail}"
-    return text
+            return f"{_fit(head + sep.rstrip(), width + 6)}\n{_fit(tail, width + 6)}"
+    return _fit(text, width + 6)
 
 
-def _title(fig: Figure, text: str) -> None:
-    fig.suptitle(text, x=0.01, ha="left", fontsize=12, fontweight="bold", color="#1f2a35")
+def legend_names(corpus: Corpus) -> dict[str, str]:
+    """The runs' names in the plots of the corpus that are neither their label nor their
+    strategy, with the label each stands for (for the captions)."""
+    names = {}
+    for run in corpus.runs:
+        short = _short(run, corpus)
+        if short not in (run.label, run.strategy):
+            names[short] = run.label
+    return names
+
+
+def _axis_label(name: str, what: str, width: int = NAME_WIDTH) -> str:
+    """`fast: nodes`, or for a longer name `v2 / fast:\nnodes`."""
+    text = f"{name}: {what}"
+    return text if len(text) <= width else f"{name}:\n{what}"
+
+
+def _legend_columns(names: list[str], inches: float) -> int:
+    """As many legend columns as fit in `inches` (about 0.075 inch a character at 8.5 pt,
+    plus the line sample), at most 4."""
+    widest = max(len(n) for n in names) * 0.075 + 0.6
+    return max(1, min(4, len(names), int(inches // widest)))
+
+
+def _plain(value: float, _pos: object = None) -> str:
+    """A tick label in plain numbers: 0.2, 5, 50, 1,000, 20k, 3M."""
+    if value <= 0:
+        return ""
+    if value >= 1e6:
+        return f"{value / 1e6:g}M"
+    if value >= 1e4:
+        return f"{value / 1e3:g}k"
+    if value >= 1:
+        return f"{value:,.0f}"
+    return f"{value:.3g}"
+
+
+def _log_axis(ax: Axes, which: str, low: float, high: float, floor: float = 0.0) -> None:
+    """A log axis over [low, high] widened to at least one decade (never below `floor`, as
+    for node counts, which start at 1), labelled in plain numbers: every decade, or 1-2-5
+    steps when it spans two decades or less."""
+    axis = ax.xaxis if which == "x" else ax.yaxis
+    (ax.set_xscale if which == "x" else ax.set_yscale)("log")
+    low, high = max(low, 1e-9), max(high, 1e-9)
+    if high / low < 10:
+        middle = np.sqrt(low * high)
+        low, high = middle / np.sqrt(10) / 1.05, middle * np.sqrt(10) * 1.05
+    if floor and low < floor / 1.2:
+        low, high = floor / 1.2, max(high, floor * 10.5)
+    (ax.set_xlim if which == "x" else ax.set_ylim)(low, high)
+    decades = np.log10(high / low)
+    subs = (1.0, 2.0, 5.0) if decades <= 2.2 else (1.0,)
+    axis.set_major_locator(LogLocator(base=10, subs=subs))
+    axis.set_major_formatter(FuncFormatter(_plain))
+    axis.set_minor_locator(LogLocator(base=10, subs=np.arange(2, 10) * 1.0))
+    axis.set_minor_formatter(NullFormatter())
 
 
 def nodes_histograms(runs: list[Run]) -> Figure:
     """Per run, a histogram of search nodes (log x, log y), one colour per verdict."""
-    with _figure(*_size(len(runs))) as fig:
+    width, height = _size(len(runs))
+    with _figure(width, height + LEGEND) as fig:
         top = max((int(r.frame["nodes"].max() or 1) for r in runs), default=1)
         edges = np.unique(np.geomspace(1, max(top, 2) * 1.3, 40).round()) - 0.5  # whole nodes
         shown: set[str] = set()
         for ax, run in zip(_grid(fig, len(runs)), runs, strict=True):
             done = searched(run.frame)
+            most = 1
             for verdict in VERDICT_NAMES:
                 nodes = done.filter(pl.col("verdict") == verdict)["nodes"].to_numpy()
                 if nodes.size == 0:
                     continue
                 shown.add(verdict)
                 color = VERDICT_COLORS[verdict]
-                ax.hist(nodes, bins=edges, histtype="stepfilled", color=color, alpha=0.35)
+                heights, _, _ = ax.hist(
+                    nodes, bins=edges, histtype="stepfilled", color=color, alpha=0.35
+                )
                 ax.hist(nodes, bins=edges, histtype="step", color=color, linewidth=1.2)
-            ax.set_xscale("log")
-            ax.set_yscale("log")
-            ax.set_ylim(bottom=0.5)
-            ax.set_title(_wrap(run.label), loc="left")
+                most = max(most, int(heights.max()))
+            _log_axis(ax, "x", edges[0], edges[-1], floor=1.0)
+            _log_axis(ax, "y", 0.5, most * 1.5)
+            ax.set_title(_wrap(run.label, 24), loc="left")
             ax.set_xlabel("search nodes per puzzle")
             ax.set_ylabel("puzzles")
-        _title(fig, "Search effort by verdict")
         handles = [
             Patch(color=VERDICT_COLORS[v], alpha=0.6, label=v) for v in VERDICT_NAMES if v in shown
         ]
         if handles:
             fig.legend(handles=handles, loc="outside upper right", ncols=len(handles))
         return fig
-
-
-def _corpora(runs: list[Run]) -> dict[str, list[Run]]:
-    groups: dict[str, list[Run]] = {}
-    for run in runs:
-        groups.setdefault(run.corpus, []).append(run)
-    return groups
 
 
 def _curve(values: np.ndarray, points: int = 2000) -> tuple[np.ndarray, np.ndarray]:
@@ -178,43 +277,45 @@ def _curve(values: np.ndarray, points: int = 2000) -> tuple[np.ndarray, np.ndarr
     return ordered[idx], 100.0 * (idx + 1) / ordered.size
 
 
-def time_cdf(runs: list[Run], colors: dict[str, str]) -> Figure:
+def time_cdf(corpora: list[Corpus], colors: dict[str, str]) -> Figure:
     """Per corpus, the share of puzzles solved within a time (log x), one line per run."""
-    groups = _corpora(runs)
-    width, height = _size(len(groups))
+    width, height = _size(len(corpora))
     with _figure(max(width, 3.9), height + 0.3) as fig:
-        for ax, (corpus, group) in zip(_grid(fig, len(groups)), groups.items(), strict=True):
-            for run in group:
+        for ax, corpus in zip(_grid(fig, len(corpora)), corpora, strict=True):
+            low, high = np.inf, 0.0
+            for run in corpus.runs:
                 us = searched(run.frame)["solve_ns"].to_numpy() / 1000.0
                 us = us[us > 0]
                 if us.size:
                     x, y = _curve(us)
+                    low, high = min(low, x[0]), max(high, x[-1])
                     ax.step(
                         x,
                         y,
                         where="post",
                         color=colors[run.label],
                         linewidth=1.8,
-                        label=_short(run),
+                        label=_short(run, corpus),
                     )
             for level in (50, 90, 99):
                 ax.axhline(level, color="#9aa3ad", linewidth=0.7, linestyle=":")
-            ax.set_xscale("log")
+            if high > 0:
+                _log_axis(ax, "x", low / 1.2, high * 1.2)
+            else:
+                _log_axis(ax, "x", 1, 10)
             ax.set_ylim(0, 101)
-            if corpus:
-                ax.set_title(_wrap(corpus), loc="left")
+            ax.set_title(_wrap(corpus.name), loc="left")
             ax.set_xlabel("kernel time per puzzle (µs)")
             ax.set_ylabel("% of puzzles this fast")
             if ax.get_legend_handles_labels()[0]:
                 ax.legend(loc="lower right")
-        _title(fig, "Solve time, cumulative")
         return fig
 
 
 def _by_clues(run: Run, column: str, scale: float) -> pl.DataFrame:
     return (
         searched(run.frame)
-        .filter(pl.col("clues").is_not_null() & (pl.col(column) > 0))
+        .filter((pl.col("clues") >= MIN_CLUES) & (pl.col(column) > 0))
         .group_by("clues")
         .agg(
             (pl.col(column).quantile(q, interpolation="nearest") / scale).alias(name)
@@ -231,20 +332,24 @@ def _consecutive(x: np.ndarray) -> list[slice]:
     return [slice(a, b) for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
 
 
-def clue_effort(runs: list[Run], colors: dict[str, str]) -> Figure:
-    """Per corpus, median nodes and time against clue count (band: 10th to 90th percentile)."""
-    groups = _corpora(runs)
-    metrics = (("nodes", 1.0, "search nodes"), ("solve_ns", 1000.0, "time (µs)"))
-    legend: dict[str, Artist] = {}
-    with _figure(2 * PAIR, 0.5 + (PANEL[1] + 0.25) * len(groups)) as fig:
-        subfigs = fig.subfigures(len(groups), 1, squeeze=False).ravel()
-        for (corpus, group), sub in zip(groups.items(), subfigs, strict=True):
-            if corpus:
-                sub.suptitle(corpus, x=0.02, ha="left", fontsize=10.5, fontweight="bold")
+def clue_effort(corpora: list[Corpus], colors: dict[str, str]) -> Figure:
+    """Per corpus, median nodes and time against clue count (band: 10th to 90th percentile),
+    over puzzles of at least `MIN_CLUES` givens."""
+    metrics = (("nodes", 1.0, "search nodes"), ("solve_ns", 1000.0, "kernel time (µs)"))
+    legend: dict[tuple[str, str], Artist] = {}  # (name, colour): two corpora may share a name
+    with _figure(2 * PAIR, LEGEND + 0.2 + (PANEL[1] + 0.25) * len(corpora)) as fig:
+        subfigs = fig.subfigures(len(corpora), 1, squeeze=False).ravel()
+        for corpus, sub in zip(corpora, subfigs, strict=True):
+            sub.suptitle(_wrap(corpus.name, 44), x=0.02, ha="left", fontsize=10.5,
+                         fontweight="bold")  # fmt: skip
             for ax, (column, scale, what) in zip(sub.subplots(1, 2), metrics, strict=True):
-                for run in group:
+                low, high = np.inf, 0.0
+                for run in corpus.runs:
                     stats = _by_clues(run, column, scale)
                     x = stats["clues"].to_numpy()
+                    if x.size:
+                        low = min(low, stats["p10"].min())  # type: ignore[arg-type]
+                        high = max(high, stats["p90"].max())  # type: ignore[arg-type]
                     color = colors[run.label]
                     for part in _consecutive(x):
                         ax.fill_between(
@@ -263,42 +368,39 @@ def clue_effort(runs: list[Run], colors: dict[str, str]) -> Figure:
                             markersize=3.5,
                             linewidth=1.8,
                         )
-                        legend.setdefault(_short(run), line)
-                ax.set_yscale("log")
+                        legend.setdefault((_short(run, corpus), color), line)
+                floor = 1.0 if column == "nodes" else 0.0
+                if high > 0:
+                    _log_axis(ax, "y", low / 1.3, high * 1.3, floor)
+                else:
+                    _log_axis(ax, "y", 1, 10, floor)
                 ax.set_xlabel("clues (givens)")
                 ax.set_ylabel(f"{what}, median")
                 ax.set_title(what.split(" (")[0].capitalize(), loc="left", fontweight="normal")
-                ax.xaxis.get_major_locator().set_params(integer=True)
-        _title(fig, "Effort by clue count")
+                ax.xaxis.set_major_locator(MaxNLocator(integer=True, min_n_ticks=3))
+                left, right = ax.get_xlim()
+                if right - left < 4:  # one or two clue counts: whole numbers around them
+                    middle = (left + right) / 2
+                    ax.set_xlim(middle - 2.5, middle + 2.5)
         if legend:
+            names = [name for name, _ in legend]
             fig.legend(
-                legend.values(), legend.keys(), loc="outside upper right", ncols=min(3, len(legend))
+                legend.values(),
+                names,
+                loc="outside upper right",
+                ncols=_legend_columns(names, 2 * PAIR),
             )
         return fig
 
 
-def pair_scatter(
-    base: Run, other: Run, colors: dict[str, str], comparison: dict[str, Any]
-) -> Figure:
-    """Per puzzle, `other` against `base` (log-log): nodes and time, with the diagonal; the
-    titles quote the median ratios of `comparison` (`report.compare`), over every puzzle."""
-    keep = ["row", "nodes", "solve_ns"]
-    joined = (
-        searched(base.frame)
-        .select(keep)
-        .join(searched(other.frame).select(keep), on="row", suffix="_other")
-    )
-    joined = joined.filter(
-        (pl.col("nodes") > 0)
-        & (pl.col("nodes_other") > 0)
-        & (pl.col("solve_ns") > 0)
-        & (pl.col("solve_ns_other") > 0)
-    )
+def pair_scatter(pair: Pair, corpus: Corpus, colors: dict[str, str]) -> Figure:
+    """Per puzzle, `pair.run` against `pair.baseline` (log-log): nodes and time, with the
+    diagonal; the titles quote the median ratios over every puzzle searched by both, the
+    points are a seeded sample of at most `MAX_POINTS` of them."""
+    other, joined = pair.run, pair.joined
     if joined.height > MAX_POINTS:
         joined = joined.sample(MAX_POINTS, seed=0)
-    names = (
-        (_short(base), _short(other)) if base.corpus == other.corpus else (base.label, other.label)
-    )
+    names = short_names(pair, corpus)
     with _figure(2 * PAIR, PANEL[1] + 0.9) as fig:
         axes = fig.subplots(1, 2)
         metrics = (
@@ -311,27 +413,34 @@ def pair_scatter(
             ax.scatter(
                 x, y, s=7, alpha=0.35, color=colors[other.label], linewidths=0, rasterized=True
             )
+            low, high = 1.0, 10.0
             if x.size:
-                low = min(x.min(), y.min()) * 0.8
+                low = min(x.min(), y.min()) / 1.25
                 high = max(x.max(), y.max()) * 1.25
                 ax.plot([low, high], [low, high], color="#4a5561", linewidth=0.9, linestyle="--")
                 name = what.split(" (")[0]
-                ax.set_title(f"{name}: median ratio {ratio(comparison[key])}", loc="left")
-            ax.set_xscale("log")
-            ax.set_yscale("log")
-            ax.set_xlabel(f"{names[0]}: {what}")
-            ax.set_ylabel(f"{names[1]}: {what}")
-        corpus = f"{base.corpus}: " if base.corpus and base.corpus == other.corpus else ""
-        _title(fig, _wrap(f"{corpus}{names[1]} against {names[0]}", 40))
-        fig.text(
-            0.01,
-            0.005,
-            f"{joined.height:,} puzzles searched by both",
-            fontsize=8.5,
-            color="#4a5561",
+                ax.set_title(
+                    f"{name}: median ratio {ratio(pair.figures[key])}",
+                    loc="left",
+                    fontsize=9.5,
+                )
+            floor = 1.0 if column == "nodes" else 0.0
+            _log_axis(ax, "x", low, high, floor)
+            _log_axis(ax, "y", low, high, floor)
+            ax.set_xlabel(_axis_label(names[0], what))
+            ax.set_ylabel(_axis_label(names[1], what))
+        total = pair.figures["compared_rows"]
+        shown = (
+            f"{joined.height:,} of {total:,} puzzles (a random sample)"
+            if joined.height < total
+            else f"{total:,} puzzles searched by both"
         )
         fig.legend(
-            handles=[Line2D([], [], color="#4a5561", linestyle="--", label="equal")],
-            loc="outside lower right",
+            handles=[
+                Line2D([], [], color=colors[other.label], marker="o", linestyle="", label=shown),
+                Line2D([], [], color="#4a5561", linestyle="--", label="equal"),
+            ],
+            loc="outside lower center",
+            ncols=2,
         )
         return fig

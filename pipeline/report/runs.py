@@ -1,12 +1,9 @@
-"""The report's data model: runs read from result files, their figures and comparisons.
-
-Renderers (`text`, `html` with `plots`) turn a `Report` into tables and pages; nothing here
-draws or formats. Never re-solves.
+"""Runs read from result files, and the figures of each. Never re-solves; nothing here draws
+or formats (`text`, `html` with `plots` do).
 
 A *run* is one solver pass over one corpus: a result file of `solve`, or one dataset x strategy
-group of a `bench` file (which has `dataset` and `strategy` columns). Runs over the same corpus
-(plain result files together; bench runs by dataset) are compared with the first of them, the
-baseline, per puzzle, joined on `row`.
+group of a `bench` file (which has `dataset` and `strategy` columns). Which runs share a corpus
+is decided from the puzzles they hold (`compare`), not from their names.
 
 Definitions, the same in every table and plot (and in `bench`):
 * *searched* rows: every verdict but `invalid` and `malformed` (no search ran for those);
@@ -14,11 +11,13 @@ Definitions, the same in every table and plot (and in `bench`):
 * percentiles: polars' `quantile(q, interpolation="nearest")`, an observed value.
 * *% no guess*: searched rows with verdict `solved` and `guesses == 0`, over searched rows.
 * time: the kernel's `solve_ns`, shown in microseconds.
-* ratios: the run's figure over the baseline's for the same row, over rows searched by both.
+* two rates: the *kernel rate*, searched rows over the sum of their `solve_ns` (puzzles/s on
+  one core, nothing else counted); the *wall rate*, rows over the run's wall time as the file
+  records it (`solve`: all its workers, start-up and compiling included; `bench`: the solve
+  step alone, kernels loaded first, best of its repeats).
 """
 
 import json
-import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -29,14 +28,16 @@ import pyarrow.parquet as pq
 
 from pipeline.errors import ReportError
 from pipeline.io.runinfo import METADATA_KEY
-from pipeline.jobs.results import NOT_SEARCHED, SOLVED_VERDICTS, searched
+from pipeline.jobs.results import SOLVED_VERDICTS, searched
 from pipeline.solver.codes import VERDICT_NAMES
 
-REQUIRED_COLUMNS = ("row", "verdict", "clues", "nodes", "guesses", "solve_ns")
+REQUIRED_COLUMNS = ("row", "verdict", "clues", "nodes", "guesses", "solve_ns", "puzzle")
+OPTIONAL_COLUMNS = ("id", "canonical", "dataset", "strategy")
 QUANTILES = {"p50": 0.5, "p90": 0.9, "p99": 0.99}
 HARDEST = 10
 _TYPES = {"row": pl.Int64, "clues": pl.Int64, "nodes": pl.Int64, "guesses": pl.Int64,
-          "solve_ns": pl.Int64, "verdict": pl.String, "puzzle": pl.String}  # fmt: skip
+          "solve_ns": pl.Int64, "verdict": pl.String, "puzzle": pl.String,
+          "canonical": pl.String}  # fmt: skip
 
 
 @dataclass
@@ -44,11 +45,12 @@ class Run:
     """One solver pass over one corpus, as read from a result file."""
 
     label: str  # unique within a report: "sample / fast"
-    corpus: str  # runs with the same corpus are compared
+    corpus: str  # the corpus's name: a bench file's dataset, else the input file's stem
     strategy: str | None
     path: Path
     frame: pl.DataFrame = field(repr=False)
     meta: dict[str, Any] = field(default_factory=dict)  # throughput and options, as recorded
+    from_bench: bool = False  # one dataset x strategy of a bench file
 
 
 def _read(path: Path) -> tuple[pl.DataFrame, dict[str, Any]]:
@@ -71,10 +73,7 @@ def _read(path: Path) -> tuple[pl.DataFrame, dict[str, Any]]:
         meta = json.loads(raw) if raw else {}
     except ValueError:
         meta = {}
-    wanted = [
-        *REQUIRED_COLUMNS,
-        *(c for c in ("id", "puzzle", "dataset", "strategy") if c in schema.names),
-    ]
+    wanted = [*REQUIRED_COLUMNS, *(c for c in OPTIONAL_COLUMNS if c in schema.names)]
     try:
         frame = pl.read_parquet(path, columns=wanted)
         frame = frame.with_columns(
@@ -116,6 +115,7 @@ def _run_meta(meta: dict[str, Any], options: dict[str, Any] | None = None) -> di
         "wall_s": _dig(meta, "wall_s"),
         "rows_per_s": _dig(meta, "rows_per_s"),
         "workers": _dig(meta, "workers"),
+        "repeats": _dig(meta, "repeats"),
         "strategy": _dig(options, "strategy"),
         "solutions": _dig(options, "solutions"),
         "max_nodes": _dig(options, "max_nodes"),
@@ -154,6 +154,7 @@ def load_runs(paths: list[str | Path]) -> list[Run]:
                         path,
                         part.drop("dataset", "strategy"),
                         run_meta,
+                        from_bench=True,
                     )
                 )
         else:
@@ -161,7 +162,7 @@ def load_runs(paths: list[str | Path]) -> list[Run]:
             strategy = run_meta["strategy"]
             name = _corpus_name(path, meta)
             label = f"{name} / {strategy}" if strategy else name
-            runs.append(Run(label, "", strategy, path, frame, run_meta))
+            runs.append(Run(label, name, strategy, path, frame, run_meta))
     _unique_labels(runs)
     return runs
 
@@ -171,7 +172,7 @@ def _unique_labels(runs: list[Run]) -> None:
     a number: `v1 / fast`, `v2 / fast`; `sample / fast`, `sample / fast #2`."""
     labels = [r.label for r in runs]
     for run in runs:
-        if labels.count(run.label) > 1 and not run.corpus:
+        if labels.count(run.label) > 1 and not run.from_bench:
             stem = path_stem(run.path)
             run.label = f"{stem} / {run.strategy}" if run.strategy else stem
     seen: dict[str, int] = {}
@@ -198,7 +199,7 @@ def _quantiles(column: str, scale: float = 1.0) -> list[pl.Expr]:
 
 def _hardest(done: pl.DataFrame, by: list[str]) -> list[dict[str, Any]]:
     top = done.sort([*by, "row"], descending=[True] * len(by) + [False]).head(HARDEST)
-    id_col = pl.col("id") if "id" in done.columns else pl.lit(None).alias("id")
+    id_col = pl.col("id").cast(pl.String) if "id" in done.columns else pl.lit(None).alias("id")
     return top.select(
         "row",
         id_col,
@@ -207,6 +208,7 @@ def _hardest(done: pl.DataFrame, by: list[str]) -> list[dict[str, Any]]:
         "nodes",
         "guesses",
         (pl.col("solve_ns") / 1000).alias("time_us"),
+        "puzzle",
     ).to_dicts()
 
 
@@ -218,6 +220,7 @@ def run_figures(frame: pl.DataFrame) -> dict[str, Any]:
     n = done.height
     solved = pl.col("verdict").is_in(SOLVED_VERDICTS)
     no_guess = done.filter(solved & (pl.col("guesses") == 0)).height
+    one_node = done.filter(pl.col("nodes") == 1).height
     kernel_ns = int(done["solve_ns"].sum()) if n else 0
     stats = {}
     for metric, column, scale in (
@@ -245,6 +248,8 @@ def run_figures(frame: pl.DataFrame) -> dict[str, Any]:
         "searched": n,
         "no_guess": no_guess,
         "no_guess_pct": 100.0 * no_guess / n if n else None,
+        "one_node": one_node,
+        "one_node_pct": 100.0 * one_node / n if n else None,
         "kernel_s": kernel_ns / 1e9,
         "kernel_per_s": n / (kernel_ns / 1e9) if kernel_ns else None,
         "stats": stats,
@@ -252,95 +257,3 @@ def run_figures(frame: pl.DataFrame) -> dict[str, Any]:
         "hardest_by_nodes": _hardest(done, ["nodes", "solve_ns"]),
         "hardest_by_time": _hardest(done, ["solve_ns"]),
     }
-
-
-def _ratio_stats(ratio: pl.Expr, name: str) -> list[pl.Expr]:
-    return [
-        ratio.quantile(0.5, interpolation="nearest").alias(f"{name}_p50"),
-        ratio.log().mean().exp().alias(f"{name}_geomean"),
-        ratio.quantile(0.1, interpolation="nearest").alias(f"{name}_p10"),
-        ratio.quantile(0.9, interpolation="nearest").alias(f"{name}_p90"),
-        (100 * (ratio < 1).mean()).alias(f"{name}_less_pct"),
-    ]
-
-
-def compare(base: Run, other: Run) -> dict[str, Any]:
-    """Per-puzzle ratios of `other` over `base`, joined on row, over rows both searched."""
-    keep = [
-        "row",
-        "verdict",
-        "nodes",
-        "solve_ns",
-        *(["puzzle"] if "puzzle" in base.frame.columns and "puzzle" in other.frame.columns else []),
-    ]
-    joined = base.frame.select(keep).join(
-        other.frame.select(keep), on="row", how="inner", suffix="_other"
-    )
-    mismatched = None
-    if "puzzle" in keep:
-        mismatched = joined.filter(pl.col("puzzle").ne_missing(pl.col("puzzle_other"))).height
-    both = joined.filter(
-        ~pl.col("verdict").is_in(NOT_SEARCHED)
-        & ~pl.col("verdict_other").is_in(NOT_SEARCHED)
-        & (pl.col("solve_ns") > 0)
-        & (pl.col("solve_ns_other") > 0)
-        & (pl.col("nodes") > 0)
-        & (pl.col("nodes_other") > 0)
-    )
-    nodes = pl.col("nodes_other") / pl.col("nodes")
-    time = pl.col("solve_ns_other") / pl.col("solve_ns")
-    figures = both.select(*_ratio_stats(nodes, "nodes"), *_ratio_stats(time, "time")).row(
-        0, named=True
-    )
-    return {
-        "run": other.label,
-        "baseline": base.label,
-        "joined_rows": joined.height,
-        "compared_rows": both.height,
-        "puzzle_mismatches": mismatched,
-        "rows_only_in_one": base.frame.height + other.frame.height - 2 * joined.height,
-        **{
-            k: (None if v is None or (isinstance(v, float) and math.isnan(v)) else v)
-            for k, v in figures.items()
-        },
-    }
-
-
-def comparison_pairs(runs: list[Run]) -> list[tuple[Run, Run]]:
-    """(baseline, run) for every run after the first of its corpus."""
-    first: dict[str, Run] = {}
-    pairs = []
-    for run in runs:
-        if run.corpus in first:
-            pairs.append((first[run.corpus], run))
-        else:
-            first[run.corpus] = run
-    return pairs
-
-
-@dataclass
-class Report:
-    """The figures of one or more runs and their comparisons; text, JSON or HTML."""
-
-    runs: list[Run]
-    figures: list[dict[str, Any]]
-    comparisons: list[dict[str, Any]]
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "runs": [
-                {
-                    "label": r.label,
-                    "path": str(r.path),
-                    "corpus": r.corpus or None,
-                    "strategy": r.strategy,
-                    "metadata": r.meta,
-                    **f,
-                }
-                for r, f in zip(self.runs, self.figures, strict=True)
-            ],
-            "comparisons": self.comparisons,
-        }
-
-    def to_json(self) -> str:
-        return json.dumps(self.to_dict(), indent=2, default=str)

@@ -8,7 +8,8 @@ ratios with two decimals below 10.
 
 from typing import Any
 
-from pipeline.report.runs import Report
+from pipeline.report.compare import SAME_CORPUS
+from pipeline.report.model import Report
 
 NONE = "-"
 Table = tuple[list[str], list[list[str]]]
@@ -54,31 +55,65 @@ def clue_table(run: dict[str, Any], us: str = "us") -> Table:
 
 
 def hardest_table(run: dict[str, Any], key: str, us: str = "us") -> Table:
-    """The hardest puzzles (`key`: hardest_by_nodes or hardest_by_time)."""
-    headers = ["row", "id", "clues", "verdict", "nodes", "guesses", f"time {us}"]
+    """The hardest puzzles (`key`: hardest_by_nodes or hardest_by_time), the puzzle last."""
+    headers = ["row", "id", "clues", "verdict", "nodes", "guesses", f"time {us}", "puzzle"]
     rows = [
         [str(h["row"]), NONE if h["id"] is None else str(h["id"]), str(h["clues"]), h["verdict"],
-         count(h["nodes"]), count(h["guesses"]), decimal(h["time_us"])]
+         count(h["nodes"]), count(h["guesses"]), decimal(h["time_us"]), h["puzzle"] or NONE]
         for h in run[key]
     ]  # fmt: skip
     return headers, rows
 
 
-def side_by_side_table(runs: list[dict[str, Any]], us: str = "us") -> Table:
-    """One row per run: the figures to compare at a glance."""
-    headers = ["run", "rows", "solved", "rows/s", "kernel/s", f"{us} p50", f"{us} p99",
-               "nodes mean", "nodes p99", "guesses mean", "% no guess"]  # fmt: skip
+def _plural(n: int, word: str, plural: str | None = None) -> str:
+    return f"{count(n)} {word if n == 1 else plural or word + 's'}"
+
+
+KERNEL_RATE = "kernel, per core"
+
+
+def wall_label(meta: dict[str, Any]) -> str:
+    """What a run's recorded rows/s is: `wall, 2 workers, with start-up` for `solve`;
+    `wall, 1 worker, kernels loaded first, best of 3` for `bench`."""
+    workers = meta.get("workers")
+    on = _plural(workers, "worker") if isinstance(workers, int) else "workers not recorded"
+    if meta.get("command") == "bench":
+        best = f", best of {meta['repeats']}" if meta.get("repeats") else ""
+        return f"wall, {on}, kernels loaded first{best}"
+    return f"wall, {on}, with start-up"
+
+
+def side_by_side_table(data: dict[str, Any], us: str = "us") -> Table:
+    """One row per run: the figures to compare at a glance (with the corpus when there are
+    several: runs of different corpora are only ever side by side)."""
+    with_corpus = len(data["corpora"]) > 1
+    headers = ["run", *(["corpus"] if with_corpus else []), "rows", "solved",
+               "kernel/s", "wall rows/s", f"{us} p50", f"{us} p99", "nodes mean", "nodes p99",
+               "guesses mean", "% no guess"]  # fmt: skip
     rows = []
-    for run in runs:
+    for run in data["runs"]:
         s = run["stats"]
         rows.append(
-            [run["label"], count(run["rows"]), count(run["verdicts"].get("solved", 0)),
-             decimal(run["metadata"].get("rows_per_s"), 0), decimal(run["kernel_per_s"], 0),
+            [run["label"], *([run["corpus"]] if with_corpus else []), count(run["rows"]),
+             count(run["verdicts"].get("solved", 0)), decimal(run["kernel_per_s"], 0),
+             decimal(run["metadata"].get("rows_per_s"), 0),
              decimal(s["time_us"]["p50"]), decimal(s["time_us"]["p99"]),
              decimal(s["nodes"]["mean"]), count(s["nodes"]["p99"]),
              decimal(s["guesses"]["mean"]), decimal(run["no_guess_pct"])]
         )  # fmt: skip
     return headers, rows
+
+
+def rate_notes(data: dict[str, Any]) -> list[str]:
+    """What the two rates of the side-by-side table are, run by run where they differ."""
+    walls = sorted({wall_label(r["metadata"]) for r in data["runs"]})
+    return [
+        "kernel/s: searched rows over their summed kernel time (solve_ns), one core, nothing "
+        "else counted",
+        "wall rows/s: rows over the run's wall time as its file records it ("
+        + "; ".join(walls)
+        + ")",
+    ]
 
 
 # the cells of `ratio_table` that are ratios, and the comparison figure each shows
@@ -88,7 +123,7 @@ RATIO_COLUMNS = {3: "nodes_p50", 4: "nodes_geomean", 5: "nodes_p90", 7: "time_p5
 
 def ratio_table(comparisons: list[dict[str, Any]]) -> Table:
     """One row per compared run: its per-puzzle ratios over its baseline's."""
-    headers = ["run", "baseline", "rows", "nodes p50", "nodes geo", "nodes p90", "% fewer",
+    headers = ["run", "baseline", "puzzles", "nodes p50", "nodes geo", "nodes p90", "% fewer",
                "time p50", "time geo", "time p90", "% faster"]  # fmt: skip
     rows = [
         [c["run"], c["baseline"], count(c["compared_rows"]),
@@ -101,30 +136,68 @@ def ratio_table(comparisons: list[dict[str, Any]]) -> Table:
 
 
 def comparison_notes(comparisons: list[dict[str, Any]]) -> list[str]:
-    """Sentences about rows that do not pair up: another corpus, or rows missing on one side."""
+    """Sentences on how each pair was joined: the key, puzzles in one run only, repeated
+    puzzles, puzzles whose verdict differs."""
     notes = []
     for c in comparisons:
-        if c["puzzle_mismatches"]:
+        run, base = c["run"], c["baseline"]
+        notes.append(
+            f"{run} and {base}: joined by {KEY_SENTENCE[c['key']]}; "
+            f"{_plural(c['common'], 'puzzle')} in both, {count(c['compared_rows'])} searched "
+            f"by both"
+        )
+        if c["only_in_baseline"] or c["only_in_run"]:
             notes.append(
-                f"warning: {c['run']} and {c['baseline']} hold different puzzles in "
-                f"{count(c['puzzle_mismatches'])} rows: not the same corpus?"
+                f"note: {_plural(c['only_in_baseline'], 'puzzle')} only in {base}, "
+                f"{count(c['only_in_run'])} only in {run}: left out of the ratios"
             )
-        if c["rows_only_in_one"]:
+        for label, repeats in ((base, c["baseline_repeats"]), (run, c["run_repeats"])):
+            if repeats:
+                notes.append(
+                    f"note: {label} has {_plural(repeats, 'row')} repeating an earlier puzzle: "
+                    "each puzzle is compared once, at its first row"
+                )
+        if c["verdict_changes"]:
             notes.append(
-                f"note: {count(c['rows_only_in_one'])} rows are in only one of "
-                f"{c['run']} and {c['baseline']}"
+                f"note: {_plural(c['verdict_changes'], 'puzzle')} "
+                f"{'has' if c['verdict_changes'] == 1 else 'have'} another verdict in {run} "
+                f"than in {base}"
             )
     return notes
 
 
-def align(table: Table, indent: str = "  ") -> list[str]:
-    """Columns padded to their widest cell; the first left-aligned, the others right-aligned."""
+KEY_SENTENCE = {
+    "canonical": "canonical form (the `canonical` column of both files)",
+    "puzzle": "puzzle string (no `canonical` column in both files)",
+}
+
+
+def corpus_notes(data: dict[str, Any]) -> list[str]:
+    """Why runs are not compared per puzzle: for every corpus after the first, the puzzles
+    it shares with the closest other one."""
+    notes = []
+    for corpus in data["corpora"][1:]:
+        runs = ", ".join(corpus["runs"])
+        if corpus["apart_from"] is None:
+            continue
+        notes.append(
+            f"{runs} and {corpus['apart_from']} are different corpora: they share "
+            f"{_plural(corpus['common_with_it'], 'puzzle')} "
+            f"({decimal(corpus['common_pct'])}% of the smaller; one corpus takes "
+            f"{SAME_CORPUS:.0%}), so they are shown side by side without per-puzzle ratios"
+        )
+    return notes
+
+
+def align(table: Table, indent: str = "  ", left: int = 1) -> list[str]:
+    """Columns padded to their widest cell; the first `left` (names) left-aligned, the others
+    (figures) right-aligned."""
     headers, rows = table
     widths = [max(len(c) for c in col) for col in zip(headers, *rows, strict=True)]
 
     def line(cells: list[str]) -> str:
         parts = [
-            c.ljust(w) if i == 0 else c.rjust(w)
+            c.ljust(w) if i < left else c.rjust(w)
             for i, (c, w) in enumerate(zip(cells, widths, strict=True))
         ]
         return (indent + "  ".join(parts)).rstrip()
@@ -137,13 +210,18 @@ def _header(run: dict[str, Any]) -> list[str]:
     lines = [f"== {run['label']}  ({run['path']}) =="]
     source = f" from {meta['input']}" if meta.get("input") else ""
     lines.append(f"rows: {count(run['rows'])}{source}")
-    if meta.get("rows_per_s") is not None:
-        workers = meta.get("workers")
-        on = f" on {workers} worker{'s' if workers != 1 else ''}" if workers else ""
-        rate, wall = decimal(meta["rows_per_s"], 0), decimal(meta["wall_s"], 2)
+    if run["kernel_per_s"] is not None:
         lines.append(
-            f"throughput: {rate} rows/s, wall {wall} s{on} "
-            f"({meta.get('command') or 'run'} {meta.get('started_at') or ''})".rstrip()
+            f"kernel rate: {decimal(run['kernel_per_s'], 0)} puzzles/s ({KERNEL_RATE}: "
+            f"{count(run['searched'])} searched rows in {decimal(run['kernel_s'], 3)} s of "
+            "kernel time)"
+        )
+    if meta.get("rows_per_s") is not None:
+        rate, wall = decimal(meta["rows_per_s"], 0), decimal(meta.get("wall_s"), 2)
+        lines.append(
+            f"wall rate: {rate} rows/s ({wall_label(meta)}: wall {wall} s; "
+            f"{meta.get('command') or 'run'} {meta.get('started_at') or ''}".rstrip()
+            + ")"
         )
     if meta.get("strategy") is not None:
         options = [f"{k} {'none' if meta[k] is None else meta[k]}"
@@ -166,8 +244,7 @@ def _run_text(run: dict[str, Any]) -> list[str]:
     lines.append(f"verdicts: {verdicts or 'no rows'}")
     lines.append(
         f"searched: {count(run['searched'])} rows; solved without guessing: "
-        f"{count(run['no_guess'])} ({decimal(run['no_guess_pct'])}%); kernel time "
-        f"{decimal(run['kernel_s'], 3)} s, {decimal(run['kernel_per_s'], 0)} puzzles/s per core"
+        f"{count(run['no_guess'])} ({decimal(run['no_guess_pct'])}%)"
     )
     if not run["searched"]:
         return lines
@@ -178,6 +255,10 @@ def _run_text(run: dict[str, Any]) -> list[str]:
     return lines
 
 
+SIDE_BY_SIDE = "== side by side (time in us over searched rows) =="
+PER_PUZZLE = "== per puzzle: run / baseline, joined by puzzle (< 1: less than the baseline) =="
+
+
 def render_text(report: Report) -> str:
     """The terminal summary: each run, then the runs side by side, then the ratios."""
     data = report.to_dict()
@@ -185,10 +266,10 @@ def render_text(report: Report) -> str:
     for run in data["runs"]:
         lines += [*_run_text(run), ""]
     if len(data["runs"]) > 1:
-        lines += ["== side by side (time in us over searched rows; kernel/s per core) =="]
-        lines += [*align(side_by_side_table(data["runs"])), ""]
+        left = 2 if len(data["corpora"]) > 1 else 1
+        lines += [SIDE_BY_SIDE, *align(side_by_side_table(data), left=left)]
+        lines += [f"  {note}" for note in rate_notes(data) + corpus_notes(data)] + [""]
     if data["comparisons"]:
-        lines += ["== per puzzle, joined on row: run / baseline (< 1: less than the baseline) =="]
-        lines += align(ratio_table(data["comparisons"]))
+        lines += [PER_PUZZLE, *align(ratio_table(data["comparisons"]), left=2)]
         lines += [f"  {note}" for note in comparison_notes(data["comparisons"])] + [""]
     return "\n".join(lines).rstrip() + "\n"
