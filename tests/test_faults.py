@@ -246,10 +246,10 @@ def test_the_final_join_refuses_an_output_with_missing_rows(tmp_path):
 @linux_only
 def test_validate_stopped_by_sigterm_exits_130_and_leaves_nothing(tmp_path):
     corpus = tmp_path / "corpus.csv"
-    generate(3000, seed=2).write_csv(corpus)
-    argv = [*COMMAND, "validate", str(corpus), "--minimal", "--batch-size", "100", "-q"]
+    pl.concat([generate(1000, seed=2)] * 40).write_csv(corpus)  # --minimal: many seconds
+    argv = [*COMMAND, "validate", str(corpus), "--minimal", "--batch-size", "500", "-q"]
     run = subprocess.Popen(argv, stderr=subprocess.PIPE, text=True, cwd=tmp_path)
-    time.sleep(1.5)
+    time.sleep(2)
     run.send_signal(signal.SIGTERM)
     _, stderr = run.communicate(timeout=30)
 

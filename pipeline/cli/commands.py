@@ -11,6 +11,7 @@ from typing import Annotated, Any
 
 import typer
 
+from pipeline.cli import shell
 from pipeline.cli.shell import (
     AsJson,
     Command,
@@ -304,4 +305,6 @@ def bench(
 
 
 def main() -> None:
+    """The `sudoku-pipeline` program."""
+    shell.AS_PROGRAM = True
     app()

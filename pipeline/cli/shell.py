@@ -11,6 +11,7 @@ import errno
 import inspect
 import os
 import sys
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from enum import StrEnum
@@ -21,14 +22,25 @@ import typer
 from typer.core import TyperCommand
 
 from pipeline.errors import PipelineError
-from pipeline.jobs.executors import EXECUTORS
+from pipeline.jobs.executors import EXECUTORS, WORKER_THREAD
 
+AS_PROGRAM = False  # set by `main()`: the process is the command (not a test's CliRunner)
 EXIT_BROKEN_PIPE = 141  # what a shell reports for a program that met a closed pipe (SIGPIPE)
 
 
 def fail(message: str, code: int = 2) -> NoReturn:
-    """End the command: `error: message` on stderr, exit `code`."""
+    """End the command: `error: message` on stderr, exit `code`.
+
+    A job stopped mid-batch (Ctrl-C, a lost cluster) may leave a worker thread inside a kernel
+    or inside pyarrow: the process then ends at once instead of letting the interpreter shut
+    down under it (CPython ends such daemon threads in a way C++ code can turn into an abort).
+    """
     typer.echo(f"error: {message}", err=True)
+    busy = any(t.name.startswith(WORKER_THREAD) and t.is_alive() for t in threading.enumerate())
+    if busy and AS_PROGRAM:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
     raise typer.Exit(code)
 
 

@@ -40,6 +40,7 @@ from pipeline.errors import ExecutorLost, InputError
 
 EXECUTORS = ("local", "processes", "dask")
 WORKER_ENV = {"POLARS_MAX_THREADS": "1", "OMP_NUM_THREADS": "1"}
+WORKER_THREAD = "sudoku-worker-"  # the name of ThreadExecutor's threads
 
 
 class Executor(Protocol):
@@ -129,7 +130,7 @@ class ThreadExecutor:
             self._warm()
         for i in range(self.workers):
             # daemon threads: an interrupted run exits without waiting for a batch to end
-            thread = threading.Thread(target=self._work, name=f"worker-{i}", daemon=True)
+            thread = threading.Thread(target=self._work, name=f"{WORKER_THREAD}{i}", daemon=True)
             thread.start()
             self._threads.append(thread)
 

@@ -168,19 +168,20 @@ def _run(job: Job, search: SolveOptions, resume: bool) -> RunSummary:
             progress = Progress()
     counts = Counter(progress.counts)
     done = read = progress.rows
+
+    def counted() -> Iterator[tuple]:
+        nonlocal read
+        for task in _tasks(job, progress.source, progress.next_row, done):
+            read += task[3].num_rows
+            yield task
+
+    stream = counted()
+    results = pool.map_ordered(solve_part, stream, search, job.target.format)
     bar = None
     try:
         with sigterm_as_interrupt():
             bar = job.progress_bar(initial=done)
-            tasks = _tasks(job, progress.source, progress.next_row, done)
-
-            def counted() -> Iterator[tuple]:
-                nonlocal read
-                for task in tasks:
-                    read += task[3].num_rows
-                    yield task
-
-            for part in pool.map_ordered(solve_part, counted(), search, job.target.format):
+            for part in results:
                 sink.add(part)
                 counts.update(part.counts)
                 done += part.rows
@@ -210,6 +211,9 @@ def _run(job: Job, search: SolveOptions, resume: bool) -> RunSummary:
     finally:
         if bar is not None:
             bar.close()
+        # close the readers now (pyarrow's read-ahead threads), not at interpreter exit
+        results.close()
+        stream.close()
     if isinstance(sink, Checkpoint):
         sink.remove()
     return RunSummary(
