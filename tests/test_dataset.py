@@ -484,3 +484,106 @@ def test_garbage_lines_after_the_head_are_rows(tmp_path, capfd):
     assert len(data["row"]) == 20_002
     assert data["puzzle"][-1] == P2
     assert capfd.readouterr().err == ""
+
+
+# --- ids keep their type; the other columns pass through (issue 12) --------------------------
+
+
+def test_integer_ids_from_text_are_integers(tmp_path):
+    ds = open_dataset(write(tmp_path / "x.csv", f"id,puzzle\n1,{P1}\n-20,{P2}\n0,{P1}\n"))
+    assert ds.schema.field("id").type == pa.int64()
+    assert read_all(ds)["id"] == [1, -20, 0]
+
+
+@pytest.mark.parametrize("value", ["007", "+7", "7.0", "12345678901234567890", " 7"])
+def test_ids_that_are_not_plain_integers_stay_text(tmp_path, value):
+    ds = open_dataset(write(tmp_path / "x.csv", f'id,puzzle\n1,{P1}\n"{value}",{P2}\n'))
+    assert read_all(ds)["id"] == ["1", value]
+
+
+def test_a_later_id_that_is_no_integer_becomes_null_and_its_row_stays(tmp_path):
+    ids = [str(i) for i in range(3000)]
+    ids[2000], ids[2500] = "x2000", "02500"  # past the 1,000 sampled rows
+    text = "id,puzzle\n" + "".join(f"{i},{P1}\n" for i in ids)
+    ds = open_dataset(write(tmp_path / "x.csv", text), batch_size=700)
+    data = read_all(ds)
+    assert len(data["row"]) == 3000
+    assert data["id"][1999:2002] == [1999, None, 2001]
+    assert data["id"][2500] is None
+    assert data["puzzle"][2000] == P1
+
+
+def test_other_columns_pass_through_renamed_on_a_clash(tmp_path):
+    text = f"id,puzzle,clues,source,solution,difficulty\nk,{P1},24,forum,{S1},0.5\nm,{P2},,,,\n"
+    ds = open_dataset(write(tmp_path / "x.csv", text))
+    assert ds.extra_columns == {
+        "clues": "input_clues", "source": "source", "difficulty": "difficulty",
+    }  # fmt: skip
+    assert ds.renamed == {"clues": "input_clues"}
+    assert ds.extra_schema == pa.schema(
+        [("input_clues", pa.string()), ("source", pa.string()), ("difficulty", pa.string())]
+    )
+    assert ds.schema.names == [
+        "row", "id", "puzzle", "solution", "input_clues", "source", "difficulty",
+    ]  # fmt: skip
+    data = read_all(ds)
+    assert data["input_clues"] == ["24", None]
+    assert data["source"] == ["forum", None]
+    assert data["difficulty"] == ["0.5", None]
+    assert open_dataset(ds.path, passthrough=False).schema.names == [
+        "row", "id", "puzzle", "solution",
+    ]  # fmt: skip
+
+
+def test_renamed_columns_never_clash_with_each_other(tmp_path):
+    text = f"puzzle,clues,input_clues,row\n{P1},1,2,3\n"
+    ds = open_dataset(write(tmp_path / "x.csv", text))
+    assert ds.extra_columns == {"clues": "input_clues_2", "input_clues": "input_clues",
+                                "row": "input_row"}  # fmt: skip
+    assert read_all(ds)["input_clues_2"] == ["1"]
+
+
+def test_parquet_columns_pass_through_with_their_type(tmp_path):
+    table = pa.table(
+        {
+            "puzzle": [P1, P2],
+            "difficulty": pa.array([1.5, None], pa.float64()),
+            "source": pa.array(["a", "b"]).dictionary_encode(),
+            "verdict": pa.array([True, False]),
+        }
+    )
+    ds = open_dataset(write_parquet(tmp_path / "x.parquet", table))
+    assert ds.extra_schema == pa.schema(
+        [("difficulty", pa.float64()), ("source", pa.string()), ("input_verdict", pa.bool_())]
+    )
+    data = read_all(ds)
+    assert data["difficulty"] == [1.5, None]
+    assert data["source"] == ["a", "b"]
+    assert data["input_verdict"] == [True, False]
+
+
+def test_format_can_be_forced(tmp_path):
+    path = write(tmp_path / "puzzles.dat", f"{P1}\n" * 10 + "# not a comment in CSV\n")
+    with pytest.raises(InputError, match="unknown format"):
+        open_dataset(path)
+    assert read_all(open_dataset(path, format="txt"))["puzzle"] == [P1] * 10
+    assert read_all(open_dataset(path, format="csv"))["puzzle"][-1] == "# not a comment in CSV"
+    gz = write(tmp_path / "puzzles.dat.gz", f"{P1}\n", "gzip")
+    assert open_dataset(gz, format="tsv").compression == "gzip"
+    with pytest.raises(InputError, match="unknown format 'json'; expected one of csv, tsv"):
+        open_dataset(path, format="json")
+
+
+def test_a_parquet_string_cell_not_utf8_stays_a_row(tmp_path):
+    # Parquet does not check that a string column holds UTF-8; the reader does, cell by cell.
+    cells = pa.array([P1.encode(), b"\xff" + P2[1:].encode()], pa.binary()).view(pa.string())
+    table = pa.table({"puzzle": cells, "note": cells})
+    data = read_all(open_dataset(write_parquet(tmp_path / "x.parquet", table)))
+    assert data["puzzle"] == data["note"] == [P1, "\ufffd" + P2[1:]]
+
+
+def test_a_parquet_column_name_not_utf8_is_one_error(tmp_path):
+    path = write_parquet(tmp_path / "x.parquet", pa.table({"puzzle": [P1], "difficulty": [1]}))
+    path.write_bytes(path.read_bytes().replace(b"difficulty", b"\xffifficulty"))
+    with pytest.raises(InputError, match=r"x\.parquet: not a Parquet file"):
+        open_dataset(path)

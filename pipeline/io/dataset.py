@@ -67,6 +67,7 @@ from pipeline.io.formats import (
     rechunk,
     skip_rows,
     unique_names,
+    valid_text,
 )
 from pipeline.io.stdin import NAME as STDIN_NAME
 from pipeline.io.stdin import STDIN, open_stdin
@@ -155,8 +156,7 @@ class Dataset:
                 self._rows_read[0] = row
                 yield pa.RecordBatch.from_arrays([rows, *batch.columns], schema=self.schema)
         except (OSError, pa.ArrowException) as e:
-            message = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-            raise InputError(f"{self._name}: read failed ({message})") from None
+            raise InputError(f"{self._name}: read failed ({_first_line(e)})") from None
 
     def estimated_rows(self) -> int | None:
         """The number of rows, when known (`num_rows`), else an estimate for a progress bar's
@@ -184,17 +184,26 @@ class Dataset:
 
     def _normalize(self, batch: pa.RecordBatch, names: list[str]) -> pa.RecordBatch:
         """Rename to id/puzzle/solution/extras; puzzle and solution plain strings, the id of
-        its type, extras with dictionaries decoded."""
+        its type, extras with dictionaries decoded; text from Parquet made valid UTF-8."""
+        parquet = isinstance(self._reader, ParquetReader)
         arrays = []
         for name, array in zip(names, batch.columns, strict=True):
             if name in ("puzzle", "solution"):
                 array = as_text(array)
-            elif name == "id":
-                array = _as_ids(array, self._id_type)
-            elif pa.types.is_dictionary(array.type):
-                array = array.dictionary_decode()
+            else:
+                if pa.types.is_dictionary(array.type):
+                    array = array.dictionary_decode()
+                if parquet:  # Parquet does not check that its strings are UTF-8
+                    array = valid_text(array)
+                if name == "id":
+                    array = _as_ids(array, self._id_type)
             arrays.append(array)
         return pa.RecordBatch.from_arrays(arrays, names=names)
+
+
+def _first_line(error: BaseException) -> str:
+    text = str(error).strip() or type(error).__name__
+    return text.splitlines()[0]
 
 
 def _as_ids(array: pa.Array, id_type: pa.DataType) -> pa.Array:
@@ -290,9 +299,13 @@ def _open_parquet(
     first = None
     if texts:
         head = reader.batches(texts, SAMPLE_ROWS)
-        first = next(head, None)
-        head.close()  # release pyarrow's reader (and its threads) now, not at exit
-    sample = {n: first.column(n).to_pylist() if first else [] for n in texts}
+        try:
+            first = next(head, None)
+        except (OSError, pa.ArrowException) as e:  # a damaged file
+            raise InputError(f"{name}: read failed ({_first_line(e)})") from None
+        finally:
+            head.close()  # release pyarrow's reader (and its threads) now, not at exit
+    sample = {n: as_text(first.column(n)).to_pylist() if first else [] for n in texts}
     cols = _pick_columns(name, schema.names, sample, *overrides, has_rows=num_rows > 0)
     for column in (cols["puzzle_column"], cols["solution_column"]):
         if column is not None and column not in texts:

@@ -189,10 +189,13 @@ def as_text(values: pa.Array) -> pa.Array:
     """Any text-like cells as UTF-8 strings. A binary cell that is not UTF-8 is decoded with
     U+FFFD for the bad bytes, so its row stays (and parsing says which character is wrong),
     never the run."""
-    if pa.types.is_dictionary(values.type):
+    t = pa.types
+    if t.is_dictionary(values.type):
         values = values.dictionary_decode()
-    if pa.types.is_fixed_size_binary(values.type) or pa.types.is_binary_view(values.type):
+    if t.is_fixed_size_binary(values.type) or t.is_binary_view(values.type):
         values = values.cast(pa.binary())
+    if t.is_string(values.type) or t.is_large_string(values.type) or t.is_string_view(values.type):
+        return valid_text(values).cast(pa.string())
     try:
         return values.cast(pa.string())
     except pa.ArrowInvalid:  # rare: only the batches holding such a cell take this loop
@@ -201,6 +204,24 @@ def as_text(values: pa.Array) -> pa.Array:
             [None if c is None else c.decode("utf-8", errors="replace") for c in cells],
             pa.string(),
         )
+
+
+def valid_text(values: pa.Array) -> pa.Array:
+    """A string column (Parquet does not check its strings) with each cell that is not UTF-8
+    decoded with U+FFFD for its bad bytes; other columns as they are."""
+    t = pa.types
+    kind = values.type
+    if not (t.is_string(kind) or t.is_large_string(kind) or t.is_string_view(kind)):
+        return values
+    try:
+        values.validate(full=True)
+        return values
+    except pa.ArrowInvalid:  # rare: only the batches holding such a cell take this loop
+        raw = values.cast(pa.string()) if t.is_string_view(kind) else values
+        binary = pa.large_binary() if t.is_large_string(raw.type) else pa.binary()
+        cells = raw.view(binary).to_pylist()
+        fixed = [None if c is None else c.decode("utf-8", errors="replace") for c in cells]
+        return pa.array(fixed, kind)
 
 
 class DelimitedReader:
@@ -256,7 +277,7 @@ class ParquetReader:
         self._copy = None if isinstance(source, str) else source  # kept open while we read
         try:
             self.file = pq.ParquetFile(source, buffer_size=1 << 20, pre_buffer=False)
-        except (OSError, pa.ArrowException) as e:
+        except (OSError, pa.ArrowException, UnicodeDecodeError) as e:  # a name not UTF-8
             raise InputError(f"{name}: not a Parquet file ({_first_line(e)})") from None
 
     @classmethod

@@ -19,7 +19,8 @@ from pipeline.solver import KernelResults, codes
 VERDICT_TYPE = pa.dictionary(pa.int8(), pa.string())
 COLUMNS: dict[str, str] = {
     "row": "0-based position in the input",
-    "id": "the input's id column, when it has one (its type kept)",
+    "id": "the input's id column, when it has one: its type kept (from CSV/TSV, int64 when "
+    "every id is a plain integer, else string)",
     "puzzle": "the puzzle as read: 81 chars with `.` blanks when parseable, else the raw text",
     "verdict": "`solved` (exactly one solution), `multiple`, `unsolvable`, `invalid` (givens "
     "clash), `malformed`, `limit` (node budget spent), `found` (a solution; uniqueness not "
