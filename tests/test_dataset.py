@@ -587,3 +587,10 @@ def test_a_parquet_column_name_not_utf8_is_one_error(tmp_path):
     path.write_bytes(path.read_bytes().replace(b"difficulty", b"\xffifficulty"))
     with pytest.raises(InputError, match=r"x\.parquet: not a Parquet file"):
         open_dataset(path)
+
+
+def test_a_jobs_own_columns_can_be_reserved_too(tmp_path):
+    # a job reading several inputs adds `source`: an input's own `source` steps aside
+    path = write(tmp_path / "x.csv", f"puzzle,source\n{P1},forum\n")
+    assert open_dataset(path).extra_columns == {"source": "source"}
+    assert open_dataset(path, reserved=["source"]).renamed == {"source": "input_source"}

@@ -8,6 +8,7 @@ content second; overrides (`--column`, ...) win. When in doubt: no header, so no
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 import pyarrow as pa
 
@@ -101,14 +102,18 @@ def id_type_of(values: list) -> pa.DataType:
     return pa.string()
 
 
-def passthrough_names(names: list[str], used: list[str]) -> dict[str, str]:
+def passthrough_names(
+    names: list[str], used: list[str], reserved: Iterable[str] = ()
+) -> dict[str, str]:
     """The columns not in `used`, in input order, each mapped to its name in the results: its
-    own, or `input_<name>` (then `input_<name>_2`, ...) when that is a result column's."""
+    own, or `input_<name>` (then `input_<name>_2`, ...) when that is a result column's or one
+    of `reserved` (a job's own columns: `source` when it reads several inputs)."""
+    clashes = set(RESERVED_NAMES) | set(reserved)
     rest = [n for n in names if n not in used]
-    taken = set(RESERVED_NAMES) | {n for n in rest if n not in RESERVED_NAMES}
+    taken = clashes | {n for n in rest if n not in clashes}
     out = {}
     for n in rest:
-        if n in RESERVED_NAMES:
+        if n in clashes:
             new, k = RENAME_PREFIX + n, 2
             while new in taken:
                 new, k = f"{RENAME_PREFIX}{n}_{k}", k + 1

@@ -28,7 +28,7 @@ Choices worth knowing:
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
@@ -230,6 +230,7 @@ def open_dataset(
     batch_size: int = 100_000,
     format: str | None = None,
     passthrough: bool = True,
+    reserved: Iterable[str] = (),
 ) -> Dataset:
     """Open `path` (`-`: standard input) for streaming: detect format, compression, header and
     the columns to read.
@@ -238,12 +239,14 @@ def open_dataset(
     `column_0`, `column_1`, ...; a `.txt` file has the single column `puzzle`). `separator` and
     `has_header` apply to CSV/TSV only. `format` (`csv`, `tsv`, `txt`, `parquet`) overrides
     the one the name (or for `-`, the content) says. `passthrough`: carry the other columns
-    into the batches. Raises `InputError` with a one-line message.
+    into the batches, renamed `input_<name>` when a result column or one of `reserved` (a job's
+    own columns) has their name. Raises `InputError` with a one-line message.
     """
     if batch_size < 1:
         raise InputError(f"batch_size must be >= 1, not {batch_size}")
     forced = check_format(format)
     options = dict(overrides=(column, solution_column, id_column), passthrough=passthrough)
+    options["reserved"] = tuple(reserved)
     if str(path) == STDIN:
         stdin = open_stdin(forced)
         fmt, source, name = stdin.format, stdin.source, STDIN_NAME
@@ -290,7 +293,7 @@ def _check_options(name: str, fmt: str, separator: str | None, has_header: bool 
 
 
 def _open_parquet(
-    reader: ParquetReader, common: dict, *, overrides: tuple, passthrough: bool
+    reader: ParquetReader, common: dict, *, overrides: tuple, passthrough: bool, reserved: tuple
 ) -> Dataset:
     """`open_dataset` for Parquet: the schema names the columns, the footer counts the rows."""
     name = reader.name
@@ -315,7 +318,7 @@ def _open_parquet(
     id_type = schema.field(cols["id_column"]).type if cols["id_column"] else pa.string()
     if pa.types.is_dictionary(id_type):
         id_type = id_type.value_type
-    extra = passthrough_names(schema.names, list(cols.values())) if passthrough else {}
+    extra = passthrough_names(schema.names, list(cols.values()), reserved) if passthrough else {}
     types = [_plain(schema.field(n).type) for n in extra]
     return Dataset(
         **common,
@@ -344,6 +347,7 @@ def _open_delimited(
     *,
     overrides: tuple,
     passthrough: bool,
+    reserved: tuple,
 ) -> Dataset:
     """`open_dataset` for CSV/TSV: sniff the header and the columns from the first rows."""
     delimiter = separator_of(name, separator, common["format"])
@@ -372,7 +376,7 @@ def _open_delimited(
     }
     cols = _pick_columns(name, names, sample, *overrides, headerless=not header)
     id_type = id_type_of(sample[cols["id_column"]]) if cols["id_column"] else pa.string()
-    extra = passthrough_names(names, list(cols.values())) if passthrough else {}
+    extra = passthrough_names(names, list(cols.values()), reserved) if passthrough else {}
     empty = at_eof and not rows
     reader = DelimitedReader(source, delimiter=delimiter, names=names, header=header)
     return Dataset(
