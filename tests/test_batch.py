@@ -8,8 +8,11 @@ import pyarrow as pa
 import pytest
 
 from pipeline import solve_batch
+from pipeline.grid import parse_puzzles
+from pipeline.io.columns import RESERVED_NAMES
 from pipeline.jobs.batch import SolveOptions, solve_record_batch
-from pipeline.jobs.results import empty_results, result_schema
+from pipeline.jobs.results import COLUMNS, build_results, empty_results, result_schema
+from pipeline.solver import solve_grids
 
 SEED = "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79"
 SOLUTION = "534678912672195348198342567859761423426853791713924856961537284287419635345286179"
@@ -140,3 +143,34 @@ def test_every_kind_of_column_gives_the_same_result(puzzles):
     assert df.select("row", "puzzle", "verdict", "solution").rows() == [
         (0, SEED, "solved", SOLUTION)
     ]
+
+
+def test_the_inputs_other_columns_pass_through_after_the_schemas_own():
+    batch = pa.RecordBatch.from_pydict(
+        {
+            "row": pa.array([0, 1], pa.int64()),
+            "id": pa.array([7, 8], pa.int64()),
+            "puzzle": [SEED, "bad"],
+            "source": ["forum", None],
+            "difficulty": pa.array([0.5, 2.0], pa.float64()),
+        }
+    )
+    table = solve_record_batch(batch, SolveOptions())
+    extra = pa.schema([("source", pa.string()), ("difficulty", pa.float64())])
+    assert table.schema == result_schema(pa.int64(), extra)
+    assert table.column_names[-2:] == ["source", "difficulty"]
+    assert table.column("source").to_pylist() == ["forum", None]
+    assert table.column("difficulty").to_pylist() == [0.5, 2.0]
+    assert table.column("verdict").to_pylist() == ["solved", "malformed"]
+    assert empty_results(pa.int64(), extra).schema == table.schema
+
+
+def test_reading_renames_exactly_the_result_columns():
+    # pipeline.io cannot import the result schema (layers point down): it keeps a copy of the
+    # names, so that a passed-through `clues` becomes `input_clues`; the two must agree.
+    assert RESERVED_NAMES == set(COLUMNS) == set(result_schema(pa.string()).names)
+    with pytest.raises(ValueError, match="clash"):
+        build_results(
+            pa.array([0], pa.int64()), pa.array([SEED]), parse_puzzles([SEED]),
+            solve_grids(parse_puzzles([SEED]).grids), extra={"clues": pa.array(["x"])},
+        )  # fmt: skip

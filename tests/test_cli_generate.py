@@ -115,4 +115,4 @@ def test_generate_then_solve_as_real_commands(tmp_path):
     result = pl.read_parquet(tmp_path / "corpus.solved.parquet")
     assert result.height == 40
     assert (result["verdict"] == "solved").all() and result["expected_ok"].all()
-    assert result["id"].to_list() == [str(i) for i in range(40)]
+    assert result["id"].to_list() == list(range(40))  # integer ids stay integers

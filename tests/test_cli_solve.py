@@ -107,10 +107,13 @@ def check_corpus_results(out: Path, kind: str) -> None:
         assert got["expected_ok"].null_count() == CORPUS.height
     else:
         assert got["expected_ok"].to_list() == [True] * CORPUS.height
-    if kind in ("csv", "tsv"):  # ids pass through as read: text from text files
-        assert got["id"].to_list() == [str(i) for i in CORPUS["id"]]
-    elif kind == "parquet":  # ... and with their type from Parquet
+    if kind in ("csv", "tsv", "parquet"):  # ids pass through with their type: integers here
         assert got["id"].to_list() == CORPUS["id"].to_list()
+        # so does the input's `clues`, renamed: text from text files, typed from Parquet
+        clues = CORPUS["clues"].to_list()
+        assert got["input_clues"].to_list() == (
+            clues if kind == "parquet" else list(map(str, clues))
+        )
     else:
         assert "id" not in got.columns
     assert got["error"].null_count() == CORPUS.height
@@ -475,8 +478,9 @@ def test_an_empty_input_gives_an_empty_parquet_with_the_full_schema(tmp_path, na
     assert json.loads(result.stdout)["rows"] == 0
     table = pq.read_table(out)
     id_type = {"header-only.csv": pa.string(), "empty.parquet": pa.int64()}.get(name)
+    extra = pa.schema([("input_clues", pa.int8())] if name == "empty.parquet" else [])
     assert table.num_rows == 0
-    assert table.schema.remove_metadata() == result_schema(id_type)
+    assert table.schema.remove_metadata() == result_schema(id_type, extra)
     assert frame_of(out).height == 0
 
 
@@ -518,14 +522,16 @@ def test_output_is_written_atomically_with_nothing_left_beside_it(solved_sample)
 def test_output_opens_in_polars_and_pyarrow_with_the_schema(solved_sample):
     _, out, *_ = solved_sample
     table = pq.read_table(out)
-    assert table.schema.remove_metadata() == result_schema(pa.string())
+    passed_through = pa.schema([("input_clues", pa.string())])  # the input's own `clues`
+    assert table.schema.remove_metadata() == result_schema(pa.int64(), passed_through)
     assert table.schema.field("verdict").type == pa.dictionary(pa.int8(), pa.string())
     frame = pl.read_parquet(out)
     assert dict(frame.schema) == (
         {
-            "row": pl.Int64, "id": pl.String, "puzzle": pl.String, "verdict": pl.Categorical,
+            "row": pl.Int64, "id": pl.Int64, "puzzle": pl.String, "verdict": pl.Categorical,
             "solution": pl.String, "clues": pl.Int8, "nodes": pl.Int64, "guesses": pl.Int64,
             "solve_ns": pl.Int64, "expected_ok": pl.Boolean, "error": pl.String,
+            "input_clues": pl.String,
         }
     )  # fmt: skip
     assert frame.height == CORPUS.height
@@ -593,7 +599,7 @@ def test_two_workers_keep_input_order(tmp_path):
     assert json.loads(result.stdout)["workers"] == 2
     got = frame_of(out)
     assert got["row"].to_list() == list(range(150))
-    assert got["id"].to_list() == [str(i) for i in range(150)]
+    assert got["id"].to_list() == list(range(150))
     assert got["solution"].to_list() == puzzles["solution"].to_list()
 
 

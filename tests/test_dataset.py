@@ -2,6 +2,7 @@
 
 import gzip
 import os
+import random
 from pathlib import Path
 
 import pyarrow as pa
@@ -11,6 +12,7 @@ import zstandard
 
 from pipeline.errors import InputError
 from pipeline.io.dataset import PUZZLE_NAMES, Dataset, open_dataset
+from pipeline.io.lines import MAX_LINE_BYTES
 
 SHARED = Path(__file__).parents[1] / ".." / "shared" / "data"
 
@@ -106,7 +108,7 @@ def test_tsv_and_tab_suffix(tmp_path):
     for name in ("x.tsv", "x.tab"):
         ds = open_dataset(write(tmp_path / name, f"id\tquizzes\n7\t{P1}\n"))
         assert ds.format == "tsv"
-        assert read_all(ds) == {"row": [0], "id": ["7"], "puzzle": [P1]}
+        assert read_all(ds) == {"row": [0], "id": [7], "puzzle": [P1]}
 
 
 def test_separator_override(tmp_path):
@@ -129,7 +131,7 @@ def test_puzzle_column_found_by_name(tmp_path, name):
 def test_solution_and_id_found_by_name(tmp_path, name):
     ds = open_dataset(write(tmp_path / "x.csv", f"ID,puzzle,{name}\n1,{P1},{S1}\n"))
     assert (ds.puzzle_column, ds.solution_column, ds.id_column) == ("puzzle", name, "ID")
-    assert read_all(ds) == {"row": [0], "id": ["1"], "puzzle": [P1], "solution": [S1]}
+    assert read_all(ds) == {"row": [0], "id": [1], "puzzle": [P1], "solution": [S1]}
 
 
 def test_columns_found_by_content_without_header(tmp_path):
@@ -151,7 +153,9 @@ def test_overrides(tmp_path):
     path = write(tmp_path / "x.csv", f"key,a,b,puzzle\nk1,{P1},{S1},junk\n")
     ds = open_dataset(path, column="a", solution_column="B", id_column="key")
     assert (ds.puzzle_column, ds.solution_column, ds.id_column) == ("a", "b", "key")
-    assert read_all(ds) == {"row": [0], "id": ["k1"], "puzzle": [P1], "solution": [S1]}
+    assert read_all(ds) == {
+        "row": [0], "id": ["k1"], "puzzle": [P1], "solution": [S1], "input_puzzle": ["junk"],
+    }  # fmt: skip
 
 
 def test_missing_column_lists_the_columns(tmp_path):
@@ -404,3 +408,189 @@ def test_row_estimate_for_a_progress_bar(tmp_path, compression):
     else:  # the share of the compressed bytes read so far
         assert all(e is None or e >= 5_000 for e in estimates)
         assert any(e is not None for e in estimates)
+
+
+# --- a bad row never stops a run and never loses a row (issue 10) ----------------------------
+
+
+def test_a_row_not_utf8_with_an_extra_field_stays_a_row(tmp_path):
+    bad = b"\xe9" + f"{P2},{S2},extra\n".encode()  # not UTF-8, and one field too many
+    text = f"puzzle,solution\n{P1},{S1}\n".encode() + bad + f"{P1},{S1}\n".encode()
+    data = read_all(open_dataset(write(tmp_path / "x.csv", text)))
+    assert data["puzzle"] == [P1, "\ufffd" + P2, P1]
+    assert data["solution"] == [S1, S2, S1]
+
+
+def test_a_parquet_binary_cell_not_utf8_stays_a_row(tmp_path):
+    cells = [P1.encode(), b"\xff" + P2[1:].encode(), P2.encode()]
+    path = write_parquet(tmp_path / "x.parquet", pa.table({"puzzle": pa.array(cells, pa.binary())}))
+    assert read_all(open_dataset(path))["puzzle"] == [P1, "\ufffd" + P2[1:], P2]
+
+
+@pytest.mark.parametrize("at", [3, 10_000])  # in the sniffed head, and well after it
+def test_a_line_over_a_mib_is_one_row_cut_at_a_mib(tmp_path, at):
+    lines = [f"{P1},{S1}"] * at + ["x" * (3 << 20), f"{P2},{S2}"]
+    data = read_all(open_dataset(write(tmp_path / "x.csv", "\n".join(lines) + "\n")))
+    assert len(data["row"]) == at + 2
+    assert data["puzzle"][at] == "x" * MAX_LINE_BYTES
+    assert (data["puzzle"][at + 1], data["solution"][at + 1]) == (P2, S2)
+    assert data["puzzle"][:at] == [P1] * at
+
+
+@pytest.mark.parametrize("at", [1, 3, 10_000])
+def test_an_unbalanced_quote_runs_to_the_end_of_its_line_only(tmp_path, at):
+    lines = ["puzzle,solution", *[f"{P1},{S1}"] * at, f'"{P2},{S2}', *[f"{P1},{S1}"] * 10_000]
+    data = read_all(open_dataset(write(tmp_path / "x.csv", "\n".join(lines) + "\n")))
+    assert len(data["row"]) == at + 10_001
+    assert (data["puzzle"][at], data["solution"][at]) == (f"{P2},{S2}", None)
+    assert data["puzzle"][at + 1 :] == [P1] * 10_000
+
+
+def test_quoted_fields_follow_the_csv_rules_within_a_line(tmp_path):
+    text = f'"id","puzzle"\n"a ""1""","{P1}"\n"b,2",{P2}\nc,"{P1}\n'
+    data = read_all(open_dataset(write(tmp_path / "x.csv", text)))
+    assert data == {"row": [0, 1, 2], "id": ['a "1"', "b,2", "c"], "puzzle": [P1, P2, P1]}
+
+
+def test_headerless_integer_puzzles_are_still_the_puzzle_column(tmp_path):
+    # A spreadsheet stored the puzzles as numbers: leading zeros lost (P1 -> 79 digits).
+    text = "".join(f"{int(p)},{s}\n" for p, s in [(P1, S1), (P2, S2)] * 5)
+    ds = open_dataset(write(tmp_path / "x.csv", text))
+    assert (ds.puzzle_column, ds.solution_column) == ("column_0", "column_1")
+    assert read_all(ds)["puzzle"][:2] == [str(int(P1)), str(int(P2))]
+
+
+def test_solutions_first_without_header(tmp_path):
+    text = "".join(f"{s},{p}\n" for p, s in [(P1, S1), (P2, S2)])
+    ds = open_dataset(write(tmp_path / "x.csv", text))
+    assert (ds.puzzle_column, ds.solution_column) == ("column_1", "column_0")
+
+
+def test_binary_garbage_named_txt_is_one_error_without_a_traceback(tmp_path, capfd):
+    rnd = random.Random(1)
+    garbage = bytes(rnd.randrange(1, 256) for _ in range(5000))  # no NUL byte
+    with pytest.raises(InputError, match=r"g\.txt: not a text file"):
+        open_dataset(write(tmp_path / "g.txt", garbage))
+    assert capfd.readouterr().err == ""
+
+
+def test_garbage_lines_after_the_head_are_rows(tmp_path, capfd):
+    rnd = random.Random(2)
+    garbage = (
+        bytes(rnd.randrange(1, 256) for _ in range(300)).replace(b"\n", b"").replace(b"\r", b"")
+    )
+    text = f"{P1}\n".encode() * 20_000 + b"\x1f" + garbage + b"\x1f\n" + f"{P2}\n".encode()
+    data = read_all(open_dataset(write(tmp_path / "x.txt", text)))
+    assert len(data["row"]) == 20_002
+    assert data["puzzle"][-1] == P2
+    assert capfd.readouterr().err == ""
+
+
+# --- ids keep their type; the other columns pass through (issue 12) --------------------------
+
+
+def test_integer_ids_from_text_are_integers(tmp_path):
+    ds = open_dataset(write(tmp_path / "x.csv", f"id,puzzle\n1,{P1}\n-20,{P2}\n0,{P1}\n"))
+    assert ds.schema.field("id").type == pa.int64()
+    assert read_all(ds)["id"] == [1, -20, 0]
+
+
+@pytest.mark.parametrize("value", ["007", "+7", "7.0", "12345678901234567890", " 7"])
+def test_ids_that_are_not_plain_integers_stay_text(tmp_path, value):
+    ds = open_dataset(write(tmp_path / "x.csv", f'id,puzzle\n1,{P1}\n"{value}",{P2}\n'))
+    assert read_all(ds)["id"] == ["1", value]
+
+
+def test_a_later_id_that_is_no_integer_becomes_null_and_its_row_stays(tmp_path):
+    ids = [str(i) for i in range(3000)]
+    ids[2000], ids[2500] = "x2000", "02500"  # past the 1,000 sampled rows
+    text = "id,puzzle\n" + "".join(f"{i},{P1}\n" for i in ids)
+    ds = open_dataset(write(tmp_path / "x.csv", text), batch_size=700)
+    data = read_all(ds)
+    assert len(data["row"]) == 3000
+    assert data["id"][1999:2002] == [1999, None, 2001]
+    assert data["id"][2500] is None
+    assert data["puzzle"][2000] == P1
+
+
+def test_other_columns_pass_through_renamed_on_a_clash(tmp_path):
+    text = f"id,puzzle,clues,source,solution,difficulty\nk,{P1},24,forum,{S1},0.5\nm,{P2},,,,\n"
+    ds = open_dataset(write(tmp_path / "x.csv", text))
+    assert ds.extra_columns == {
+        "clues": "input_clues", "source": "source", "difficulty": "difficulty",
+    }  # fmt: skip
+    assert ds.renamed == {"clues": "input_clues"}
+    assert ds.extra_schema == pa.schema(
+        [("input_clues", pa.string()), ("source", pa.string()), ("difficulty", pa.string())]
+    )
+    assert ds.schema.names == [
+        "row", "id", "puzzle", "solution", "input_clues", "source", "difficulty",
+    ]  # fmt: skip
+    data = read_all(ds)
+    assert data["input_clues"] == ["24", None]
+    assert data["source"] == ["forum", None]
+    assert data["difficulty"] == ["0.5", None]
+    assert open_dataset(ds.path, passthrough=False).schema.names == [
+        "row", "id", "puzzle", "solution",
+    ]  # fmt: skip
+
+
+def test_renamed_columns_never_clash_with_each_other(tmp_path):
+    text = f"puzzle,clues,input_clues,row\n{P1},1,2,3\n"
+    ds = open_dataset(write(tmp_path / "x.csv", text))
+    assert ds.extra_columns == {"clues": "input_clues_2", "input_clues": "input_clues",
+                                "row": "input_row"}  # fmt: skip
+    assert read_all(ds)["input_clues_2"] == ["1"]
+
+
+def test_parquet_columns_pass_through_with_their_type(tmp_path):
+    table = pa.table(
+        {
+            "puzzle": [P1, P2],
+            "difficulty": pa.array([1.5, None], pa.float64()),
+            "source": pa.array(["a", "b"]).dictionary_encode(),
+            "verdict": pa.array([True, False]),
+        }
+    )
+    ds = open_dataset(write_parquet(tmp_path / "x.parquet", table))
+    assert ds.extra_schema == pa.schema(
+        [("difficulty", pa.float64()), ("source", pa.string()), ("input_verdict", pa.bool_())]
+    )
+    data = read_all(ds)
+    assert data["difficulty"] == [1.5, None]
+    assert data["source"] == ["a", "b"]
+    assert data["input_verdict"] == [True, False]
+
+
+def test_format_can_be_forced(tmp_path):
+    path = write(tmp_path / "puzzles.dat", f"{P1}\n" * 10 + "# not a comment in CSV\n")
+    with pytest.raises(InputError, match="unknown format"):
+        open_dataset(path)
+    assert read_all(open_dataset(path, format="txt"))["puzzle"] == [P1] * 10
+    assert read_all(open_dataset(path, format="csv"))["puzzle"][-1] == "# not a comment in CSV"
+    gz = write(tmp_path / "puzzles.dat.gz", f"{P1}\n", "gzip")
+    assert open_dataset(gz, format="tsv").compression == "gzip"
+    with pytest.raises(InputError, match="unknown format 'json'; expected one of csv, tsv"):
+        open_dataset(path, format="json")
+
+
+def test_a_parquet_string_cell_not_utf8_stays_a_row(tmp_path):
+    # Parquet does not check that a string column holds UTF-8; the reader does, cell by cell.
+    cells = pa.array([P1.encode(), b"\xff" + P2[1:].encode()], pa.binary()).view(pa.string())
+    table = pa.table({"puzzle": cells, "note": cells})
+    data = read_all(open_dataset(write_parquet(tmp_path / "x.parquet", table)))
+    assert data["puzzle"] == data["note"] == [P1, "\ufffd" + P2[1:]]
+
+
+def test_a_parquet_column_name_not_utf8_is_one_error(tmp_path):
+    path = write_parquet(tmp_path / "x.parquet", pa.table({"puzzle": [P1], "difficulty": [1]}))
+    path.write_bytes(path.read_bytes().replace(b"difficulty", b"\xffifficulty"))
+    with pytest.raises(InputError, match=r"x\.parquet: not a Parquet file"):
+        open_dataset(path)
+
+
+def test_a_jobs_own_columns_can_be_reserved_too(tmp_path):
+    # a job reading several inputs adds `source`: an input's own `source` steps aside
+    path = write(tmp_path / "x.csv", f"puzzle,source\n{P1},forum\n")
+    assert open_dataset(path).extra_columns == {"source": "source"}
+    assert open_dataset(path, reserved=["source"]).renamed == {"source": "input_source"}

@@ -163,7 +163,7 @@ def test_every_printed_figure_equals_polars(results):
         return [
             [
                 str(r["row"]),
-                r["id"],
+                str(r["id"]),  # integer ids from the CSV stay integers in the results
                 str(r["clues"]),
                 r["verdict"],
                 count(r["nodes"]),

@@ -5,22 +5,30 @@
         batch["row"], batch["puzzle"]              # int64 input position, puzzle strings
 
 Formats come from the name: `.csv`, `.tsv`/`.tab`, `.txt` (one puzzle a line), `.parquet`/`.pq`,
-each optionally `.gz` or `.zst`; the content must match the name. Text columns are always read as
-strings, so puzzles with leading zeros stay intact; an empty field is null and stays in place.
+each optionally `.gz` or `.zst`; the content must match the name (`format=` forces a format).
+`-` is standard input, its format sniffed from its bytes (`stdin.py`). Puzzles and solutions
+are always read as strings, so puzzles with leading zeros stay intact; an empty field is null
+and stays in place.
 
 Choices worth knowing:
-* Empty lines are skipped in CSV, TSV and text files; in text files so are whitespace-only lines
-  and `#` comment lines. Every other line is a row, however malformed, and `row` counts rows
-  (not lines): row 0 is the first puzzle line after any comments.
+* One row per line in CSV, TSV and text files, whatever the line holds (the rules, quotes and
+  long lines included, are in `lines.py`): empty lines are skipped, and in text files so are
+  whitespace-only lines and `#` comment lines; `row` counts rows (not lines).
 * CSV rows with too few fields get nulls for the missing ones; extra fields are ignored.
+* Ids keep their type: Parquet's as stored; from text, int64 when every sampled id is a plain
+  integer (`7`, not `007`), else strings. A later id that does not fit the sampled type
+  becomes null: its row stays, and a run never stops for an id.
+* The other columns (a Kaggle `difficulty`, a `source`) come along after the puzzle ones, as
+  strings from text and typed from Parquet, under their own names, or `input_<name>` when
+  that is a result column's (`Dataset.extra_columns`, `Dataset.renamed`); `passthrough=False`
+  leaves them out.
 * An empty input (no rows) yields no batches at all; `Dataset.schema` still tells their shape.
 * Every batch holds exactly `batch_size` rows except the last one.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
@@ -31,34 +39,44 @@ import pyarrow.compute as pc
 
 from pipeline.errors import InputError
 from pipeline.grid import ParsedGrids, parse_puzzles
+from pipeline.io.columns import (
+    ID_NAMES,
+    PUZZLE_NAMES,
+    SAMPLE_ROWS,
+    SOLUTION_NAMES,
+    id_type_of,
+    looks_like_header,
+    passthrough_names,
+    separator_of,
+)
+from pipeline.io.columns import pick_columns as _pick_columns
 from pipeline.io.formats import (
+    ByteSource,
     DelimitedReader,
+    FileBytes,
     ParquetReader,
     TextReader,
-    block_size,
+    as_text,
     check_file,
+    check_format,
     detect_format,
-    head_lines,
     head_rows,
+    head_text_rows,
     is_text,
     read_head,
     rechunk,
     skip_rows,
     unique_names,
+    valid_text,
 )
+from pipeline.io.stdin import NAME as STDIN_NAME
+from pipeline.io.stdin import STDIN, open_stdin
 
-__all__ = ["Dataset", "open_dataset", "read_puzzles"]
+__all__ = ["Dataset", "open_dataset", "pick_columns", "read_puzzles", "PUZZLE_NAMES",
+           "SOLUTION_NAMES", "ID_NAMES"]  # fmt: skip
 
-PUZZLE_NAMES = ("puzzle", "puzzles", "quizzes", "quiz", "board", "grid", "sudoku")
-SOLUTION_NAMES = ("solution", "solutions")
-ID_NAMES = ("id",)
-SAMPLE_ROWS = 1000  # rows looked at to detect a header and the puzzle/solution columns
-MATCH_SHARE = 0.9  # share of non-null sample values that must look right ("a few bad rows")
 TEXT_COLUMN = "puzzle"  # the single column of a `.txt` file
-_PUZZLE = re.compile(r"[.0-9]{81}")
-_GRID = re.compile(r"[1-9]{81}")
-_NUMBER = re.compile(r"[-+]?[0-9]+(\.[0-9]*)?")
-_NAME = re.compile(r"[A-Za-z_][\w .-]{0,63}")
+_INTEGER_TEXT = r"^-?(0|[1-9][0-9]{0,17})$"  # ids that fit an int64 id column (columns.py)
 
 
 class _Reader(Protocol):
@@ -69,39 +87,53 @@ class _Reader(Protocol):
 class Dataset:
     """An opened input: what it is, which columns matter, and `batches()` to stream it."""
 
-    path: Path
+    path: Path  # Path("-") for standard input
     format: str  # "csv" | "tsv" | "parquet" | "txt"
     compression: str | None  # None | "gzip" | "zstd"
     columns: list[str]  # every column as read ([] for an empty CSV without a header)
     puzzle_column: str
     solution_column: str | None
     id_column: str | None
-    size_bytes: int  # of the file as stored (compressed size for .gz/.zst)
+    size_bytes: int  # of the file as stored (compressed size for .gz/.zst); 0 for stdin
     num_rows: int | None  # known without reading for Parquet only
     batch_size: int
     _reader: _Reader | ParquetReader | None = field(repr=False, compare=False)
     _id_type: pa.DataType = field(repr=False, compare=False, default=pa.string())
     _row_bytes: float | None = field(repr=False, compare=False, default=None)  # in the head
     _rows_read: list[int] = field(repr=False, compare=False, default_factory=lambda: [0])
+    has_header: bool = False  # CSV/TSV: the first line named the columns
+    extra_columns: dict[str, str] = field(default_factory=dict)  # input name -> result name
+    extra_schema: pa.Schema = field(default_factory=lambda: pa.schema([]))  # by result name
+
+    @property
+    def from_stdin(self) -> bool:
+        return str(self.path) == STDIN
+
+    @property
+    def renamed(self) -> dict[str, str]:
+        """The passed-through columns whose name clashed with a result column's: input name ->
+        name in the results (`clues` -> `input_clues`)."""
+        return {old: new for old, new in self.extra_columns.items() if old != new}
 
     @property
     def schema(self) -> pa.Schema:
-        """The schema of every batch: row, [id], puzzle, [solution]."""
+        """The schema of every batch: row, [id], puzzle, [solution], then the extra columns."""
         fields = [pa.field("row", pa.int64())]
         if self.id_column is not None:
             fields.append(pa.field("id", self._id_type))
         fields.append(pa.field("puzzle", pa.string()))
         if self.solution_column is not None:
             fields.append(pa.field("solution", pa.string()))
-        return pa.schema(fields)
+        return pa.schema(fields + list(self.extra_schema))
 
     def batches(self, start_row: int = 0) -> Iterator[pa.RecordBatch]:
         """Stream rows `start_row`, `start_row + 1`, ... as batches of `batch_size` rows.
 
-        Columns: `row` (int64, 0-based input position), `id` (when there is one, its type as
-        stored; strings for text formats), `puzzle` and `solution` (when there is one) as strings.
-        Rows before `start_row` are read and dropped (Parquet skips whole row groups unread).
-        Read errors part-way (a truncated .gz, say) raise `InputError`.
+        Columns: `row` (int64, 0-based input position), `id` (when there is one, see the
+        module docstring for its type), `puzzle` and `solution` (when there is one) as strings,
+        then the extra columns (`extra_schema`). Rows before `start_row` are read and dropped
+        (Parquet skips whole row groups unread). Read errors part-way (a truncated .gz, say)
+        raise `InputError`; so does a second call for standard input.
         """
         if start_row < 0:
             raise InputError(f"start_row must be >= 0, not {start_row}")
@@ -109,6 +141,7 @@ class Dataset:
             return
         wanted = [(self.id_column, "id"), (self.puzzle_column, "puzzle")]
         wanted.append((self.solution_column, "solution"))
+        wanted += list(self.extra_columns.items())
         source = [name for name, _ in wanted if name is not None]
         names = [new for name, new in wanted if name is not None]
         try:
@@ -123,34 +156,67 @@ class Dataset:
                 self._rows_read[0] = row
                 yield pa.RecordBatch.from_arrays([rows, *batch.columns], schema=self.schema)
         except (OSError, pa.ArrowException) as e:
-            message = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-            raise InputError(f"{self.path}: read failed ({message})") from None
+            raise InputError(f"{self._name}: read failed ({_first_line(e)})") from None
 
     def estimated_rows(self) -> int | None:
         """The number of rows, when known (`num_rows`), else an estimate for a progress bar's
         ETA: the file's size over the bytes per line of its first lines, or for a compressed
         file the rows read so far scaled by the share of its stored bytes read; None when
-        nothing can be said yet."""
+        nothing can be said yet (or ever: standard input)."""
         rows_read = self._rows_read[0]
         if self.num_rows is not None:
             return self.num_rows
+        if not self.size_bytes:
+            return None
         if self.compression is None and self._row_bytes:  # rows are much alike in size
             return max(rows_read, round(self.size_bytes / self._row_bytes))
         bytes_read = getattr(self._reader, "bytes_read", lambda: None)()
-        if not bytes_read or not rows_read or not self.size_bytes:
+        if not bytes_read or not rows_read:
             return None
         return max(rows_read, round(rows_read * self.size_bytes / bytes_read))
 
     def __iter__(self) -> Iterator[pa.RecordBatch]:
         return self.batches()
 
+    @property
+    def _name(self) -> str:
+        return STDIN_NAME if self.from_stdin else str(self.path)
+
     def _normalize(self, batch: pa.RecordBatch, names: list[str]) -> pa.RecordBatch:
-        """Rename to id/puzzle/solution and make puzzle and solution plain strings."""
+        """Rename to id/puzzle/solution/extras; puzzle and solution plain strings, the id of
+        its type, extras with dictionaries decoded; text from Parquet made valid UTF-8."""
+        parquet = isinstance(self._reader, ParquetReader)
         arrays = []
         for name, array in zip(names, batch.columns, strict=True):
-            target = self._id_type if name == "id" else pa.string()
-            arrays.append(array if array.type == target else pc.cast(array, target))
+            if name in ("puzzle", "solution"):
+                array = as_text(array)
+            else:
+                if pa.types.is_dictionary(array.type):
+                    array = array.dictionary_decode()
+                if parquet:  # Parquet does not check that its strings are UTF-8
+                    array = valid_text(array)
+                if name == "id":
+                    array = _as_ids(array, self._id_type)
+            arrays.append(array)
         return pa.RecordBatch.from_arrays(arrays, names=names)
+
+
+def _first_line(error: BaseException) -> str:
+    text = str(error).strip() or type(error).__name__
+    return text.splitlines()[0]
+
+
+def _as_ids(array: pa.Array, id_type: pa.DataType) -> pa.Array:
+    """Ids of the column's type; from text to int64, an id that is no plain integer is null."""
+    if pa.types.is_dictionary(array.type):
+        array = array.dictionary_decode()
+    if array.type == id_type:
+        return array
+    if pa.types.is_int64(id_type) and pa.types.is_string(array.type):
+        fits = pc.match_substring_regex(array, _INTEGER_TEXT)
+        if not pc.all(pc.or_kleene(fits, pc.is_null(array))).as_py():
+            array = pc.if_else(fits, array, pa.scalar(None, pa.string()))
+    return pc.cast(array, id_type)
 
 
 def open_dataset(
@@ -162,77 +228,130 @@ def open_dataset(
     separator: str | None = None,
     has_header: bool | None = None,
     batch_size: int = 100_000,
+    format: str | None = None,
+    passthrough: bool = True,
+    reserved: Iterable[str] = (),
 ) -> Dataset:
-    """Open `path` for streaming: detect format, compression, header and the columns to read.
+    """Open `path` (`-`: standard input) for streaming: detect format, compression, header and
+    the columns to read.
 
     `column`, `solution_column` and `id_column` name columns (header-less files have columns
     `column_0`, `column_1`, ...; a `.txt` file has the single column `puzzle`). `separator` and
-    `has_header` apply to CSV/TSV only. Raises `InputError` with a one-line message.
+    `has_header` apply to CSV/TSV only. `format` (`csv`, `tsv`, `txt`, `parquet`) overrides
+    the one the name (or for `-`, the content) says. `passthrough`: carry the other columns
+    into the batches, renamed `input_<name>` when a result column or one of `reserved` (a job's
+    own columns) has their name. Raises `InputError` with a one-line message.
     """
-    path = Path(path)
     if batch_size < 1:
         raise InputError(f"batch_size must be >= 1, not {batch_size}")
-    fmt, compression = detect_format(path)
-    size = check_file(path, fmt, compression)
-    if fmt in ("txt", "parquet"):
-        if separator is not None:
-            raise InputError(f"{path}: a separator applies to CSV/TSV files only")
-        if has_header:
-            raise InputError(f"{path}: a header applies to CSV/TSV files only")
-    common = dict(path=path, format=fmt, compression=compression, size_bytes=size)
-    common["batch_size"] = batch_size
-    overrides = (column, solution_column, id_column)
-    if fmt == "parquet":
-        return _open_parquet(path, common, overrides)
-    head, at_eof = read_head(path, compression)
+    forced = check_format(format)
+    options = dict(overrides=(column, solution_column, id_column), passthrough=passthrough)
+    options["reserved"] = tuple(reserved)
+    if str(path) == STDIN:
+        stdin = open_stdin(forced)
+        fmt, source, name = stdin.format, stdin.source, STDIN_NAME
+        _check_options(name, fmt, separator, has_header)
+        common = dict(path=Path(STDIN), format=fmt, compression=stdin.compression, size_bytes=0)
+        common["batch_size"] = batch_size
+        if stdin.parquet is not None:
+            return _open_parquet(ParquetReader(name, stdin.parquet), common, **options)
+        head, at_eof = stdin.head, stdin.at_eof
+    else:
+        path = Path(path)
+        fmt, compression = detect_format(path, forced)
+        size = check_file(path, fmt, compression)
+        name = str(path)
+        _check_options(name, fmt, separator, has_header)
+        common = dict(path=path, format=fmt, compression=compression, size_bytes=size)
+        common["batch_size"] = batch_size
+        if fmt == "parquet":
+            return _open_parquet(ParquetReader.of_file(path, compression), common, **options)
+        head, at_eof = read_head(path, compression)
+        source = FileBytes(path, compression)
+    assert source is not None
     common["_row_bytes"] = len(head) / head.count(b"\n") if b"\n" in head else None
     if fmt == "txt":
-        lines = head_lines(head, SAMPLE_ROWS)
-        cols = _pick_columns(path, [TEXT_COLUMN], {TEXT_COLUMN: lines}, *overrides)
-        block = block_size(head, batch_size)
+        lines = head_text_rows(head, SAMPLE_ROWS)
+        cols = _pick_columns(name, [TEXT_COLUMN], {TEXT_COLUMN: lines}, *options["overrides"])
         empty = at_eof and not lines
-        reader = None if empty else TextReader(path, compression, block_size=block)
         return Dataset(
-            **common, columns=[TEXT_COLUMN], num_rows=0 if empty else None, _reader=reader, **cols
+            **common,
+            columns=[TEXT_COLUMN],
+            num_rows=0 if empty else None,
+            _reader=None if empty else TextReader(source),
+            **cols,
         )
-    return _open_delimited(path, common, overrides, head, at_eof, separator, has_header)
+    return _open_delimited(name, source, common, head, at_eof, separator, has_header, **options)
 
 
-def _open_parquet(path: Path, common: dict, overrides: tuple) -> Dataset:
+def _check_options(name: str, fmt: str, separator: str | None, has_header: bool | None) -> None:
+    if fmt in ("txt", "parquet"):
+        if separator is not None:
+            raise InputError(f"{name}: a separator applies to CSV/TSV files only")
+        if has_header:
+            raise InputError(f"{name}: a header applies to CSV/TSV files only")
+
+
+def _open_parquet(
+    reader: ParquetReader, common: dict, *, overrides: tuple, passthrough: bool, reserved: tuple
+) -> Dataset:
     """`open_dataset` for Parquet: the schema names the columns, the footer counts the rows."""
-    reader = ParquetReader(path, common["compression"])
+    name = reader.name
     schema, num_rows = reader.file.schema_arrow, reader.file.metadata.num_rows
     texts = [f.name for f in schema if is_text(f.type)]
     first = None
     if texts:
         head = reader.batches(texts, SAMPLE_ROWS)
-        first = next(head, None)
-        head.close()  # release pyarrow's reader (and its threads) now, not at exit
-    sample = {name: first.column(name).to_pylist() if first else [] for name in texts}
-    cols = _pick_columns(path, schema.names, sample, *overrides, has_rows=num_rows > 0)
-    for name in (cols["puzzle_column"], cols["solution_column"]):
-        if name is not None and name not in texts:
-            raise InputError(f"{path}: column '{name}' holds {schema.field(name).type}, not text")
+        try:
+            first = next(head, None)
+        except (OSError, pa.ArrowException) as e:  # a damaged file
+            raise InputError(f"{name}: read failed ({_first_line(e)})") from None
+        finally:
+            head.close()  # release pyarrow's reader (and its threads) now, not at exit
+    sample = {n: as_text(first.column(n)).to_pylist() if first else [] for n in texts}
+    cols = _pick_columns(name, schema.names, sample, *overrides, has_rows=num_rows > 0)
+    for column in (cols["puzzle_column"], cols["solution_column"]):
+        if column is not None and column not in texts:
+            raise InputError(
+                f"{name}: column '{column}' holds {schema.field(column).type}, not text"
+            )
     id_type = schema.field(cols["id_column"]).type if cols["id_column"] else pa.string()
     if pa.types.is_dictionary(id_type):
         id_type = id_type.value_type
+    extra = passthrough_names(schema.names, list(cols.values()), reserved) if passthrough else {}
+    types = [_plain(schema.field(n).type) for n in extra]
     return Dataset(
-        **common, columns=schema.names, num_rows=num_rows, _reader=reader, _id_type=id_type, **cols
+        **common,
+        columns=schema.names,
+        num_rows=num_rows,
+        _reader=reader,
+        _id_type=id_type,
+        extra_columns=extra,
+        extra_schema=pa.schema(list(zip(extra.values(), types, strict=True))),
+        **cols,
     )
 
 
+def _plain(kind: pa.DataType) -> pa.DataType:
+    return kind.value_type if pa.types.is_dictionary(kind) else kind
+
+
 def _open_delimited(
-    path: Path,
+    name: str,
+    source: ByteSource,
     common: dict,
-    overrides: tuple,
     head: bytes,
     at_eof: bool,
     separator: str | None,
     has_header: bool | None,
+    *,
+    overrides: tuple,
+    passthrough: bool,
+    reserved: tuple,
 ) -> Dataset:
     """`open_dataset` for CSV/TSV: sniff the header and the columns from the first rows."""
-    delimiter = _separator(path, separator, common["format"])
-    rows, leading_blank = head_rows(path, head, delimiter, SAMPLE_ROWS + 1)
+    delimiter = separator_of(name, separator, common["format"])
+    rows = head_rows(head, delimiter, SAMPLE_ROWS + 1)
     if not rows:  # nothing at all: no header, no rows, nothing to detect
         column, solution_column, id_column = overrides
         return Dataset(
@@ -244,9 +363,9 @@ def _open_delimited(
             num_rows=0,
             _reader=None,
         )
-    header = _looks_like_header(rows) if has_header is None else has_header
+    header = looks_like_header(rows) if has_header is None else has_header
     if header:
-        names = unique_names([name.strip() or f"column_{i}" for i, name in enumerate(rows[0])])
+        names = unique_names([n.strip() or f"column_{i}" for i, n in enumerate(rows[0])])
         rows = rows[1:]
     else:
         widths = [len(r) for r in rows]
@@ -255,132 +374,22 @@ def _open_delimited(
     sample = {
         n: [(r[i] or None) if i < len(r) else None for r in rows] for i, n in enumerate(names)
     }
-    cols = _pick_columns(path, names, sample, *overrides, headerless=not header)
+    cols = _pick_columns(name, names, sample, *overrides, headerless=not header)
+    id_type = id_type_of(sample[cols["id_column"]]) if cols["id_column"] else pa.string()
+    extra = passthrough_names(names, list(cols.values()), reserved) if passthrough else {}
     empty = at_eof and not rows
-    block = block_size(head, common["batch_size"])
-    reader = DelimitedReader(
-        path,
-        common["compression"],
-        delimiter=delimiter,
-        names=names,
-        skip_rows=leading_blank + 1 if header else 0,
-        block_size=block,
-    )
+    reader = DelimitedReader(source, delimiter=delimiter, names=names, header=header)
     return Dataset(
         **common,
         columns=names,
         num_rows=0 if empty else None,
         _reader=None if empty else reader,
+        _id_type=id_type,
+        has_header=header,
+        extra_columns=extra,
+        extra_schema=pa.schema([(new, pa.string()) for new in extra.values()]),
         **cols,
     )
-
-
-def _pick_columns(
-    path: Path,
-    names: list[str],
-    sample: dict[str, list],
-    column: str | None,
-    solution_column: str | None,
-    id_column: str | None,
-    *,
-    headerless: bool = False,
-    has_rows: bool | None = None,
-) -> dict[str, str | None]:
-    """The puzzle, solution and id columns: overrides, else by name, else by content.
-
-    The puzzle column by content is the first whose sample values look like puzzles; the
-    solution column by content (header-less files only) the first after it holding full grids.
-    """
-    if has_rows is None:
-        has_rows = any(sample.get(n) for n in names)
-    puzzle = _named(path, names, column) if column else _by_name(names, PUZZLE_NAMES)
-    if puzzle is None:
-        looks = [n for n in names if _mostly(sample.get(n, []), _PUZZLE)]
-        if looks:
-            puzzle = looks[0]
-        elif not has_rows:  # no rows to look at: any column will do
-            puzzle = names[0]
-        else:
-            raise InputError(
-                f"{path}: no puzzle column found (none named {', '.join(PUZZLE_NAMES)}, none "
-                f"holding 81-character puzzles); columns are: {', '.join(names)}"
-            )
-    if solution_column:
-        solution = _named(path, names, solution_column)
-    else:
-        others = [n for n in names if n != puzzle]
-        solution = _by_name(others, SOLUTION_NAMES)
-        if solution is None and headerless:
-            later = names[names.index(puzzle) + 1 :]
-            solution = next((n for n in later if _mostly(sample.get(n, []), _GRID)), None)
-    if id_column:
-        ident = _named(path, names, id_column)
-    else:  # automatic choices step aside for the ones made above
-        ident = _by_name([n for n in names if n not in (puzzle, solution)], ID_NAMES)
-    chosen = [c for c in (puzzle, solution, ident) if c is not None]
-    if len(set(chosen)) < len(chosen):
-        raise InputError(f"{path}: puzzle, solution and id columns must differ: {chosen}")
-    return {"puzzle_column": puzzle, "solution_column": solution, "id_column": ident}
-
-
-def _named(path: Path, names: list[str], wanted: str) -> str:
-    """The column called `wanted` (exactly, else case-insensitively), or a `InputError`."""
-    if wanted in names:
-        return wanted
-    folded = [n for n in names if n.lower() == wanted.lower()]
-    if len(folded) == 1:
-        return folded[0]
-    listing = ", ".join(names) if names else "(none)"
-    raise InputError(f"{path}: column '{wanted}' not found; columns are: {listing}")
-
-
-def _by_name(names: list[str], aliases: tuple[str, ...]) -> str | None:
-    """The first column whose name (case-insensitive) is one of `aliases`."""
-    return next((n for n in names if n.strip().lower() in aliases), None)
-
-
-def _mostly(values: list, pattern: re.Pattern[str]) -> bool:
-    """Whether most non-null, non-blank `values` (stripped) match `pattern`."""
-    texts = [_text(v).strip() for v in values if v is not None]
-    texts = [t for t in texts if t]
-    hits = sum(1 for t in texts if pattern.fullmatch(t))
-    return bool(texts) and hits >= MATCH_SHARE * len(texts)
-
-
-def _text(value: object) -> str:
-    """A sample value as text (Parquet binary columns give bytes)."""
-    if isinstance(value, bytes):
-        return value.decode("utf-8", errors="replace")
-    return str(value)
-
-
-def _looks_like_header(rows: list[list[str]]) -> bool:
-    """Whether the first row names the columns rather than holding data.
-
-    A header when a field is a known column name (puzzle, solution, id, ...); or when every
-    field is name-like (starts with a letter, short) and some column below holds puzzles or
-    numbers that its first field is not. When in doubt: no header, so no row is ever lost.
-    """
-    first, rest = [f.strip() for f in rows[0]], rows[1:]
-    if any(f.lower() in PUZZLE_NAMES + SOLUTION_NAMES + ID_NAMES for f in first):
-        return True
-    if not any(first) or not all(_NAME.fullmatch(f) for f in first if f):
-        return False
-    for i, name in enumerate(first):
-        below = [r[i] for r in rest if i < len(r)]
-        if name and (_mostly(below, _PUZZLE) or _mostly(below, _NUMBER)):
-            return True
-    return False
-
-
-def _separator(path: Path, separator: str | None, fmt: str) -> str:
-    """The field delimiter: the override (`\\t` spelled out is accepted), else by format."""
-    if separator is None:
-        return "\t" if fmt == "tsv" else ","
-    separator = {"\\t": "\t", "tab": "\t"}.get(separator, separator)
-    if len(separator) != 1 or separator in '\r\n"':
-        raise InputError(f"{path}: separator must be one character, not {separator!r}")
-    return separator
 
 
 def optional_column(batch: pa.RecordBatch, name: str) -> pa.Array | None:
@@ -422,5 +431,5 @@ def pick_columns(
     puzzle column by content. Raises `InputError`, its message starting with `source`.
     """
     return _pick_columns(
-        Path(source), names, sample, column, solution_column, id_column, has_rows=has_rows
+        source, names, sample, column, solution_column, id_column, has_rows=has_rows
     )

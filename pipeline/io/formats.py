@@ -1,34 +1,39 @@
 """Input formats for `pipeline.io.dataset`: names, magic bytes, sniffing and streaming readers.
 
 Everything here is about bytes and records, nothing about Sudoku: `dataset.py` decides which
-columns hold puzzles. Each reader streams its file in blocks (never the whole file at once) and
-yields Arrow record batches of the requested columns in input order, dropping no row:
-
-* CSV/TSV rows with too few or too many fields are not dropped: pyarrow reports them to an
-  invalid-row handler, and they are put back at their position, padded with nulls (or cut).
-* Empty lines are skipped in every text format (pyarrow's `ignore_empty_lines`); in `.txt` files
-  whitespace-only lines and `#` comment lines (first non-blank character `#`) are skipped too.
+columns hold puzzles. Each reader streams its input in blocks (never the whole of it at once)
+and yields Arrow record batches of the requested columns in input order, dropping no row. Text
+inputs (CSV, TSV, `.txt`) are read one row per line by `lines.py`, whose docstring has the
+rules (line breaks, empty lines, long lines, quotes); in `.txt` files whitespace-only lines and
+`#` comment lines (first non-blank character `#`) are no rows either.
 """
 
 from __future__ import annotations
 
-import csv
 import re
 import shutil
 import tempfile
-from collections import deque
-from collections.abc import Callable, Iterator
-from itertools import islice
+from collections.abc import Iterator
+from contextlib import closing
 from pathlib import Path
-from typing import IO
+from typing import IO, Protocol
 
 import pyarrow as pa
-import pyarrow.compute as pc
-import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
 from pipeline.errors import InputError
+from pipeline.io.lines import (
+    BOM,
+    ByteStream,
+    LineStream,
+    cells,
+    head_lines,
+    split_fields,
+    split_lines,
+    text_lines,
+)
 
+FORMATS = ("csv", "tsv", "txt", "parquet")
 FORMAT_SUFFIXES = {
     ".csv": "csv",
     ".tsv": "tsv",
@@ -39,20 +44,27 @@ FORMAT_SUFFIXES = {
 }
 COMPRESSION_SUFFIXES = {".gz": "gzip", ".gzip": "gzip", ".zst": "zstd", ".zstd": "zstd"}
 MAGIC = {"gzip": b"\x1f\x8b", "zstd": b"\x28\xb5\x2f\xfd", "parquet": b"PAR1"}
-MIN_BLOCK, MAX_BLOCK = 1 << 18, 1 << 20  # pyarrow CSV block sizes (bytes)
 HEAD_BYTES = 1 << 20  # how much (decompressed) text is sniffed for the header and columns
-TEXT_DELIMITER = "\x1f"  # a byte no text line holds: each `.txt` line is one field
-_WHITESPACE = pa.array([b" ", b"\t", b"\x0b", b"\x0c"], pa.binary())
-_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+BINARY_PROBE = 4096  # the first bytes that must look like text
+BINARY_SHARE = 0.25  # at most this share of them control bytes or not UTF-8
+_CONTROL = re.compile(r"[\x01-\x08\x0e-\x1f\x7f]")
 
 
-def detect_format(path: Path) -> tuple[str, str | None]:
-    """`(format, compression)` from the file name, e.g. `x.csv.gz` -> `("csv", "gzip")`."""
+def check_format(fmt: str | None) -> str | None:
+    """A forced format (`csv`, `tsv`, `txt`, `parquet`), checked; None: detect it."""
+    if fmt is not None and fmt not in FORMATS:
+        raise InputError(f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}")
+    return fmt
+
+
+def detect_format(path: Path, forced: str | None = None) -> tuple[str, str | None]:
+    """`(format, compression)` from the file name, e.g. `x.csv.gz` -> `("csv", "gzip")`; a
+    `forced` format wins over the name's (the compression still comes from the name)."""
     suffixes = [s.lower() for s in path.suffixes]
     compression = COMPRESSION_SUFFIXES.get(suffixes[-1]) if suffixes else None
     if compression:
         suffixes.pop()
-    fmt = FORMAT_SUFFIXES.get(suffixes[-1]) if suffixes else None
+    fmt = forced or (FORMAT_SUFFIXES.get(suffixes[-1]) if suffixes else None)
     if fmt is None:
         raise InputError(
             f"{path}: unknown format; expected a name ending in "
@@ -93,17 +105,20 @@ def open_stream(path: Path, compression: str | None) -> pa.NativeFile:
     return pa.input_stream(str(path), compression=compression)
 
 
-class _StoredPosition:
-    """How far a reader has read into its file, in stored (compressed) bytes: progress."""
+class FileBytes:
+    """A file's decompressed bytes, to be read from the start any number of times."""
 
-    _raw: pa.NativeFile | None = None
+    def __init__(self, path: Path, compression: str | None) -> None:
+        self.path, self.compression = path, compression
+        self._raw: pa.NativeFile | None = None
 
-    def _open(self, path: Path, compression: str | None) -> pa.NativeFile:
-        self._raw = raw = pa.OSFile(str(path), "rb")
-        return raw if compression is None else pa.CompressedInputStream(raw, compression)
+    def open(self) -> pa.NativeFile:
+        self._raw = raw = pa.OSFile(str(self.path), "rb")
+        return raw if self.compression is None else pa.CompressedInputStream(raw, self.compression)
 
     def bytes_read(self) -> int | None:
-        """Stored bytes consumed so far (read-ahead included); None before reading starts."""
+        """Stored (compressed) bytes read so far, read-ahead included: progress. None before
+        reading starts."""
         raw = self._raw
         if raw is None:
             return None
@@ -113,6 +128,14 @@ class _StoredPosition:
             return None
 
 
+class ByteSource(Protocol):
+    """Where a text reader gets its bytes: a file (`FileBytes`) or standard input."""
+
+    def open(self) -> ByteStream: ...
+
+    def bytes_read(self) -> int | None: ...
+
+
 def read_head(path: Path, compression: str | None) -> tuple[bytes, bool]:
     """The first whole lines of decompressed text (about 1 MiB) and whether that is all of it."""
     try:
@@ -120,164 +143,153 @@ def read_head(path: Path, compression: str | None) -> tuple[bytes, bool]:
             data = stream.read(HEAD_BYTES + 1)
     except (OSError, pa.ArrowException) as e:
         raise InputError(f"{path}: cannot read ({_first_line(e)})") from None
+    return text_head(str(path), data)
+
+
+def text_head(name: str, data: bytes) -> tuple[bytes, bool]:
+    """`data` (the first `HEAD_BYTES + 1` bytes of a text) cut after its last whole line, and
+    whether it is the whole text; `InputError` when it is no text at all."""
     if data.startswith(MAGIC["parquet"]):
-        raise InputError(f"{path}: is a Parquet file, not text")
-    if b"\x00" in data[:4096]:
-        raise InputError(f"{path}: not a text file (holds NUL bytes)")
+        raise InputError(f"{name}: is a Parquet file, not text")
+    if looks_binary(data[:BINARY_PROBE]):
+        raise InputError(f"{name}: not a text file (binary bytes)")
     if len(data) <= HEAD_BYTES:
         return data, True
     end = max(data.rfind(b"\n"), data.rfind(b"\r"))
-    if end < 0:
-        raise InputError(f"{path}: no line break in the first {HEAD_BYTES} bytes")
+    if end < 0:  # a first line over a MiB: the stream cuts it too, so sniff from its start
+        return data[:HEAD_BYTES], False
     return data[: end + 1], False
 
 
-def head_rows(path: Path, head: bytes, delimiter: str, limit: int) -> tuple[list[list[str]], int]:
-    """Up to `limit` non-empty rows of a delimited head, and how many empty lines precede them."""
-    lines = _LINE_BREAK.split(head.decode("utf-8-sig", errors="replace"))
-    leading = next((i for i, line in enumerate(lines) if line), len(lines))
-    nonempty = (line for line in lines[leading:] if line)
-    try:
-        rows = list(islice(csv.reader(nonempty, delimiter=delimiter), limit))
-    except csv.Error as e:
-        raise InputError(f"{path}: not delimited text ({e})") from None
-    return rows, leading
+def looks_binary(probe: bytes) -> bool:
+    """Whether bytes are no text: a NUL, or more than `BINARY_SHARE` of them control bytes or
+    bytes that are not UTF-8 (a Latin-1 accent now and then is fine)."""
+    if b"\x00" in probe:
+        return True
+    text = probe.decode("utf-8", errors="replace")
+    bad = text.count("\ufffd") + len(_CONTROL.findall(text))
+    return bad > BINARY_SHARE * max(len(text), 1)
 
 
-def head_lines(head: bytes, limit: int) -> list[str]:
+def head_rows(head: bytes, delimiter: str, limit: int) -> list[list[str]]:
+    """Up to `limit` rows (lists of fields) of a delimited head, by the stream's rules."""
+    rows = []
+    for line in head_lines(head)[:limit]:
+        rows.append([f.decode("utf-8", errors="replace") for f in split_fields(line, delimiter)])
+    return rows
+
+
+def head_text_rows(head: bytes, limit: int) -> list[str]:
     """Up to `limit` rows of a `.txt` head: lines that are neither blank nor `#` comments."""
-    lines = _LINE_BREAK.split(head.decode("utf-8-sig", errors="replace"))
-    rows = (line for line in lines if line.strip() and not line.lstrip().startswith("#"))
-    return list(islice(rows, limit))
+    lines = text_lines(split_lines(head.removeprefix(BOM)))[:limit]
+    return [line.decode("utf-8", errors="replace") for line in lines.to_pylist()]
 
 
 def as_text(values: pa.Array) -> pa.Array:
-    """Binary cells as UTF-8 strings. A cell that is not UTF-8 is decoded with U+FFFD for the
-    bad bytes, so its row stays (and parsing says which character is wrong), never the run."""
+    """Any text-like cells as UTF-8 strings. A binary cell that is not UTF-8 is decoded with
+    U+FFFD for the bad bytes, so its row stays (and parsing says which character is wrong),
+    never the run."""
+    t = pa.types
+    if t.is_dictionary(values.type):
+        values = values.dictionary_decode()
+    if t.is_fixed_size_binary(values.type) or t.is_binary_view(values.type):
+        values = values.cast(pa.binary())
+    if t.is_string(values.type) or t.is_large_string(values.type) or t.is_string_view(values.type):
+        return valid_text(values).cast(pa.string())
     try:
         return values.cast(pa.string())
     except pa.ArrowInvalid:  # rare: only the batches holding such a cell take this loop
-        cells = values.to_pylist()
+        cells = values.cast(pa.large_binary()).to_pylist()
         return pa.array(
             [None if c is None else c.decode("utf-8", errors="replace") for c in cells],
             pa.string(),
         )
 
 
-class DelimitedReader(_StoredPosition):
-    """Streams a CSV/TSV file with every column read as a string (or null when empty)."""
+def valid_text(values: pa.Array) -> pa.Array:
+    """A string column (Parquet does not check its strings) with each cell that is not UTF-8
+    decoded with U+FFFD for its bad bytes; other columns as they are."""
+    t = pa.types
+    kind = values.type
+    if not (t.is_string(kind) or t.is_large_string(kind) or t.is_string_view(kind)):
+        return values
+    try:
+        values.validate(full=True)
+        return values
+    except pa.ArrowInvalid:  # rare: only the batches holding such a cell take this loop
+        raw = values.cast(pa.string()) if t.is_string_view(kind) else values
+        binary = pa.large_binary() if t.is_large_string(raw.type) else pa.binary()
+        cells = raw.view(binary).to_pylist()
+        fixed = [None if c is None else c.decode("utf-8", errors="replace") for c in cells]
+        return pa.array(fixed, kind)
+
+
+class DelimitedReader:
+    """Streams a CSV/TSV text as string columns (null when empty), one row a line."""
 
     def __init__(
-        self,
-        path: Path,
-        compression: str | None,
-        *,
-        delimiter: str,
-        names: list[str],
-        skip_rows: int,
-        block_size: int,
+        self, source: ByteSource, *, delimiter: str, names: list[str], header: bool
     ) -> None:
-        self.path, self.compression, self.delimiter = path, compression, delimiter
-        self.names, self.skip_rows, self.block_size = names, skip_rows, block_size
+        self.source, self.delimiter, self.names, self.header = source, delimiter, names, header
+
+    def bytes_read(self) -> int | None:
+        return self.source.bytes_read()
 
     def batches(self, columns: list[str]) -> Iterator[pa.RecordBatch]:
         """Record batches of `columns` (strings), in input order, every row kept."""
-        invalid: deque[tuple[int, str]] = deque()
-
-        def on_invalid(row: pacsv.InvalidRow) -> str:
-            if row.number is None:  # only known to a single-threaded reader
-                raise InputError(f"{self.path}: cannot place a malformed row")
-            invalid.append((row.number - 1 - self.skip_rows, row.text))
-            return "skip"
-
-        reader = pacsv.open_csv(
-            self._open(self.path, self.compression),
-            read_options=pacsv.ReadOptions(
-                column_names=self.names,
-                skip_rows=self.skip_rows,
-                block_size=self.block_size,
-                use_threads=False,
-            ),
-            parse_options=pacsv.ParseOptions(
-                delimiter=self.delimiter, invalid_row_handler=on_invalid
-            ),
-            convert_options=pacsv.ConvertOptions(
-                column_types={name: pa.binary() for name in columns},
-                include_columns=columns,
-                strings_can_be_null=True,
-                null_values=[""],
-            ),
-        )
         indices = [self.names.index(name) for name in columns]
+        with closing(self.source.open()) as stream:
+            skip = int(self.header)
+            for block in LineStream(stream).blocks():
+                lines = split_lines(block)
+                if skip and len(lines):
+                    lines, skip = lines.slice(1), 0
+                if len(lines):
+                    arrays = cells(lines, self.delimiter, indices, quotes=b'"' in block)
+                    yield pa.record_batch([as_text(a) for a in arrays], names=columns)
 
-        def rebuild(texts: list[str]) -> pa.RecordBatch:
-            rows = list(csv.reader(texts, delimiter=self.delimiter))
-            cells = [[(r[i] or None) if i < len(r) else None for r in rows] for i in indices]
-            arrays = [pa.array([v and v.encode() for v in c], pa.binary()) for c in cells]
-            return pa.record_batch(arrays, names=columns)
 
-        for batch in _merge_invalid(reader, invalid, rebuild):
-            yield pa.record_batch([as_text(c) for c in batch.columns], names=columns)
+class TextReader:
+    """Streams a `.txt` text, one puzzle a line, as a single string column."""
 
+    def __init__(self, source: ByteSource) -> None:
+        self.source = source
 
-class TextReader(_StoredPosition):
-    """Streams a `.txt` file, one puzzle a line, as a single string column."""
-
-    def __init__(self, path: Path, compression: str | None, *, block_size: int) -> None:
-        self.path, self.compression, self.block_size = path, compression, block_size
+    def bytes_read(self) -> int | None:
+        return self.source.bytes_read()
 
     def batches(self, columns: list[str]) -> Iterator[pa.RecordBatch]:
         """Record batches of the single column `columns[0]`, comments and blank lines dropped."""
         (name,) = columns
-        invalid: deque[tuple[int, str]] = deque()
-
-        def on_invalid(row: pacsv.InvalidRow) -> str:  # a line holding TEXT_DELIMITER
-            if row.number is None:
-                raise InputError(f"{self.path}: cannot place a malformed line")
-            invalid.append((row.number - 1, row.text))
-            return "skip"
-
-        reader = pacsv.open_csv(
-            self._open(self.path, self.compression),
-            read_options=pacsv.ReadOptions(
-                column_names=[name], block_size=self.block_size, use_threads=False
-            ),
-            parse_options=pacsv.ParseOptions(
-                delimiter=TEXT_DELIMITER,
-                quote_char=False,
-                escape_char=False,
-                invalid_row_handler=on_invalid,
-            ),
-            convert_options=pacsv.ConvertOptions(column_types={name: pa.binary()}),
-        )
-
-        def rebuild(texts: list[str]) -> pa.RecordBatch:
-            return pa.record_batch([pa.array([t.encode() for t in texts], pa.binary())], [name])
-
-        for batch in _merge_invalid(reader, invalid, rebuild):
-            lines = batch.column(0)
-            first = pc.binary_slice(lines, 0, 1)
-            if pc.any(pc.is_in(first, value_set=_WHITESPACE)).as_py():
-                drop = pc.match_substring_regex(lines, r"^\s*(#|$)")
-            else:
-                drop = pc.equal(first, b"#")
-            lines = lines.filter(pc.invert(drop))
-            yield pa.record_batch([as_text(lines)], names=[name])
+        with closing(self.source.open()) as stream:
+            for lines in LineStream(stream):
+                rows = text_lines(lines)
+                if len(rows):
+                    yield pa.record_batch([as_text(rows)], names=[name])
 
 
 class ParquetReader:
-    """Streams the row groups of a Parquet file (or of a decompressed temporary copy)."""
+    """Streams the row groups of a Parquet file (or of a temporary copy: decompressed, or
+    spooled from standard input, since Parquet needs seeking)."""
 
-    def __init__(self, path: Path, compression: str | None) -> None:
-        self.path = path
-        self._copy: IO[bytes] | None = None
-        source: str | IO[bytes] = str(path)
-        if compression:
-            self._copy = source = _decompressed_copy(path, compression)
+    def __init__(self, name: str, source: str | IO[bytes]) -> None:
+        self.name = name
+        self._copy = None if isinstance(source, str) else source  # kept open while we read
         try:
             self.file = pq.ParquetFile(source, buffer_size=1 << 20, pre_buffer=False)
+        except (OSError, pa.ArrowException, UnicodeDecodeError) as e:  # a name not UTF-8
+            raise InputError(f"{name}: not a Parquet file ({_first_line(e)})") from None
+
+    @classmethod
+    def of_file(cls, path: Path, compression: str | None) -> ParquetReader:
+        if compression is None:
+            return cls(str(path), str(path))
+        try:
+            with open_stream(path, compression) as stream:
+                copy = spool(str(path), stream, b"", f" (after {compression} decompression)")
         except (OSError, pa.ArrowException) as e:
-            raise InputError(f"{path}: not a Parquet file ({_first_line(e)})") from None
+            raise InputError(f"{path}: cannot decompress ({_first_line(e)})") from None
+        return cls(str(path), copy)
 
     def batches(
         self, columns: list[str], batch_size: int, start_row: int = 0
@@ -297,6 +309,26 @@ class ParquetReader:
         yield from skip_rows(batches, start_row)
 
 
+def spool(name: str, stream: ByteStream, head: bytes, how: str = "") -> IO[bytes]:
+    """An anonymous temporary file holding `head` and then the rest of `stream`, checked to be
+    Parquet (`how` says what was done to the bytes, for the error message)."""
+    copy = tempfile.TemporaryFile(prefix="dataset-")
+    try:
+        copy.write(head)
+        shutil.copyfileobj(stream, copy, 1 << 20)  # type: ignore[misc]
+        size = copy.seek(0, 2)
+        copy.seek(max(0, size - 4))
+        tail = copy.read(4)
+        copy.seek(0)
+        if size < 12 or copy.read(4) != MAGIC["parquet"] or tail != MAGIC["parquet"]:
+            raise InputError(f"{name}: not a Parquet file{how}")
+    except BaseException:
+        copy.close()
+        raise
+    copy.seek(0)
+    return copy
+
+
 def skip_rows(batches: Iterator[pa.RecordBatch], n: int) -> Iterator[pa.RecordBatch]:
     """`batches` without their first `n` rows (and without empty batches)."""
     for batch in batches:
@@ -305,18 +337,6 @@ def skip_rows(batches: Iterator[pa.RecordBatch], n: int) -> Iterator[pa.RecordBa
             continue
         yield batch.slice(n) if n else batch
         n = 0
-
-
-def block_size(head: bytes, batch_size: int) -> int:
-    """A pyarrow block size: about one batch of lines, within MIN_BLOCK..MAX_BLOCK.
-
-    Small blocks keep memory low (pyarrow reads several blocks ahead) at no cost in speed; the
-    batches are regrouped to `batch_size` rows anyway. A block must hold the longest line.
-    """
-    lines = max(head.count(b"\n"), head.count(b"\r"), 1)
-    wanted = min(max(len(head) / lines * batch_size, MIN_BLOCK), MAX_BLOCK)
-    longest = max((len(line) for line in head.splitlines()), default=0)
-    return int(max(wanted, 4 * longest))
 
 
 def is_text(kind: pa.DataType) -> bool:
@@ -353,61 +373,6 @@ def rechunk(batches: Iterator[pa.RecordBatch], size: int) -> Iterator[pa.RecordB
                 pending, count = [], 0
     if count:
         yield pending[0] if len(pending) == 1 else pa.concat_batches(pending)
-
-
-def _merge_invalid(
-    reader: pa.RecordBatchReader,
-    invalid: deque[tuple[int, str]],
-    rebuild: Callable[[list[str]], pa.RecordBatch],
-) -> Iterator[pa.RecordBatch]:
-    """Interleave the rows pyarrow rejected (`invalid`: position, text) with the good ones.
-
-    Positions count the rows after the header, empty lines excluded. pyarrow parses a block
-    (calling the handler) before it returns the block's batch, so by the time a batch arrives
-    every rejected row that precedes its last row is already in `invalid`.
-    """
-    pos = 0
-    for batch in reader:
-        i, n = 0, batch.num_rows
-        while True:
-            run: list[str] = []
-            while invalid and invalid[0][0] == pos + len(run):
-                run.append(invalid.popleft()[1])
-            if run:
-                yield rebuild(run)
-                pos += len(run)
-            if i == n:
-                break
-            if invalid and invalid[0][0] < pos:
-                raise InputError("internal error: malformed rows out of order")
-            k = n - i if not invalid else min(n - i, invalid[0][0] - pos)
-            yield batch.slice(i, k)
-            i, pos = i + k, pos + k
-    if invalid:
-        if [p for p, _ in invalid] != list(range(pos, pos + len(invalid))):
-            raise InputError("internal error: malformed rows out of order")
-        yield rebuild([text for _, text in invalid])
-
-
-def _decompressed_copy(path: Path, compression: str) -> IO[bytes]:
-    """An anonymous temporary file holding the decompressed bytes (Parquet needs seeking)."""
-    copy = tempfile.TemporaryFile(prefix="dataset-")
-    try:
-        with open_stream(path, compression) as stream:
-            shutil.copyfileobj(stream, copy, 1 << 20)
-    except (OSError, pa.ArrowException) as e:
-        copy.close()
-        raise InputError(f"{path}: cannot decompress ({_first_line(e)})") from None
-    copy.seek(0)
-    size = copy.seek(0, 2)
-    copy.seek(max(0, size - 4))
-    tail = copy.read(4)
-    copy.seek(0)
-    if size < 12 or copy.read(4) != MAGIC["parquet"] or tail != MAGIC["parquet"]:
-        copy.close()
-        raise InputError(f"{path}: not a Parquet file (after {compression} decompression)")
-    copy.seek(0)
-    return copy
 
 
 def _first_line(error: BaseException) -> str:

@@ -35,8 +35,12 @@ class SolveOptions:
             )
 
 
+_INPUT = ("row", "id", "puzzle", "solution")  # a batch's own columns; the others pass through
+
+
 def solve_record_batch(batch: pa.RecordBatch, options: SolveOptions) -> pa.Table:
-    """Solve a batch with columns `row`, `puzzle` and optionally `solution` and `id`."""
+    """Solve a batch with columns `row`, `puzzle` and optionally `solution` and `id`; any
+    other column passes through to the results (`Dataset.extra_schema`)."""
     puzzles = batch.column(batch.schema.get_field_index("puzzle"))
     parsed = parse_puzzles(puzzles)
     found = solve_grids(
@@ -53,6 +57,7 @@ def solve_record_batch(batch: pa.RecordBatch, options: SolveOptions) -> pa.Table
         found,
         ids=optional_column(batch, "id"),
         expected=optional_column(batch, "solution"),
+        extra={n: batch.column(n) for n in batch.schema.names if n not in _INPUT},
     )
 
 

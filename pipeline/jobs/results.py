@@ -2,7 +2,8 @@
 
 `COLUMNS` says what each column means (the README's table is made from it and from
 `result_schema`); `build_results` assembles a batch's table from the parsed input and the
-kernel's outputs.
+kernel's outputs. The input's other columns (`Dataset.extra_schema`: a `difficulty`, a `source`)
+follow the schema's own, in input order.
 """
 
 from typing import Any
@@ -18,7 +19,8 @@ from pipeline.solver import KernelResults, codes
 VERDICT_TYPE = pa.dictionary(pa.int8(), pa.string())
 COLUMNS: dict[str, str] = {
     "row": "0-based position in the input",
-    "id": "the input's id column, when it has one (its type kept)",
+    "id": "the input's id column, when it has one: its type kept (from CSV/TSV, int64 when "
+    "every id is a plain integer, else string)",
     "puzzle": "the puzzle as read: 81 chars with `.` blanks when parseable, else the raw text",
     "verdict": "`solved` (exactly one solution), `multiple`, `unsolvable`, `invalid` (givens "
     "clash), `malformed`, `limit` (node budget spent), `found` (a solution; uniqueness not "
@@ -35,8 +37,9 @@ COLUMNS: dict[str, str] = {
 _VERDICTS = pa.array(codes.VERDICT_NAMES, type=pa.string())
 
 
-def result_schema(id_type: pa.DataType | None = None) -> pa.Schema:
-    """The result schema; with an `id` column of `id_type` when the input has ids."""
+def result_schema(id_type: pa.DataType | None = None, extra: pa.Schema | None = None) -> pa.Schema:
+    """The result schema; with an `id` column of `id_type` when the input has ids, and the
+    input's `extra` columns (passed through) at the end."""
     fields = [pa.field("row", pa.int64(), nullable=False)]
     if id_type is not None:
         fields.append(pa.field("id", id_type))
@@ -51,7 +54,7 @@ def result_schema(id_type: pa.DataType | None = None) -> pa.Schema:
         pa.field("expected_ok", pa.bool_()),
         pa.field("error", pa.string()),
     ]
-    return pa.schema(fields)
+    return pa.schema(fields + list(extra or []))
 
 
 def build_results(
@@ -61,8 +64,10 @@ def build_results(
     found: KernelResults,
     ids: pa.Array | None = None,
     expected: pa.Array | None = None,
+    extra: dict[str, pa.Array] | None = None,
 ) -> pa.Table:
-    """Assemble one batch's result table from the parsed input and the kernel's outputs."""
+    """Assemble one batch's result table from the parsed input and the kernel's outputs;
+    `extra`: the input's other columns, passed through after the schema's own."""
     ok = parsed.ok
     verdicts = found.verdicts
     has_solution = np.isin(verdicts, (codes.SOLVED, codes.MULTIPLE, codes.FOUND))
@@ -103,13 +108,18 @@ def build_results(
         "expected_ok": expected_ok,
         "error": errors,
     }
-    schema = result_schema(None if ids is None else ids.type)
+    extra = extra or {}
+    if clash := sorted(columns.keys() & extra.keys()):
+        raise ValueError(f"extra columns clash with the result schema: {clash}")
+    columns |= extra
+    extra_schema = pa.schema([(name, array.type) for name, array in extra.items()])
+    schema = result_schema(None if ids is None else ids.type, extra_schema)
     return pa.Table.from_pydict(columns, schema=schema)
 
 
-def empty_results(id_type: pa.DataType | None = None) -> pa.Table:
+def empty_results(id_type: pa.DataType | None = None, extra: pa.Schema | None = None) -> pa.Table:
     """A table with the full result schema and no rows (for an empty input)."""
-    return result_schema(id_type).empty_table()
+    return result_schema(id_type, extra).empty_table()
 
 
 # Definitions shared by every figure of a result table (report, bench):

@@ -97,7 +97,8 @@ def solve_part(
 
 def _empty(job: Job) -> pa.Table:
     """The output's table of no rows: its schema, with `source` first for several inputs."""
-    schema = result_schema(job.inputs.schema.field("id").type if job.inputs.has_ids else None)
+    id_type = job.inputs.schema.field("id").type if job.inputs.has_ids else None
+    schema = result_schema(id_type, job.inputs.first.extra_schema)
     if job.inputs.several:
         schema = schema.insert(0, pa.field("source", SOURCE_TYPE, nullable=False))
     return schema.empty_table()

@@ -1,0 +1,143 @@
+"""Standard input (`-`) as an input: its format sniffed from its bytes, read once, streamed.
+
+    ds = open_dataset("-")                    # cat puzzles.csv.gz | sudoku-pipeline solve - ...
+    ds = open_dataset("-", format="txt")      # or say what it is
+
+What it is, in this order: Parquet by its magic bytes; else gzip or zstd by theirs (and then
+the same questions of the decompressed bytes); else text: TSV when most lines hold a tab, CSV
+when most hold a comma or the first line is a header (`puzzle`, ...), else one puzzle a line.
+`format` forces one of `csv`, `tsv`, `txt`, `parquet` (compression is still sniffed).
+
+A pipe can be read once only: the first MiB is kept for sniffing and then handed to the reader
+before the rest of the pipe, so text streams through in bounded memory whatever its size.
+Parquet needs seeking: it is copied to an anonymous temporary file first (the disk holds it,
+not memory). `Dataset.batches()` can be called once for standard input; a second call is an
+`InputError`, and so is a resume (`start_row` > 0 skips rows by reading them).
+"""
+
+from __future__ import annotations
+
+import io
+import sys
+from dataclasses import dataclass
+from typing import IO
+
+import pyarrow as pa
+
+from pipeline.errors import InputError
+from pipeline.io.columns import MATCH_SHARE, SAMPLE_ROWS, looks_like_header
+from pipeline.io.formats import (
+    HEAD_BYTES,
+    MAGIC,
+    ByteStream,
+    head_text_rows,
+    spool,
+    text_head,
+)
+
+STDIN = "-"
+NAME = "standard input"
+
+
+@dataclass
+class StdinInput:
+    """What standard input turned out to be."""
+
+    format: str
+    compression: str | None
+    head: bytes  # text only: the first whole lines, for sniffing columns
+    at_eof: bool  # text only: the head is all of it
+    source: StdinBytes | None  # text only
+    parquet: IO[bytes] | None  # Parquet only: the temporary copy
+
+
+class StdinBytes:
+    """The (decompressed) bytes of standard input, to be read once: the sniffed head first."""
+
+    def __init__(self, head: bytes, rest: ByteStream) -> None:
+        self._stream: ByteStream | None = _Chain(head, rest)
+
+    def open(self) -> ByteStream:
+        stream, self._stream = self._stream, None
+        if stream is None:
+            raise InputError(f"{NAME} can be read once only")
+        return stream
+
+    def bytes_read(self) -> int | None:
+        return None  # a pipe has no size to compare with
+
+
+def open_stdin(fmt: str | None, stream: IO[bytes] | None = None) -> StdinInput:
+    """Sniff standard input (or `stream`): see the module docstring."""
+    raw: ByteStream = stream if stream is not None else sys.stdin.buffer
+    try:
+        head = _read(raw, HEAD_BYTES + 1)
+        compression = next((c for c in ("gzip", "zstd") if head.startswith(MAGIC[c])), None)
+        if compression:
+            buffered = io.BufferedReader(_Chain(head, raw), 1 << 16)  # type: ignore[arg-type]
+            raw = pa.CompressedInputStream(buffered, compression)
+            head = _read(raw, HEAD_BYTES + 1)
+        if fmt == "parquet" or (fmt is None and head.startswith(MAGIC["parquet"])):
+            how = f" (after {compression} decompression)" if compression else ""
+            copy = spool(NAME, raw, head, how)
+            return StdinInput("parquet", compression, b"", True, None, copy)
+    except (OSError, pa.ArrowException) as e:
+        raise InputError(f"{NAME}: cannot read ({str(e).strip().splitlines()[0]})") from None
+    text, at_eof = text_head(NAME, head)
+    fmt = fmt or sniff_text_format(text)
+    return StdinInput(fmt, compression, text, at_eof, StdinBytes(head, raw), None)
+
+
+def sniff_text_format(head: bytes) -> str:
+    """`tsv`, `csv` or `txt` for a text head (see the module docstring)."""
+    rows = head_text_rows(head, SAMPLE_ROWS)
+    if not rows:
+        return "txt"
+    for fmt, sep in (("tsv", "\t"), ("csv", ",")):
+        if sum(sep in row for row in rows) >= MATCH_SHARE * len(rows):
+            return fmt
+    return "csv" if looks_like_header([[row.strip()] for row in rows]) else "txt"
+
+
+def _read(stream: ByteStream, size: int) -> bytes:
+    """`size` bytes, or fewer at the end (a pipe may give fewer at a time)."""
+    parts, got = [], 0
+    while got < size:
+        data = stream.read(size - got)
+        if not data:
+            break
+        parts.append(data)
+        got += len(data)
+    return b"".join(parts)
+
+
+class _Chain(io.RawIOBase):
+    """`head`, then the rest of `rest`: bytes already read put back in front of a stream."""
+
+    def __init__(self, head: bytes, rest: ByteStream) -> None:
+        self._head, self._rest = memoryview(head), rest
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: bytearray | memoryview) -> int:  # type: ignore[override]
+        if len(self._head):
+            n = min(len(buffer), len(self._head))
+            buffer[:n] = self._head[:n]
+            self._head = self._head[n:]
+            return n
+        data = self._rest.read(len(buffer))
+        buffer[: len(data)] = data
+        return len(data)
+
+    def read(self, size: int = -1, /) -> bytes:
+        if size < 0 or not len(self._head):
+            return self._rest.read(size) if size >= 0 else self._read_all()
+        return super().read(size) or b""
+
+    def _read_all(self) -> bytes:
+        parts = [bytes(self._head)]
+        self._head = memoryview(b"")
+        while data := self._rest.read(1 << 20):
+            parts.append(data)
+        return b"".join(parts)
