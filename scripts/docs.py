@@ -28,9 +28,10 @@ def _type_name(kind: pa.DataType) -> str:
 
 def schema_table() -> str:
     """The result schema as a Markdown table: column, type, meaning."""
+    from pipeline.jobs.batch import SolveOptions
     from pipeline.jobs.results import COLUMNS, result_schema
 
-    schema = result_schema(pa.string())
+    schema = result_schema(pa.string(), SolveOptions(canonical=True, rate=True).added_schema())
     lines = ["| column | type | meaning |", "|---|---|---|"]
     for field in schema:
         kind = "passthrough" if field.name == "id" else _type_name(field.type)

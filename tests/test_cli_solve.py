@@ -918,3 +918,32 @@ def test_a_worker_killed_mid_run_ends_the_run_with_one_line_keeping_the_checkpoi
     assert_one_line_error(stderr, "a worker process died", "--resume")
     assert left == []
     assert rows_in(tmp_path / "out.parquet.partial") > 0 and not out.exists()
+
+
+# --- columns on request: --canonical, --rate ---------------------------------------------------
+
+
+def test_canonical_and_rate_add_their_columns(tmp_path):
+    import numpy as np
+
+    from pipeline.grid import format_grids, parse_puzzles
+    from pipeline.symmetry import random_symmetries
+
+    made = generate(6, seed=14)["puzzle"]
+    disguised = random_symmetries(parse_puzzles(made).grids, np.random.default_rng(1))
+    corpus = tmp_path / "c.txt"
+    corpus.write_text("\n".join([*made, *pl.Series(format_grids(disguised)), "junk"]) + "\n")
+    out = tmp_path / "out.parquet"
+
+    result = cli("solve", corpus, "-o", out, "--canonical", "--rate", "--rate-samples", 4)
+
+    assert result.exit_code == 0, result.output
+    got = pl.read_parquet(out)
+    assert got.columns[-5:] == ["canonical", "difficulty", "grade", "steps", "steps_by_level"]
+    assert got["canonical"][:6].to_list() == got["canonical"][6:12].to_list()  # disguises
+    assert got["canonical"][12] is None and got["grade"][12] is None  # the junk row
+    assert got["grade"][:6].to_list() == got["grade"][6:12].to_list()  # grades ignore disguise
+    assert got["difficulty"][:12].is_not_null().all()
+    plain = cli("solve", corpus, "-o", tmp_path / "plain.parquet")
+    assert plain.exit_code == 0
+    assert "canonical" not in pl.read_parquet(tmp_path / "plain.parquet").columns

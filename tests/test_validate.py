@@ -16,12 +16,13 @@ from typer.testing import CliRunner
 from pipeline import generate
 from pipeline.cli import app
 from pipeline.errors import InputError
-from pipeline.grid import parse_puzzles
+from pipeline.grid import format_grids, parse_puzzles
 from pipeline.solver.checks import verify_solutions
+from pipeline.symmetry import random_symmetries
 from pipeline.validate import validate_file, validate_puzzles
 from pipeline.validate.catalogue import CODES, findings_schema
 from pipeline.validate.duplicates import DuplicateIndex, row_keys
-from tests.conftest import SHARED_DATA
+from tests.conftest import SHARED_DATA, command
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 SEED = "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79"
@@ -138,6 +139,37 @@ def test_duplicates_in_memory_compare_parsed_puzzles():
     assert findings(df) == [(1, "malformed"), (2, "duplicate"), (3, "malformed"), (4, "duplicate")]
     assert df.filter(pl.col("code") == "duplicate")["first_row"].to_list() == [0, 0]
     assert df["message"][1] == "same puzzle as row 0"
+
+
+def test_planted_copies_in_disguise_are_symmetry_duplicates_of_the_first(tmp_path):
+    """A copy with its digits relabelled, rows swapped and the grid transposed is the same
+    puzzle: `symmetry_duplicate` names the first row with that canonical form (and its id);
+    an exact copy stays a plain `duplicate`, and is not said twice."""
+    made = generate(5, seed=9)
+    grids = parse_puzzles(made["puzzle"]).grids
+    disguised = random_symmetries(grids[[1, 3]], np.random.default_rng(4))
+    puzzles = [
+        *made["puzzle"].to_list(),
+        *pl.Series(format_grids(disguised)).to_list(),
+        made["puzzle"][3],
+    ]  # rows 5, 6: disguised 1 and 3; row 7: an exact copy of 3
+    path = tmp_path / "planted.csv"
+    pl.DataFrame({"id": [f"p{i}" for i in range(8)], "puzzle": puzzles}).write_csv(path)
+    out = tmp_path / "planted.findings.parquet"
+
+    summary = validate_file(path, out, batch_size=3, workers=2, progress=False)
+
+    df = pl.read_parquet(out)
+    assert findings(df) == [(5, "symmetry_duplicate"), (6, "symmetry_duplicate"),
+                            (7, "duplicate")]  # fmt: skip
+    assert df["first_row"].to_list() == [1, 3, 3]
+    assert df["message"][0] == "same puzzle up to symmetry as row 1 (id p1)"
+    assert df["id"].to_list() == ["p5", "p6", "p7"]
+    assert summary.findings["symmetry_duplicate"] == 2 and summary.clean
+    assert validate_file(path, out, symmetry=False, progress=False).findings[
+        "symmetry_duplicate"] == 0  # fmt: skip
+    in_memory = validate_puzzles(pl.Series(puzzles))
+    assert findings(in_memory) == findings(df)
 
 
 # --- --minimal -------------------------------------------------------------------------------
@@ -338,3 +370,17 @@ def test_the_serg_benchmark_puzzles_all_have_several_solutions(tmp_path):
 
 def test_every_code_has_a_level():
     assert set(CODES.values()) == {"error", "warning", "info"}
+
+
+def test_duplicates_from_stdin_keep_their_rows_without_reading_the_input_twice():
+    """stdin can be read once: the duplicates are found all the same; their ids (which would
+    need a second read) are left null."""
+    made = generate(3, seed=2).select("id", "puzzle")
+    text = pl.concat([made, made.head(1)]).write_csv()
+    done = command("validate", "-", "-o", "-", "--format", "jsonl", "-q", "--exit-zero",
+                   input=text)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    found = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [(f["row"], f["code"], f["first_row"], f["id"]) for f in found] == [
+        (3, "duplicate", 0, None)
+    ]

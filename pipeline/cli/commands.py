@@ -106,6 +106,20 @@ def solve(
     resume: Annotated[
         bool, typer.Option(help="Continue an interrupted run from its checkpoint.")
     ] = False,
+    canonical: Annotated[
+        bool, typer.Option("--canonical", help="Add each puzzle's minlex form (`canonical`).")
+    ] = False,
+    rate: Annotated[
+        bool,
+        typer.Option(
+            "--rate",
+            help="Add `difficulty` (mean guesses over symmetries) and "
+            "`grade` (the hardest technique a person needs).",
+        ),
+    ] = False,
+    rate_samples: Annotated[
+        int, typer.Option(min=1, metavar="K", help="Symmetries averaged by --rate.")
+    ] = 16,
     **job: Any,
 ) -> None:
     """Solve every puzzle of the inputs into one file of results, one row per input row.
@@ -116,6 +130,7 @@ def solve(
 
     with one_line_errors():
         summary = solve_file(inputs, output, strategy=strategy.value, solutions=solutions,
+                             canonical=canonical, rate=rate, rate_samples=rate_samples,
                              max_nodes=max_nodes, resume=resume, batch_size=batch_size,
                              **job_options(job))  # fmt: skip
     print_summary(summary, job, stdout_taken=output is not None and str(output) == "-")
@@ -159,13 +174,20 @@ def validate(
     exit_zero: Annotated[
         bool, typer.Option("--exit-zero", help="Exit with code 0 even when the data has errors.")
     ] = False,
+    symmetry: Annotated[
+        bool,
+        typer.Option(
+            "--symmetry/--no-symmetry",
+            help="Also find duplicates up to symmetry (finding `symmetry_duplicate`).",
+        ),
+    ] = True,
     **job: Any,
 ) -> None:
     """Check every row of INPUT, and the dataset as a whole; one Parquet row per finding.
 
-    Errors: malformed, clash, unsolvable, multiple, wrong_solution. Warnings: duplicate, limit,
-    not_minimal. Info: few_clues. Exit code 1 when there is an error (--strict: or a warning;
-    --exit-zero: never).
+    Errors: malformed, clash, unsolvable, multiple, wrong_solution. Warnings: duplicate,
+    symmetry_duplicate, limit, not_minimal. Info: few_clues. Exit code 1 when there is an error
+    (--strict: or a warning; --exit-zero: never).
 
     Example: sudoku-pipeline validate data/bad_rows.csv -o bad.findings.csv
     """
@@ -173,6 +195,7 @@ def validate(
 
     with one_line_errors():
         summary = validate_file(input_path, output, max_nodes=max_nodes, minimal=minimal,
+                                symmetry=symmetry,
                                 batch_size=batch_size, **job_options(job))  # fmt: skip
     print_summary(summary, job, stdout_taken=output is not None and str(output) == "-")
     failed = summary.levels["error"] + (summary.levels["warning"] if strict else 0)

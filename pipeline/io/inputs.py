@@ -109,6 +109,8 @@ def open_inputs(
     """Open every input (`options`: those of `open_dataset`); raises `InputError` for one that
     cannot be read, or whose columns differ from the first one's."""
     names = expand(paths)
+    if len(names) > 1:  # the job adds a `source` column: an input's own one passes renamed
+        options = {**options, "reserved": (*options.get("reserved", ()), "source")}
     datasets = [open_dataset(name, **options) for name in names]
     first = datasets[0]
     for name, ds in zip(names[1:], datasets[1:], strict=True):

@@ -9,12 +9,19 @@ from dataclasses import dataclass
 import polars as pl
 import pyarrow as pa
 
-from pipeline.grid import parse_puzzles
+from pipeline.grid import ParsedGrids, format_grids, parse_puzzles
 from pipeline.io.dataset import optional_column
 from pipeline.io.frames import PuzzleInput, puzzle_batch
 from pipeline.jobs.pool import map_chunks
 from pipeline.jobs.results import build_results
-from pipeline.solver import DEFAULT_STRATEGY, MAX_NODES, get_strategy, solve_grids
+from pipeline.solver import (
+    DEFAULT_STRATEGY,
+    MAX_NODES,
+    KernelResults,
+    codes,
+    get_strategy,
+    solve_grids,
+)
 
 
 @dataclass(frozen=True)
@@ -24,6 +31,10 @@ class SolveOptions:
     strategy: str = DEFAULT_STRATEGY
     solutions: int = 2
     max_nodes: int | None = None
+    canonical: bool = False  # add the `canonical` column (minlex form)
+    rate: bool = False  # add `difficulty`, `grade`, `steps`, `steps_by_level`
+    rate_samples: int = 16  # symmetries averaged by `difficulty`
+    rate_seed: int = 0
 
     def __post_init__(self) -> None:
         get_strategy(self.strategy)  # ValueError naming the choices
@@ -33,6 +44,36 @@ class SolveOptions:
             raise ValueError(
                 f"max_nodes must be between 1 and {MAX_NODES:,}, not {self.max_nodes!r}"
             )
+        if self.rate_samples < 0 or self.rate_seed < 0:
+            raise ValueError("rate_samples and rate_seed must be at least 0")
+
+    def added_schema(self) -> pa.Schema:
+        """The columns these options add to the result schema (after its own)."""
+        fields = [pa.field("canonical", pa.string())] if self.canonical else []
+        if self.rate:
+            from pipeline.rating import RATING_SCHEMA
+
+            empty = pl.DataFrame(schema=RATING_SCHEMA)
+            fields += list(empty.to_arrow(compat_level=pl.CompatLevel.oldest()).schema)
+        return pa.schema(fields)
+
+
+def _added(parsed: ParsedGrids, found: KernelResults, options: SolveOptions) -> dict:
+    """The columns asked for beyond the result schema: the canonical form, the ratings."""
+    columns: dict[str, pa.Array] = {}
+    if options.canonical:
+        from pipeline.canonical import canonical_grids
+
+        columns["canonical"] = format_grids(canonical_grids(parsed.grids), mask=parsed.ok)
+    if options.rate:
+        from pipeline.rating import rate_grids
+
+        skip = ~parsed.ok | (found.verdicts == codes.INVALID)
+        rated = rate_grids(parsed.grids, skip, options.rate_samples, options.rate_seed,
+                           options.max_nodes)  # fmt: skip
+        table = rated.to_arrow(compat_level=pl.CompatLevel.oldest())
+        columns |= {name: table.column(name).combine_chunks() for name in table.column_names}
+    return columns
 
 
 _INPUT = ("row", "id", "puzzle", "solution")  # a batch's own columns; the others pass through
@@ -50,6 +91,7 @@ def solve_record_batch(batch: pa.RecordBatch, options: SolveOptions) -> pa.Table
         max_nodes=options.max_nodes,
         skip=~parsed.ok,
     )
+    passed = {n: batch.column(n) for n in batch.schema.names if n not in _INPUT}
     return build_results(
         batch.column(batch.schema.get_field_index("row")),
         puzzles,
@@ -57,7 +99,7 @@ def solve_record_batch(batch: pa.RecordBatch, options: SolveOptions) -> pa.Table
         found,
         ids=optional_column(batch, "id"),
         expected=optional_column(batch, "solution"),
-        extra={n: batch.column(n) for n in batch.schema.names if n not in _INPUT},
+        extra=_added(parsed, found, options) | passed,
     )
 
 

@@ -58,7 +58,7 @@ def _as_text_column(column: pa.ChunkedArray) -> pa.ChunkedArray:
     """A column CSV can hold: dictionaries decoded, lists of numbers as space-separated text."""
     if pa.types.is_dictionary(column.type):
         return column.cast(column.type.value_type)
-    if pa.types.is_list(column.type):
+    if pa.types.is_list(column.type) or pa.types.is_fixed_size_list(column.type):
         values = [None if v is None else " ".join(map(str, v)) for v in column.to_pylist()]
         return pa.chunked_array([pa.array(values, pa.string())])
     return column

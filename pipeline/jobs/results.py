@@ -33,6 +33,14 @@ COLUMNS: dict[str, str] = {
     "solve_ns": "kernel time for this puzzle; 0 when no search ran",
     "expected_ok": "the input's solution agrees with the solution found; null without one",
     "error": "why a row is malformed or invalid; null otherwise",
+    "canonical": "(`--canonical`) the minlex form: the same string for the same puzzle in any "
+    "disguise (relabelled, rows or columns swapped, transposed); null for malformed rows",
+    "difficulty": "(`--rate`) mean guesses for a first solution over random symmetries of the "
+    "puzzle (`--rate-samples`); null without a solution",
+    "grade": "(`--rate`) the hardest technique a person needs, from `hidden_single` up the "
+    "ladder to `search`",
+    "steps": "(`--rate`) how many placements or eliminations the grade's technique made",
+    "steps_by_level": "(`--rate`) placements or eliminations by each technique of the ladder",
 }
 _VERDICTS = pa.array(codes.VERDICT_NAMES, type=pa.string())
 

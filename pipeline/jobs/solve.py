@@ -22,6 +22,7 @@ import numpy as np
 import pyarrow as pa
 
 from pipeline.errors import ExecutorLost, InputError, RunFailed, RunInterrupted
+from pipeline.io.inputs import STDIN
 from pipeline.jobs.batch import SolveOptions, solve_record_batch
 from pipeline.jobs.checkpoint import Checkpoint, Progress, StreamSink
 from pipeline.jobs.executors import warm_kernels
@@ -74,6 +75,12 @@ def _identity(job: Job, options: SolveOptions) -> dict[str, Any]:
         "strategy": options.strategy,
         "solutions": options.solutions,
         "max_nodes": options.max_nodes,
+        "added columns": [
+            options.canonical,
+            options.rate,
+            options.rate_samples,
+            options.rate_seed,
+        ],  # fmt: skip
         "reading options": job.reading.as_dict(),
     }
 
@@ -95,10 +102,11 @@ def solve_part(
                 verdict_counts(table, VERDICT_NAMES))  # fmt: skip
 
 
-def _empty(job: Job) -> pa.Table:
+def _empty(job: Job, search: SolveOptions) -> pa.Table:
     """The output's table of no rows: its schema, with `source` first for several inputs."""
     id_type = job.inputs.schema.field("id").type if job.inputs.has_ids else None
-    schema = result_schema(id_type, job.inputs.first.extra_schema)
+    extra = pa.schema([*search.added_schema(), *job.inputs.first.extra_schema])
+    schema = result_schema(id_type, extra)
     if job.inputs.several:
         schema = schema.insert(0, pa.field("source", SOURCE_TYPE, nullable=False))
     return schema.empty_table()
@@ -120,12 +128,17 @@ def solve_file(
     solutions: int = 2,
     max_nodes: int | None = None,
     resume: bool = False,
+    canonical: bool = False,
+    rate: bool = False,
+    rate_samples: int = 16,
     **options: Unpack[JobOptions],
 ) -> RunSummary:
     """Solve every row of `inputs` (a file, `-` for stdin, several files or quoted globs) into
     `output` (default `<stem>.solved.parquet` beside a single input; `-`: stdout). The output's
     format follows its suffix (.parquet, .csv, .jsonl) or `format`.
 
+    `canonical` adds each puzzle's minlex form; `rate` its `difficulty` (mean guesses over
+    `rate_samples` random symmetries) and `grade` (the hardest technique a person needs).
     `options`: how to read the inputs and run the job (`JobOptions`: columns, separator,
     header, formats, force, batch size, workers, progress, executor). Raises `InputError` (one
     line, for the CLI) for a bad file, column, option or output, `RunFailed` when workers or
@@ -133,20 +146,22 @@ def solve_file(
     batches for `resume=True`.
     """
     try:
-        search = SolveOptions(strategy, solutions, max_nodes)
+        search = SolveOptions(strategy, solutions, max_nodes, canonical, rate, rate_samples)
     except ValueError as e:
         raise InputError(str(e)) from None
     warm = partial(warm_kernels, (search.strategy,))
     job = start_job("solve", inputs, output, SOLVED_SUFFIX, options, warm=warm)
     if resume and job.output is None:
         raise InputError("--resume needs an output file (a run to stdout keeps nothing)")
+    if resume and STDIN in job.inputs.names:
+        raise InputError("--resume cannot continue from stdin: it can be read once only")
     with job.locked():
         return _run(job, search, resume)
 
 
 def _run(job: Job, search: SolveOptions, resume: bool) -> RunSummary:
     """The solve job, its output locked."""
-    pool, empty = job.executor, _empty(job)
+    pool, empty = job.executor, _empty(job, search)
     with sigterm_as_interrupt():
         try:
             job.start_executor((search.strategy,))  # before a checkpoint: a cluster that
@@ -191,7 +206,10 @@ def _run(job: Job, search: SolveOptions, resume: bool) -> RunSummary:
             job.finish_bar(bar)
             wall = job.wall()
             rate = (done - progress.rows) / wall if wall > 0 else None
-            metadata = job.metadata(done, asdict(search), rate, resumed_rows=progress.rows)
+            renamed = {n: ds.renamed for n, ds in zip(job.inputs.names, job.inputs.datasets,
+                                                      strict=True) if ds.renamed}  # fmt: skip
+            metadata = job.metadata(done, asdict(search), rate, resumed_rows=progress.rows,
+                                    renamed_columns=renamed or None)  # fmt: skip
             # An interrupt while joining keeps the (complete) checkpoint: --resume joins again.
             sink.commit(read, empty, metadata)
     except ExecutorLost as e:

@@ -67,6 +67,10 @@ CATALOGUE: tuple[FindingCode, ...] = (
     FindingCode("duplicate", "warning", "Duplicate",
                 "is the same puzzle as an earlier row (compared after parsing)",
                 "same puzzle as row {first_row}"),
+    FindingCode("symmetry_duplicate", "warning", "Duplicate up to symmetry",
+                "is an earlier row's puzzle in disguise (relabelled digits, rows or columns "
+                "swapped, transposed: the same canonical form)",
+                "same puzzle up to symmetry as row {first_row}"),
 )  # fmt: skip
 BY_CODE: dict[str, FindingCode] = {c.code: c for c in CATALOGUE}
 CODES: dict[str, str] = {c.code: c.level for c in CATALOGUE}  # code -> level, in order

@@ -157,15 +157,16 @@ def duplicate_findings(
     first_rows: np.ndarray,
     ids: pa.Array | None = None,
     first_ids: pa.Array | None = None,
+    code: str = "duplicate",
 ) -> pa.Table:
-    """`duplicate` findings: each of `rows` repeats the puzzle of the row in `first_rows`
-    (with that row's id in the message when the input has ids)."""
+    """`duplicate` (or `symmetry_duplicate`) findings: each of `rows` repeats the puzzle of
+    the row in `first_rows` (with that row's id in the message when the input has ids)."""
     out = FindingsBuilder(rows, ids)
-    # the catalogue's template, "same puzzle as row {first_row}", filled a column at a time
-    prefix = message("duplicate", first_row="")
+    # the catalogue's template, "same puzzle ... row {first_row}", filled a column at a time
+    prefix = message(code, first_row="")
     text = pc.binary_join_element_wise(prefix, pa.array(first_rows).cast(pa.string()), "")
     if first_ids is not None:
         first_ids = first_ids.cast(pa.string()).fill_null("null")
         text = pc.binary_join_element_wise(text, " (id ", first_ids, ")", "")
-    out.add("duplicate", np.arange(len(rows)), text, first_row=pa.array(first_rows))
+    out.add(code, np.arange(len(rows)), text, first_row=pa.array(first_rows))
     return out.table()

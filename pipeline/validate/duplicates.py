@@ -15,6 +15,7 @@ share one with probability about 1e-25.
 """
 
 from collections.abc import Iterator
+from typing import NamedTuple
 
 import numpy as np
 
@@ -120,3 +121,40 @@ class DuplicateIndex:
         later = np.flatnonzero(same)
         by_row = np.argsort(row[later], kind="stable")
         return row[later][by_row], first[later][by_row]
+
+
+class Repeats(NamedTuple):
+    """The rows that repeat an earlier row's puzzle, and the rows they repeat (ascending by
+    row): exactly (`duplicate`) and up to symmetry (`symmetry_duplicate`: the same canonical
+    form, where the first such row is not already the row it repeats exactly)."""
+
+    rows: np.ndarray
+    first_rows: np.ndarray
+    symmetric_rows: np.ndarray
+    symmetric_first_rows: np.ndarray
+
+    def kinds(self) -> list[tuple[str, np.ndarray, np.ndarray]]:
+        """(finding code, rows, first rows) of each kind."""
+        return [("duplicate", self.rows, self.first_rows),
+                ("symmetry_duplicate", self.symmetric_rows, self.symmetric_first_rows)]  # fmt: skip
+
+    def first_rows_needed(self) -> np.ndarray:
+        """Every row repeated by a later one, ascending and distinct."""
+        return np.unique(np.concatenate([self.first_rows, self.symmetric_first_rows]))
+
+
+def find_repeats(exact: DuplicateIndex, symmetric: DuplicateIndex | None = None) -> Repeats:
+    """The repeats of a file from the keys of its puzzles and (when checked) of their
+    canonical forms."""
+    rows, first_rows = exact.duplicates()
+    if symmetric is None:
+        none = np.zeros(0, dtype=np.int64)
+        return Repeats(rows, first_rows, none, none)
+    srows, sfirst = symmetric.duplicates()
+    at = np.searchsorted(rows, srows).clip(max=max(len(rows) - 1, 0))
+    if len(rows):
+        exact_first = np.where(rows[at] == srows, first_rows[at], -1)
+    else:
+        exact_first = np.full(len(srows), -1, dtype=np.int64)
+    keep = sfirst != exact_first
+    return Repeats(rows, first_rows, srows[keep], sfirst[keep])

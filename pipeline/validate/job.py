@@ -26,9 +26,10 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from pipeline.canonical import canonical_grids
 from pipeline.errors import ExecutorLost, InputError, RunFailed, RunInterrupted
 from pipeline.grid import CELLS, PuzzleColumn, clue_counts
-from pipeline.io.dataset import Dataset, optional_column
+from pipeline.io.dataset import optional_column
 from pipeline.io.frames import PuzzleInput, puzzle_batch
 from pipeline.io.output import Target, write_atomically
 from pipeline.io.runinfo import METADATA_KEY
@@ -52,7 +53,7 @@ from pipeline.validate.catalogue import (
     sort_findings,
 )
 from pipeline.validate.checks import check_rows, duplicate_findings
-from pipeline.validate.duplicates import DuplicateIndex, row_keys
+from pipeline.validate.duplicates import DuplicateIndex, Repeats, find_repeats, row_keys
 
 FINDINGS_SUFFIX = ".findings.parquet"
 MINIMAL_BATCH_SIZE = 5_000
@@ -67,6 +68,7 @@ class ValidateOptions:
 
     max_nodes: int | None = None
     minimal: bool = False
+    symmetry: bool = True  # also find duplicates up to symmetry (canonical forms)
 
     def __post_init__(self) -> None:
         if self.max_nodes is not None and not 1 <= self.max_nodes <= MAX_NODES:
@@ -83,6 +85,7 @@ class BatchReport(NamedTuple):
     findings: pa.Table  # sorted by row, one chunk
     keys: np.ndarray  # (rows, 2) uint64, duplicates.row_keys
     clues: np.ndarray  # (82,) int64: puzzles by number of givens
+    forms: np.ndarray | None  # (rows, 2) uint64: keys of the canonical forms, when asked
 
 
 def validate_record_batch(batch: pa.RecordBatch, options: ValidateOptions) -> BatchReport:
@@ -91,7 +94,11 @@ def validate_record_batch(batch: pa.RecordBatch, options: ValidateOptions) -> Ba
     rows = batch.column(batch.schema.get_field_index("row"))
     start = rows[0].as_py() if len(rows) else 0
     clues = np.bincount(clue_counts(parsed.grids[parsed.ok]), minlength=CELLS + 1)
-    return BatchReport(start, len(rows), findings, row_keys(parsed.grids, parsed.ok), clues)
+    forms = None
+    if options.symmetry:
+        forms = row_keys(canonical_grids(parsed.grids), parsed.ok)
+    keys = row_keys(parsed.grids, parsed.ok)
+    return BatchReport(start, len(rows), findings, keys, clues, forms)
 
 
 @dataclass
@@ -172,6 +179,15 @@ class _Tally:
                 if len(examples) < EXAMPLES:
                     examples.append(record)
 
+    def add_repeats(self, repeats: Repeats) -> None:
+        """The repeats' counts, and their first examples (without ids: those come with the
+        findings file, read again from the input)."""
+        for code, rows, first in repeats.kinds():
+            if len(rows):
+                self.add(duplicate_findings(rows[:EXAMPLES], first[:EXAMPLES], code=code))
+                self.codes[code] += len(rows) - min(EXAMPLES, len(rows))
+                self.levels[CODES[code]] += len(rows) - min(EXAMPLES, len(rows))
+
     def summary(self, **run: Any) -> ValidationSummary:
         order = {code: i for i, code in enumerate(CODES)}
         return ValidationSummary(
@@ -185,60 +201,57 @@ class _Tally:
         )
 
 
-def _ids_at(ds: Dataset, rows: np.ndarray) -> pa.Array:
-    """The ids of the (ascending, distinct) `rows`, read again from the input."""
-    parts = []
-    for batch in ds.batches():
-        first = batch.column(0)[0].as_py()
-        lo, hi = np.searchsorted(rows, [first, first + batch.num_rows])
+class _FirstIds:
+    """The ids of the rows that later rows repeat, gathered as the input is read again, batch by
+    batch: memory for those ids only, not for every duplicate."""
+
+    def __init__(self, rows: np.ndarray, id_type: pa.DataType) -> None:
+        self.rows = rows  # ascending, distinct
+        self._chunks: list[pa.Array] = [pa.array([], id_type)]
+
+    def add(self, start: int, ids: pa.Array) -> None:
+        lo, hi = np.searchsorted(self.rows, [start, start + len(ids)])
         if hi > lo:
-            ids = batch.column(batch.schema.get_field_index("id"))
-            parts.append(ids.take(pa.array(rows[lo:hi] - first)))
-        if hi == len(rows):
-            break
-    return pa.concat_arrays(parts) if parts else pa.array([], ds.schema.field("id").type)
+            self._chunks.append(ids.take(pa.array(self.rows[lo:hi] - start)))
 
-
-class _Duplicates(NamedTuple):
-    rows: np.ndarray
-    first_rows: np.ndarray
-    ids: pa.Array | None
-    first_ids: pa.Array | None
-
-    def findings(self, start: int, stop: int) -> pa.Table:
-        """The duplicate findings of rows `start` .. `stop - 1`."""
-        lo, hi = np.searchsorted(self.rows, [start, stop])
-        ids = None if self.ids is None else self.ids[lo:hi]
-        first_ids = None if self.first_ids is None else self.first_ids[lo:hi]
-        return duplicate_findings(self.rows[lo:hi], self.first_rows[lo:hi], ids, first_ids)
-
-
-def _find_duplicates(index: DuplicateIndex, ds: Dataset | None) -> _Duplicates:
-    rows, first_rows = index.duplicates()
-    if ds is None or ds.id_column is None or not len(rows):
-        return _Duplicates(rows, first_rows, None, None)
-    wanted = np.union1d(rows, first_rows)
-    ids = _ids_at(ds, wanted)
-    return _Duplicates(
-        rows,
-        first_rows,
-        ids.take(pa.array(np.searchsorted(wanted, rows))),
-        ids.take(pa.array(np.searchsorted(wanted, first_rows))),
-    )
+    def of(self, rows: np.ndarray) -> pa.Array:
+        taken = pa.chunked_array(self._chunks).take(pa.array(np.searchsorted(self.rows, rows)))
+        return taken.combine_chunks()
 
 
 def _merged(
-    stream: Path, batches: list[tuple[int, int, bool]], duplicates: _Duplicates
+    stream: Path,
+    batches: list[tuple[int, int, bool]],
+    repeats: Repeats,
+    id_batches: Iterator[pa.RecordBatch] | None,
+    id_type: pa.DataType | None,
 ) -> Iterator[pa.Table]:
     """The findings of every batch (`start`, `rows`, whether the stream holds findings for it),
-    in order, with the duplicate findings put in place."""
+    in order, with the repeats' findings put in place; `id_batches`: the input read again, for
+    the repeats' ids (None: no ids, or an input that cannot be read twice, when `id_type` is
+    the type of the ids left null)."""
+    first_ids: _FirstIds | None = None
     with pa.OSFile(str(stream), "rb") as source:
         reader = pa.ipc.open_stream(source)
         for start, rows, stored in batches:
+            ids = None
+            if id_batches is not None:
+                batch = next(id_batches)
+                ids = batch.column(batch.schema.get_field_index("id"))
+                first_ids = first_ids or _FirstIds(repeats.first_rows_needed(), ids.type)
+                first_ids.add(start, ids)
             parts = [pa.Table.from_batches([reader.read_next_batch()])] if stored else []
-            extra = duplicates.findings(start, start + rows)
-            if extra.num_rows:
-                parts.append(extra)
+            for code, repeat, first in repeats.kinds():
+                lo, hi = np.searchsorted(repeat, [start, start + rows])
+                if hi == lo:
+                    continue
+                own = of = None
+                if ids is not None and first_ids is not None:
+                    own = ids.take(pa.array(repeat[lo:hi] - start))
+                    of = first_ids.of(first[lo:hi])
+                elif id_type is not None:  # ids that cannot be read again: null
+                    own = pa.nulls(hi - lo, id_type)
+                parts.append(duplicate_findings(repeat[lo:hi], first[lo:hi], own, of, code))
             if parts:
                 yield sort_findings(pa.concat_tables(parts)) if len(parts) > 1 else parts[0]
 
@@ -289,6 +302,7 @@ def validate_file(
     *,
     max_nodes: int | None = None,
     minimal: bool = False,
+    symmetry: bool = True,
     **options: Unpack[JobOptions],
 ) -> ValidationSummary:
     """Validate every row of `input_path`; findings into `output` (default
@@ -303,12 +317,13 @@ def validate_file(
     (nothing is kept).
     """
     try:
-        checks = ValidateOptions(max_nodes, minimal)
+        checks = ValidateOptions(max_nodes, minimal, symmetry)
     except ValueError as e:
         raise InputError(str(e)) from None
     job = start_job("validate", input_path, output, FINDINGS_SUFFIX, options,
                     warm=partial(warm_kernels, ("fast",)),
-                    batch_size=MINIMAL_BATCH_SIZE if minimal else DEFAULT_BATCH_SIZE)  # fmt: skip
+                    batch_size=MINIMAL_BATCH_SIZE if minimal else DEFAULT_BATCH_SIZE,
+                    passthrough=False)  # fmt: skip
     if job.inputs.several:
         raise InputError("validate takes one input at a time")
     with job.locked():
@@ -322,6 +337,7 @@ def _run(job: Job, checks: ValidateOptions) -> ValidationSummary:
     spool = job.output or Path(tempfile.gettempdir()) / "stdout"
     stream = spool.with_name(f".{spool.name}.findings-{os.getpid()}.arrow")
     index, tally, batches = DuplicateIndex(), _Tally(), []
+    forms = DuplicateIndex() if checks.symmetry else None
     bar = None
     try:
         with sigterm_as_interrupt():
@@ -333,6 +349,8 @@ def _run(job: Job, checks: ValidateOptions) -> ValidationSummary:
             ):
                 for report in pool.map_ordered(validate_record_batch, ds.batches(), checks):
                     index.add(report.start, report.keys)
+                    if forms is not None and report.forms is not None:
+                        forms.add(report.start, report.forms)
                     tally.add(report.findings, report.clues)
                     batches.append((report.start, report.rows, report.findings.num_rows > 0))
                     if report.findings.num_rows:
@@ -340,14 +358,19 @@ def _run(job: Job, checks: ValidateOptions) -> ValidationSummary:
                     job.advance(bar, report.rows)
             pool.close()
             job.finish_bar(bar)
-            duplicates = _find_duplicates(index, ds)
-            del index
+            repeats = find_repeats(index, forms)
+            del index, forms
             rows = batches[-1][0] + batches[-1][1] if batches else 0
-            tally.add(duplicates.findings(0, rows))
+            tally.add_repeats(repeats)
             wall = job.wall()
             run = dict(input=job.inputs.names[0], output=str(job.target), rows=rows,
                        wall_s=wall, rows_per_s=rows / wall if wall > 0 else 0.0,
                        workers=pool.workers, minimal=checks.minimal)  # fmt: skip
+            id_batches = None  # the input read again for the repeats' ids (not stdin: once)
+            id_type = ds.schema.field("id").type if ds.id_column is not None else None
+            has_repeats = len(repeats.rows) + len(repeats.symmetric_rows) > 0
+            if ds.id_column is not None and has_repeats and not ds.from_stdin:
+                id_batches = ds.batches()
             summary = tally.summary(**run)
             summary.metadata = job.metadata(rows, asdict(checks), summary.rows_per_s,
                                             findings=summary.findings,
@@ -355,7 +378,8 @@ def _run(job: Job, checks: ValidateOptions) -> ValidationSummary:
             schema = schema.with_metadata(
                 {METADATA_KEY: json.dumps(summary.metadata, sort_keys=True, default=str)}
             )
-            _write_findings(job.target, schema, _merged(stream, batches, duplicates))
+            _write_findings(job.target, schema, _merged(stream, batches, repeats, id_batches,
+                                                           id_type))  # fmt: skip
     except ExecutorLost as e:
         pool.terminate()
         raise RunFailed(str(e)) from None
@@ -378,6 +402,7 @@ def validate_puzzles(
     id_column: str | None = None,
     max_nodes: int | None = None,
     minimal: bool = False,
+    symmetry: bool = True,
     workers: int | None = None,
 ) -> pl.DataFrame:
     """Validate puzzles held in memory; a DataFrame of findings in row order, as
@@ -387,22 +412,21 @@ def validate_puzzles(
     as a file's, or named with `column=`; its solution column checked, its id column passed
     through: `solution_column=`, `id_column=`). `solutions`, beside a column of puzzles (not a
     DataFrame), is checked like a solution column: one string or None per puzzle.
-    `workers`: None or 1 checks in this process, more on warm worker processes kept for the
-    next call (`pipeline.jobs.pool`), with the same findings.
+    `symmetry`: also find duplicates up to symmetry. `workers`: None or 1 checks in this
+    thread, more on worker threads (`pipeline.jobs.pool`), with the same findings.
     """
-    options = ValidateOptions(max_nodes, minimal)
+    options = ValidateOptions(max_nodes, minimal, symmetry)
     batch = puzzle_batch(puzzles, column=column, solution_column=solution_column,
                          id_column=id_column, solutions=solutions)  # fmt: skip
-    index = DuplicateIndex()
+    index, forms = DuplicateIndex(), DuplicateIndex() if symmetry else None
     tables = []
     for report in map_chunks(validate_record_batch, batch, workers, options):
         index.add(report.start, report.keys)
+        if forms is not None and report.forms is not None:
+            forms.add(report.start, report.forms)
         tables.append(report.findings)
-    rows, first_rows = index.duplicates()
     ids = optional_column(batch, "id")
-    if ids is None:
-        duplicates = _Duplicates(rows, first_rows, None, None)
-    else:
-        duplicates = _Duplicates(rows, first_rows, ids.take(rows), ids.take(first_rows))
-    tables.append(duplicates.findings(0, batch.num_rows))
+    for code, rows, first in find_repeats(index, forms).kinds():
+        own, of = (None, None) if ids is None else (ids.take(rows), ids.take(first))
+        tables.append(duplicate_findings(rows, first, own, of, code))
     return pl.from_arrow(sort_findings(pa.concat_tables(tables)))
