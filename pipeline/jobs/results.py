@@ -30,7 +30,9 @@ COLUMNS: dict[str, str] = {
     "nodes": "search nodes, counted the same way by every strategy (see `pipeline.solver`); "
     "0 when no search ran",
     "guesses": "digits placed by choice at cells with two or more candidates; 0 when no search ran",
-    "solve_ns": "kernel time for this puzzle; 0 when no search ran",
+    "solve_ns": "the kernel's time for this puzzle (monotonic clock, ns): a time far above what "
+    "its nodes predict (a preemption on a busy machine) is measured again and the least kept; "
+    "0 when no search ran",
     "expected_ok": "the input's solution agrees with the solution found; null without one",
     "error": "why a row is malformed or invalid; null otherwise",
     "canonical": "(`--canonical`) the minlex form: the same string for the same puzzle in any "

@@ -52,6 +52,7 @@ from pipeline.solver.registry import (
     STRATEGIES,
     get_strategy,
 )
+from pipeline.solver.timing import retime
 
 
 class KernelResults(NamedTuple):
@@ -117,6 +118,13 @@ def solve_grids(
     kernel = chosen.load()
     grids, todo_skip, out = _prepare(grids, skip, chosen.checks_givens)
     kernel(grids, todo_skip, *chosen.flags, solutions, budget, *out)
+
+    def solve_again(subset: np.ndarray) -> np.ndarray:
+        again = _prepare(subset, None, True)[2]
+        kernel(subset, np.zeros(len(subset), np.bool_), *chosen.flags, solutions, budget, *again)
+        return again.solve_ns
+
+    retime(grids, out.nodes, out.solve_ns, solve_again)
     if solutions == 1:  # a solution, but nobody looked for a second one
         out.verdicts[out.verdicts == codes.SOLVED] = codes.FOUND
     return out
@@ -135,6 +143,14 @@ def find_two_solutions(
     seconds = np.zeros_like(out.solutions)
     two_solutions_kernel(grids, todo_skip, budget, out.verdicts, out.solutions, seconds,
                          out.nodes, out.guesses, out.solve_ns)  # fmt: skip
+
+    def solve_again(subset: np.ndarray) -> np.ndarray:
+        again = _prepare(subset, None, True)[2]
+        two_solutions_kernel(subset, np.zeros(len(subset), np.bool_), budget, *again[:2],
+                             np.zeros_like(again.solutions), *again[2:])  # fmt: skip
+        return again.solve_ns
+
+    retime(grids, out.nodes, out.solve_ns, solve_again)
     return out, seconds
 
 
