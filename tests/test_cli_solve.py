@@ -947,3 +947,20 @@ def test_canonical_and_rate_add_their_columns(tmp_path):
     plain = cli("solve", corpus, "-o", tmp_path / "plain.parquet")
     assert plain.exit_code == 0
     assert "canonical" not in pl.read_parquet(tmp_path / "plain.parquet").columns
+
+
+def test_an_input_difficulty_column_passes_through_and_steps_aside_for_rate(tmp_path):
+    corpus = tmp_path / "kaggle.csv"
+    generate(5, seed=3).select("puzzle").with_columns(difficulty=pl.lit(2.5)).write_csv(corpus)
+
+    plain, rated = tmp_path / "plain.parquet", tmp_path / "rated.parquet"
+    assert cli("solve", corpus, "-o", plain).exit_code == 0
+    assert cli("solve", corpus, "-o", rated, "--rate", "--rate-samples", 2).exit_code == 0
+
+    assert pl.read_parquet(plain)["difficulty"].to_list() == ["2.5"] * 5  # the input's own
+    got = pl.read_parquet(rated)
+    assert got["input_difficulty"].to_list() == ["2.5"] * 5
+    assert got["difficulty"].dtype == pl.Float64
+    assert metadata_of(rated)["renamed_columns"] == {
+        str(corpus): {"difficulty": "input_difficulty"}
+    }

@@ -391,3 +391,28 @@ def test_an_empty_result_file_reports_no_rows(tmp_path):
     assert "verdicts: no rows" in render_text(rep)
     assert rep.to_dict()["runs"][0]["stats"]["nodes"]["p50"] is None
     assert (tmp_path / "empty.html").stat().st_size > 1000
+
+
+def test_rated_results_show_puzzles_and_effort_by_grade(tmp_path):
+    corpus = tmp_path / "rated.csv"
+    pipeline.generate(80, seed=21).select("puzzle").write_csv(corpus)
+    out = tmp_path / "rated.parquet"
+    solve_file(corpus, out, rate=True, rate_samples=4, workers=1, progress=False)
+    frame = pl.read_parquet(out)
+
+    rep = report(out, html=tmp_path / "rated.html")
+
+    figures = rep.to_dict()["runs"][0]["ratings"]
+    grades = frame["grade"].cast(pl.String).value_counts()
+    assert {g["grade"]: g["rows"] for g in figures["by_grade"]} == dict(grades.iter_rows())
+    assert [g["grade"] for g in figures["by_grade"]] == sorted(
+        (g["grade"] for g in figures["by_grade"]), key=list(pipeline.GRADES).index
+    )  # ladder order, easiest first
+    assert figures["difficulty"]["p50"] == frame["difficulty"].quantile(0.5, "nearest")
+    text = render_text(rep)
+    assert "by grade (80 rated puzzles):" in text and "difficulty (mean guesses" in text
+    assert "Puzzles and effort by grade" in (tmp_path / "rated.html").read_text()
+    unrated = tmp_path / "unrated.parquet"
+    solve_file(corpus, unrated, workers=1, progress=False)
+    assert report(unrated).to_dict()["runs"][0]["ratings"] is None
+    assert "by grade" not in render_text(report(unrated))

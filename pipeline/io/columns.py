@@ -23,7 +23,7 @@ MATCH_SHARE = 0.9  # share of non-null sample values that must look right ("a fe
 # an input column passed through under one of them gets the prefix `input_`.
 RESERVED_NAMES = frozenset(
     ("row", "id", "puzzle", "verdict", "solution", "clues", "nodes", "guesses", "solve_ns",
-     "expected_ok", "error", "canonical", "difficulty", "grade", "steps", "steps_by_level")
+     "expected_ok", "error")
 )  # fmt: skip
 RENAME_PREFIX = "input_"
 _PUZZLE = re.compile(r"[.0-9]{81}")

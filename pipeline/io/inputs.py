@@ -111,6 +111,8 @@ def open_inputs(
     names = expand(paths)
     if len(names) > 1:  # the job adds a `source` column: an input's own one passes renamed
         options = {**options, "reserved": (*options.get("reserved", ()), "source")}
+    elif not options.get("reserved"):
+        options.pop("reserved", None)
     datasets = [open_dataset(name, **options) for name in names]
     first = datasets[0]
     for name, ds in zip(names[1:], datasets[1:], strict=True):

@@ -174,11 +174,13 @@ def start_job(
     batch_size: int = DEFAULT_BATCH_SIZE,
     formats: tuple[str, ...] | None = None,
     passthrough: bool = True,
+    reserved: tuple[str, ...] = (),
 ) -> Job:
     """Check the options and the output, choose the executor, open the inputs. The output
     defaults to the input's stem with `suffix`, beside it (stdout for stdin). Raises
     `InputError` (one line) before any work is done. `passthrough`: whether the inputs' other
-    columns travel along (solve: yes; validate: no use for them)."""
+    columns travel along (solve: yes; validate: no use for them), renamed when they would take
+    one of the `reserved` names (columns the job adds)."""
     started = time.perf_counter()
     unknown = sorted(options.keys() - JobOptions.__annotations__.keys())
     if unknown:
@@ -201,7 +203,7 @@ def start_job(
     scheduler = options.get("scheduler")
     pool = make_executor(kind, options.get("workers"), scheduler, warm)
     opened = open_inputs(names, batch_size=batch_size, passthrough=passthrough,
-                         **reading.dataset_options())  # fmt: skip
+                         reserved=reserved, **reading.dataset_options())  # fmt: skip
     return Job(command, opened, target, pool, kind, scheduler, reading, batch_size,
                options.get("progress", True), started)  # fmt: skip
 

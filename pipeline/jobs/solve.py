@@ -150,7 +150,8 @@ def solve_file(
     except ValueError as e:
         raise InputError(str(e)) from None
     warm = partial(warm_kernels, (search.strategy,))
-    job = start_job("solve", inputs, output, SOLVED_SUFFIX, options, warm=warm)
+    job = start_job("solve", inputs, output, SOLVED_SUFFIX, options, warm=warm,
+                    reserved=tuple(search.added_schema().names))  # fmt: skip
     if resume and job.output is None:
         raise InputError("--resume needs an output file (a run to stdout keeps nothing)")
     if resume and STDIN in job.inputs.names:

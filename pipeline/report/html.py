@@ -23,6 +23,8 @@ from pipeline.report.text import (
     corpus_notes,
     count,
     decimal,
+    difficulty_line,
+    grade_table,
     hardest_table,
     percentile_table,
     rate_notes,
@@ -192,6 +194,9 @@ def _details(run: dict[str, Any], colors: dict[str, str]) -> str:
         f"{_table(percentile_table(run, 'µs'))}</div>"
         f"<div><h3>By clue count</h3>{_table(clue_table(run, 'µs'))}</div></div>"
     )
+    if run.get("ratings"):
+        tables += (f"<h3>By grade</h3>{_table(grade_table(run, 'µs'))}"
+                   f"<p class='note'>{_e(difficulty_line(run))}</p>")  # fmt: skip
     for key, what in (("hardest_by_nodes", "nodes"), ("hardest_by_time", "kernel time")):
         table = hardest_table(run, key, "µs")
         body = _table(table, _puzzles(table), "hardest")
@@ -319,6 +324,16 @@ def _plots(report: Report, data: dict[str, Any], colors: dict[str, str]) -> str:
             clue_caption(data) + names,
         ),
     ]
+    rated = [run for run in data["runs"] if run.get("ratings")]
+    if rated:
+        figures.append(_figure(
+            plots.to_png(plots.grade_effort(report.runs)),
+            "Puzzles and effort by grade",
+            f"Share of rated puzzles at each grade of the technique ladder (bars) and their "
+            f"median search nodes (dots), for {len(rated)} rated run"
+            f"{'s' if len(rated) != 1 else ''}; the hardest step a person needs, easiest "
+            "first.",
+        ))  # fmt: skip
     for pair in report.pairs:
         corpus = report.corpus_of(pair.run)
         short = plots.short_names(pair, corpus)

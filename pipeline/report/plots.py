@@ -32,6 +32,7 @@ from matplotlib.ticker import FuncFormatter, LogLocator, MaxNLocator, NullFormat
 
 from pipeline.jobs.results import searched
 from pipeline.report.compare import Corpus, Pair
+from pipeline.report.ratings import rating_figures
 from pipeline.report.runs import Run
 from pipeline.report.text import ratio
 from pipeline.solver.codes import VERDICT_NAMES
@@ -443,4 +444,28 @@ def pair_scatter(pair: Pair, corpus: Corpus, colors: dict[str, str]) -> Figure:
             loc="outside lower center",
             ncols=2,
         )
+        return fig
+
+
+def grade_effort(runs: list[Run]) -> Figure:
+    """Per rated run: how many puzzles each grade holds (bars) and their median search nodes
+    (dots, right axis), the grades in ladder order."""
+    rated = [(run, rating_figures(run.frame)) for run in runs]
+    rated = [(run, figures) for run, figures in rated if figures]
+    width, height = _size(len(rated), ncols=2)
+    with _figure(max(width, 4.2), height + 0.8) as fig:
+        for ax, (run, figures) in zip(_grid(fig, len(rated), ncols=2), rated, strict=True):
+            grades = figures["by_grade"]
+            y = np.arange(len(grades))
+            ax.barh(y, [g["share_pct"] for g in grades], color="#8FA9C8")
+            ax.set_yticks(y, [g["grade"].replace("_", " ") for g in grades])
+            ax.invert_yaxis()
+            ax.set_xlabel("% of rated puzzles")
+            ax.set_title(_wrap(run.label, 30), loc="left")
+            nodes = ax.twiny()
+            nodes.plot([g["nodes_p50"] for g in grades], y, "o", color="#C44536", markersize=4)
+            top = max(g["nodes_p50"] for g in grades)
+            _log_axis(nodes, "x", 0.8, max(top, 2) * 1.5, floor=1.0)
+            nodes.set_xlabel("median search nodes (dots)", color="#C44536")
+            nodes.grid(False)
         return fig

@@ -29,10 +29,11 @@ import pyarrow.parquet as pq
 from pipeline.errors import ReportError
 from pipeline.io.runinfo import METADATA_KEY
 from pipeline.jobs.results import SOLVED_VERDICTS, searched
+from pipeline.report.ratings import rating_figures
 from pipeline.solver.codes import VERDICT_NAMES
 
 REQUIRED_COLUMNS = ("row", "verdict", "clues", "nodes", "guesses", "solve_ns", "puzzle")
-OPTIONAL_COLUMNS = ("id", "canonical", "dataset", "strategy")
+OPTIONAL_COLUMNS = ("id", "canonical", "dataset", "strategy", "grade", "difficulty")
 QUANTILES = {"p50": 0.5, "p90": 0.9, "p99": 0.99}
 HARDEST = 10
 _TYPES = {"row": pl.Int64, "clues": pl.Int64, "nodes": pl.Int64, "guesses": pl.Int64,
@@ -256,4 +257,5 @@ def run_figures(frame: pl.DataFrame) -> dict[str, Any]:
         "by_clues": by_clues.to_dicts(),
         "hardest_by_nodes": _hardest(done, ["nodes", "solve_ns"]),
         "hardest_by_time": _hardest(done, ["solve_ns"]),
+        "ratings": rating_figures(frame),
     }

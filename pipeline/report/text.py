@@ -54,6 +54,27 @@ def clue_table(run: dict[str, Any], us: str = "us") -> Table:
     return headers, rows
 
 
+def grade_table(run: dict[str, Any], us: str = "us") -> Table:
+    """Per grade of the technique ladder (`solve --rate`): rows, share, median nodes, time and
+    difficulty."""
+    headers = ["grade", "rows", "%", "nodes p50", f"{us} p50", "difficulty p50"]
+    rows = [
+        [g["grade"], count(g["rows"]), decimal(g["share_pct"]), count(g["nodes_p50"]),
+         decimal(g["time_p50_us"]), decimal(g["difficulty_p50"])]
+        for g in run["ratings"]["by_grade"]
+    ]  # fmt: skip
+    return headers, rows
+
+
+def difficulty_line(run: dict[str, Any]) -> str:
+    """The difficulty's spread, and how it ranks with the nodes this run searched."""
+    d = run["ratings"]["difficulty"]
+    rank = run["ratings"]["difficulty_nodes_spearman"]
+    return (f"difficulty (mean guesses over symmetries): p50 {decimal(d['p50'])}, p90 "
+            f"{decimal(d['p90'])}, p99 {decimal(d['p99'])}, max {decimal(d['max'])}; rank "
+            f"correlation with this run's nodes {decimal(rank, 2)}")  # fmt: skip
+
+
 def hardest_table(run: dict[str, Any], key: str, us: str = "us") -> Table:
     """The hardest puzzles (`key`: hardest_by_nodes or hardest_by_time), the puzzle last."""
     headers = ["row", "id", "clues", "verdict", "nodes", "guesses", f"time {us}", "puzzle"]
@@ -250,6 +271,9 @@ def _run_text(run: dict[str, Any]) -> list[str]:
         return lines
     lines += ["", "percentiles over searched rows:", *align(percentile_table(run))]
     lines += ["", "by clue count:", *align(clue_table(run))]
+    if run.get("ratings"):
+        lines += ["", f"by grade ({count(run['ratings']['rated'])} rated puzzles):",
+                  *align(grade_table(run)), "  " + difficulty_line(run)]  # fmt: skip
     for key, title in (("hardest_by_nodes", "nodes"), ("hardest_by_time", "time")):
         lines += ["", f"hardest {len(run[key])} by {title}:", *align(hardest_table(run, key))]
     return lines
