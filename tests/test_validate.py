@@ -157,7 +157,7 @@ def test_planted_copies_in_disguise_are_symmetry_duplicates_of_the_first(tmp_pat
     pl.DataFrame({"id": [f"p{i}" for i in range(8)], "puzzle": puzzles}).write_csv(path)
     out = tmp_path / "planted.findings.parquet"
 
-    summary = validate_file(path, out, batch_size=3, workers=2, progress=False)
+    summary = validate_file(path, out, batch_size=3, workers=2, progress=False, symmetry=True)
 
     df = pl.read_parquet(out)
     assert findings(df) == [(5, "symmetry_duplicate"), (6, "symmetry_duplicate"),
@@ -166,9 +166,8 @@ def test_planted_copies_in_disguise_are_symmetry_duplicates_of_the_first(tmp_pat
     assert df["message"][0] == "same puzzle up to symmetry as row 1 (id p1)"
     assert df["id"].to_list() == ["p5", "p6", "p7"]
     assert summary.findings["symmetry_duplicate"] == 2 and summary.clean
-    assert validate_file(path, out, symmetry=False, progress=False).findings[
-        "symmetry_duplicate"] == 0  # fmt: skip
-    in_memory = validate_puzzles(pl.Series(puzzles))
+    assert validate_file(path, out, progress=False).findings["symmetry_duplicate"] == 0
+    in_memory = validate_puzzles(pl.Series(puzzles), symmetry=True)
     assert findings(in_memory) == findings(df)
 
 

@@ -68,7 +68,7 @@ class ValidateOptions:
 
     max_nodes: int | None = None
     minimal: bool = False
-    symmetry: bool = True  # also find duplicates up to symmetry (canonical forms)
+    symmetry: bool = False  # also find duplicates up to symmetry (canonical forms)
 
     def __post_init__(self) -> None:
         if self.max_nodes is not None and not 1 <= self.max_nodes <= MAX_NODES:
@@ -302,7 +302,7 @@ def validate_file(
     *,
     max_nodes: int | None = None,
     minimal: bool = False,
-    symmetry: bool = True,
+    symmetry: bool = False,
     **options: Unpack[JobOptions],
 ) -> ValidationSummary:
     """Validate every row of `input_path`; findings into `output` (default
@@ -402,7 +402,7 @@ def validate_puzzles(
     id_column: str | None = None,
     max_nodes: int | None = None,
     minimal: bool = False,
-    symmetry: bool = True,
+    symmetry: bool = False,
     workers: int | None = None,
 ) -> pl.DataFrame:
     """Validate puzzles held in memory; a DataFrame of findings in row order, as
