@@ -37,10 +37,16 @@ format: $(DEV)
 	$(BIN)/ruff check --fix .
 	$(BIN)/ruff format .
 
+# Each script rewrites its own section of docs/BENCHMARKS.md; TDOKU_BENCH=path/to/run_benchmark
+# adds tdoku measured side by side (benchmarks/versus_tdoku.py; skipped without it).
 bench: $(DEV)
 	$(BIN)/python -m benchmarks.kernels --write docs/BENCHMARKS.md
+	$(BIN)/python -m benchmarks.versus_tdoku --write docs/BENCHMARKS.md
 	$(BIN)/python -m benchmarks.pipeline_e2e --write docs/BENCHMARKS.md
 	$(BIN)/python -m benchmarks.validate_bench --write docs/BENCHMARKS.md
+	$(BIN)/python -m benchmarks.timing_bench --write docs/BENCHMARKS.md
+	$(BIN)/python -m benchmarks.canonical_bench --write docs/BENCHMARKS.md
+	$(BIN)/python -m benchmarks.rating_bench --write docs/BENCHMARKS.md
 
 # Regenerate the shipped samples in data/ (reproducible: fixed seeds).
 data: $(DEV)

@@ -32,7 +32,7 @@ _API = {
     "validate_puzzles": "pipeline.validate.job",
     "STRATEGIES": "pipeline.solver.registry",
     "rate": "pipeline.rating",
-    "canonical": "pipeline.canonical",
+    "canonical": "pipeline.minlex",
     "GRADES": "pipeline.rating",
 }
 

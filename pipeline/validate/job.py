@@ -26,7 +26,6 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from pipeline.canonical import canonical_grids
 from pipeline.errors import ExecutorLost, InputError, RunFailed, RunInterrupted
 from pipeline.grid import CELLS, PuzzleColumn, clue_counts
 from pipeline.io.dataset import optional_column
@@ -43,6 +42,7 @@ from pipeline.jobs.setup import (
     sigterm_as_interrupt,
     start_job,
 )
+from pipeline.minlex import canonical_grids
 from pipeline.solver import MAX_NODES
 from pipeline.validate.catalogue import (
     CODES,

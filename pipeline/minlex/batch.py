@@ -1,4 +1,4 @@
-"""The batch kernels behind `pipeline.canonical`: each grid of a batch to its minlex form.
+"""The batch kernels behind `pipeline.minlex`: each grid of a batch to its minlex form.
 
 A complete grid (every row and column holding 1..9 once) goes to `full.py`, any other
 grid to the candidate search of `search.py`. Both also name one variant that gives the
@@ -6,14 +6,14 @@ form, from which `symmetry_kernel` builds the symmetry.
 
 numba's on-disk cache of these kernels is not invalidated when only `search.py` or
 `full.py` changes (it watches this file alone): after editing those, delete
-`pipeline/canonical/__pycache__/batch.*.nb*` (or `make clean`), or the old code keeps running.
+`pipeline/minlex/__pycache__/batch.*.nb*` (or `make clean`), or the old code keeps running.
 """
 
 import numpy as np
 from numba import njit
 
-from pipeline.canonical.full import full_form, is_complete
-from pipeline.canonical.search import PERMS, new_buffers, search_form
+from pipeline.minlex.full import full_form, is_complete
+from pipeline.minlex.search import PERMS, new_buffers, search_form
 
 
 @njit(nogil=True, cache=True)
