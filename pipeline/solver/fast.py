@@ -377,13 +377,14 @@ def _solve_one(
     frame_info: np.ndarray,
     solution: np.ndarray,
     second: np.ndarray,
-) -> tuple[int, int, int]:
-    """Search one puzzle; returns (verdict, nodes, guesses), fills `solution` with the first
+) -> tuple[int, int, int, int]:
+    """Search one puzzle; returns (verdict, nodes, guesses, branch points), fills `solution` with the first
     solution found and `second` with the second one, when found."""
     _load_givens(givens, board)
     state = _propagate(board, (1 << 27) - 1)
     nodes = 1
     guesses = 0
+    branches = 0
     found = 0
     depth = 0
     while True:
@@ -402,10 +403,11 @@ def _solve_one(
             frame_info[depth, 1] = bit
             frame_info[depth, 2] = candidates
             depth += 1
+            branches += 1
         if depth == 0:
             break
         if max_nodes > 0 and nodes >= max_nodes:
-            return LIMIT, nodes, guesses
+            return LIMIT, nodes, guesses, branches
         top = depth - 1
         candidates = frame_info[top, 2]
         digit = lowest_bit_index(candidates)
@@ -421,10 +423,10 @@ def _solve_one(
         guesses += 1
         state = _propagate(board, _place(board, digit, band, bit))
     if found == 0:
-        return UNSOLVABLE, nodes, guesses
+        return UNSOLVABLE, nodes, guesses, branches
     if found == 1:
-        return SOLVED, nodes, guesses
-    return MULTIPLE, nodes, guesses
+        return SOLVED, nodes, guesses, branches
+    return MULTIPLE, nodes, guesses, branches
 
 
 @njit(nogil=True, cache=True)
@@ -441,8 +443,9 @@ def solve_kernel(
 ) -> None:
     """Solve every row of `grids` not marked in `skip` (see `pipeline.solver` for the contract)."""
     seconds = np.zeros((1, 81), dtype=np.uint8)  # scratch: the second solution is dropped
+    branches = np.zeros(1, dtype=np.int64)  # scratch: branch points are dropped
     _solve_all(grids, skip, max_solutions, max_nodes, verdicts, solutions, seconds, 0, nodes,
-               guesses, solve_ns)  # fmt: skip
+               guesses, solve_ns, branches, 0)  # fmt: skip
 
 
 @njit(nogil=True, cache=True)
@@ -459,8 +462,9 @@ def two_solutions_kernel(
 ) -> None:
     """Like `solve_kernel` with `max_solutions=2`, and keeps the second solution in `seconds`
     for puzzles with several (the evidence that validation shows)."""
+    branches = np.zeros(1, dtype=np.int64)  # scratch: branch points are dropped
     _solve_all(grids, skip, 2, max_nodes, verdicts, solutions, seconds, 1, nodes, guesses,
-               solve_ns)  # fmt: skip
+               solve_ns, branches, 0)  # fmt: skip
 
 
 @njit(nogil=True, cache=True)
@@ -476,6 +480,8 @@ def _solve_all(
     nodes: np.ndarray,
     guesses: np.ndarray,
     solve_ns: np.ndarray,
+    branches: np.ndarray,
+    keep_branches: int,
 ) -> None:
     board = np.zeros(BOARD_SLOTS, dtype=np.int64)
     frames = np.zeros((MAX_DEPTH, BOARD_SLOTS), dtype=np.int64)
@@ -486,10 +492,32 @@ def _solve_all(
             continue
         second = seconds[i * keep_seconds]
         start = now_ns(clock)
-        verdict, n, g = _solve_one(
+        verdict, n, g, b = _solve_one(
             grids[i], max_solutions, max_nodes, board, frames, frame_info, solutions[i], second
         )
         solve_ns[i] = now_ns(clock) - start
         verdicts[i] = verdict
         nodes[i] = n
         guesses[i] = g
+        branches[i * keep_branches] = b
+
+
+@njit(nogil=True, cache=True)
+def _branch_points_kernel(grids: np.ndarray, max_solutions: int, branches: np.ndarray) -> None:
+    n = grids.shape[0]
+    skip = np.zeros(n, dtype=np.bool_)
+    verdicts = np.zeros(n, dtype=np.int8)
+    solutions = np.zeros((n, 81), dtype=np.uint8)
+    seconds = np.zeros((1, 81), dtype=np.uint8)
+    counts = np.zeros(n, dtype=np.int64)
+    _solve_all(grids, skip, max_solutions, 0, verdicts, solutions, seconds, 0, counts, counts,
+               counts, branches, 1)  # fmt: skip
+
+
+def branch_points(grids: np.ndarray, max_solutions: int = 2) -> np.ndarray:
+    """`(n,) int64`: the cells each puzzle's search branched on (tdoku counts a guess per
+    branch point; our `guesses` count every candidate tried there). For benchmarks."""
+    grids = np.ascontiguousarray(grids, dtype=np.uint8).reshape(-1, 81)
+    out = np.zeros(grids.shape[0], dtype=np.int64)
+    _branch_points_kernel(grids, max_solutions, out)
+    return out
