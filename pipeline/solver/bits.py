@@ -1,4 +1,5 @@
-"""Small numba building blocks shared by the kernels: bit counting and a nanosecond clock.
+"""Small numba building blocks shared by the kernels: bit counting, a nanosecond clock, and
+arrays without reference counting.
 
 All of them compile to single instructions or a vDSO call and keep `cache=True` working
 (no ctypes function pointers baked into the compiled code).
@@ -42,3 +43,29 @@ def now_ns(buf: np.ndarray) -> int:
     """Monotonic clock in ns; `buf` is a scratch int64 array of length 2 (a struct timespec)."""
     _clock_gettime(_CLOCK_MONOTONIC, buf.ctypes)
     return buf[0] * 1_000_000_000 + buf[1]
+
+
+@intrinsic
+def unowned(typingctx, array):  # noqa: ANN001, ANN201
+    """The same array (same data, shape and strides) without its reference-counted owner.
+
+    Numba counts references to an array each time it is passed to a function that is not
+    inlined, and a count is an atomic (locked) instruction: in a search that passes its
+    board to the propagation at every node, these counts took 17% of the time. A view made
+    by `unowned` has no owner to count, so they cost nothing; the caller must keep the
+    original array alive (used after the last use of the view) for as long as the view is
+    used."""
+
+    def codegen(context, builder, signature, args):  # noqa: ANN001, ANN202
+        source = context.make_array(signature.args[0])(context, builder, value=args[0])
+        out = context.make_array(signature.return_type)(context, builder)
+        out.meminfo = context.get_constant_null(types.MemInfoPointer(types.voidptr))
+        out.parent = context.get_constant_null(types.pyobject)
+        out.nitems = source.nitems
+        out.itemsize = source.itemsize
+        out.data = source.data
+        out.shape = source.shape
+        out.strides = source.strides
+        return out._getvalue()
+
+    return array(array), codegen

@@ -18,10 +18,9 @@ point is one node and one guess (the choice is between at least two ways, like a
 more candidates), so `guesses == nodes - 1` and `branch_points` (for comparisons with tdoku, which
 counts a guess per branch point) is about half of it.
 
-Givens that clash (two equal digits in a row, column or box) leave the root without a solution;
-only then does the kernel look at the givens (`_givens_clash`) and answer `INVALID` instead of
-`UNSOLVABLE`, with nodes 0, guesses 0 and no solution: valid puzzles pay nothing for the check.
-A value above 9 is `INVALID` too (found while loading).
+Givens that clash (two equal digits in a row, column or box) and values above 9 are found while
+loading the givens (`_load_givens`, a few bit operations per digit): verdict `INVALID`, nodes 0,
+guesses 0, no solution.
 
 What did not pay (measured on this machine, one core, `benchmarks.versus_tdoku` sets):
 
@@ -35,18 +34,22 @@ What did not pay (measured on this machine, one core, `benchmarks.versus_tdoku` 
 import numpy as np
 from numba import njit
 
-from pipeline.solver.bits import lowest_bit_index, now_ns
+from pipeline.solver.bits import lowest_bit_index, now_ns, popcount, unowned
 from pipeline.solver.codes import INVALID, LIMIT, MULTIPLE, SOLVED, UNSOLVABLE
 from pipeline.solver.fast_propagate import (
+    BOX_CELLS,
     COMPLETE,
+    ROW_CELLS,
+    ROW_TRIADS,
     STUCK,
     UNSOLVED,
+    _columns,
     propagate,
 )
-from pipeline.solver.fast_tables import ALL_CELLS, ROW_MASK
+from pipeline.solver.fast_tables import ALL_CELLS, COLUMNS_TO_BAND, ROW_MASK
 
 BOARD_SLOTS = 30
-MAX_DEPTH = 64  # frames: each holds a branch whose first way fixed one of 54 (digit, band)s
+MAX_DEPTH = 64  # boards below the root: each branch's first way fixes one of 54 (digit, band)s
 CHOICE = 7  # digit, three band masks of the first way, three of the other
 
 
@@ -75,54 +78,62 @@ def _write_solution(board: np.ndarray, out: np.ndarray) -> None:
 
 
 @njit(nogil=True, cache=True)
-def _load_givens(givens: np.ndarray, board: np.ndarray) -> bool:
-    """The board of a puzzle: each given fills its cell (the cell leaves the other digits) and
-    is its digit's only place in its row; every other cell holds every digit. The band
-    updates of the first propagation take it from there. False for a value above 9."""
-    for slot in range(27):
-        board[slot] = 0
+def _load_givens(givens: np.ndarray, board: np.ndarray, given: np.ndarray) -> bool:
+    """The board of a puzzle, all at once: each given's cell holds its digit alone and is no
+    longer unsolved; its row, column and box leave that digit. Propagation takes it from there
+    (placing givens one by one through it cost a band update each: Kaggle rows, 35 givens,
+    ran 20% slower). False when the givens clash or a value is above 9.
+
+    A digit's givens clash exactly when they fill fewer distinct rows, or boxes, or columns
+    than there are of them; the check counts these over all digits at once. `given`: scratch,
+    30 int64 (one (value, band) mask each, value 0 for blanks)."""
+    for slot in range(30):
+        given[slot] = 0
     for band in range(3):
-        taken = 0
         base = 27 * band
         for position in range(27):
-            digit = givens[base + position]
-            if digit:
-                if digit > 9:
-                    return False
-                bit = 1 << position
-                board[3 * (digit - 1) + band] |= bit
-                taken |= bit
-        board[UNSOLVED + band] = ALL_CELLS
-        free = ALL_CELLS & ~taken
-        for digit in range(9):
-            slot = 3 * digit + band
-            placed = board[slot]
-            cells = free | placed
-            for row in (ROW_MASK, ROW_MASK << 9, ROW_MASK << 18):
-                if placed & row:
-                    cells &= ~row | placed
-            board[slot] = cells
-    return True
+            value = givens[base + position]
+            if value > 9:
+                return False
+            given[3 * value + band] |= 1 << position  # no branch on blanks: a coin toss
+    unsolved0 = given[0]
+    unsolved1 = given[1]
+    unsolved2 = given[2]
+    board[UNSOLVED] = unsolved0
+    board[UNSOLVED + 1] = unsolved1
+    board[UNSOLVED + 2] = unsolved2
+    distinct = 0  # rows + boxes + columns filled by each digit's givens, over all digits
+    for digit in range(9):
+        g0 = given[3 * digit + 3]
+        g1 = given[3 * digit + 4]
+        g2 = given[3 * digit + 5]
+        c0 = _columns(g0)
+        c1 = _columns(g1)
+        c2 = _columns(g2)
+        columns = c0 | c1 | c2
+        out = ALL_CELLS & ~(columns * COLUMNS_TO_BAND)
+        rows = _rows(g0) | (_rows(g1) << 3) | (_rows(g2) << 6)
+        boxes = ROW_TRIADS[c0] | (ROW_TRIADS[c1] << 3) | (ROW_TRIADS[c2] << 6)
+        distinct += popcount(rows) + popcount(boxes) + popcount(columns)
+        board[3 * digit] = g0 | (unsolved0 & out & ~ROW_CELLS[rows & 7] & ~BOX_CELLS[boxes & 7])
+        board[3 * digit + 1] = g1 | (
+            unsolved1 & out & ~ROW_CELLS[(rows >> 3) & 7] & ~BOX_CELLS[(boxes >> 3) & 7]
+        )
+        board[3 * digit + 2] = g2 | (
+            unsolved2 & out & ~ROW_CELLS[rows >> 6] & ~BOX_CELLS[boxes >> 6]
+        )
+    givens_count = 81 - popcount(unsolved0) - popcount(unsolved1) - popcount(unsolved2)
+    return distinct == 3 * givens_count
 
 
 @njit(nogil=True, cache=True)
-def _givens_clash(givens: np.ndarray) -> bool:
-    """Two equal givens in a row, column or box (only asked when the search found nothing)."""
-    seen = np.zeros(27, dtype=np.int64)  # digits seen per unit: rows, columns, boxes
-    for cell in range(81):
-        digit = givens[cell]
-        if digit == 0:
-            continue
-        bit = 1 << (digit - 1)
-        r = cell // 9
-        c = cell % 9
-        b = 18 + (r // 3) * 3 + c // 3
-        if (seen[r] | seen[9 + c] | seen[b]) & bit:
-            return True
-        seen[r] |= bit
-        seen[9 + c] |= bit
-        seen[b] |= bit
-    return False
+def _rows(cells: int) -> int:
+    """The 3-bit set of a band's rows holding at least one of `cells`."""
+    return (
+        (1 if cells & ROW_MASK else 0)
+        | (2 if cells & (ROW_MASK << 9) else 0)
+        | (4 if cells & (ROW_MASK << 18) else 0)
+    )
 
 
 @njit(nogil=True, cache=True)
@@ -130,16 +141,21 @@ def _solve_one(
     givens: np.ndarray,
     max_solutions: int,
     max_nodes: int,
-    board: np.ndarray,
-    frames: np.ndarray,
+    boards: np.ndarray,
     fields: np.ndarray,
     choice: np.ndarray,
     solution: np.ndarray,
     second: np.ndarray,
 ) -> tuple[int, int, int, int]:
     """Search one puzzle; returns (verdict, nodes, guesses, branch points), fills `solution`
-    with the first solution found and `second` with the second one, when found."""
-    if not _load_givens(givens, board):
+    with the first solution found and `second` with the second one, when found.
+
+    `boards[depth]` is the board at each depth, followed by the other way of the branch taken
+    there (digit and three band masks), still to try. Branching copies the board one level
+    down and narrows the copy; backing up narrows the board left above with the other way:
+    one copy per branch point."""
+    board = boards[0]
+    if not _load_givens(givens, board, boards[1]):
         return INVALID, 0, 0, 0
     state = propagate(board, (1 << 27) - 1, fields, choice)
     nodes = 1
@@ -161,13 +177,14 @@ def _solve_one(
             if max_nodes > 0 and nodes >= max_nodes:
                 verdict = LIMIT
                 break
-            frame = frames[depth]
-            frame[:BOARD_SLOTS] = board
-            frame[BOARD_SLOTS] = choice[0]
-            frame[BOARD_SLOTS + 1] = choice[4]
-            frame[BOARD_SLOTS + 2] = choice[5]
-            frame[BOARD_SLOTS + 3] = choice[6]
+            board[BOARD_SLOTS] = choice[0]  # the other way, for when we back up
+            for k in range(1, 4):
+                board[BOARD_SLOTS + k] = choice[3 + k]
             depth += 1
+            child = boards[depth]
+            for k in range(BOARD_SLOTS):
+                child[k] = board[k]
+            board = child
             branches += 1
             nodes += 1
             guesses += 1
@@ -180,17 +197,14 @@ def _solve_one(
             verdict = LIMIT
             break
         depth -= 1
-        frame = frames[depth]
-        board[:] = frame[:BOARD_SLOTS]
+        board = boards[depth]
         nodes += 1
         guesses += 1
-        dirty = _restrict(board, frame[BOARD_SLOTS], frame[BOARD_SLOTS + 1],
-                          frame[BOARD_SLOTS + 2], frame[BOARD_SLOTS + 3])  # fmt: skip
+        dirty = _restrict(board, board[BOARD_SLOTS], board[BOARD_SLOTS + 1],
+                          board[BOARD_SLOTS + 2], board[BOARD_SLOTS + 3])  # fmt: skip
         state = propagate(board, dirty, fields, choice)
     if verdict != LIMIT:
         verdict = UNSOLVABLE if found == 0 else SOLVED if found == 1 else MULTIPLE
-    if verdict != SOLVED and verdict != MULTIPLE and found == 0 and _givens_clash(givens):
-        return INVALID, 0, 0, 0
     return verdict, nodes, guesses, branches
 
 
@@ -249,26 +263,36 @@ def _solve_all(
     branches: np.ndarray,
     keep_branches: int,
 ) -> None:
-    board = np.zeros(BOARD_SLOTS, dtype=np.int64)
-    frames = np.zeros((MAX_DEPTH, BOARD_SLOTS + 4), dtype=np.int64)
-    fields = np.zeros(9, dtype=np.int64)
-    choice = np.zeros(CHOICE, dtype=np.int64)
-    clock = np.zeros(2, dtype=np.int64)
+    # Every array the search touches is `unowned` (see bits.py): no atomic reference counts
+    # per call or per view. The owners below stay alive until the loop is over.
+    boards_owner = np.zeros((MAX_DEPTH + 1, BOARD_SLOTS + 4), dtype=np.int64)
+    fields_owner = np.zeros(9, dtype=np.int64)
+    choice_owner = np.zeros(CHOICE, dtype=np.int64)
+    boards = unowned(boards_owner)
+    fields = unowned(fields_owner)
+    choice = unowned(choice_owner)
+    puzzles = unowned(grids)
+    firsts = unowned(solutions)
+    others = unowned(seconds)
+    clock_owner = np.zeros(2, dtype=np.int64)
+    clock = unowned(clock_owner)
     for i in range(grids.shape[0]):
         if skip[i]:
             continue
-        second = seconds[i * keep_seconds]
+        second = others[i * keep_seconds]
         start = now_ns(clock)
-        verdict, n, g, b = _solve_one(grids[i], max_solutions, max_nodes, board, frames, fields,
-                                      choice, solutions[i], second)  # fmt: skip
+        verdict, n, g, b = _solve_one(puzzles[i], max_solutions, max_nodes, boards, fields, choice,
+                                      firsts[i], second)  # fmt: skip
         solve_ns[i] = now_ns(clock) - start
         if verdict == INVALID:
-            solutions[i, :] = 0
-            second[:] = 0
+            for k in range(81):
+                firsts[i, k] = 0
+                second[k] = 0
         verdicts[i] = verdict
         nodes[i] = n
         guesses[i] = g
         branches[i * keep_branches] = b
+    boards_owner[0, 0] = fields_owner[0] + choice_owner[0] + clock_owner[0]  # alive till here
 
 
 @njit(nogil=True, cache=True)

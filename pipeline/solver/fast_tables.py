@@ -58,6 +58,13 @@ def build() -> dict[str, np.ndarray]:
                 allowed &= ~line | (1 << t)
         compatible[triads] = allowed
     counts = np.array([bin(int(c)).count("1") for c in configurations], dtype=np.int64)
+    rows = np.array(  # 3-bit set of a band's rows -> their cells
+        [sum(ROW_MASK << (9 * r) for r in range(3) if s >> r & 1) for s in range(8)], dtype=np.int64
+    )
+    boxes = np.array(  # 3-bit set of a band's boxes -> their cells
+        [sum((7 << (3 * k)) * COLUMNS_TO_BAND for k in range(3) if s >> k & 1) for s in range(8)],
+        dtype=np.int64,
+    )
     return {
         "ROW_TRIADS": row_triads,
         "TRIAD_CELLS": triad_cells,
@@ -67,4 +74,6 @@ def build() -> dict[str, np.ndarray]:
         "CONFIGURATION_TRIADS": configuration_triads,
         "CONFIGURATIONS_UNION": union,
         "COMPATIBLE": compatible,
+        "ROW_CELLS": rows,
+        "BOX_CELLS": boxes,
     }
