@@ -37,6 +37,7 @@ from numba import njit
 from pipeline.solver.bits import lowest_bit_index, now_ns, popcount, unowned
 from pipeline.solver.codes import INVALID, LIMIT, MULTIPLE, SOLVED, UNSOLVABLE
 from pipeline.solver.fast_propagate import (
+    BOARD_SLOTS,
     BOX_CELLS,
     COMPLETE,
     ROW_CELLS,
@@ -48,7 +49,6 @@ from pipeline.solver.fast_propagate import (
 )
 from pipeline.solver.fast_tables import ALL_CELLS, COLUMNS_TO_BAND, ROW_MASK
 
-BOARD_SLOTS = 30
 MAX_DEPTH = 64  # boards below the root: each branch's first way fixes one of 54 (digit, band)s
 CHOICE = 7  # digit, three band masks of the first way, three of the other
 

@@ -48,6 +48,8 @@ ROW_CELLS = _T["ROW_CELLS"]
 BOX_CELLS = _T["BOX_CELLS"]
 
 UNSOLVED = 27  # slots 27..29 of the board hold each band's unsolved cells
+FIELD = 30  # slots 30..38: each digit's triad patterns (see `_triads_and_choice`), kept current
+BOARD_SLOTS = 39
 CONTRADICTION = 0
 COMPLETE = 1
 STUCK = 2
@@ -99,6 +101,10 @@ def _update_bands(board: np.ndarray, dirty: int) -> int:
             return -1
         cells &= TRIAD_CELLS[kept]
         board[slot] = cells
+        band = slot % 3
+        digit = slot // 3
+        shift = 9 * band
+        board[FIELD + digit] = (board[FIELD + digit] & ~(511 << shift)) | (kept << shift)
         singles = 0
         row = cells & ROW_MASK
         if row & (row - 1) == 0:
@@ -109,12 +115,10 @@ def _update_bands(board: np.ndarray, dirty: int) -> int:
         row = cells & (ROW_MASK << 18)
         if row & (row - 1) == 0:
             singles |= row
-        band = slot % 3
         placed = singles & board[UNSOLVED + band]
         if placed == 0:
             continue
         board[UNSOLVED + band] &= ~placed
-        digit = slot // 3
         for other in range(9):
             if other != digit:
                 s = 3 * other + band
@@ -172,26 +176,21 @@ def _columns_and_stacks(board: np.ndarray, changed: int) -> int:
         top = board[slot]
         middle = board[slot + 1]
         bottom = board[slot + 2]
-        columns_top = _columns(top)
-        columns_middle = _columns(middle)
-        columns_bottom = _columns(bottom)
-        allow_top = 0
-        allow_middle = 0
-        allow_bottom = 0
-        for shift in (0, 3, 6):
-            kept = TRIADS_KEPT[
-                ((columns_top >> shift) & 7)
-                | (((columns_middle >> shift) & 7) << 3)
-                | (((columns_bottom >> shift) & 7) << 6)
-            ]
-            if kept == 0:
+        stacks = (
+            _spread_columns(_columns(top))
+            | (_spread_columns(_columns(middle)) << 3)
+            | (_spread_columns(_columns(bottom)) << 6)
+        )
+        kept = 0
+        for stack in range(3):
+            pattern = TRIADS_KEPT[(stacks >> (9 * stack)) & 511]
+            if pattern == 0:
                 return -1
-            allow_top |= (kept & 7) << shift
-            allow_middle |= ((kept >> 3) & 7) << shift
-            allow_bottom |= ((kept >> 6) & 7) << shift
-        top &= allow_top * COLUMNS_TO_BAND
-        middle &= allow_middle * COLUMNS_TO_BAND
-        bottom &= allow_bottom * COLUMNS_TO_BAND
+            kept |= pattern << (9 * stack)
+        board[FIELD + digit] = (board[FIELD + digit] & ALL_CELLS) | (kept << 27)
+        top &= _gather_columns(kept, 0) * COLUMNS_TO_BAND
+        middle &= _gather_columns(kept, 1) * COLUMNS_TO_BAND
+        bottom &= _gather_columns(kept, 2) * COLUMNS_TO_BAND
         once = 0
         twice = 0
         for cells in (top, middle, bottom):
@@ -260,20 +259,7 @@ def _triads_and_choice(board: np.ndarray, fields: np.ndarray, choice: np.ndarray
     a3 = 0
     a4 = 0
     for digit in range(9):
-        top = board[3 * digit]
-        middle = board[3 * digit + 1]
-        bottom = board[3 * digit + 2]
-        stacks = (
-            _spread_columns(_columns(top))
-            | (_spread_columns(_columns(middle)) << 3)
-            | (_spread_columns(_columns(bottom)) << 6)
-        )
-        x = (
-            _triad_pattern(top)
-            | (_triad_pattern(middle) << 9)
-            | (_triad_pattern(bottom) << 18)
-            | (stacks << 27)
-        )
+        x = board[FIELD + digit]
         fields[digit] = x
         a4 |= a3 & x
         a3 |= a2 & x
