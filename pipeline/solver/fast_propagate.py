@@ -76,8 +76,8 @@ def _triad_pattern(cells: int) -> int:
     return (
         ROW_TRIADS[cells & ROW_MASK]
         | (ROW_TRIADS[(cells >> 9) & ROW_MASK] << 3)
-        | (ROW_TRIADS[cells >> 18] << 6)
-    )
+        | (ROW_TRIADS[(cells >> 18) & ROW_MASK] << 6)
+    ) & 511  # (the masks spare numba's checks for negative indices)
 
 
 @njit(nogil=True, cache=True)
@@ -99,7 +99,7 @@ def _update_bands(board: np.ndarray, dirty: int) -> int:
         kept = TRIADS_KEPT[_triad_pattern(cells)]
         if kept == 0:
             return -1
-        cells &= TRIAD_CELLS[kept]
+        cells &= TRIAD_CELLS[kept & 511]
         board[slot] = cells
         band = slot % 3
         digit = slot // 3
@@ -225,16 +225,17 @@ def _gather_columns(fields: int, band: int) -> int:
 
 
 @njit(nogil=True, cache=True)
-def _keep(fields: int, allowed: int) -> int:
-    """Each 9-bit pattern of `fields` restricted to `allowed` (same layout), then to the triads
-    of its remaining configurations; 0 if one pattern has no configuration left."""
-    out = 0
-    for f in range(6):
-        pattern = TRIADS_KEPT[(fields >> (9 * f)) & (allowed >> (9 * f)) & 511]
+def _keep(fields: int, allowed: int, which: int) -> int:
+    """The 9-bit patterns of `fields` that `which` touches restricted to `allowed` (same
+    layout), then to the triads of their remaining configurations; 0 if one has none left."""
+    while which:
+        shift = 9 * (lowest_bit_index(which) // 9)
+        which &= ~(511 << shift)
+        pattern = TRIADS_KEPT[(fields >> shift) & (allowed >> shift) & 511] & 511
         if pattern == 0:
             return 0
-        out |= pattern << (9 * f)
-    return out
+        fields = (fields & ~(511 << shift)) | (pattern << shift)
+    return fields
 
 
 @njit(nogil=True, cache=True)
@@ -272,12 +273,15 @@ def _triads_and_choice(board: np.ndarray, fields: np.ndarray, choice: np.ndarray
     if exact:
         for digit in range(9):
             x = fields[digit]
-            reach = x & exact
+            reach = x & exact & ~_forced(x)  # a forced triad is in every configuration already
             if reach:
                 allowed = 0
-                for f in range(6):
-                    allowed |= COMPATIBLE[(reach >> (9 * f)) & 511] << (9 * f)
-                y = _keep(x, allowed)
+                which = reach
+                while which:
+                    shift = 9 * (lowest_bit_index(which) // 9)
+                    which &= ~(511 << shift)
+                    allowed |= COMPATIBLE[(reach >> shift) & 511] << shift
+                y = _keep(x, allowed, reach)
                 if y == 0:
                     return -1
                 if y != x:
@@ -298,7 +302,7 @@ def _triads_and_choice(board: np.ndarray, fields: np.ndarray, choice: np.ndarray
             x = fields[digit]
             drop = f3 & x & ~_forced(x)
             if drop:
-                y = _keep(x, ~drop)
+                y = _keep(x, ~drop, drop)
                 if y == 0:
                     return -1
                 fields[digit] = y
