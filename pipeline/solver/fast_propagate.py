@@ -61,16 +61,6 @@ GROUP_HIGH = GROUP_LOW << 2
 
 
 @njit(nogil=True, cache=True)
-def _row_of(bit: int) -> int:
-    """The 27-bit mask of the band row holding `bit`."""
-    if bit & ROW_MASK:
-        return ROW_MASK
-    if bit & (ROW_MASK << 9):
-        return ROW_MASK << 9
-    return ROW_MASK << 18
-
-
-@njit(nogil=True, cache=True)
 def _triad_pattern(cells: int) -> int:
     """The 9-bit set of row-box triads of a band that hold at least one of `cells`."""
     return (
@@ -150,22 +140,33 @@ def _naked_singles(board: np.ndarray) -> int:
             continue
         once = 0
         twice = 0
+        bit0 = 0  # bits of the digit holding each cell (read only where one digit does)
+        bit1 = 0
+        bit2 = 0
+        bit3 = 0
         for digit in range(9):
             cells = board[3 * digit + band]
             twice |= once & cells
             once |= cells
+            bit0 |= cells if digit & 1 else 0
+            bit1 |= cells if digit & 2 else 0
+            bit2 |= cells if digit & 4 else 0
+            bit3 |= cells if digit & 8 else 0
         if unsolved & ~once:
             return -1
         singles = unsolved & once & ~twice
         while singles:
-            bit = singles & -singles
-            singles ^= bit
-            for digit in range(9):
-                slot = 3 * digit + band
-                if board[slot] & bit:
-                    board[slot] &= ~_row_of(bit) | bit
-                    dirty |= 1 << slot
-                    break
+            position = lowest_bit_index(singles)
+            singles &= singles - 1
+            digit = (
+                ((bit0 >> position) & 1)
+                | (((bit1 >> position) & 1) << 1)
+                | (((bit2 >> position) & 1) << 2)
+                | (((bit3 >> position) & 1) << 3)
+            )
+            slot = 3 * digit + band
+            board[slot] &= ~(ROW_MASK << (9 * (position // 9))) | (1 << position)
+            dirty |= 1 << slot
     return dirty
 
 
@@ -186,16 +187,17 @@ def _columns_and_stacks(board: np.ndarray, changed: int) -> int:
             | (_spread_columns(_columns(middle)) << 3)
             | (_spread_columns(_columns(bottom)) << 6)
         )
-        kept = 0
-        for stack in range(3):
-            pattern = TRIADS_KEPT[(stacks >> (9 * stack)) & 511]
-            if pattern == 0:
-                return -1
-            kept |= pattern << (9 * stack)
+        kept0 = TRIADS_KEPT[stacks & 511] & 511
+        kept1 = TRIADS_KEPT[(stacks >> 9) & 511] & 511
+        kept2 = TRIADS_KEPT[(stacks >> 18) & 511] & 511
+        if kept0 == 0 or kept1 == 0 or kept2 == 0:
+            return -1
+        kept = kept0 | (kept1 << 9) | (kept2 << 18)
         board[FIELD + digit] = (board[FIELD + digit] & ALL_CELLS) | (kept << 27)
-        top &= _gather_columns(kept, 0) * COLUMNS_TO_BAND
-        middle &= _gather_columns(kept, 1) * COLUMNS_TO_BAND
-        bottom &= _gather_columns(kept, 2) * COLUMNS_TO_BAND
+        if kept != stacks:
+            top &= _gather_columns(kept, 0) * COLUMNS_TO_BAND
+            middle &= _gather_columns(kept, 1) * COLUMNS_TO_BAND
+            bottom &= _gather_columns(kept, 2) * COLUMNS_TO_BAND
         once = 0
         twice = 0
         for cells in (top, middle, bottom):
@@ -207,12 +209,11 @@ def _columns_and_stacks(board: np.ndarray, changed: int) -> int:
         for band, cells in ((0, top), (1, middle), (2, bottom)):
             hits = cells & lone & board[UNSOLVED + band]
             while hits:
-                bit = hits & -hits
-                hits ^= bit
-                cells &= ~_row_of(bit) | bit
-            if cells != board[slot + band]:
-                board[slot + band] = cells
-                dirty |= 1 << (slot + band)
+                position = lowest_bit_index(hits)
+                hits &= hits - 1
+                cells &= ~(ROW_MASK << (9 * (position // 9))) | (1 << position)
+            dirty |= int(cells != board[slot + band]) << (slot + band)
+            board[slot + band] = cells
     return dirty
 
 
