@@ -1,5 +1,5 @@
-"""Small numba building blocks shared by the kernels: bit counting, a nanosecond clock, and
-arrays without reference counting.
+"""Small numba building blocks shared by the kernels: bit counting, a nanosecond clock, arrays
+without reference counting, and one eight-lane vector operation.
 
 All of them compile to single instructions or a vDSO call and keep `cache=True` working
 (no ctypes function pointers baked into the compiled code).
@@ -69,3 +69,31 @@ def unowned(typingctx, array):  # noqa: ANN001, ANN201
         return out._getvalue()
 
     return array(array), codegen
+
+
+@intrinsic
+def clear_eight(typingctx, array, start, cells):  # noqa: ANN001, ANN201
+    """`array[start:start + 8] &= ~cells` on an int64 array, as one vector operation; returns
+    the 8-bit set of the entries that lost something (bit k for `array[start + k]`).
+
+    LLVM does not vectorize this loop from numba code (a reduction of comparisons into a bit
+    set); written as vector IR it is a broadcast, a load, an and-not, a compare and a store
+    (AVX-512 here; two halves on AVX2, scalar code elsewhere). No bounds check: the caller
+    guarantees `start + 8 <= len(array)`."""
+
+    def codegen(context, builder, signature, args):  # noqa: ANN001, ANN202
+        data = context.make_array(signature.args[0])(context, builder, value=args[0]).data
+        word = ir.IntType(64)
+        vector = ir.VectorType(word, 8)
+        pointer = builder.bitcast(builder.gep(data, [args[1]]), vector.as_pointer())
+        before = builder.load(pointer, align=8)
+        keep = builder.not_(args[2])
+        keep_all = ir.Constant(vector, ir.Undefined)
+        for lane in range(8):
+            keep_all = builder.insert_element(keep_all, keep, ir.Constant(ir.IntType(32), lane))
+        after = builder.and_(before, keep_all)
+        builder.store(after, pointer, align=8)
+        lost = builder.icmp_unsigned("!=", before, after)
+        return builder.zext(builder.bitcast(lost, ir.IntType(8)), word)
+
+    return types.int64(array, types.intp, types.int64), codegen

@@ -1,7 +1,7 @@
 """The `fast` strategy: constraint propagation on a band-wise bitboard, then binary branching on
 a digit's configuration in a band or stack, as tdoku branches.
 
-The board is held as 27 integers, one per (digit, band): bit `9 * r + c` of `board[3 * d + b]`
+The board is held as 27 integers, one per (digit, band): bit `9 * r + c` of `board[9 * b + d]`
 says that digit `d + 1` may still stand in row `3 * b + r`, column `c`. Because a band is three
 whole rows, bit position `p` of band `b` is simply cell `27 * b + p`. Three more integers hold the
 unsolved cells of each band. (The layout follows the scalar bitboard solvers JCZSolve and fsss2;
@@ -57,12 +57,12 @@ CHOICE = 7  # digit, three band masks of the first way, three of the other
 def _restrict(board: np.ndarray, digit: int, m0: int, m1: int, m2: int) -> int:
     """Keep digit's cells within the three band masks; returns the slots changed."""
     dirty = 0
-    slot = 3 * digit
     for band, mask in ((0, m0), (1, m1), (2, m2)):
-        cells = board[slot + band] & mask
-        if cells != board[slot + band]:
-            board[slot + band] = cells
-            dirty |= 1 << (slot + band)
+        slot = 9 * band + digit
+        cells = board[slot] & mask
+        if cells != board[slot]:
+            board[slot] = cells
+            dirty |= 1 << slot
     return dirty
 
 
@@ -70,8 +70,9 @@ def _restrict(board: np.ndarray, digit: int, m0: int, m1: int, m2: int) -> int:
 def _write_solution(board: np.ndarray, out: np.ndarray) -> None:
     for slot in range(27):
         cells = board[slot]
-        digit = slot // 3 + 1
-        base = 27 * (slot % 3)
+        band = slot // 9
+        digit = slot - 9 * band + 1
+        base = 27 * band
         while cells:
             out[base + lowest_bit_index(cells)] = digit
             cells &= cells - 1
@@ -115,11 +116,11 @@ def _load_givens(givens: np.ndarray, board: np.ndarray, given: np.ndarray) -> bo
         rows = _rows(g0) | (_rows(g1) << 3) | (_rows(g2) << 6)
         boxes = ROW_TRIADS[c0] | (ROW_TRIADS[c1] << 3) | (ROW_TRIADS[c2] << 6)
         distinct += popcount(rows) + popcount(boxes) + popcount(columns)
-        board[3 * digit] = g0 | (unsolved0 & out & ~ROW_CELLS[rows & 7] & ~BOX_CELLS[boxes & 7])
-        board[3 * digit + 1] = g1 | (
+        board[digit] = g0 | (unsolved0 & out & ~ROW_CELLS[rows & 7] & ~BOX_CELLS[boxes & 7])
+        board[9 + digit] = g1 | (
             unsolved1 & out & ~ROW_CELLS[(rows >> 3) & 7] & ~BOX_CELLS[(boxes >> 3) & 7]
         )
-        board[3 * digit + 2] = g2 | (
+        board[18 + digit] = g2 | (
             unsolved2 & out & ~ROW_CELLS[rows >> 6] & ~BOX_CELLS[boxes >> 6]
         )
     givens_count = 81 - popcount(unsolved0) - popcount(unsolved1) - popcount(unsolved2)
