@@ -120,9 +120,7 @@ def _load_givens(givens: np.ndarray, board: np.ndarray, given: np.ndarray) -> bo
         board[9 + digit] = g1 | (
             unsolved1 & out & ~ROW_CELLS[(rows >> 3) & 7] & ~BOX_CELLS[(boxes >> 3) & 7]
         )
-        board[18 + digit] = g2 | (
-            unsolved2 & out & ~ROW_CELLS[rows >> 6] & ~BOX_CELLS[boxes >> 6]
-        )
+        board[18 + digit] = g2 | (unsolved2 & out & ~ROW_CELLS[rows >> 6] & ~BOX_CELLS[boxes >> 6])
     givens_count = 81 - popcount(unsolved0) - popcount(unsolved1) - popcount(unsolved2)
     return distinct == 3 * givens_count
 
@@ -206,6 +204,11 @@ def _solve_one(
         state = propagate(board, dirty, fields, choice)
     if verdict != LIMIT:
         verdict = UNSOLVABLE if found == 0 else SOLVED if found == 1 else MULTIPLE
+    if found < 2:  # zeros where no solution was found, whatever the caller left there
+        for k in range(81):
+            second[k] = 0
+            if found == 0:
+                solution[k] = 0
     return verdict, nodes, guesses, branches
 
 

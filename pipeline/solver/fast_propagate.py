@@ -382,12 +382,8 @@ def _choose(fields: np.ndarray, choice: np.ndarray) -> None:
         shift = 9 * (best - 3)
         outside = ALL_CELLS & ~(_gather_columns(511 << shift, 0) * COLUMNS_TO_BAND)
         for band in range(3):
-            choice[1 + band] = outside | (
-                _gather_columns(taken << shift, band) * COLUMNS_TO_BAND
-            )
-            choice[4 + band] = outside | (
-                _gather_columns(other << shift, band) * COLUMNS_TO_BAND
-            )
+            choice[1 + band] = outside | (_gather_columns(taken << shift, band) * COLUMNS_TO_BAND)
+            choice[4 + band] = outside | (_gather_columns(other << shift, band) * COLUMNS_TO_BAND)
 
 
 @njit(nogil=True, cache=True)

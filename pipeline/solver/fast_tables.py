@@ -29,7 +29,10 @@ def build() -> dict[str, np.ndarray]:
     """Every table, by name."""
     row_triads = np.array([_triads(row) for row in range(512)], dtype=np.int64)  # 3-bit boxes
     triad_cells = np.array(
-        [sum(7 << (9 * (t // 3) + 3 * (t % 3)) for t in range(9) if ts >> t & 1) for ts in range(512)],
+        [
+            sum(7 << (9 * (t // 3) + 3 * (t % 3)) for t in range(9) if ts >> t & 1)
+            for ts in range(512)
+        ],
         dtype=np.int64,
     )
     configuration_triads = np.array(
