@@ -1,370 +1,138 @@
-"""The `fast` strategy: constraint propagation on a band-wise bitboard, then bivalue branching.
+"""The `fast` strategy: constraint propagation on a band-wise bitboard, then binary branching on
+a digit's configuration in a band or stack, as tdoku branches.
 
-The board is held as 27 integers, one per (digit, band): bit `9 * r + c` of `candidates[3 * d + b]`
+The board is held as 27 integers, one per (digit, band): bit `9 * r + c` of `board[9 * b + d]`
 says that digit `d + 1` may still stand in row `3 * b + r`, column `c`. Because a band is three
 whole rows, bit position `p` of band `b` is simply cell `27 * b + p`. Three more integers hold the
 unsolved cells of each band. (The layout follows the scalar bitboard solvers JCZSolve and fsss2;
-the code is our own.)
+the reasoning on triads and the branching follow tdoku; the code is our own.)
 
-Propagation, repeated until nothing changes:
+Propagation (`fast_propagate.propagate`): band updates, naked singles, the column view, and at
+each fixed point the triads rule across digits, which also picks the branch.
 
-* **Band update** of one (digit, band): the digit stands once in each of the band's three rows and
-  once in each of its three boxes, so its row-box *triads* (three cells where a row meets a box)
-  must form a permutation. Triads that take part in no permutation are removed (this is locked
-  candidates, pointing and claiming, along rows). A row left with one cell places the digit there
-  (hidden single in a row; a box left with one cell ends up the same way): the cell leaves the
-  other digits, and its column leaves the digit's other two bands.
-* **Naked singles**: unsolved cells with one candidate left.
-* **Column view** of the digits whose masks changed: along each stack, the (band, column)
-  triads must form a permutation too (locked candidates along columns), and a digit with one
-  cell left in a column is placed there.
+Branching: a digit's triads in a band (or stack) form one of six configurations; the search tries
+the digit's first remaining configuration there, then (after backing up) all the others at once,
+on a copy of the board kept on an explicit stack. Counting follows `pipeline.solver`'s contract
+with a branch as the choice: the root is one node; each of the two branches taken at a branch
+point is one node and one guess (the choice is between at least two ways, like a cell with two or
+more candidates), so `guesses == nodes - 1` and `branch_points` (for comparisons with tdoku, which
+counts a guess per branch point) is about half of it.
 
-When propagation is stuck, the search branches on a cell with two candidates, the one with the
-most unsolved peers (a cell with the fewest candidates when none has two), trying each
-candidate in ascending order on a copy of the board kept on an explicit stack. Counting follows
-`pipeline.solver`'s definition: the root is one node; each candidate tried at a branching cell
-is one node and one guess.
+Givens that clash (two equal digits in a row, column or box) and values above 9 are found while
+loading the givens (`_load_givens`, a few bit operations per digit): verdict `INVALID`, nodes 0,
+guesses 0, no solution.
+
+What did not pay (measured on this machine, one core, `benchmarks.versus_tdoku` sets):
+
+* tdoku's branching without the triads rule: the median tree is the same as with the earlier
+  bivalue-cell branching but the tail explodes (16 of the 375 forum_hardest_1106 puzzles past
+  20,000 nodes); it needs the triads rule, then it beats every cell rule we tried.
+* Branching on a bivalue cell with the most unsolved peers (the rule before this one): 93 branch
+  points a puzzle on forum_hardest_1905_11+ against 67 now (tdoku: 65).
 """
 
 import numpy as np
 from numba import njit
 
-from pipeline.solver.bits import lowest_bit_index, now_ns, popcount
-from pipeline.solver.codes import LIMIT, MULTIPLE, SOLVED, UNSOLVABLE
+from pipeline.solver.bits import lowest_bit_index, now_ns, popcount, unowned
+from pipeline.solver.codes import INVALID, LIMIT, MULTIPLE, SOLVED, UNSOLVABLE
+from pipeline.solver.fast_propagate import (
+    BOARD_SLOTS,
+    BOX_CELLS,
+    COMPLETE,
+    ROW_CELLS,
+    ROW_TRIADS,
+    STUCK,
+    UNSOLVED,
+    _columns,
+    propagate,
+)
+from pipeline.solver.fast_tables import ALL_CELLS, COLUMNS_TO_BAND, ROW_MASK
 
-ALL_CELLS = 0x7FFFFFF  # 27 bits: the cells of one band
-ROW_MASK = 0x1FF  # one row of a band
-COLUMNS_TO_BAND = 0x40201  # multiply a 9-bit column set to cover the band's three rows
-UNSOLVED = 27  # slots 27..29 of the board hold each band's unsolved cells
-BOARD_SLOTS = 30
-MAX_DEPTH = 82  # one frame per branching cell at most
-
-
-def _tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Lookup tables for the band update (built once at import, frozen into the kernels)."""
-    row_triads = np.zeros(512, dtype=np.int64)  # 9-bit row -> 3-bit set of boxes it touches
-    for row in range(512):
-        row_triads[row] = sum(1 << box for box in range(3) if (row >> (3 * box)) & 7)
-    perms = [(0, 1, 2), (0, 2, 1), (1, 0, 2), (1, 2, 0), (2, 0, 1), (2, 1, 0)]
-    triads_kept = np.zeros(512, dtype=np.int64)  # triad pattern -> triads in some permutation
-    for pattern in range(512):
-        kept = 0
-        for perm in perms:
-            bits = [1 << (3 * r + perm[r]) for r in range(3)]
-            if all(pattern & bit for bit in bits):
-                kept |= sum(bits)
-        triads_kept[pattern] = kept
-    triad_cells = np.zeros(512, dtype=np.int64)  # set of triads -> 27-bit set of their cells
-    for triads in range(512):
-        triad_cells[triads] = sum(
-            7 << (9 * (t // 3) + 3 * (t % 3)) for t in range(9) if triads >> t & 1
-        )
-    return row_triads, triads_kept, triad_cells
-
-
-def _peer_tables() -> tuple[np.ndarray, np.ndarray]:
-    """For each position of a band: its row and box cells in the band, and its column."""
-    peers = np.zeros(27, dtype=np.int64)
-    column = np.zeros(27, dtype=np.int64)
-    for p in range(27):
-        r, c = divmod(p, 9)
-        for q in range(27):
-            if q // 9 == r or (q % 9) // 3 == c // 3:
-                peers[p] |= 1 << q
-        column[p] = (1 << c) * COLUMNS_TO_BAND
-    return peers, column
-
-
-ROW_TRIADS, TRIADS_KEPT, TRIAD_CELLS = _tables()
-PEER_CELLS, COLUMN_CELLS = _peer_tables()
+MAX_DEPTH = 64  # boards below the root: each branch's first way fixes one of 54 (digit, band)s
+CHOICE = 7  # digit, three band masks of the first way, three of the other
 
 
 @njit(nogil=True, cache=True)
-def _row_of(bit: int) -> int:
-    """The 27-bit mask of the band row holding `bit`."""
-    if bit & ROW_MASK:
-        return ROW_MASK
-    if bit & (ROW_MASK << 9):
-        return ROW_MASK << 9
-    return ROW_MASK << 18
-
-
-@njit(nogil=True, cache=True)
-def _place(board: np.ndarray, digit: int, band: int, bit: int) -> int:
-    """Place `digit` (0-based) at `bit` of `band`; returns the (digit, band) slots to update."""
-    slot = 3 * digit + band
-    board[slot] &= ~_row_of(bit) | bit
-    dirty = 1 << slot
-    for other in range(9):
-        if other != digit:
-            s = 3 * other + band
-            if board[s] & bit:
-                board[s] &= ~bit
-                dirty |= 1 << s
-    return dirty
-
-
-@njit(nogil=True, cache=True)
-def _update_bands(board: np.ndarray, dirty: int) -> int:
-    """Band updates until no (digit, band) is dirty; returns the slots updated, -1 on a
-    contradiction."""
-    updated = 0
-    while dirty:
-        slot = lowest_bit_index(dirty)
-        dirty &= dirty - 1
-        updated |= 1 << slot
-        cells = board[slot]
-        kept = TRIADS_KEPT[_triad_pattern(cells)]
-        if kept == 0:
-            return -1
-        cells &= TRIAD_CELLS[kept]
-        board[slot] = cells
-        singles = 0
-        row = cells & ROW_MASK
-        if row & (row - 1) == 0:
-            singles |= row
-        row = cells & (ROW_MASK << 9)
-        if row & (row - 1) == 0:
-            singles |= row
-        row = cells & (ROW_MASK << 18)
-        if row & (row - 1) == 0:
-            singles |= row
-        band = slot % 3
-        placed = singles & board[UNSOLVED + band]
-        if placed == 0:
-            continue
-        board[UNSOLVED + band] &= ~placed
-        digit = slot // 3
-        for other in range(9):
-            if other != digit:
-                s = 3 * other + band
-                if board[s] & placed:
-                    board[s] &= ~placed
-                    dirty |= 1 << s
-        columns = (placed | (placed >> 9) | (placed >> 18)) & ROW_MASK
-        column_cells = columns * COLUMNS_TO_BAND
-        for other_band in range(3):
-            if other_band != band:
-                s = 3 * digit + other_band
-                if board[s] & column_cells:
-                    board[s] &= ~column_cells
-                    dirty |= 1 << s
-    return updated
-
-
-@njit(nogil=True, cache=True)
-def _naked_singles(board: np.ndarray) -> int:
-    """Place every naked single; returns dirty slots, -1 on a cell without candidates."""
+def _restrict(board: np.ndarray, digit: int, m0: int, m1: int, m2: int) -> int:
+    """Keep digit's cells within the three band masks; returns the slots changed."""
     dirty = 0
-    for band in range(3):
-        unsolved = board[UNSOLVED + band]
-        if unsolved == 0:
-            continue
-        once = 0
-        twice = 0
-        for digit in range(9):
-            cells = board[3 * digit + band]
-            twice |= once & cells
-            once |= cells
-        if unsolved & ~once:
-            return -1
-        singles = unsolved & once & ~twice
-        while singles:
-            bit = singles & -singles
-            singles ^= bit
-            for digit in range(9):
-                slot = 3 * digit + band
-                if board[slot] & bit:
-                    board[slot] &= ~_row_of(bit) | bit
-                    dirty |= 1 << slot
-                    break
+    for band, mask in ((0, m0), (1, m1), (2, m2)):
+        slot = 9 * band + digit
+        cells = board[slot] & mask
+        if cells != board[slot]:
+            board[slot] = cells
+            dirty |= 1 << slot
     return dirty
-
-
-@njit(nogil=True, cache=True)
-def _columns_and_stacks(board: np.ndarray, changed: int) -> int:
-    """Per digit, the column view: locked candidates along columns and hidden singles in columns.
-
-    In each stack, the digit's (band, column) triads must form a permutation, as the row-box
-    triads must in a band; triads in no permutation leave. Then a digit with one cell left in a
-    column is placed. Returns dirty slots, -1 on a contradiction."""
-    dirty = 0
-    for digit in range(9):
-        slot = 3 * digit
-        if (changed >> slot) & 7 == 0:
-            continue
-        top = board[slot]
-        middle = board[slot + 1]
-        bottom = board[slot + 2]
-        columns_top = (top | (top >> 9) | (top >> 18)) & ROW_MASK
-        columns_middle = (middle | (middle >> 9) | (middle >> 18)) & ROW_MASK
-        columns_bottom = (bottom | (bottom >> 9) | (bottom >> 18)) & ROW_MASK
-        allow_top = 0
-        allow_middle = 0
-        allow_bottom = 0
-        for shift in (0, 3, 6):
-            kept = TRIADS_KEPT[
-                ((columns_top >> shift) & 7)
-                | (((columns_middle >> shift) & 7) << 3)
-                | (((columns_bottom >> shift) & 7) << 6)
-            ]
-            if kept == 0:
-                return -1
-            allow_top |= (kept & 7) << shift
-            allow_middle |= ((kept >> 3) & 7) << shift
-            allow_bottom |= ((kept >> 6) & 7) << shift
-        top &= allow_top * COLUMNS_TO_BAND
-        middle &= allow_middle * COLUMNS_TO_BAND
-        bottom &= allow_bottom * COLUMNS_TO_BAND
-        once = 0
-        twice = 0
-        for cells in (top, middle, bottom):
-            for shift in (0, 9, 18):
-                row = (cells >> shift) & ROW_MASK
-                twice |= once & row
-                once |= row
-        lone = (once & ~twice) * COLUMNS_TO_BAND
-        for band, cells in ((0, top), (1, middle), (2, bottom)):
-            hits = cells & lone & board[UNSOLVED + band]
-            while hits:
-                bit = hits & -hits
-                hits ^= bit
-                cells &= ~_row_of(bit) | bit
-            if cells != board[slot + band]:
-                board[slot + band] = cells
-                dirty |= 1 << (slot + band)
-    return dirty
-
-
-@njit(nogil=True, cache=True)
-def _triad_pattern(cells: int) -> int:
-    """The 9-bit set of row-box triads of a band that hold at least one of `cells`."""
-    return (
-        ROW_TRIADS[cells & ROW_MASK]
-        | (ROW_TRIADS[(cells >> 9) & ROW_MASK] << 3)
-        | (ROW_TRIADS[cells >> 18] << 6)
-    )
-
-
-CONTRADICTION = 0
-COMPLETE = 1
-STUCK = 2
-
-
-@njit(nogil=True, cache=True)
-def _propagate(board: np.ndarray, dirty: int) -> int:
-    """Propagate to a fixed point: CONTRADICTION, COMPLETE (every cell placed) or STUCK."""
-    changed = 0  # slots changed since the column view last looked
-    while True:
-        updated = _update_bands(board, dirty)
-        if updated < 0:
-            return CONTRADICTION
-        changed |= updated
-        if board[UNSOLVED] | board[UNSOLVED + 1] | board[UNSOLVED + 2] == 0:
-            return COMPLETE
-        dirty = _naked_singles(board)
-        if dirty < 0:
-            return CONTRADICTION
-        if dirty:
-            continue
-        dirty = _columns_and_stacks(board, changed)
-        changed = 0
-        if dirty < 0:
-            return CONTRADICTION
-        if dirty == 0:
-            return STUCK
-
-
-@njit(nogil=True, cache=True)
-def _choose_cell(board: np.ndarray) -> tuple[int, int, int]:
-    """Branching cell: among the cells with two candidates, the one with the most unsolved
-    peers (its guess settles most); a cell with the fewest candidates when none has two.
-
-    Returns (band, bit, candidate digits as a 9-bit mask)."""
-    best_band = -1
-    best_bit = 0
-    best_count = 10
-    best_score = -1
-    for band in range(3):
-        unsolved = board[UNSOLVED + band]
-        if unsolved == 0:
-            continue
-        once = 0
-        twice = 0
-        thrice = 0
-        for digit in range(9):
-            cells = board[3 * digit + band]
-            thrice |= twice & cells
-            twice |= once & cells
-            once |= cells
-        pairs = twice & ~thrice & unsolved
-        while pairs:
-            position = lowest_bit_index(pairs)
-            pairs &= pairs - 1
-            column = COLUMN_CELLS[position]
-            score = (
-                popcount(unsolved & PEER_CELLS[position])
-                + popcount(board[UNSOLVED] & column)
-                + popcount(board[UNSOLVED + 1] & column)
-                + popcount(board[UNSOLVED + 2] & column)
-            )
-            if best_count > 2 or score > best_score:
-                best_band, best_bit, best_count, best_score = band, 1 << position, 2, score
-        if best_count > 3:
-            rest = unsolved
-            while rest:
-                bit = rest & -rest
-                rest ^= bit
-                count = 0
-                for digit in range(9):
-                    if board[3 * digit + band] & bit:
-                        count += 1
-                if count < best_count:
-                    best_band, best_bit, best_count = band, bit, count
-    candidates = 0
-    for digit in range(9):
-        if board[3 * digit + best_band] & best_bit:
-            candidates |= 1 << digit
-    return best_band, best_bit, candidates
 
 
 @njit(nogil=True, cache=True)
 def _write_solution(board: np.ndarray, out: np.ndarray) -> None:
     for slot in range(27):
         cells = board[slot]
-        digit = slot // 3 + 1
-        base = 27 * (slot % 3)
+        band = slot // 9
+        digit = slot - 9 * band + 1
+        base = 27 * band
         while cells:
             out[base + lowest_bit_index(cells)] = digit
             cells &= cells - 1
 
 
 @njit(nogil=True, cache=True)
-def _load_givens(givens: np.ndarray, board: np.ndarray) -> None:
-    """The board of a puzzle: each given fills its cell (the cell leaves the other digits) and
-    is its digit's only place in its row; every other cell holds every digit. The band
-    updates of the first propagation take it from there."""
-    for slot in range(27):
-        board[slot] = 0
+def _load_givens(givens: np.ndarray, board: np.ndarray, given: np.ndarray) -> bool:
+    """The board of a puzzle, all at once: each given's cell holds its digit alone and is no
+    longer unsolved; its row, column and box leave that digit. Propagation takes it from there
+    (placing givens one by one through it cost a band update each: Kaggle rows, 35 givens,
+    ran 20% slower). False when the givens clash or a value is above 9.
+
+    A digit's givens clash exactly when they fill fewer distinct rows, or boxes, or columns
+    than there are of them; the check counts these over all digits at once. `given`: scratch,
+    30 int64 (one (value, band) mask each, value 0 for blanks)."""
+    for slot in range(30):
+        given[slot] = 0
     for band in range(3):
-        taken = 0
         base = 27 * band
         for position in range(27):
-            digit = givens[base + position]
-            if digit:
-                bit = 1 << position
-                board[3 * (digit - 1) + band] |= bit
-                taken |= bit
-        board[UNSOLVED + band] = ALL_CELLS
-        free = ALL_CELLS & ~taken
-        for digit in range(9):
-            slot = 3 * digit + band
-            placed = board[slot]
-            cells = free | placed
-            for row in (ROW_MASK, ROW_MASK << 9, ROW_MASK << 18):
-                if placed & row:
-                    cells &= ~row | placed
-            board[slot] = cells
+            value = givens[base + position]
+            if value > 9:
+                return False
+            given[3 * value + band] |= 1 << position  # no branch on blanks: a coin toss
+    unsolved0 = given[0]
+    unsolved1 = given[1]
+    unsolved2 = given[2]
+    board[UNSOLVED] = unsolved0
+    board[UNSOLVED + 1] = unsolved1
+    board[UNSOLVED + 2] = unsolved2
+    distinct = 0  # rows + boxes + columns filled by each digit's givens, over all digits
+    for digit in range(9):
+        g0 = given[3 * digit + 3]
+        g1 = given[3 * digit + 4]
+        g2 = given[3 * digit + 5]
+        c0 = _columns(g0)
+        c1 = _columns(g1)
+        c2 = _columns(g2)
+        columns = c0 | c1 | c2
+        out = ALL_CELLS & ~(columns * COLUMNS_TO_BAND)
+        rows = _rows(g0) | (_rows(g1) << 3) | (_rows(g2) << 6)
+        boxes = ROW_TRIADS[c0] | (ROW_TRIADS[c1] << 3) | (ROW_TRIADS[c2] << 6)
+        distinct += popcount(rows) + popcount(boxes) + popcount(columns)
+        board[digit] = g0 | (unsolved0 & out & ~ROW_CELLS[rows & 7] & ~BOX_CELLS[boxes & 7])
+        board[9 + digit] = g1 | (
+            unsolved1 & out & ~ROW_CELLS[(rows >> 3) & 7] & ~BOX_CELLS[(boxes >> 3) & 7]
+        )
+        board[18 + digit] = g2 | (unsolved2 & out & ~ROW_CELLS[rows >> 6] & ~BOX_CELLS[boxes >> 6])
+    givens_count = 81 - popcount(unsolved0) - popcount(unsolved1) - popcount(unsolved2)
+    return distinct == 3 * givens_count
+
+
+@njit(nogil=True, cache=True)
+def _rows(cells: int) -> int:
+    """The 3-bit set of a band's rows holding at least one of `cells`."""
+    return (
+        (1 if cells & ROW_MASK else 0)
+        | (2 if cells & (ROW_MASK << 9) else 0)
+        | (4 if cells & (ROW_MASK << 18) else 0)
+    )
 
 
 @njit(nogil=True, cache=True)
@@ -372,20 +140,29 @@ def _solve_one(
     givens: np.ndarray,
     max_solutions: int,
     max_nodes: int,
-    board: np.ndarray,
-    frames: np.ndarray,
-    frame_info: np.ndarray,
+    boards: np.ndarray,
+    fields: np.ndarray,
+    choice: np.ndarray,
     solution: np.ndarray,
     second: np.ndarray,
-) -> tuple[int, int, int]:
-    """Search one puzzle; returns (verdict, nodes, guesses), fills `solution` with the first
-    solution found and `second` with the second one, when found."""
-    _load_givens(givens, board)
-    state = _propagate(board, (1 << 27) - 1)
+) -> tuple[int, int, int, int]:
+    """Search one puzzle; returns (verdict, nodes, guesses, branch points), fills `solution`
+    with the first solution found and `second` with the second one, when found.
+
+    `boards[depth]` is the board at each depth, followed by the other way of the branch taken
+    there (digit and three band masks), still to try. Branching copies the board one level
+    down and narrows the copy; backing up narrows the board left above with the other way:
+    one copy per branch point."""
+    board = boards[0]
+    if not _load_givens(givens, board, boards[1]):
+        return INVALID, 0, 0, 0
+    state = propagate(board, (1 << 27) - 1, fields, choice)
     nodes = 1
     guesses = 0
+    branches = 0
     found = 0
     depth = 0
+    verdict = UNSOLVABLE
     while True:
         if state == COMPLETE:
             found += 1
@@ -396,35 +173,43 @@ def _solve_one(
             if found >= max_solutions:
                 break
         elif state == STUCK:
-            band, bit, candidates = _choose_cell(board)
-            frames[depth, :] = board
-            frame_info[depth, 0] = band
-            frame_info[depth, 1] = bit
-            frame_info[depth, 2] = candidates
+            if max_nodes > 0 and nodes >= max_nodes:
+                verdict = LIMIT
+                break
+            board[BOARD_SLOTS] = choice[0]  # the other way, for when we back up
+            for k in range(1, 4):
+                board[BOARD_SLOTS + k] = choice[3 + k]
             depth += 1
+            child = boards[depth]
+            for k in range(BOARD_SLOTS):
+                child[k] = board[k]
+            board = child
+            branches += 1
+            nodes += 1
+            guesses += 1
+            dirty = _restrict(board, choice[0], choice[1], choice[2], choice[3])
+            state = propagate(board, dirty, fields, choice)
+            continue
         if depth == 0:
             break
         if max_nodes > 0 and nodes >= max_nodes:
-            return LIMIT, nodes, guesses
-        top = depth - 1
-        candidates = frame_info[top, 2]
-        digit = lowest_bit_index(candidates)
-        candidates &= candidates - 1
-        board[:] = frames[top, :]
-        band = frame_info[top, 0]
-        bit = frame_info[top, 1]
-        if candidates == 0:
-            depth -= 1
-        else:
-            frame_info[top, 2] = candidates
+            verdict = LIMIT
+            break
+        depth -= 1
+        board = boards[depth]
         nodes += 1
         guesses += 1
-        state = _propagate(board, _place(board, digit, band, bit))
-    if found == 0:
-        return UNSOLVABLE, nodes, guesses
-    if found == 1:
-        return SOLVED, nodes, guesses
-    return MULTIPLE, nodes, guesses
+        dirty = _restrict(board, board[BOARD_SLOTS], board[BOARD_SLOTS + 1],
+                          board[BOARD_SLOTS + 2], board[BOARD_SLOTS + 3])  # fmt: skip
+        state = propagate(board, dirty, fields, choice)
+    if verdict != LIMIT:
+        verdict = UNSOLVABLE if found == 0 else SOLVED if found == 1 else MULTIPLE
+    if found < 2:  # zeros where no solution was found, whatever the caller left there
+        for k in range(81):
+            second[k] = 0
+            if found == 0:
+                solution[k] = 0
+    return verdict, nodes, guesses, branches
 
 
 @njit(nogil=True, cache=True)
@@ -439,10 +224,12 @@ def solve_kernel(
     guesses: np.ndarray,
     solve_ns: np.ndarray,
 ) -> None:
-    """Solve every row of `grids` not marked in `skip` (see `pipeline.solver` for the contract)."""
+    """Solve every row of `grids` not marked in `skip` (see `pipeline.solver` for the contract;
+    this kernel also answers `INVALID` for clashing givens and values above 9 by itself)."""
     seconds = np.zeros((1, 81), dtype=np.uint8)  # scratch: the second solution is dropped
+    branches = np.zeros(1, dtype=np.int64)  # scratch: branch points are dropped
     _solve_all(grids, skip, max_solutions, max_nodes, verdicts, solutions, seconds, 0, nodes,
-               guesses, solve_ns)  # fmt: skip
+               guesses, solve_ns, branches, 0)  # fmt: skip
 
 
 @njit(nogil=True, cache=True)
@@ -459,8 +246,9 @@ def two_solutions_kernel(
 ) -> None:
     """Like `solve_kernel` with `max_solutions=2`, and keeps the second solution in `seconds`
     for puzzles with several (the evidence that validation shows)."""
+    branches = np.zeros(1, dtype=np.int64)  # scratch: branch points are dropped
     _solve_all(grids, skip, 2, max_nodes, verdicts, solutions, seconds, 1, nodes, guesses,
-               solve_ns)  # fmt: skip
+               solve_ns, branches, 0)  # fmt: skip
 
 
 @njit(nogil=True, cache=True)
@@ -476,20 +264,57 @@ def _solve_all(
     nodes: np.ndarray,
     guesses: np.ndarray,
     solve_ns: np.ndarray,
+    branches: np.ndarray,
+    keep_branches: int,
 ) -> None:
-    board = np.zeros(BOARD_SLOTS, dtype=np.int64)
-    frames = np.zeros((MAX_DEPTH, BOARD_SLOTS), dtype=np.int64)
-    frame_info = np.zeros((MAX_DEPTH, 3), dtype=np.int64)
-    clock = np.zeros(2, dtype=np.int64)
+    # Every array the search touches is `unowned` (see bits.py): no atomic reference counts
+    # per call or per view. The owners below stay alive until the loop is over.
+    boards_owner = np.zeros((MAX_DEPTH + 1, BOARD_SLOTS + 4), dtype=np.int64)
+    fields_owner = np.zeros(9, dtype=np.int64)
+    choice_owner = np.zeros(CHOICE, dtype=np.int64)
+    boards = unowned(boards_owner)
+    fields = unowned(fields_owner)
+    choice = unowned(choice_owner)
+    puzzles = unowned(grids)
+    firsts = unowned(solutions)
+    others = unowned(seconds)
+    clock_owner = np.zeros(2, dtype=np.int64)
+    clock = unowned(clock_owner)
     for i in range(grids.shape[0]):
         if skip[i]:
             continue
-        second = seconds[i * keep_seconds]
+        second = others[i * keep_seconds]
         start = now_ns(clock)
-        verdict, n, g = _solve_one(
-            grids[i], max_solutions, max_nodes, board, frames, frame_info, solutions[i], second
-        )
+        verdict, n, g, b = _solve_one(puzzles[i], max_solutions, max_nodes, boards, fields, choice,
+                                      firsts[i], second)  # fmt: skip
         solve_ns[i] = now_ns(clock) - start
+        if verdict == INVALID:
+            for k in range(81):
+                firsts[i, k] = 0
+                second[k] = 0
         verdicts[i] = verdict
         nodes[i] = n
         guesses[i] = g
+        branches[i * keep_branches] = b
+    boards_owner[0, 0] = fields_owner[0] + choice_owner[0] + clock_owner[0]  # alive till here
+
+
+@njit(nogil=True, cache=True)
+def _branch_points_kernel(grids: np.ndarray, max_solutions: int, branches: np.ndarray) -> None:
+    n = grids.shape[0]
+    skip = np.zeros(n, dtype=np.bool_)
+    verdicts = np.zeros(n, dtype=np.int8)
+    solutions = np.zeros((n, 81), dtype=np.uint8)
+    seconds = np.zeros((1, 81), dtype=np.uint8)
+    counts = np.zeros(n, dtype=np.int64)
+    _solve_all(grids, skip, max_solutions, 0, verdicts, solutions, seconds, 0, counts, counts,
+               counts, branches, 1)  # fmt: skip
+
+
+def branch_points(grids: np.ndarray, max_solutions: int = 2) -> np.ndarray:
+    """`(n,) int64`: the branch points of each puzzle's search (tdoku counts a guess per branch
+    point; our `guesses` count both ways taken at each). For benchmarks."""
+    grids = np.ascontiguousarray(grids, dtype=np.uint8).reshape(-1, 81)
+    out = np.zeros(grids.shape[0], dtype=np.int64)
+    _branch_points_kernel(grids, max_solutions, out)
+    return out

@@ -1,0 +1,184 @@
+"""Side by side with tdoku: our `fast` kernel and tdoku on the same puzzles, one core.
+
+    TDOKU_BENCH=/path/to/tdoku/build/run_benchmark \\
+        python -m benchmarks.versus_tdoku [--repeats 3] [--seconds 1] [--cpu 1] [--seed 1]
+        [--sets 17-clue,top1465] [--write docs/BENCHMARKS.md]
+
+* Every public set found in ../shared/data, each puzzle moved by one random Sudoku symmetry
+  (fixed seed), so that neither solver meets the puzzles in the orientation it was tuned on.
+* Both sides count up to 2 solutions and solve the same transformed puzzles: ours in process
+  through `fast.solve_kernel` (the kernel alone, as the pipeline calls it; no parsing), tdoku
+  through its own harness, `run_benchmark -r0 -n N` on a temporary file of those puzzles (`-r0`:
+  no re-permutation; `-n N`: exactly the N puzzles, in order). Its timed loop also leaves the
+  parsing out: it solves puzzles already in memory.
+* One repeat of each side is full passes over the set until `--seconds` have passed (tdoku's
+  harness does the same after its warm-up), puzzles/s from all passes; repeats alternate
+  ours / tdoku, and each side keeps its best repeat.
+* The process pins itself (and so tdoku, its child) to `--cpu`.
+
+Guesses do not count the same thing on both sides. tdoku counts a guess per branch point (it
+branches on a digit's configuration in a band: this one, or not this one); ours counts, per the
+contract of `pipeline.solver`, every candidate tried at a branching cell. The `branch points`
+column is ours counted tdoku's way: cells branched on.
+
+Without TDOKU_BENCH the tdoku columns stay empty (with a note).
+"""
+
+import argparse
+import datetime
+import os
+import re
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from benchmarks.common import available_sets, machine
+from pipeline.solver.fast import branch_points, solve_kernel
+from pipeline.symmetry import random_symmetries
+
+ENV = "TDOKU_BENCH"
+
+
+def transformed_sets(names: list[str] | None, seed: int) -> dict[str, np.ndarray]:
+    """The public sets present, each puzzle moved by one random symmetry."""
+    rng = np.random.default_rng(seed)
+    sets = available_sets()
+    return {
+        name: random_symmetries(puzzles, rng)
+        for name, puzzles in sets.items()
+        if names is None or name in names
+    }
+
+
+def ours_once(puzzles: np.ndarray, seconds: float) -> tuple[float, np.ndarray]:
+    """Full passes of `fast.solve_kernel` over `puzzles` until `seconds` have passed:
+    (puzzles/s, guesses of the last pass)."""
+    n = len(puzzles)
+    skip = np.zeros(n, dtype=np.bool_)
+    verdicts = np.zeros(n, dtype=np.int8)
+    solutions = np.zeros((n, 81), dtype=np.uint8)
+    nodes = np.zeros(n, dtype=np.int64)
+    guesses = np.zeros(n, dtype=np.int64)
+    solve_ns = np.zeros(n, dtype=np.int64)
+    passes = 0
+    start = time.perf_counter()
+    while True:
+        solve_kernel(puzzles, skip, 2, 0, verdicts, solutions, nodes, guesses, solve_ns)
+        passes += 1
+        elapsed = time.perf_counter() - start
+        if elapsed >= seconds:
+            return passes * n / elapsed, guesses
+
+
+def write_for_tdoku(puzzles: np.ndarray, path: Path) -> None:
+    """One 81-character line per puzzle, `.` for blanks (tdoku reads no `0`)."""
+    chars = np.where(puzzles == 0, ord("."), puzzles + ord("0")).astype(np.uint8)
+    lines = np.concatenate([chars, np.full((len(puzzles), 1), ord("\n"), np.uint8)], axis=1)
+    path.write_bytes(lines.tobytes())
+
+
+def tdoku_once(binary: str, path: Path, n: int, seconds: float) -> tuple[float, float]:
+    """One run of tdoku's harness on the file: (puzzles/s, guesses/puzzle)."""
+    command = [binary, "-s", "tdoku", "-r0", "-n", str(n), "-w", "1",
+               "-t", str(max(1, round(seconds))), "-c1", "-v0", str(path)]  # fmt: skip
+    out = subprocess.run(command, capture_output=True, text=True, check=True).stdout
+    line = [x for x in out.splitlines() if "," in x][-1]
+    fields = line.split(",")  # ...,file,solver,puzzles/s,us/puzzle,%no guess,guesses/puzzle
+    return float(fields[-4]), float(fields[-1])
+
+
+def measure(name: str, puzzles: np.ndarray, binary: str | None, repeats: int,
+            seconds: float, folder: Path) -> dict[str, float | None]:  # fmt: skip
+    """Best of `repeats` alternating runs of each side on one set."""
+    ours_once(puzzles[:50], 0.0)  # load the kernel before any clock runs
+    path = folder / f"{re.sub(r'[^A-Za-z0-9_]+', '_', name)}.txt"
+    if binary:
+        write_for_tdoku(puzzles, path)
+    best_ours, best_tdoku, tdoku_guesses = 0.0, None, None
+    guesses = np.zeros(0)
+    for _ in range(repeats):
+        rate, guesses = ours_once(puzzles, seconds)
+        best_ours = max(best_ours, rate)
+        if binary:
+            rate, tdoku_guesses = tdoku_once(binary, path, len(puzzles), seconds)
+            best_tdoku = rate if best_tdoku is None else max(best_tdoku, rate)
+    return {
+        "puzzles": len(puzzles),
+        "ours": best_ours,
+        "tdoku": best_tdoku,
+        "ratio": None if best_tdoku is None else best_ours / best_tdoku,
+        "guesses": float(guesses.mean()),
+        "branch_points": float(branch_points(puzzles).mean()),
+        "tdoku_guesses": tdoku_guesses,
+    }
+
+
+def table(sets: dict[str, np.ndarray], binary: str | None, repeats: int, seconds: float) -> str:
+    def num(value: float | None, places: int) -> str:
+        return "" if value is None else f"{value:,.{places}f}"
+
+    lines = [
+        "| set | puzzles | ours puzzles/s | tdoku puzzles/s | ours / tdoku | our guesses/puzzle "
+        "| our branch points/puzzle | tdoku guesses/puzzle |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    with tempfile.TemporaryDirectory(prefix="versus_tdoku_") as folder:
+        for name, puzzles in sets.items():
+            m = measure(name, puzzles, binary, repeats, seconds, Path(folder))
+            lines.append(
+                f"| {name} | {m['puzzles']:,} | {num(m['ours'], 0)} | {num(m['tdoku'], 0)} "
+                f"| {num(m['ratio'], 2)} | {num(m['guesses'], 1)} "
+                f"| {num(m['branch_points'], 1)} | {num(m['tdoku_guesses'], 1)} |"
+            )
+            print(lines[-1], flush=True)
+    return "\n".join(lines) + "\n"
+
+
+def write_section(doc: Path, section: str, body: str) -> None:
+    """Replace the text between `<!-- NAME:start -->` and `<!-- NAME:end -->` in `doc`."""
+    text = doc.read_text() if doc.exists() else ""
+    start, end = f"<!-- {section}:start -->", f"<!-- {section}:end -->"
+    block = f"{start}\n{body}{end}"
+    if start in text:
+        text = re.sub(re.escape(start) + ".*?" + re.escape(end), lambda _: block, text, flags=re.S)
+    else:
+        text += f"\n{block}\n"
+    doc.write_text(text)
+
+
+def main() -> None:
+    raw = argparse.RawDescriptionHelpFormatter
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=raw)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--seconds", type=float, default=1.0, help="per repeat and side")
+    parser.add_argument("--cpu", type=int, default=1, help="the one core both sides run on")
+    parser.add_argument("--seed", type=int, default=1, help="of the random symmetries")
+    parser.add_argument("--sets", help="comma-separated set names (default: all present)")
+    parser.add_argument("--write", type=Path, help="update this Markdown file's section")
+    args = parser.parse_args()
+    if args.cpu in os.sched_getaffinity(0):
+        os.sched_setaffinity(0, {args.cpu})  # tdoku, a child process, inherits it
+    binary = os.environ.get(ENV) or None
+    sets = transformed_sets(args.sets.split(",") if args.sets else None, args.seed)
+    if not sets:
+        print("No public sets found in ../shared/data: nothing to measure.")
+        return
+    body = table(sets, binary, args.repeats, args.seconds)
+    note = "" if binary else f"\n{ENV} is not set: tdoku was not run (its columns are empty).\n"
+    print(note, end="")
+    if args.write:
+        stamp = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
+        header = (
+            f"Measured {stamp} on {machine()} with `python -m benchmarks.versus_tdoku "
+            f"--repeats {args.repeats} --seconds {args.seconds:g}` (core {args.cpu}, "
+            f"symmetry seed {args.seed}).\n\n"
+        )
+        write_section(args.write, "versus_tdoku", header + body + note)
+        print(f"updated {args.write}")
+
+
+if __name__ == "__main__":
+    main()
