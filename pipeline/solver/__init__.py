@@ -3,17 +3,20 @@
 Counting, the same for every strategy, so that reports compare strategies honestly:
 
 * A **node** is a board state the search examines: the root (the givens, after whatever
-  propagation the strategy does) counts as one node, and every digit the search *places by
-  choice* in a cell (rather than by propagation) creates one more. Placements forced by
-  propagation (naked or hidden singles and the like) are not nodes.
-* A **guess** is a placement by choice at a cell that had two or more candidates when the search
-  chose it. A placement by choice at a cell with a single candidate (the seed backtracker walks
-  cells in order and meets such cells) is a node but not a guess.
+  propagation the strategy does) counts as one node, and every *choice* the search makes
+  creates one more: a digit placed in a cell (`backtrack`, `mrv`), or one way of a branch
+  (`fast`: a digit's first configuration in a band or stack, then all the others). What
+  propagation forces (naked or hidden singles and the like) is not a node.
+* A **guess** is a choice made where there were two or more ways: a digit placed at a cell
+  that had two or more candidates, or a way of a branch (each branch has at least two). A
+  placement by choice at a cell with a single candidate (the plain backtracker walks cells in
+  order and meets such cells) is a node but not a guess.
 
-So `nodes - 1 >= guesses` always, with equality for strategies that only branch on cells with
-several candidates (`mrv` places single-candidate cells by choice, `fast` by propagation).
-Every digit tried at such a cell counts, the last one too (even when the others have failed).
-A puzzle "solved without guessing" has `guesses == 0`.
+So `nodes - 1 >= guesses` always, with equality for strategies that only choose where there
+are several ways (`mrv` places single-candidate cells by choice, `fast` leaves them to
+propagation). Every way tried counts, the last one too (even when the others have failed).
+A puzzle "solved without guessing" has `guesses == 0`. (tdoku counts a guess per branch point;
+`fast`'s branch points are about half its guesses.)
 
 The node budget `max_nodes` counts the root too, and is checked before each placement by
 choice: a puzzle stopped by it reports `nodes == max_nodes`. Backing up costs nothing.

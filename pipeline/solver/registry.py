@@ -53,9 +53,11 @@ REGISTRY: dict[str, Strategy] = {
         Strategy(
             "fast",
             "propagation on a band-wise bitboard (locked candidates, hidden and naked "
-            "singles), then branching on a two-candidate cell",
+            "singles, the triads rule), then binary branching on a digit's configuration in a "
+            "band or stack",
             "pipeline.solver.fast",
             "solve_kernel",
+            checks_givens=True,
         ),
         Strategy(
             "mrv",
