@@ -24,7 +24,7 @@ _API = {
     "solve_sudoku": "pipeline.api",
     "solve_unique": "pipeline.api",
     "SolveOptions": "pipeline.jobs.batch",
-    "solve_batch": "pipeline.jobs.batch",
+    "solve_batch": "pipeline.jobs.inmemory",
     "generate": "pipeline.jobs.generate",
     "generate_file": "pipeline.jobs.generate",
     "solve_file": "pipeline.jobs.solve",

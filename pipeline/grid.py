@@ -5,17 +5,20 @@ as `uint8`: 0 for a blank cell, 1..9 for a given digit (a clue). A batch of grid
 `(n, 81) uint8` array. In text, a puzzle is 81 characters: `1`-`9` for givens and `.` or `0`
 for blanks; whitespace around it is ignored.
 
-`parse_puzzles` and `format_grids` work on whole columns without a Python loop per row: polars
+`parse_puzzles` and `format_grids` work on whole columns without a Python loop per row: Arrow
 strips and measures the strings, numpy reads their bytes straight from the Arrow buffers.
 `as_grid`, `to_rows` and `to_string` handle one board at a time, in the shapes people hold one.
 """
 
 from collections.abc import Iterable, Sequence
-from typing import Any, NamedTuple, TypeAlias
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeAlias, Union
 
 import numpy as np
-import polars as pl
 import pyarrow as pa
+import pyarrow.compute as pc
+
+if TYPE_CHECKING:
+    import polars as pl
 
 CELLS = 81
 MIN_UNIQUE_CLUES = 17  # no puzzle with fewer givens has a unique solution
@@ -24,7 +27,10 @@ _CELL_VALUES = {".": 0, "0": 0, **{str(d): d for d in range(1, 10)}}
 _NOT_A_PUZZLE = "!" * CELLS  # stands in for rows that are not 81 bytes long
 _MAX_STRING_ROWS = (2**31 - 1) // CELLS  # int32 offsets of a pa.StringArray
 
-PuzzleColumn: TypeAlias = pl.Series | pa.Array | pa.ChunkedArray | np.ndarray | Iterable[str | None]
+# a polars Series too (named as text: polars is not imported to parse a column)
+PuzzleColumn: TypeAlias = Union[  # noqa: UP007 - a forward reference: polars is not imported
+    "pl.Series", pa.Array, pa.ChunkedArray, np.ndarray, Iterable[str | None]
+]
 Board: TypeAlias = str | Sequence[Any] | np.ndarray
 
 
@@ -48,17 +54,16 @@ def parse_puzzles(values: PuzzleColumn) -> ParsedGrids:
     of str or object, or a list of str; None (null) is a missing puzzle. A row's error is the
     first that applies: missing, wrong number of cells (characters), first stray character.
     """
-    stripped = _as_string_series(values).str.strip_chars()
+    stripped = pc.utf8_trim_whitespace(_as_strings(values))
     # Only rows of exactly 81 bytes can be puzzles; the others are swapped for 81 stray bytes, so
     # that every row's bytes lie back to back in one Arrow buffer: a (n, 81) reshape, no gather.
-    fits = (stripped.str.len_bytes() == CELLS).fill_null(False)
-    if not fits.all():
-        stripped81 = pl.select(pl.when(fits).then(stripped).otherwise(pl.lit(_NOT_A_PUZZLE)))
-        grids, ok = _cells_from_bytes(_row_bytes(stripped81.to_series()))
+    fits = pc.fill_null(pc.equal(pc.binary_length(stripped), CELLS), False)
+    if not pc.all(fits).as_py() and len(stripped):
+        grids, ok = _cells_from_bytes(_row_bytes(pc.if_else(fits, stripped, _NOT_A_PUZZLE)))
     else:
         grids, ok = _cells_from_bytes(_row_bytes(stripped))
     bad = np.flatnonzero(~ok)
-    messages = _error_messages(stripped.gather(bad))
+    messages = _error_messages(stripped.take(pa.array(bad))) if len(bad) else None
     return ParsedGrids(grids, ok, _scatter_strings(len(ok), bad, messages))
 
 
@@ -164,30 +169,38 @@ def to_string(grid: np.ndarray, blank: str = ".") -> str:
     return format_grids(grid.reshape(1, CELLS), blank=blank)[0].as_py()
 
 
-def _as_string_series(values: PuzzleColumn) -> pl.Series:
-    """Any supported column of puzzles as a polars String Series."""
-    if isinstance(values, pa.Array | pa.ChunkedArray):
-        values = pl.Series(values)
+def _as_strings(values: PuzzleColumn) -> pa.Array:
+    """Any supported column of puzzles as one pyarrow string array (polars is not imported for
+    it: a polars Series comes in through its Arrow data)."""
+    if type(values).__module__.startswith("polars"):
+        values = values.to_arrow()  # type: ignore[union-attr]
+    if isinstance(values, pa.ChunkedArray):
+        values = values.combine_chunks() if values.num_chunks != 1 else values.chunk(0)
     elif isinstance(values, np.ndarray):
         if values.ndim != 1 or values.dtype.kind not in "UO":
             raise TypeError(f"expected a 1-d array of str, got {values.dtype} {values.shape}")
-        values = pl.Series(values, dtype=pl.String)
-    elif not isinstance(values, pl.Series):
-        values = pl.Series(list(values), dtype=pl.String)
-    if values.dtype in (pl.Null, pl.Categorical) or isinstance(values.dtype, pl.Enum):
-        values = values.cast(pl.String)
-    if values.dtype != pl.String:
-        raise TypeError(f"expected a column of puzzle strings, got {values.dtype}")
+        values = pa.array(values.tolist(), pa.string())
+    elif not isinstance(values, pa.Array):
+        values = pa.array(list(values), pa.string())
+    if pa.types.is_dictionary(values.type):
+        values = values.dictionary_decode()
+    if pa.types.is_null(values.type) or pa.types.is_large_string(values.type):
+        values = values.cast(pa.string())
+    elif pa.types.is_string_view(values.type):
+        values = values.cast(pa.string())
+    if not pa.types.is_string(values.type):
+        raise TypeError(f"expected a column of puzzle strings, got {values.type}")
     return values
 
 
-def _row_bytes(strings: pl.Series) -> np.ndarray:
+def _row_bytes(strings: pa.Array) -> np.ndarray:
     """The bytes of strings that are all exactly 81 bytes long, as a `(k, 81) uint8` view."""
-    arr = strings.rechunk().to_arrow(compat_level=pl.CompatLevel.oldest())  # large_string
-    _, offsets_buf, data_buf = arr.buffers()
-    start = int(np.frombuffer(offsets_buf, np.int64, count=1, offset=8 * arr.offset)[0])
-    data = np.frombuffer(data_buf, np.uint8, count=len(arr) * CELLS, offset=start)
-    return data.reshape(len(arr), CELLS)
+    _, offsets_buf, data_buf = strings.buffers()
+    if data_buf is None:  # no strings at all
+        return np.zeros((0, CELLS), np.uint8)
+    start = int(np.frombuffer(offsets_buf, np.int32, count=1, offset=4 * strings.offset)[0])
+    data = np.frombuffer(data_buf, np.uint8, count=len(strings) * CELLS, offset=start)
+    return data.reshape(len(strings), CELLS)
 
 
 def _cells_from_bytes(raw: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -216,11 +229,11 @@ def _cells_from_bytes(raw: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return cells, ok
 
 
-def _scatter_strings(n: int, rows: np.ndarray, texts: pl.Series) -> pa.StringArray:
+def _scatter_strings(n: int, rows: np.ndarray, texts: pa.Array | None) -> pa.StringArray:
     """A string array of length n holding `texts` at the (ascending) `rows` and null elsewhere."""
-    if len(rows) == 0:
+    if len(rows) == 0 or texts is None:
         return pa.nulls(n, pa.string())
-    arr = texts.rechunk().to_arrow(compat_level=pl.CompatLevel.oldest())  # large_string
+    arr = texts.cast(pa.large_string())
     _, offsets_buf, data_buf = arr.buffers()
     offsets = np.frombuffer(offsets_buf, np.int64)[arr.offset : arr.offset + len(arr) + 1]
     lengths = np.zeros(n, np.int32)
@@ -233,8 +246,11 @@ def _scatter_strings(n: int, rows: np.ndarray, texts: pl.Series) -> pa.StringArr
     return pa.StringArray.from_buffers(n, *map(pa.py_buffer, buffers), null_count=n - len(rows))
 
 
-def _error_messages(bad: pl.Series) -> pl.Series:
-    """Why each of these stripped strings is not a puzzle (the first problem found)."""
+def _error_messages(bad: pa.Array) -> pa.Array:
+    """Why each of these stripped strings is not a puzzle (the first problem found). (polars'
+    regular expressions: imported here, for bad rows only, off the start-up path.)"""
+    import polars as pl
+
     cell = r"[.0-9]"
     frame = pl.DataFrame({"text": bad}).with_columns(
         length=pl.col("text").str.len_chars(),
@@ -256,7 +272,7 @@ def _error_messages(bad: pl.Series) -> pl.Series:
             )
         )
     )
-    return frame.select(message.alias("error")).to_series()
+    return frame.select(message.alias("error")).to_series().to_arrow()
 
 
 def _check_grids(grids: np.ndarray) -> np.ndarray:

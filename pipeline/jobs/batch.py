@@ -1,18 +1,16 @@
 """One batch through the middle of the pipeline: parse, solve, assemble the result table.
 
-`solve_record_batch` is the unit of work that the solve job hands to its executor's workers;
-`solve_batch` is the same step for puzzles a notebook already holds in memory.
+`solve_record_batch` is the unit of work that the solve job hands to its executor's workers
+(`inmemory.solve_batch` is the same step for puzzles a notebook already holds). polars is not
+imported here: solving a file to Parquet does without it.
 """
 
 from dataclasses import dataclass
 
-import polars as pl
 import pyarrow as pa
 
 from pipeline.grid import ParsedGrids, format_grids, parse_puzzles
 from pipeline.io.dataset import optional_column
-from pipeline.io.frames import PuzzleInput, puzzle_batch
-from pipeline.jobs.pool import map_chunks
 from pipeline.jobs.results import build_results
 from pipeline.solver import (
     DEFAULT_STRATEGY,
@@ -51,6 +49,8 @@ class SolveOptions:
         """The columns these options add to the result schema (after its own)."""
         fields = [pa.field("canonical", pa.string())] if self.canonical else []
         if self.rate:
+            import polars as pl
+
             from pipeline.rating import RATING_SCHEMA
 
             empty = pl.DataFrame(schema=RATING_SCHEMA)
@@ -66,6 +66,8 @@ def _added(parsed: ParsedGrids, found: KernelResults, options: SolveOptions) -> 
 
         columns["canonical"] = format_grids(canonical_grids(parsed.grids), mask=parsed.ok)
     if options.rate:
+        import polars as pl
+
         from pipeline.rating import rate_grids
 
         skip = ~parsed.ok | (found.verdicts == codes.INVALID)
@@ -101,37 +103,3 @@ def solve_record_batch(batch: pa.RecordBatch, options: SolveOptions) -> pa.Table
         expected=optional_column(batch, "solution"),
         extra=_added(parsed, found, options) | passed,
     )
-
-
-def solve_batch(
-    puzzles: PuzzleInput,
-    strategy: str = DEFAULT_STRATEGY,
-    solutions: int = 2,
-    max_nodes: int | None = None,
-    *,
-    column: str | None = None,
-    solution_column: str | None = None,
-    id_column: str | None = None,
-    workers: int | None = None,
-) -> pl.DataFrame:
-    """Solve puzzles held in memory; a DataFrame in the result schema, one row per puzzle, in
-    order (a bad row gets the verdict `malformed` and an `error`, as in a file).
-
-    `puzzles`: a list of 81-character strings, a polars Series, a pyarrow array, a numpy array
-    of strings or an `(n, 81)` numpy array of ints 0-9 (0 for blanks); or a polars DataFrame
-    (or pyarrow Table) whose puzzle column is found as the CLI finds a file's (by name: puzzle,
-    quizzes, board, grid, sudoku, ...; else by content; or `column=`), its solution column
-    checked into `expected_ok` and its id column passed through (`solution_column=`,
-    `id_column=`). TypeError for what is not a column of puzzles, ValueError for one that
-    cannot be read (ints outside 0-9, a column not found).
-
-    `workers`: None or 1 solves in this process; more splits the puzzles into chunks for that
-    many worker processes, started on first use and kept warm for the next call (see
-    `pipeline.jobs.pool`); the rows are the same, in the same order.
-    """
-    options = SolveOptions(strategy, solutions, max_nodes)
-    batch = puzzle_batch(
-        puzzles, column=column, solution_column=solution_column, id_column=id_column
-    )
-    tables = map_chunks(solve_record_batch, batch, workers, options)
-    return pl.from_arrow(pa.concat_tables(tables) if len(tables) > 1 else tables[0])

@@ -45,7 +45,8 @@ from pipeline.io.runinfo import METADATA_KEY, machine
 from pipeline.jobs.batch import SolveOptions, solve_record_batch
 from pipeline.jobs.bench_reference import Reference, TdokuRuns, read_reference, tdoku_binary
 from pipeline.jobs.executors import Executor, InlineExecutor, LocalExecutor, warm_kernels
-from pipeline.jobs.results import effort, result_schema
+from pipeline.jobs.measures import effort
+from pipeline.jobs.results import result_schema
 from pipeline.solver.registry import REGISTRY, STRATEGIES
 
 BATCH_SIZE = 50_000

@@ -22,7 +22,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
 
-import polars as pl
 import pyarrow as pa
 import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
@@ -201,6 +200,8 @@ def _check_part(part: _Stored, fmt: str) -> None:
 
 def _part_counts(part: _Stored, fmt: str, columns: list[str]) -> dict[str, int]:
     """Rows per verdict of a kept part (read back: only on resume)."""
+    import polars as pl  # off the path of a run that is not resumed
+
     if fmt == "parquet":
         verdicts = pq.read_table(part.path, columns=["verdict"]).column(0)
     elif fmt == "csv":

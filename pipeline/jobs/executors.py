@@ -226,9 +226,13 @@ class ProcessExecutor:
         self._saved_env: dict[str, str | None] = {}
 
     def start(self) -> None:
-        """Spawn every worker and wait until each has run `warm`."""
+        """Spawn every worker and wait until each has run `warm`. `warm` runs here first:
+        on a first run the kernels compile once, in this process, and the workers load them
+        from the cache it filled instead of each compiling them at the same time."""
         if self._pool is not None:
             return
+        if self._warm is not None:
+            self._warm()
         # One polars/pyarrow thread per worker: the workers are the parallelism. The variables
         # are set while the workers spawn (they keep their copy), then put back.
         self._saved_env = {k: os.environ.get(k) for k in WORKER_ENV}

@@ -10,7 +10,6 @@ import io
 from dataclasses import dataclass, field
 
 import numpy as np
-import polars as pl
 import pyarrow as pa
 import pyarrow.parquet as pq
 
@@ -39,16 +38,19 @@ def encode(table: pa.Table, fmt: str, header: bool = True) -> bytes:
         dictionaries = [f.name for f in table.schema if pa.types.is_dictionary(f.type)]
         pq.write_table(table, sink, compression="zstd", use_dictionary=dictionaries or False,
                        write_page_checksum=True)  # fmt: skip
-    elif fmt == "csv":
-        plain = pa.table({name: _as_text_column(col) for name, col in zip(
-            table.column_names, table.columns, strict=True)})  # fmt: skip
-        frame = pl.from_arrow(plain)
-        assert isinstance(frame, pl.DataFrame)
-        frame.write_csv(sink, include_header=header)
-    elif fmt == "jsonl":
-        frame = pl.from_arrow(table)
-        assert isinstance(frame, pl.DataFrame)
-        frame.write_ndjson(sink)
+    elif fmt in ("csv", "jsonl"):
+        import polars as pl  # text outputs only: solving to Parquet does not import polars
+
+        if fmt == "csv":
+            plain = pa.table({name: _as_text_column(col) for name, col in zip(
+                table.column_names, table.columns, strict=True)})  # fmt: skip
+            frame = pl.from_arrow(plain)
+            assert isinstance(frame, pl.DataFrame)
+            frame.write_csv(sink, include_header=header)
+        else:
+            frame = pl.from_arrow(table)
+            assert isinstance(frame, pl.DataFrame)
+            frame.write_ndjson(sink)
     else:
         raise ValueError(f"unknown format {fmt!r}")
     return sink.getvalue()

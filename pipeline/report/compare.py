@@ -22,7 +22,7 @@ from typing import Any
 
 import polars as pl
 
-from pipeline.jobs.results import NOT_SEARCHED
+from pipeline.jobs.measures import NOT_SEARCHED
 from pipeline.report.runs import Run
 
 SAME_CORPUS = 0.5  # share of the smaller run's puzzles that the other must hold

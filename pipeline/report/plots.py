@@ -30,7 +30,7 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 from matplotlib.ticker import FuncFormatter, LogLocator, MaxNLocator, NullFormatter
 
-from pipeline.jobs.results import searched
+from pipeline.jobs.measures import searched
 from pipeline.report.compare import Corpus, Pair
 from pipeline.report.ratings import rating_figures
 from pipeline.report.runs import Run

@@ -6,7 +6,7 @@ from typing import Any
 
 import polars as pl
 
-from pipeline.jobs.results import searched
+from pipeline.jobs.measures import searched
 from pipeline.rating import GRADES
 
 LADDER = {grade: i for i, grade in enumerate(GRADES)}

@@ -28,7 +28,7 @@ import pyarrow.parquet as pq
 
 from pipeline.errors import ReportError
 from pipeline.io.runinfo import METADATA_KEY
-from pipeline.jobs.results import SOLVED_VERDICTS, searched
+from pipeline.jobs.measures import SOLVED_VERDICTS, searched
 from pipeline.report.ratings import rating_figures
 from pipeline.solver.codes import VERDICT_NAMES
 
