@@ -91,7 +91,6 @@ class DaskExecutor:
         self._cluster: Any = None
 
     def _connect(self) -> Any:
-        import os
 
         # distributed logs every reconnection attempt on stderr; the run says it in one line.
         for name in [*logging.root.manager.loggerDict, "distributed"]:
@@ -101,11 +100,16 @@ class DaskExecutor:
         from distributed import Client, LocalCluster
 
         if self.scheduler is None:
-            n = self.requested_workers or os.cpu_count() or 1
+            from pipeline.io.runinfo import usable_cpus
+
+            n = self.requested_workers or usable_cpus()
+            # Worker threads, not processes: the kernels, parsing and encoding release the GIL.
+            # 300,000 hard rows, 2 workers: 4.6 s against 5.2 s with worker processes (local
+            # threads: 4.2 s).
             self._cluster = LocalCluster(
                 n_workers=n,
                 threads_per_worker=1,
-                processes=True,
+                processes=False,
                 dashboard_address=":0",  # any free port: never clash with another cluster
                 silence_logs=logging.ERROR,
             )
