@@ -74,7 +74,7 @@ def format_grids(
 
     Rows where `mask` is False become null (for rows that did not parse or have no solution).
     """
-    grids = _check_grids(grids)
+    grids = check_grids(grids)
     n = len(grids)
     if n > _MAX_STRING_ROWS:
         raise ValueError(f"at most {_MAX_STRING_ROWS} grids fit one string array, got {n}")
@@ -275,7 +275,7 @@ def _error_messages(bad: pa.Array) -> pa.Array:
     return frame.select(message.alias("error")).to_series().to_arrow()
 
 
-def _check_grids(grids: np.ndarray) -> np.ndarray:
+def check_grids(grids: np.ndarray) -> np.ndarray:
     """`grids` as a C-contiguous `(n, 81) uint8` array, checked to hold only 0..9."""
     grids = np.asarray(grids)
     if grids.ndim != 2 or grids.shape[1] != CELLS:

@@ -383,3 +383,16 @@ def test_duplicates_from_stdin_keep_their_rows_without_reading_the_input_twice()
     assert [(f["row"], f["code"], f["first_row"], f["id"]) for f in found] == [
         (3, "duplicate", 0, None)
     ]
+
+
+def test_the_command_looks_for_symmetric_duplicates_only_when_asked(tmp_path):
+    made = generate(3, seed=6)
+    grids = parse_puzzles(made["puzzle"]).grids
+    disguised = pl.Series(format_grids(random_symmetries(grids[:1], np.random.default_rng(2))))
+    path = tmp_path / "p.txt"
+    path.write_text("\n".join([*made["puzzle"], *disguised]) + "\n")
+    plain, asked = tmp_path / "plain.parquet", tmp_path / "asked.parquet"
+    assert cli(path, "-o", plain, "-q").exit_code == 0
+    assert cli(path, "-o", asked, "-q", "--symmetry").exit_code == 0
+    assert pl.read_parquet(plain).is_empty()
+    assert findings(pl.read_parquet(asked)) == [(3, "symmetry_duplicate")]

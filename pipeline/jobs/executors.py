@@ -103,9 +103,9 @@ class InlineExecutor:
         """Nothing runs elsewhere."""
 
 
-class ThreadExecutor:
-    """`workers` threads in this process; results in input order, at most
-    `in_flight_per_worker` batches a worker queued or running at a time."""
+class _LocalPool:
+    """What the local executors share: how many workers (default: the CPUs this process may
+    use), how many batches may be in flight, the warm-up."""
 
     def __init__(
         self,
@@ -118,6 +118,17 @@ class ThreadExecutor:
         self.workers = workers or usable_cpus()
         self.max_in_flight = max(2, self.workers * in_flight_per_worker)
         self._warm = warm
+        self._idle()
+
+    def _idle(self) -> None:
+        """The state of a pool that has not started."""
+
+
+class ThreadExecutor(_LocalPool):
+    """`workers` threads in this process; results in input order, at most
+    `in_flight_per_worker` batches a worker queued or running at a time."""
+
+    def _idle(self) -> None:
         self._tasks: queue.SimpleQueue[tuple[Future[Any], Callable[..., Any], tuple] | None]
         self._tasks = queue.SimpleQueue()
         self._threads: list[threading.Thread] = []
@@ -208,20 +219,10 @@ def _ready(seconds: float) -> int:
     return os.getpid()
 
 
-class ProcessExecutor:
+class ProcessExecutor(_LocalPool):
     """A pool of `workers` processes on this machine."""
 
-    def __init__(
-        self,
-        workers: int | None = None,
-        warm: Callable[[], None] | None = None,
-        in_flight_per_worker: int = 2,
-    ) -> None:
-        from pipeline.io.runinfo import usable_cpus
-
-        self.workers = workers or usable_cpus()
-        self.max_in_flight = max(2, self.workers * in_flight_per_worker)
-        self._warm = warm
+    def _idle(self) -> None:
         self._pool: ProcessPoolExecutor | None = None
         self._saved_env: dict[str, str | None] = {}
 

@@ -20,7 +20,7 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 
-from pipeline.grid import CELLS, PuzzleColumn, format_grids, parse_puzzles
+from pipeline.grid import PuzzleColumn, check_grids, format_grids, parse_puzzles
 
 __all__ = ["canonical", "canonical_grids", "canonical_symmetries"]
 
@@ -30,7 +30,7 @@ def canonical_grids(grids: np.ndarray) -> np.ndarray:
 
     Raises ValueError for another shape, a non-integer dtype, or cells outside 0..9.
     """
-    grids = _checked(grids)
+    grids = check_grids(grids)
     from pipeline.minlex.batch import canonical_kernel  # numba: compiled or loaded on use
 
     forms = np.empty_like(grids)
@@ -46,7 +46,7 @@ def canonical_symmetries(grids: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.
     grid, its digit relabelled. (When a grid has automorphisms several symmetries give the form;
     this is one of them. Digits absent from a grid get the labels left over, in order.)
     """
-    grids = _checked(grids)
+    grids = check_grids(grids)
     from pipeline.minlex.batch import symmetry_kernel
 
     forms = np.empty_like(grids)
@@ -66,7 +66,7 @@ def canonical(puzzles: PuzzleColumn | np.ndarray, blank: str = ".") -> pl.Series
     0..9 (strings cannot hold such cells).
     """
     if isinstance(puzzles, np.ndarray) and puzzles.ndim == 2:
-        grids, ok = _checked(puzzles), None
+        grids, ok = check_grids(puzzles), None
     else:
         if isinstance(puzzles, pl.Series) and puzzles.dtype != pl.String:
             puzzles = puzzles.cast(pl.String)
@@ -78,15 +78,3 @@ def canonical(puzzles: PuzzleColumn | np.ndarray, blank: str = ".") -> pl.Series
         grids, ok = parsed.grids, parsed.ok
     forms = canonical_grids(grids)
     return pl.Series("canonical", format_grids(forms, blank=blank, mask=ok))
-
-
-def _checked(grids: np.ndarray) -> np.ndarray:
-    """`grids` as a C-contiguous `(n, 81) uint8` array of cells 0..9, or ValueError."""
-    grids = np.asarray(grids)
-    if grids.ndim != 2 or grids.shape[1] != CELLS:
-        raise ValueError(f"expected grids of shape (n, 81), got {grids.shape}")
-    if grids.dtype.kind not in "iu":
-        raise ValueError(f"expected integer grids, got dtype {grids.dtype}")
-    if grids.size and (grids.max() > 9 or (grids.dtype.kind == "i" and grids.min() < 0)):
-        raise ValueError("grid cells must be 0 (blank) to 9")
-    return np.ascontiguousarray(grids, dtype=np.uint8)

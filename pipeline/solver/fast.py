@@ -280,15 +280,20 @@ def _solve_all(
     others = unowned(seconds)
     clock_owner = np.zeros(2, dtype=np.int64)
     clock = unowned(clock_owner)
+    # One clock read a puzzle: a puzzle's time runs from the previous read (21 ns a read, 2.7%
+    # of a 0.8 us Kaggle row; two reads were 5.5%). Skipped rows between cost nothing to speak of.
+    start = now_ns(clock)
     for i in range(grids.shape[0]):
         if skip[i]:
             continue
         second = others[i * keep_seconds]
-        start = now_ns(clock)
         verdict, n, g, b = _solve_one(puzzles[i], max_solutions, max_nodes, boards, fields, choice,
                                       firsts[i], second)  # fmt: skip
-        solve_ns[i] = now_ns(clock) - start
+        end = now_ns(clock)
+        solve_ns[i] = end - start
+        start = end
         if verdict == INVALID:
+            solve_ns[i] = 0  # no search ran
             for k in range(81):
                 firsts[i, k] = 0
                 second[k] = 0

@@ -191,10 +191,10 @@ def reference_kernel(
     frame_todo = np.zeros(81, dtype=np.int32)
     frame_many = np.zeros(81, dtype=np.bool_)
     clock = np.zeros(2, dtype=np.int64)
+    t0 = now_ns(clock)  # one clock read a puzzle: its time runs from the previous read
     for i in range(grids.shape[0]):
         if skip[i]:
             continue
-        t0 = now_ns(clock)
         verdict, n, g = _search(
             grids[i],
             most_constrained,
@@ -209,7 +209,9 @@ def reference_kernel(
             solutions[i],
         )
         verdicts[i] = verdict
+        t1 = now_ns(clock)
         if verdict != codes.INVALID:
-            solve_ns[i] = now_ns(clock) - t0
+            solve_ns[i] = t1 - t0
             nodes[i] = n
             guesses[i] = g
+        t0 = t1

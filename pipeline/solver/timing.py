@@ -1,12 +1,13 @@
 """Per-puzzle times that repeat: a puzzle's time is measured again when a preemption shows.
 
-A kernel times each puzzle with the monotonic clock (a vDSO call: about 20 ns, under 2% of the
-easiest puzzle's time). On a busy machine the scheduler can stop a worker in the middle of a
-puzzle for milliseconds, and that puzzle would look hard. So after a batch, the puzzles whose
-time is far above what their search effort predicts (`OUTLIER` times the batch's median time
-per node, and over `FLOOR_NS`) are solved again `RETIMES` times and keep their least time: a
-preemption rarely strikes the same puzzle four times. At most `MAX_SHARE` of a batch (the
-worst first) is measured again, so a uniformly slow batch costs little more.
+A kernel times each puzzle with the monotonic clock, read once a puzzle (a vDSO call: about
+20 ns, under 3% of the easiest puzzle's time). On a busy machine the scheduler can stop a
+worker in the middle of a puzzle for milliseconds, and that puzzle would look hard. So after a
+batch, the puzzles whose time is far above what their search effort predicts (`OUTLIER` times
+the batch's median time per node, and over `FLOOR_NS`) are solved again `RETIMES` times and
+keep their least time: a preemption rarely strikes the same puzzle four times. At most
+`MAX_SHARE` of a batch (the worst first) is measured again, so a uniformly slow batch costs
+little more.
 
 The thread's CPU clock would not count preemptions at all, but reading it is a system call
 (0.3-0.5 us here: a quarter of an easy puzzle's time), far over the 5% the timing may cost.
