@@ -13,9 +13,11 @@ our header), unless `force`. A rerun may replace its own earlier result.
 
 A file is written to a temporary name beside its destination, flushed to disk, then renamed
 over it: readers see the old file or the whole new one, never a part, even after `kill -9`.
+Results for stdout (`-o -`) go through `stdout_bytes()`, which takes every byte or says why not.
 """
 
 import fcntl
+import io
 import os
 import stat
 import sys
@@ -233,3 +235,44 @@ def write_atomically(path: Path, write: Callable[[Any], object]) -> None:
     finally:
         tmp.unlink(missing_ok=True)
     fsync_dir(path.parent)
+
+
+class _Descriptor(io.RawIOBase):
+    """A file descriptor that takes every byte of each write, or raises (`BrokenPipeError`)."""
+
+    def __init__(self, fd: int) -> None:
+        super().__init__()
+        self._fd = fd
+        self._at = 0
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, data: Any) -> int:
+        view = memoryview(data).cast("B")
+        while view:
+            taken = os.write(self._fd, view)
+            view = view[taken:]
+            self._at += taken
+        return len(memoryview(data).cast("B"))
+
+    def tell(self) -> int:
+        return self._at
+
+
+def stdout_bytes() -> Any:
+    """Binary stdout for a job's results.
+
+    `sys.stdout.buffer` is not enough: when the reader closes the pipe in the middle of one large
+    write (`solve -o - | head -1`), Linux returns the bytes taken so far, and CPython 3.11's
+    buffered writer reports the whole write done, so the job ended "successfully" with most of
+    its output gone. Here each write loops until every byte is taken, and a closed pipe is an
+    error (the CLI's quiet exit 141). Where stdout is no file (a test's captured output), its
+    buffer is used as it is.
+    """
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):
+        return sys.stdout.buffer
+    sys.stdout.flush()
+    return _Descriptor(fd)

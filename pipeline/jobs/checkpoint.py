@@ -16,7 +16,6 @@ it cannot be resumed.
 import json
 import re
 import shutil
-import sys
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,7 +26,7 @@ import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
 from pipeline.errors import CheckpointError, InputError
-from pipeline.io.output import Target, write_atomically
+from pipeline.io.output import Target, stdout_bytes, write_atomically
 from pipeline.io.parquet_concat import Joiner, ParquetFooterError, parse_footer
 from pipeline.io.runinfo import METADATA_KEY
 from pipeline.jobs.parts import EXTENSIONS, Part, encode
@@ -244,7 +243,7 @@ class StreamSink:
 
     def __init__(self, target: Target) -> None:
         self.format = target.format
-        self.out = sys.stdout.buffer
+        self.out = stdout_bytes()
         self._joiner = Joiner(self.out) if self.format == "parquet" else None
         self.rows = 0
 

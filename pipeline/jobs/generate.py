@@ -6,7 +6,6 @@ The same seed gives the same puzzles on every machine (numpy's PCG64 and a deter
 """
 
 import shutil
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO
@@ -17,7 +16,7 @@ import pyarrow as pa
 
 from pipeline.errors import InputError, RunInterrupted
 from pipeline.grid import MIN_UNIQUE_CLUES, clue_counts, format_grids
-from pipeline.io.output import check_output, write_atomically
+from pipeline.io.output import check_output, stdout_bytes, write_atomically
 from pipeline.io.parquet_concat import Joiner
 from pipeline.jobs.executors import InlineExecutor, LocalExecutor, warm_kernels
 from pipeline.jobs.parts import encode
@@ -188,8 +187,7 @@ def generate_file(
     with sigterm_as_interrupt():
         try:
             if target.path is None:
-                write(sys.stdout.buffer)
-                sys.stdout.buffer.flush()
+                write(stdout_bytes())
             else:
                 write_atomically(target.path, write)
         except KeyboardInterrupt:

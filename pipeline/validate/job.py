@@ -13,7 +13,6 @@ output, written atomically (a temporary name, then `os.replace`) with the run's 
 
 import json
 import os
-import sys
 import tempfile
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
@@ -30,7 +29,7 @@ from pipeline.errors import ExecutorLost, InputError, RunFailed, RunInterrupted
 from pipeline.grid import CELLS, PuzzleColumn, clue_counts
 from pipeline.io.dataset import optional_column
 from pipeline.io.frames import PuzzleInput, puzzle_batch
-from pipeline.io.output import Target, write_atomically
+from pipeline.io.output import Target, stdout_bytes, write_atomically
 from pipeline.io.runinfo import METADATA_KEY
 from pipeline.jobs.executors import warm_kernels
 from pipeline.jobs.parts import encode
@@ -290,8 +289,7 @@ def _write_findings(target: Target, schema: pa.Schema, tables: Iterator[pa.Table
             f.write(encode(schema.empty_table(), target.format, header=True))
 
     if target.path is None:
-        write(sys.stdout.buffer)
-        sys.stdout.buffer.flush()
+        write(stdout_bytes())
     else:
         write_atomically(target.path, write)
 
