@@ -1,12 +1,50 @@
 """How the program ends: quickly, with all it wrote delivered and its exit handlers run."""
 
 import subprocess
+import sys
+import textwrap
 from pathlib import Path
 
 import pytest
 from conftest import COMMAND, linux_only
 
 SAMPLE = Path(__file__).parents[1] / "data" / "sample.csv"
+
+
+def run_python(code: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True,
+                          text=True, timeout=60)  # fmt: skip
+
+
+def test_leaving_runs_exit_handlers_and_flushes_what_was_printed():
+    done = run_python("""
+        import atexit, sys
+        from pipeline.cli import shell
+        atexit.register(lambda: print("handler ran"))
+        print("buffered, not yet flushed", end=" ")
+        sys.stderr.write("to stderr")
+        shell.leave(3)
+    """)
+
+    assert done.returncode == 3
+    assert done.stdout == "buffered, not yet flushed handler ran\n"
+    assert done.stderr == "to stderr"
+
+
+def test_leaving_waits_for_a_thread_that_is_still_working(tmp_path):
+    done = run_python(f"""
+        import threading, time
+        from pathlib import Path
+        from pipeline.cli import shell
+        def work():
+            time.sleep(0.3)
+            Path({str(tmp_path / "done")!r}).write_text("finished")
+        threading.Thread(target=work).start()
+        shell.leave(None)
+    """)
+
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "done").read_text() == "finished"
 
 
 JOBS_TO_STDOUT = {

@@ -331,4 +331,7 @@ def bench(
 def main() -> None:
     """The `sudoku-pipeline` program."""
     shell.AS_PROGRAM = True
-    app()
+    try:
+        app()
+    except SystemExit as done:
+        shell.leave(done.code)

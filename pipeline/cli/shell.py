@@ -7,6 +7,7 @@
 * The options of every file job (reading, workers, executor, output) are declared once here.
 """
 
+import atexit
 import errno
 import inspect
 import os
@@ -49,6 +50,29 @@ def _quiet_broken_pipe() -> NoReturn:
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, sys.stdout.fileno())  # nothing left to flush into the closed pipe
     raise typer.Exit(EXIT_BROKEN_PIPE)
+
+
+def leave(status: object) -> NoReturn:
+    """End the program with `status` (a `SystemExit` code), skipping Python's module teardown.
+
+    Once a job has run, numba, pyarrow and pydantic are loaded, and tearing their modules down
+    takes ~0.13 s, more than solving the 3,000-row sample (its warm run: 0.66 s -> 0.54 s). The
+    exit handlers still run (tqdm's monitor, multiprocessing, Dask) and the standard streams are
+    flushed; while a non-daemon thread still runs, the normal shutdown waits for it as usual.
+    """
+    others = [t for t in threading.enumerate() if t is not threading.main_thread()]
+    if not isinstance(status, int | None) or any(not t.daemon for t in others):
+        raise SystemExit(status)
+    atexit._run_exitfuncs()
+    try:
+        sys.stdout.flush()
+    except (BrokenPipeError, ValueError):  # the reader went away; nothing more to tell it
+        status = status or EXIT_BROKEN_PIPE
+    try:
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
+    os._exit(status or 0)
 
 
 @contextmanager
