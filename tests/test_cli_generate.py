@@ -75,6 +75,8 @@ def test_zero_puzzles_give_a_header_only_csv(tmp_path):
         (["--clues", "16"], "--clues"),
         (["--clues", "82"], "--clues"),
         (["--seed", "x"], "--seed"),
+        (["--grade", "x-wing"], "x_wing, hidden_pair"),
+        (["--grade", "x_wing", "--min-grade", "search"], "--grade or --min-grade"),
     ],
 )
 def test_bad_options_are_one_line_and_exit_code_2(tmp_path, monkeypatch, args, fragment):
@@ -116,3 +118,15 @@ def test_generate_then_solve_as_real_commands(tmp_path):
     assert result.height == 40
     assert (result["verdict"] == "solved").all() and result["expected_ok"].all()
     assert result["id"].to_list() == list(range(40))  # integer ids stay integers
+
+
+def test_a_grade_asked_for(tmp_path):
+    out = tmp_path / "hard.csv"
+
+    result = cli("generate", 4, "-o", out, "--seed", 3, "--min-grade", "search")
+
+    assert result.exit_code == 0, result.output
+    written = pl.read_csv(out, infer_schema=False)
+    assert written.columns == ["id", "puzzle", "solution", "clues", "grade"]
+    assert written["grade"].to_list() == ["search"] * 4
+    assert written["puzzle"].equals(generate(4, seed=3, min_grade="search")["puzzle"])

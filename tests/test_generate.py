@@ -84,3 +84,58 @@ def test_a_corpus_is_made_a_chunk_at_a_time_the_same_however_shared_out(monkeypa
     assert pl.read_parquet(tmp_path / "c.parquet").equals(whole)
     assert gen.generate_file(0, tmp_path / "e.parquet") == 0
     assert pl.read_parquet(tmp_path / "e.parquet").columns == whole.columns
+
+
+def test_a_grade_asked_for_is_the_grade_every_puzzle_has():
+    """`grade=` keeps only puzzles whose hardest step is that technique; the rating agrees."""
+    from pipeline import rate
+
+    sample = generate(12, seed=2, grade="x_wing")
+    assert sample.columns == ["id", "puzzle", "solution", "clues", "grade"]
+    assert sample["id"].to_list() == list(range(12))
+    assert (sample["grade"].cast(str) == "x_wing").all()
+    assert (rate(sample["puzzle"], samples=0)["grade"].cast(str) == "x_wing").all()
+    puzzles = parse_puzzles(sample["puzzle"]).grids
+    found = solve_grids(puzzles, solutions=2)
+    assert (found.verdicts == codes.SOLVED).all()
+    assert (found.solutions == parse_puzzles(sample["solution"]).grids).all()
+    assert sample.equals(generate(12, seed=2, grade="x_wing"))
+
+
+def test_a_minimum_grade_keeps_it_and_every_harder_one():
+    from pipeline import GRADES
+
+    sample = generate(30, seed=3, min_grade="x_chain")
+    harder = set(GRADES[GRADES.index("x_chain") :])
+    assert set(sample["grade"].cast(str)) <= harder
+    assert sample.height == 30
+
+
+def test_graded_chunks_are_the_same_however_shared_out(monkeypatch):
+    import importlib
+
+    gen = importlib.import_module("pipeline.jobs.generate")
+    monkeypatch.setattr(gen, "GRADED_CHUNK", 4)
+    alone = list(gen.generate_chunks(10, seed=5, min_grade="naked_pair", workers=1))
+    shared = list(gen.generate_chunks(10, seed=5, min_grade="naked_pair", workers=2))
+    assert [c.height for c in alone] == [4, 4, 2]
+    assert all(a.equals(b) for a, b in zip(alone, shared, strict=True))
+
+
+@pytest.mark.parametrize(
+    "bad", [{"grade": "x-wing"}, {"min_grade": "easy"}, {"grade": "x_wing", "min_grade": "search"}]
+)
+def test_bad_grades_are_refused(bad):
+    with pytest.raises(ValueError):
+        generate(3, **bad)
+
+
+def test_a_grade_too_rare_to_find_is_refused_not_run_for_ever(monkeypatch):
+    import importlib
+
+    from pipeline.errors import InputError
+
+    gen = importlib.import_module("pipeline.jobs.generate")
+    monkeypatch.setattr(gen, "GRADE_TRIES", 1_000)  # jellyfish: about 1 in 20,000
+    with pytest.raises(InputError, match="none of 1,000 generated puzzles grades as jellyfish"):
+        generate(1, seed=1, grade="jellyfish")

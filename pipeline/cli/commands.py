@@ -224,6 +224,18 @@ def generate(
         int | None,
         typer.Option(min=17, max=81, metavar="N", help="Target number of givens (else minimal)."),
     ] = None,
+    grade: Annotated[
+        str | None,
+        typer.Option(
+            metavar="GRADE",
+            help="Only puzzles of this grade (the hardest technique they need, e.g. x_wing, "
+            "xy_chain, search; a wrong name lists the ladder); adds a grade column.",
+        ),
+    ] = None,
+    min_grade: Annotated[
+        str | None,
+        typer.Option(metavar="GRADE", help="Only puzzles of this grade or a harder one."),
+    ] = None,
     workers: Workers = None,
     format: FormatOption = None,
     force: Force = False,
@@ -237,7 +249,8 @@ def generate(
 
     with one_line_errors():
         generate_file(n, output or "-", seed=seed, clues=clues, workers=workers, force=force,
-                      format=None if format is None else format.value)  # fmt: skip
+                      format=None if format is None else format.value, grade=grade,
+                      min_grade=min_grade)  # fmt: skip
     if output not in (None, "-") and not quiet:
         typer.echo(f"wrote {n:,} puzzles to {output}", err=True)
 

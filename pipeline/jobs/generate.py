@@ -21,6 +21,8 @@ from pipeline.io.parquet_concat import Joiner
 from pipeline.jobs.executors import InlineExecutor, LocalExecutor, warm_kernels
 from pipeline.jobs.parts import encode
 from pipeline.jobs.setup import sigterm_as_interrupt
+from pipeline.rating import GRADE_TYPE
+from pipeline.rating.ladder import GRADES, grade_grids
 from pipeline.solver import codes, solve_grids
 from pipeline.symmetry import random_symmetries
 
@@ -74,6 +76,28 @@ def remove_givens(
 
 
 CHUNK = 25_000  # puzzles made at a time: bounds memory, and the unit of work of a worker
+# With a grade asked for, a chunk is smaller (the candidates behind it can be many times more,
+# and several chunks keep all workers busy on a few thousand puzzles); candidates are drawn in
+# batches sized from the share that graded right so far, within these bounds.
+GRADED_CHUNK = 1_000
+BATCH = (1_000, 25_000)
+# A grade that none of this many candidates reaches is refused: the run could not finish.
+GRADE_TRIES = 200_000
+
+
+def accepted_grades(grade: str | None = None, min_grade: str | None = None) -> np.ndarray | None:
+    """Which grades of the ladder (`GRADES` order) a corpus keeps: exactly `grade`, or
+    `min_grade` and every harder one; None when neither is given (every puzzle is kept)."""
+    if grade is None and min_grade is None:
+        return None
+    if grade is not None and min_grade is not None:
+        raise ValueError("give a grade or a minimum grade (--grade or --min-grade), not both")
+    name = grade if grade is not None else min_grade
+    if name not in GRADES:
+        raise ValueError(f"grade must be one of {', '.join(GRADES)}; not {name!r}")
+    index = GRADES.index(name)
+    levels = np.arange(len(GRADES))
+    return levels == index if grade is not None else levels >= index
 
 
 def _check(n: int, clues: int | None) -> None:
@@ -83,14 +107,54 @@ def _check(n: int, clues: int | None) -> None:
         raise ValueError(f"clues must be between {MIN_UNIQUE_CLUES} and 81, not {clues}")
 
 
-def _chunk(index: int, start: int, size: int, seed: int, clues: int | None) -> pl.DataFrame:
+def _candidates(
+    size: int, rng: np.random.Generator, clues: int | None, accept: np.ndarray | None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """`size` puzzles and their solutions (and grades, when `accept` says which to keep): drawn
+    in batches until `size` are kept, each batch from the same stream, so the result depends on
+    the seed alone."""
+    if accept is None:
+        solutions = random_full_grids(size, rng)
+        return remove_givens(solutions, rng, clues), solutions, None
+    puzzles, solutions, grades = [], [], []
+    kept = tried = 0
+    while kept < size:
+        share = max(kept / tried, 1 / GRADED_CHUNK) if tried else 0.5
+        batch = int(np.clip(1.2 * (size - kept) / share, *BATCH))
+        found = random_full_grids(batch, rng)
+        made = remove_givens(found, rng, clues)
+        graded = grade_grids(made).grades
+        keep = accept[graded]
+        puzzles.append(made[keep])
+        solutions.append(found[keep])
+        grades.append(graded[keep])
+        kept += int(keep.sum())
+        tried += batch
+        if kept == 0 and tried >= GRADE_TRIES:
+            wanted = [g for g, ok in zip(GRADES, accept, strict=True) if ok]
+            raise InputError(f"none of {tried:,} generated puzzles grades as "
+                             f"{' or '.join(wanted[:3])}{' ...' if len(wanted) > 3 else ''}: "
+                             "too rare to make a corpus of")  # fmt: skip
+    cut = slice(0, size)
+    return (np.concatenate(puzzles)[cut], np.concatenate(solutions)[cut],
+            np.concatenate(grades)[cut])  # fmt: skip
+
+
+def _chunk(
+    index: int,
+    start: int,
+    size: int,
+    seed: int,
+    clues: int | None,
+    accept: np.ndarray | None = None,
+) -> pl.DataFrame:
     """Puzzles `start` .. `start + size - 1` of a corpus: each chunk has its own random stream,
     derived from the seed and its index, so the corpus is the same however chunks are shared out.
+    With `accept`, only puzzles of those grades, and a `grade` column.
     """
     rng = np.random.default_rng([seed, index])
-    solutions = random_full_grids(size, rng)
-    puzzles = remove_givens(solutions, rng, clues)
-    return pl.DataFrame(
+    puzzles, solutions, grades = _candidates(size, rng, clues, accept)
+    frame = pl.DataFrame(
         {
             "id": np.arange(start, start + size, dtype=np.int64),
             "puzzle": pl.Series(format_grids(puzzles)),
@@ -98,19 +162,32 @@ def _chunk(index: int, start: int, size: int, seed: int, clues: int | None) -> p
             "clues": clue_counts(puzzles),
         }
     )
+    if accept is None:
+        return frame
+    grade_column = pl.Series(GRADES, dtype=GRADE_TYPE).gather(grades.astype(np.uint32))
+    return frame.with_columns(grade=grade_column)
 
 
-def _chunk_task(spec: tuple[int, int, int, int, int | None]) -> pa.Table:
+def _chunk_task(spec: tuple[int, int, int, int, int | None, np.ndarray | None]) -> pa.Table:
     return _chunk(*spec).to_arrow()
 
 
 def generate_chunks(
-    n: int, seed: int = 0, clues: int | None = None, workers: int | None = 1
+    n: int,
+    seed: int = 0,
+    clues: int | None = None,
+    workers: int | None = 1,
+    grade: str | None = None,
+    min_grade: str | None = None,
 ) -> Iterator[pl.DataFrame]:
-    """`generate`, a chunk of at most `CHUNK` puzzles at a time, in order; with `workers` > 1
-    (or None: all cores) the chunks are made on worker processes."""
+    """`generate`, a chunk of puzzles at a time, in order; with `workers` > 1 (or None: all
+    cores) the chunks are made on worker processes."""
     _check(n, clues)
-    specs = [(i, i * CHUNK, min(CHUNK, n - i * CHUNK), seed, clues) for i in range(-(-n // CHUNK))]
+    accept = accepted_grades(grade, min_grade)
+    size = CHUNK if accept is None else GRADED_CHUNK
+    specs = [
+        (i, i * size, min(size, n - i * size), seed, clues, accept) for i in range(-(-n // size))
+    ]
     if workers == 1 or len(specs) <= 1:
         executor = InlineExecutor()
     else:
@@ -123,16 +200,29 @@ def generate_chunks(
         executor.terminate()
 
 
-def generate(n: int, seed: int = 0, clues: int | None = None) -> pl.DataFrame:
+def generate(
+    n: int,
+    seed: int = 0,
+    clues: int | None = None,
+    *,
+    grade: str | None = None,
+    min_grade: str | None = None,
+) -> pl.DataFrame:
     """`n` puzzles with unique solutions: columns `id`, `puzzle`, `solution`, `clues`.
 
     `clues` is a target: givens are removed down to it when uniqueness allows, else the puzzle
     stops where no given can go (a minimal puzzle). Without it, puzzles are minimal (typically
     22 to 27 givens). Puzzles use `.` for blanks. The same seed gives the same puzzles.
+
+    `grade` keeps only puzzles whose hardest step is that technique of the ladder
+    (`pipeline.GRADES`, e.g. "x_wing", or "search" for puzzles the ladder cannot finish);
+    `min_grade` keeps that grade and every harder one. Either adds a `grade` column. Grades
+    rarer among minimal puzzles cost more: about 1 in 6 needs search, 1 in 800 an X-wing, and
+    a grade none of 200,000 candidates reaches is refused (`InputError`).
     """
-    chunks = list(generate_chunks(n, seed, clues))
+    chunks = list(generate_chunks(n, seed, clues, grade=grade, min_grade=min_grade))
     if not chunks:
-        return _chunk(0, 0, 0, seed, clues)
+        return _chunk(0, 0, 0, seed, clues, accepted_grades(grade, min_grade))
     return pl.concat(chunks)
 
 
@@ -149,15 +239,19 @@ def generate_file(
     *,
     force: bool = False,
     format: str | None = None,
+    grade: str | None = None,
+    min_grade: str | None = None,
 ) -> int:
-    """Write `generate(n, seed, clues)` to a file, CSV, JSON Lines or Parquet by its suffix (or
-    `format`; `-`: stdout, CSV by default), a chunk at a time on `workers` threads, in
-    bounded memory, atomically; returns the puzzles written. Raises `InputError`, before
-    generating, for an output it cannot write or a corpus that cannot finish (more than
-    `MAX_PUZZLES`, or more than the disk holds), and `RunInterrupted` after Ctrl-C or
-    SIGTERM (nothing is left behind)."""
+    """Write `generate(n, seed, clues, grade=..., min_grade=...)` to a file, CSV, JSON Lines or
+    Parquet by its suffix (or `format`; `-`: stdout, CSV by default), a chunk at a time on
+    `workers` threads, in bounded memory, atomically; returns the puzzles written. Raises
+    `InputError`, before generating, for an output it cannot write or a corpus that cannot
+    finish (more than `MAX_PUZZLES`, or more than the disk holds; a grade too rare, once
+    200,000 candidates had none), and `RunInterrupted` after Ctrl-C or SIGTERM (nothing is
+    left behind)."""
     try:
         _check(n, clues)
+        accept = accepted_grades(grade, min_grade)
     except ValueError as e:
         raise InputError(str(e)) from None
     if n > MAX_PUZZLES:
@@ -175,12 +269,13 @@ def generate_file(
     def write(sink: BinaryIO) -> None:
         nonlocal written
         joiner = Joiner(sink) if target.format == "parquet" else None
-        for i, chunk in enumerate(generate_chunks(n, seed, clues, workers)):
+        chunks = generate_chunks(n, seed, clues, workers, grade=grade, min_grade=min_grade)
+        for i, chunk in enumerate(chunks):
             data = encode(chunk.to_arrow(), target.format, header=i == 0)
             sink.write(data) if joiner is None else joiner.add(data)
             written += chunk.height
         if written == 0:
-            sink.write(encode(_chunk(0, 0, 0, seed, clues).to_arrow(), target.format))
+            sink.write(encode(_chunk(0, 0, 0, seed, clues, accept).to_arrow(), target.format))
         elif joiner is not None:
             joiner.finish()
 
