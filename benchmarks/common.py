@@ -2,6 +2,7 @@
 
 import os
 import platform
+import re
 import subprocess
 import sys
 import threading
@@ -97,3 +98,15 @@ def run_cli(*args: str) -> tuple[float, int]:
     if process.returncode != 0:
         raise SystemExit(f"{args[0]} failed ({process.returncode}): {err}")
     return wall, peak
+
+
+def write_section(doc: Path, section: str, body: str) -> None:
+    """Replace the text between `<!-- NAME:start -->` and `<!-- NAME:end -->` in `doc`."""
+    text = doc.read_text() if doc.exists() else ""
+    start, end = f"<!-- {section}:start -->", f"<!-- {section}:end -->"
+    block = f"{start}\n{body}{end}"
+    if start in text:
+        text = re.sub(re.escape(start) + ".*?" + re.escape(end), lambda _: block, text, flags=re.S)
+    else:
+        text += f"\n{block}\n"
+    doc.write_text(text)

@@ -9,12 +9,11 @@ that they finish the hard sets; rows they leave at the budget are counted in the
 
 import argparse
 import datetime
-import re
 from pathlib import Path
 
 import numpy as np
 
-from benchmarks.common import available_sets, best_of, machine
+from benchmarks.common import available_sets, best_of, machine, write_section
 from pipeline.solver import REGISTRY, STRATEGIES, codes, solve_grids
 
 SEED_STRATEGY_SETS = {"17-clue": 2_000, "forum_hardest_1905_11+": 2_000}  # subsample: slow
@@ -74,18 +73,6 @@ def table(repeats: int) -> str:
             )
             print(lines[-1], flush=True)
     return "\n".join(lines) + "\n"
-
-
-def write_section(doc: Path, section: str, body: str) -> None:
-    """Replace the text between `<!-- NAME:start -->` and `<!-- NAME:end -->` in `doc`."""
-    text = doc.read_text() if doc.exists() else ""
-    start, end = f"<!-- {section}:start -->", f"<!-- {section}:end -->"
-    block = f"{start}\n{body}{end}"
-    if start in text:
-        text = re.sub(re.escape(start) + ".*?" + re.escape(end), lambda _: block, text, flags=re.S)
-    else:
-        text += f"\n{block}\n"
-    doc.write_text(text)
 
 
 def main() -> None:

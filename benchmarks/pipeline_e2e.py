@@ -34,8 +34,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from benchmarks.common import SETS, SHARED_DATA, load_set, machine, run_cli
-from benchmarks.kernels import write_section
+from benchmarks.common import SETS, SHARED_DATA, load_set, machine, run_cli, write_section
 from pipeline.grid import format_grids
 from pipeline.symmetry import random_symmetries
 

@@ -26,8 +26,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from benchmarks.common import available_sets, best_of, machine
-from benchmarks.kernels import write_section
+from benchmarks.common import available_sets, best_of, machine, write_section
 from pipeline.grid import format_grids
 from pipeline.rating import GRADES, SINGLES, grade_grids
 from pipeline.rating.difficulty import difficulty_grids

@@ -24,8 +24,7 @@ import numpy as np
 import polars as pl
 from numba import njit
 
-from benchmarks.common import SETS, SHARED_DATA, load_set, machine
-from benchmarks.kernels import write_section
+from benchmarks.common import SETS, SHARED_DATA, load_set, machine, write_section
 from pipeline.grid import format_grids
 from pipeline.solver import solve_grids
 from pipeline.solver.bits import now_ns

@@ -35,7 +35,7 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks.common import available_sets, machine
+from benchmarks.common import available_sets, machine, write_section
 from pipeline.solver.fast import branch_points, solve_kernel
 from pipeline.symmetry import random_symmetries
 
@@ -135,18 +135,6 @@ def table(sets: dict[str, np.ndarray], binary: str | None, repeats: int, seconds
             )
             print(lines[-1], flush=True)
     return "\n".join(lines) + "\n"
-
-
-def write_section(doc: Path, section: str, body: str) -> None:
-    """Replace the text between `<!-- NAME:start -->` and `<!-- NAME:end -->` in `doc`."""
-    text = doc.read_text() if doc.exists() else ""
-    start, end = f"<!-- {section}:start -->", f"<!-- {section}:end -->"
-    block = f"{start}\n{body}{end}"
-    if start in text:
-        text = re.sub(re.escape(start) + ".*?" + re.escape(end), lambda _: block, text, flags=re.S)
-    else:
-        text += f"\n{block}\n"
-    doc.write_text(text)
 
 
 def main() -> None:
