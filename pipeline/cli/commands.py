@@ -44,6 +44,16 @@ DEFAULT_STRATEGY_CHOICE = Strategy(DEFAULT_STRATEGY)
 ALL_STRATEGIES = BenchStrategy("all")
 
 
+def _output(help: str) -> Any:
+    """The `--output` / `-o` option of a command that writes one file."""
+    return typer.Option("--output", "-o", metavar="FILE", help=help)
+
+
+def _node_budget(what: str) -> Any:
+    """The `--max-nodes` option: the node budget of each puzzle's (or search's) `what`."""
+    return typer.Option(min=1, max=MAX_NODES, metavar="N", help=f"Node budget per {what}.")
+
+
 def _version(value: bool) -> None:
     if value:
         from pipeline.io.runinfo import package_version
@@ -76,12 +86,9 @@ def solve(
     inputs: Inputs,
     output: Annotated[
         str | None,
-        typer.Option(
-            "--output",
-            "-o",
-            metavar="FILE",
-            help="Results: .parquet, .csv or .jsonl, "
-            "or - for stdout (default: <stem>.solved.parquet; stdout for stdin).",
+        _output(
+            "Results: .parquet, .csv or .jsonl, "
+            "or - for stdout (default: <stem>.solved.parquet; stdout for stdin)."
         ),
     ] = None,
     batch_size: Annotated[
@@ -99,9 +106,7 @@ def solve(
     ] = 2,
     max_nodes: Annotated[
         int | None,
-        typer.Option(
-            min=1, max=MAX_NODES, metavar="N", help="Node budget per puzzle (verdict `limit`)."
-        ),
+        _node_budget("puzzle (verdict `limit`)"),
     ] = None,
     resume: Annotated[
         bool, typer.Option(help="Continue an interrupted run from its checkpoint.")
@@ -145,12 +150,9 @@ def validate(
     ],
     output: Annotated[
         str | None,
-        typer.Option(
-            "--output",
-            "-o",
-            metavar="FILE",
-            help="Findings: .parquet, .csv or .jsonl, "
-            "or - for stdout (default: <stem>.findings.parquet; stdout for stdin).",
+        _output(
+            "Findings: .parquet, .csv or .jsonl, "
+            "or - for stdout (default: <stem>.findings.parquet; stdout for stdin)."
         ),
     ] = None,
     batch_size: Annotated[
@@ -161,9 +163,7 @@ def validate(
     ] = None,
     max_nodes: Annotated[
         int | None,
-        typer.Option(
-            min=1, max=MAX_NODES, metavar="N", help="Node budget per search (finding `limit`)."
-        ),
+        _node_budget("search (finding `limit`)"),
     ] = None,
     minimal: Annotated[
         bool, typer.Option("--minimal", help="Also check that unique puzzles are minimal (slow).")
@@ -210,12 +210,7 @@ def generate(
     n: Annotated[int, typer.Argument(min=0, metavar="N", help="How many puzzles.")],
     output: Annotated[
         str | None,
-        typer.Option(
-            "--output",
-            "-o",
-            metavar="FILE",
-            help="CSV, JSON Lines or Parquet by suffix, or - for stdout (default: CSV on stdout).",
-        ),
+        _output("CSV, JSON Lines or Parquet by suffix, or - for stdout (default: CSV on stdout)."),
     ] = None,
     seed: Annotated[
         int, typer.Option(metavar="N", help="Random seed: same seed, same puzzles.")

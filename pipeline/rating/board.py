@@ -74,6 +74,17 @@ def eliminate(candidates: np.ndarray, cell: int, digits: int) -> int:
 
 
 @njit(nogil=True, cache=True)
+def eliminate_from_common_peers(candidates: np.ndarray, a: int, b: int, digits: int) -> int:
+    """Remove the `digits` mask from every cell other than `a` and `b` that sees both (the
+    cells that lose a digit one of two cells must hold); the number of candidates removed."""
+    removed = 0
+    for cell in PEERS[a]:
+        if cell != b and IS_PEER[b, cell]:
+            removed += eliminate(candidates, cell, digits)
+    return removed
+
+
+@njit(nogil=True, cache=True)
 def start_board(grid: np.ndarray, values: np.ndarray, candidates: np.ndarray) -> bool:
     """Fill `values` and `candidates` from a grid's givens; False when two givens clash."""
     for cell in range(81):

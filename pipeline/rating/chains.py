@@ -18,17 +18,7 @@ true implications, so no path bookkeeping is needed for soundness.
 import numpy as np
 from numba import njit
 
-from pipeline.rating.board import IS_PEER, PEERS, POPCOUNT, UNIT_CELLS, eliminate
-
-
-@njit(nogil=True, cache=True)
-def _see_both_lose(candidates: np.ndarray, a: int, b: int, bit: int) -> int:
-    """Remove `bit` from every cell other than a and b that sees both; the number removed."""
-    removed = 0
-    for cell in PEERS[a]:
-        if cell != b and IS_PEER[b, cell]:
-            removed += eliminate(candidates, cell, bit)
-    return removed
+from pipeline.rating.board import IS_PEER, PEERS, POPCOUNT, UNIT_CELLS, eliminate_from_common_peers
 
 
 @njit(nogil=True, cache=True)
@@ -87,7 +77,7 @@ def x_chain(values: np.ndarray, candidates: np.ndarray) -> int:
                             tail += 1
                 else:  # the start or this cell holds the digit
                     if cell != start:
-                        removed += _see_both_lose(candidates, start, cell, bit)
+                        removed += eliminate_from_common_peers(candidates, start, cell, bit)
                     for peer in PEERS[cell]:  # weak links: a peer of the digit is not it
                         linked = (
                             partner[peer, 0] >= 0 or partner[peer, 1] >= 0 or partner[peer, 2] >= 0
@@ -133,7 +123,7 @@ def xy_chain(values: np.ndarray, candidates: np.ndarray) -> int:
                 head += 1
                 cell, digit = state // 9, state % 9
                 if digit == z_index and cell != start:
-                    removed += _see_both_lose(candidates, start, cell, z)
+                    removed += eliminate_from_common_peers(candidates, start, cell, z)
                 for j in range(count):
                     nxt = pairs[j]
                     mask = candidates[nxt]

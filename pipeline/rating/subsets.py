@@ -4,6 +4,12 @@
 A sweep applies every instance it finds; candidates it read before an elimination in the same
 unit can only be too many, never too few, and the rules stay true for fewer candidates, so
 applying them in turn stays sound.
+
+Naked subsets, hidden subsets and fish (fish.py) run the same search (`size` sets of 2..`size`
+members whose union has `size` members) and each keeps its own copy of it: one shared
+`locked_sets` kernel, its eliminations chosen by a kind flag, made the sweeps slower (naked pair
+1.86 -> 2.57 us, hidden pair 5.27 -> 6.21 us, swordfish 4.84 -> 5.23 us a board; 2,405 stalled
+top1465 and forum-hardest boards, one core, A/B alternating, best of 15; 2026-12-01).
 """
 
 import numpy as np

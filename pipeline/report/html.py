@@ -6,6 +6,7 @@ the fixed sentences are definitions."""
 
 import datetime
 import html
+from collections.abc import Callable
 from typing import Any
 
 from pipeline.io.runinfo import package_version
@@ -222,28 +223,29 @@ def _listing(parts: list[str]) -> str:
     return "; ".join(parts) if parts else "no searched rows"
 
 
+def _searched_runs(data: dict[str, Any], figure: Callable[[dict[str, Any]], str]) -> str:
+    """The runs that searched rows, each by its label and `figure(run)`, as a listing."""
+    return _listing([f"{r['label']} {figure(r)}" for r in data["runs"] if r["searched"]])
+
+
 def nodes_caption(data: dict[str, Any]) -> str:
-    shares = [
-        f"{r['label']} {decimal(r['one_node_pct'])}% ({count(r['one_node'])} of "
-        f"{count(r['searched'])})"
-        for r in data["runs"]
-        if r["searched"]
-    ]
+    shares = _searched_runs(
+        data,
+        lambda r: (
+            f"{decimal(r['one_node_pct'])}% ({count(r['one_node'])} of {count(r['searched'])})"
+        ),
+    )
     return (
         "Search nodes per puzzle, by verdict (log scales). Puzzles solved at the root, one "
-        f"node, by propagation alone: {_listing(shares)}."
+        f"node, by propagation alone: {shares}."
     )
 
 
 def time_caption(data: dict[str, Any]) -> str:
-    medians = [
-        f"{r['label']} {duration(r['stats']['time_us']['p50'])}"
-        for r in data["runs"]
-        if r["searched"]
-    ]
+    medians = _searched_runs(data, lambda r: duration(r["stats"]["time_us"]["p50"]))
     return (
         "Share of puzzles solved within a given kernel time (log scale); dotted lines at 50, "
-        f"90 and 99%; further left is faster. Median kernel time: {_listing(medians)}."
+        f"90 and 99%; further left is faster. Median kernel time: {medians}."
     )
 
 

@@ -228,8 +228,8 @@ def solve_kernel(
     this kernel also answers `INVALID` for clashing givens and values above 9 by itself)."""
     seconds = np.zeros((1, 81), dtype=np.uint8)  # scratch: the second solution is dropped
     branches = np.zeros(1, dtype=np.int64)  # scratch: branch points are dropped
-    _solve_all(grids, skip, max_solutions, max_nodes, verdicts, solutions, seconds, 0, nodes,
-               guesses, solve_ns, branches, 0)  # fmt: skip
+    results = (verdicts, solutions, nodes, guesses, solve_ns)
+    _solve_all(grids, skip, max_solutions, max_nodes, results, seconds, 0, branches, 0)
 
 
 @njit(nogil=True, cache=True)
@@ -247,8 +247,8 @@ def two_solutions_kernel(
     """Like `solve_kernel` with `max_solutions=2`, and keeps the second solution in `seconds`
     for puzzles with several (the evidence that validation shows)."""
     branches = np.zeros(1, dtype=np.int64)  # scratch: branch points are dropped
-    _solve_all(grids, skip, 2, max_nodes, verdicts, solutions, seconds, 1, nodes, guesses,
-               solve_ns, branches, 0)  # fmt: skip
+    results = (verdicts, solutions, nodes, guesses, solve_ns)
+    _solve_all(grids, skip, 2, max_nodes, results, seconds, 1, branches, 0)
 
 
 @njit(nogil=True, cache=True)
@@ -257,16 +257,16 @@ def _solve_all(
     skip: np.ndarray,
     max_solutions: int,
     max_nodes: int,
-    verdicts: np.ndarray,
-    solutions: np.ndarray,
+    results: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray],
     seconds: np.ndarray,
     keep_seconds: int,
-    nodes: np.ndarray,
-    guesses: np.ndarray,
-    solve_ns: np.ndarray,
     branches: np.ndarray,
     keep_branches: int,
 ) -> None:
+    """The search over a batch: `results` are the contract's outputs (verdicts, solutions,
+    nodes, guesses, solve_ns), one tuple for the three kernels; `seconds` and `branches` are
+    written at row `i * keep_seconds` and `i * keep_branches` (0: one scratch row)."""
+    verdicts, solutions, nodes, guesses, solve_ns = results
     # Every array the search touches is `unowned` (see bits.py): no atomic reference counts
     # per call or per view. The owners below stay alive until the loop is over.
     boards_owner = np.zeros((MAX_DEPTH + 1, BOARD_SLOTS + 4), dtype=np.int64)
@@ -312,8 +312,8 @@ def _branch_points_kernel(grids: np.ndarray, max_solutions: int, branches: np.nd
     solutions = np.zeros((n, 81), dtype=np.uint8)
     seconds = np.zeros((1, 81), dtype=np.uint8)
     counts = np.zeros(n, dtype=np.int64)
-    _solve_all(grids, skip, max_solutions, 0, verdicts, solutions, seconds, 0, counts, counts,
-               counts, branches, 1)  # fmt: skip
+    results = (verdicts, solutions, counts, counts, counts)
+    _solve_all(grids, skip, max_solutions, 0, results, seconds, 0, branches, 1)
 
 
 def branch_points(grids: np.ndarray, max_solutions: int = 2) -> np.ndarray:

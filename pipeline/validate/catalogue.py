@@ -16,6 +16,7 @@ solution; the removable givens), `first_row` (of a duplicate), `solution_a` and 
 solution found and the one the input's solution column holds, for `wrong_solution`).
 """
 
+import tomllib
 from dataclasses import dataclass
 from typing import Any
 
@@ -37,41 +38,75 @@ class FindingCode:
     message: str
 
 
-CATALOGUE: tuple[FindingCode, ...] = (
-    FindingCode("malformed", "error", "Not a puzzle",
-                "is not an 81-cell puzzle: missing, wrong length, a stray character",
-                "{reason}"),
-    FindingCode("clash", "error", "Clashing givens",
-                "has givens that repeat a digit in a row, column or box",
-                "{where}"),
-    FindingCode("unsolvable", "error", "No solution",
-                "has consistent givens that no grid completes",
-                "no solution: the givens do not clash, but no grid completes them"),
-    FindingCode("multiple", "error", "Several solutions",
-                "has two or more solutions (two of them as evidence)",
-                "not unique: two solutions (solution_a, solution_b) differ at {cells} cells"),
-    FindingCode("few_clues", "info", "Too few givens",
-                "has fewer than 17 givens: never a unique solution (why it is `multiple`)",
-                "{clues} givens: no puzzle with fewer than 17 has a unique solution"),
-    FindingCode("limit", "warning", "Undecided",
-                "spent the node budget before uniqueness (or minimality) was decided",
-                "the node budget of {budget} ran out before {what} was decided"),
-    FindingCode("wrong_solution", "error", "Wrong solution column",
-                "has a solution column that is not a valid full grid, changes a given, or "
-                "differs from the unique solution",
-                "the solution column {problems}"),
-    FindingCode("not_minimal", "warning", "Not minimal",
-                "(`--minimal`) has givens that can each go, the solution staying unique",
-                "not minimal: {count} of {givens} givens can each be removed with the solution "
-                "staying unique: {cells}"),
-    FindingCode("duplicate", "warning", "Duplicate",
-                "is the same puzzle as an earlier row (compared after parsing)",
-                "same puzzle as row {first_row}"),
-    FindingCode("symmetry_duplicate", "warning", "Duplicate up to symmetry",
-                "is an earlier row's puzzle in disguise (relabelled digits, rows or columns "
-                "swapped, transposed: the same canonical form)",
-                "same puzzle up to symmetry as row {first_row}"),
-)  # fmt: skip
+# The codes as data, in the order a row's findings are listed (TOML: a table a code; a `\` at
+# the end of a line inside a """ string joins the next line to it, leading spaces dropped).
+_CATALOGUE_TOML = r'''
+[malformed]
+level = "error"
+title = "Not a puzzle"
+description = "is not an 81-cell puzzle: missing, wrong length, a stray character"
+message = "{reason}"
+
+[clash]
+level = "error"
+title = "Clashing givens"
+description = "has givens that repeat a digit in a row, column or box"
+message = "{where}"
+
+[unsolvable]
+level = "error"
+title = "No solution"
+description = "has consistent givens that no grid completes"
+message = "no solution: the givens do not clash, but no grid completes them"
+
+[multiple]
+level = "error"
+title = "Several solutions"
+description = "has two or more solutions (two of them as evidence)"
+message = "not unique: two solutions (solution_a, solution_b) differ at {cells} cells"
+
+[few_clues]
+level = "info"
+title = "Too few givens"
+description = "has fewer than 17 givens: never a unique solution (why it is `multiple`)"
+message = "{clues} givens: no puzzle with fewer than 17 has a unique solution"
+
+[limit]
+level = "warning"
+title = "Undecided"
+description = "spent the node budget before uniqueness (or minimality) was decided"
+message = "the node budget of {budget} ran out before {what} was decided"
+
+[wrong_solution]
+level = "error"
+title = "Wrong solution column"
+description = """has a solution column that is not a valid full grid, changes a given, or \
+    differs from the unique solution"""
+message = "the solution column {problems}"
+
+[not_minimal]
+level = "warning"
+title = "Not minimal"
+description = "(`--minimal`) has givens that can each go, the solution staying unique"
+message = """not minimal: {count} of {givens} givens can each be removed with the solution \
+    staying unique: {cells}"""
+
+[duplicate]
+level = "warning"
+title = "Duplicate"
+description = "is the same puzzle as an earlier row (compared after parsing)"
+message = "same puzzle as row {first_row}"
+
+[symmetry_duplicate]
+level = "warning"
+title = "Duplicate up to symmetry"
+description = """is an earlier row's puzzle in disguise (relabelled digits, rows or columns \
+    swapped, transposed: the same canonical form)"""
+message = "same puzzle up to symmetry as row {first_row}"
+'''
+CATALOGUE: tuple[FindingCode, ...] = tuple(
+    FindingCode(code, **fields) for code, fields in tomllib.loads(_CATALOGUE_TOML).items()
+)
 BY_CODE: dict[str, FindingCode] = {c.code: c for c in CATALOGUE}
 CODES: dict[str, str] = {c.code: c.level for c in CATALOGUE}  # code -> level, in order
 
