@@ -154,6 +154,8 @@ def test_without_a_scheduler_to_reach(corpus, tmp_path):
     assert run.returncode == 2
     assert run.stderr.strip().startswith("error: cannot reach the Dask scheduler")
     assert "Traceback" not in run.stderr
+    assert not (tmp_path / "o.pq.partial").exists()  # no checkpoint of nothing (issue 10, 26)
+    assert not list(tmp_path.glob(".o.pq*"))  # nor a lock or a temporary file
 
 
 def test_a_scheduler_that_goes_away_leaves_a_resumable_checkpoint(tmp_path, corpus):

@@ -83,6 +83,8 @@ def test_kill_9_at_random_moments_then_resume_gives_every_row_once(tmp_path, har
 @linux_only
 @pytest.mark.parametrize("executor", ["local", "processes"])
 def test_ctrl_c_at_random_moments_exits_130_within_a_second_or_two(tmp_path, hard, executor):
+    """Ctrl-C (SIGINT to the whole group, as a terminal sends it) and SIGTERM (to the main
+    process, as `kill` sends it), in turn, from the first imports to the end of the run."""
     corpus, baseline = hard
     rng = random.Random(5)
     for attempt in range(4):
@@ -90,7 +92,10 @@ def test_ctrl_c_at_random_moments_exits_130_within_a_second_or_two(tmp_path, har
         run = start(corpus, out, "--executor", executor, "--workers", "2")
         time.sleep(rng.uniform(0.05, 1.2))
         sent = time.monotonic()
-        os.killpg(run.pid, signal.SIGINT)  # what a terminal sends the foreground group
+        if attempt % 2 == 0:
+            os.killpg(run.pid, signal.SIGINT)
+        else:
+            os.kill(run.pid, signal.SIGTERM)
         _, stderr = run.communicate(timeout=30)
         took = time.monotonic() - sent
         if run.returncode == 0:  # the run ended before the signal: a fine outcome

@@ -167,6 +167,16 @@ def test_an_input_is_never_the_output(tmp_path, corpus, spelling):
     assert corpus.read_bytes() == before
 
 
+def test_standard_input_read_from_a_file_is_never_the_output(tmp_path, corpus):
+    before = corpus.read_bytes()
+    with corpus.open("rb") as stdin:  # `solve - -o corpus.csv < corpus.csv`
+        done = command("solve", "-", "-o", corpus, "--format", "csv", "--force", stdin=stdin)
+
+    assert done.returncode == 2, done.stderr
+    assert_one_line_error(done.stderr, "is the input -", "will not write over an input")
+    assert corpus.read_bytes() == before
+
+
 @linux_only
 def test_a_device_or_fifo_is_never_the_output(tmp_path, corpus):
     fifo = tmp_path / "fifo.parquet"

@@ -1,6 +1,31 @@
 """The `sudoku-pipeline` command line: `commands` (one function per command, each a thin layer
 over the Python API) and `shell` (what they share: help, errors, the file jobs' options)."""
 
-from pipeline.cli.commands import app, main
+import os
+import signal
+import sys
+
+
+def _interrupted_while_starting(signum: int, frame: object) -> None:
+    """Ctrl-C or SIGTERM while the program's modules load (half a second or more on a busy
+    machine): nothing has been written yet, so end at once, in one line, as later."""
+    os.write(2, b"error: interrupted\n")
+    os._exit(130)
+
+
+# Run as the program (the console script; not a spawned worker process, which is given the
+# parent's argv, nor a test importing the app): the first signals are answered before typer
+# and the jobs are imported, instead of a KeyboardInterrupt traceback out of an import.
+# `shell.take_signals()` hands them on to the command once it is loaded. A signal the
+# program was started ignoring (nohup, `&` in a script) stays ignored.
+if (
+    os.path.basename(sys.argv[0] if sys.argv else "") == "sudoku-pipeline"
+    and "--multiprocessing-fork" not in sys.orig_argv  # how a spawned worker is started
+):
+    for _signal in (signal.SIGINT, signal.SIGTERM):
+        if signal.getsignal(_signal) is not signal.SIG_IGN:
+            signal.signal(_signal, _interrupted_while_starting)
+
+from pipeline.cli.commands import app, main  # noqa: E402 - after the handlers, on purpose
 
 __all__ = ["app", "main"]

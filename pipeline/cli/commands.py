@@ -339,7 +339,10 @@ def bench(
 def main() -> None:
     """The `sudoku-pipeline` program."""
     shell.AS_PROGRAM = True
+    shell.take_signals()
     try:
         app()
     except SystemExit as done:
+        if shell.interrupted_silently(done.code):
+            typer.echo("error: interrupted", err=True)
         shell.leave(done.code)

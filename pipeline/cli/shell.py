@@ -11,6 +11,7 @@ import atexit
 import errno
 import inspect
 import os
+import signal
 import sys
 import threading
 from collections.abc import Callable, Iterator
@@ -27,6 +28,29 @@ from pipeline.jobs.executors import EXECUTORS, WORKER_THREAD
 
 AS_PROGRAM = False  # set by `main()`: the process is the command (not a test's CliRunner)
 EXIT_BROKEN_PIPE = 141  # what a shell reports for a program that met a closed pipe (SIGPIPE)
+EXIT_INTERRUPTED = 130
+_reported = False  # `fail` printed the command's one line
+
+
+def _terminated(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+def take_signals() -> None:
+    """From here on Ctrl-C and SIGTERM are a KeyboardInterrupt wherever they come (the jobs
+    keep what they finished, and say so in one line), unless the program was started
+    ignoring them."""
+    if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    if signal.getsignal(signal.SIGTERM) is not signal.SIG_IGN:
+        signal.signal(signal.SIGTERM, _terminated)
+
+
+def interrupted_silently(code: object) -> bool:
+    """Whether the program is ending with 130 and no line said why: typer turns a
+    KeyboardInterrupt outside a command's `one_line_errors` (while the options are parsed,
+    say) into a silent exit 130."""
+    return code == EXIT_INTERRUPTED and not _reported
 
 
 def fail(message: str, code: int = 2) -> NoReturn:
@@ -36,7 +60,9 @@ def fail(message: str, code: int = 2) -> NoReturn:
     or inside pyarrow: the process then ends at once instead of letting the interpreter shut
     down under it (CPython ends such daemon threads in a way C++ code can turn into an abort).
     """
+    global _reported
     typer.echo(f"error: {message}", err=True)
+    _reported = True
     busy = any(t.name.startswith(WORKER_THREAD) and t.is_alive() for t in threading.enumerate())
     if busy and AS_PROGRAM:
         sys.stdout.flush()

@@ -7,9 +7,10 @@ atomically. Nothing the user owns is written over by surprise.
 
 What `check_output` refuses, before any work: a directory; a missing parent directory; anything
 that exists and is not a regular file (a device, a FIFO, a socket: `-` is stdout); the same file
-as an input (any spelling, a hard or symbolic link); an existing file that is not a result of
-this tool (a Parquet file without our metadata, a CSV or JSON Lines file whose first line is not
-our header), unless `force`. A rerun may replace its own earlier result.
+as an input (any spelling, a hard or symbolic link, standard input redirected from it); an
+existing file that is not a result of this tool (a Parquet file without our metadata, a CSV or
+JSON Lines file whose first line is not our header), unless `force`. A rerun may replace its
+own earlier result.
 
 A file is written to a temporary name beside its destination, flushed to disk, then renamed
 over it: readers see the old file or the whole new one, never a part, even after `kill -9`.
@@ -132,13 +133,22 @@ def check_path(
         raise InputError(f"{out.parent}: no such directory for the {what}")
     if info is not None:
         for source in inputs:
-            if str(source) != STDOUT and _same_file(out, Path(source)):
+            same = _is_stdin(info) if str(source) == STDOUT else _same_file(out, Path(source))
+            if same:
                 raise InputError(f"{out}: is the input {source}; will not write over an input")
         if not force and not is_own_result(out, kind):
             raise InputError(
                 f"{out}: exists and is not a result of sudoku-pipeline; use --force to replace it"
             )
     return out
+
+
+def _is_stdin(info: os.stat_result) -> bool:
+    """Whether standard input is the file `info` describes (`- < out.csv`)."""
+    try:
+        return os.path.samestat(os.fstat(sys.stdin.fileno()), info)
+    except (AttributeError, OSError, ValueError):  # no stdin, or not a file descriptor
+        return False
 
 
 def _same_file(a: Path, b: Path) -> bool:

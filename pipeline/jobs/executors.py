@@ -238,6 +238,10 @@ class ProcessExecutor(_LocalPool):
         # are set while the workers spawn (they keep their copy), then put back.
         self._saved_env = {k: os.environ.get(k) for k in WORKER_ENV}
         os.environ.update(WORKER_ENV)
+        # SIGINT blocked while the workers spawn: they inherit the mask, so a Ctrl-C to the
+        # process group while they import cannot print their KeyboardInterrupt tracebacks
+        # (they ignore SIGINT once started); this process still gets it.
+        mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
         try:
             self._pool = ProcessPoolExecutor(
                 self.workers,
@@ -254,6 +258,7 @@ class ProcessExecutor(_LocalPool):
             self.terminate()
             raise ExecutorLost("a worker process died while starting") from None
         finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
             self._restore_env()
 
     def map_ordered(
