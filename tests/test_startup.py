@@ -39,15 +39,16 @@ def test_a_plain_solve_imports_nothing_it_does_not_use(tmp_path):
 
 
 VALUES = ["0", "1", "2", "3", "007", "1_000", " 5", "+4", "-1", "1.0", "abc", "", "fast",
-          "FAST", "mrv", "parquet", "local", "dask", 5, 0, 2**63, True, None, ["a"],
-          ("a", "b"), "9223372036854775807", "9223372036854775808", "99999999999999999999"]  # fmt: skip
+          "FAST", "mrv", "parquet", "local", "dask", 5, 0, 2**63, True, None, ["a"], ("a", "b"),
+          "9223372036854775807", "9223372036854775808", "99999999999999999999"]  # fmt: skip
 
 
 def _outcome(param, value, ctx):
     try:
         return "value", param.get_runtime_param().coerce(value, param=param, ctx=ctx)
     except Exception as e:  # noqa: BLE001 - the error itself is what is compared
-        return type(e).__name__, getattr(e, "format_message", lambda: str(e))()
+        message = e.format_message() if hasattr(e, "format_message") else str(e)
+        return type(e).__name__, message
 
 
 @pytest.mark.parametrize("name", ["solve", "validate", "generate", "report", "bench", None])
