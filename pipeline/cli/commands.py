@@ -27,6 +27,7 @@ from pipeline.cli.shell import (
 from pipeline.solver.registry import DEFAULT_STRATEGY, MAX_NODES, STRATEGIES
 
 app = typer.Typer(
+    cls=shell.Group,
     help="Solve, validate and report on Sudoku puzzle corpora in bulk.",
     no_args_is_help=True,
     add_completion=True,

@@ -31,12 +31,13 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import Future, ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
-from multiprocessing import get_context
-from typing import Any, Protocol
+from concurrent.futures import Future
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pipeline.errors import ExecutorLost, InputError
+
+if TYPE_CHECKING:  # multiprocessing is imported by the process executor only
+    from concurrent.futures import ProcessPoolExecutor
 
 EXECUTORS = ("local", "processes", "dask")
 WORKER_ENV = {"POLARS_MAX_THREADS": "1", "OMP_NUM_THREADS": "1"}
@@ -232,6 +233,10 @@ class ProcessExecutor(_LocalPool):
         from the cache it filled instead of each compiling them at the same time."""
         if self._pool is not None:
             return
+        from concurrent.futures import ProcessPoolExecutor
+        from concurrent.futures.process import BrokenProcessPool
+        from multiprocessing import get_context
+
         if self._warm is not None:
             self._warm()
         # One polars/pyarrow thread per worker: the workers are the parallelism. The variables
@@ -265,6 +270,8 @@ class ProcessExecutor(_LocalPool):
         self, fn: Callable[..., Any], items: Iterable[Any], *args: Any
     ) -> Iterator[Any]:
         """Yield `fn(item, *args)` for each item, in the order of `items`."""
+        from concurrent.futures.process import BrokenProcessPool
+
         self.start()
         pool = self._pool
         assert pool is not None

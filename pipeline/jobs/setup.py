@@ -19,9 +19,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager, nullcontext
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, TypedDict
-
-from tqdm import tqdm
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from pipeline.errors import InputError
 from pipeline.io.inputs import STDIN, Inputs, expand, open_inputs
@@ -29,6 +27,9 @@ from pipeline.io.output import STDOUT, OutputLock, Target, check_output, default
 from pipeline.io.runinfo import run_metadata
 from pipeline.jobs.executors import Executor, make_executor
 from pipeline.solver.registry import kernels_cached
+
+if TYPE_CHECKING:
+    from tqdm import tqdm
 
 DEFAULT_BATCH_SIZE = 50_000
 
@@ -86,6 +87,24 @@ class ReadOptions:
 
 
 @dataclass
+class HiddenBar:
+    """What a job keeps of a progress bar nobody sees (not a terminal, or `progress=False`):
+    the rows done and the total, as a disabled tqdm bar would, without importing tqdm."""
+
+    total: int | None = None
+    n: int = 0
+
+    def update(self, rows: int) -> None:
+        self.n += rows
+
+    def refresh(self) -> None:
+        """Nothing to draw."""
+
+    def close(self) -> None:
+        """Nothing to clear."""
+
+
+@dataclass
 class Job:
     """A file job, set up: its inputs opened, its output checked, its executor chosen."""
 
@@ -123,22 +142,24 @@ class Job:
                   " later runs load them in a moment)", file=sys.stderr, flush=True)  # fmt: skip
         self.executor.start()
 
-    def progress_bar(self, initial: int = 0) -> tqdm:
+    def progress_bar(self, initial: int = 0) -> "tqdm | HiddenBar":
         """A progress bar on stderr when it is a terminal, in rows (a total, hence an ETA,
-        once known)."""
-        shown = self.progress and sys.stderr.isatty()
-        return tqdm(total=self.inputs.num_rows, initial=initial, unit=" rows", unit_scale=True,
-                    disable=not shown, file=sys.stderr, desc=self.command,
-                    smoothing=0.1)  # fmt: skip
+        once known); else a `HiddenBar` (tqdm is imported for a bar shown only)."""
+        if not (self.progress and sys.stderr.isatty()):
+            return HiddenBar(self.inputs.num_rows, initial)
+        from tqdm import tqdm
 
-    def advance(self, bar: tqdm, rows: int) -> None:
+        return tqdm(total=self.inputs.num_rows, initial=initial, unit=" rows", unit_scale=True,
+                    file=sys.stderr, desc=self.command, smoothing=0.1)  # fmt: skip
+
+    def advance(self, bar: "tqdm | HiddenBar", rows: int) -> None:
         """Move the bar on by `rows`. For CSV/TXT inputs its total (hence the ETA) is the
         inputs' estimate, which improves as they are read, and never below what is done."""
         if self.inputs.num_rows is None:
             bar.total = self.inputs.estimated_rows(bar.n + rows) or bar.n + rows
         bar.update(rows)
 
-    def finish_bar(self, bar: tqdm) -> None:
+    def finish_bar(self, bar: "tqdm | HiddenBar") -> None:
         """The bar's total made right (an estimate may have been off), then closed."""
         bar.total = bar.n
         bar.refresh()
