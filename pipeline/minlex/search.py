@@ -311,6 +311,52 @@ def _merge_duplicates(buffer: np.ndarray, count: int, table: np.ndarray) -> tupl
 
 
 @njit(nogil=True, cache=True)
+def _first_row_bars(lines: np.ndarray, patterns: np.ndarray) -> int:
+    """Rows that cannot be target row 0 of the form, as bits (bit 9 t + row).
+
+    Target row 0 has no labels before it: a row whose digits are distinct gets labels 1, 2,
+    3, ... in reading order, so its best value under any stack and column order is its best
+    given pattern, its stacks' floors sorted (`_FLOORS`, all orders allowed), and two such
+    rows compare as their patterns do. Such a row is barred when its pattern is above the
+    best pattern of these rows (a row with a repeated digit, in a clashing grid, can go below
+    its pattern: never barred). Measured on 17-clue rows (thread CPU, A/B alternated on a
+    loaded 2-core machine): 9.5-10.7 -> 8.0-8.7 us a puzzle, forms unchanged on 100,000 rows."""
+    keys = np.empty(18, np.int64)
+    best = _NO_KEY << 24
+    distinct = 0
+    for t in range(2):
+        for row in range(9):
+            seen = 0
+            repeated = False
+            for k in range(3):
+                for j in range(3):
+                    d = lines[t, row, k, j]
+                    if d != 0:
+                        repeated |= (seen >> d) & 1 == 1
+                        seen |= 1 << d
+            a = _FLOORS[patterns[t, row, 0], _ALL_ORDERS]
+            b = _FLOORS[patterns[t, row, 1], _ALL_ORDERS]
+            c = _FLOORS[patterns[t, row, 2], _ALL_ORDERS]
+            if a > b:
+                a, b = b, a
+            if b > c:
+                b, c = c, b
+            if a > b:
+                a, b = b, a
+            key = (a << 24) | (b << 12) | c
+            keys[9 * t + row] = key
+            if not repeated:
+                distinct |= 1 << (9 * t + row)
+                if key < best:
+                    best = key
+    bars = 0
+    for i in range(18):
+        if (distinct >> i) & 1 and keys[i] > best:
+            bars |= 1 << i
+    return bars
+
+
+@njit(nogil=True, cache=True)
 def _canonical_one(form: np.ndarray, scratch: Scratch) -> tuple[Scratch, int]:
     """The form of one grid into `form`, from the lines and patterns of `scratch` (`Scratch`);
     returns the scratch (its buffers may have grown; `current` holds the candidates left) and
@@ -327,6 +373,7 @@ def _canonical_one(form: np.ndarray, scratch: Scratch) -> tuple[Scratch, int]:
             for k in range(3):
                 current[count, _MASK + k] = _ALL_ORDERS
             count += 1
+    barred = _first_row_bars(lines, patterns)
     for target in range(9):
         best0 = best1 = best2 = _NO_KEY
         kept = 0
@@ -335,6 +382,9 @@ def _canonical_one(form: np.ndarray, scratch: Scratch) -> tuple[Scratch, int]:
             t = current[c, _T]
             sp = current[c, _SP]
             used = current[c, _USED]
+            skip = used
+            if target == 0:
+                skip = (barred >> (9 * t)) & 511  # rows that cannot come first
             stack0, stack1, stack2 = PERMS[sp, 0], PERMS[sp, 1], PERMS[sp, 2]
             mask0, mask1, mask2 = current[c, _MASK], current[c, _MASK + 1], current[c, _MASK + 2]
             if band_top:
@@ -343,7 +393,7 @@ def _canonical_one(form: np.ndarray, scratch: Scratch) -> tuple[Scratch, int]:
                 first = 3 * (current[c, _ROWS + target - 1] // 3)
                 last = first + 3
             for row in range(first, last):
-                if used & (1 << row) or (band_top and used & (7 << (row - row % 3))):
+                if skip & (1 << row) or (band_top and used & (7 << (row - row % 3))):
                     continue
                 # No triplet is below its floor, so a row whose floors are above the best row
                 # (in the order of rows) cannot reach it.
