@@ -17,7 +17,7 @@ that is not a puzzle is no error here: it is the row's verdict (`malformed`) lat
 """
 
 from collections.abc import Iterable
-from typing import Any, TypeAlias
+from typing import Any, TypeAlias, TypedDict
 
 import numpy as np
 import polars as pl
@@ -33,6 +33,14 @@ _COLUMN_KINDS = (
     "(n, 81) numpy array of ints 0-9"
 )
 _TEXT_TYPES = (pl.String, pl.Categorical, pl.Enum, pl.Null)
+
+
+class ColumnNames(TypedDict, total=False):
+    """The columns of a DataFrame (or Table) of puzzles, named (`puzzle_batch`'s keywords)."""
+
+    column: str | None
+    solution_column: str | None
+    id_column: str | None
 
 
 def puzzle_batch(

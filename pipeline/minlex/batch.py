@@ -13,7 +13,7 @@ import numpy as np
 from numba import njit
 
 from pipeline.minlex.full import full_form, is_complete
-from pipeline.minlex.search import PERMS, new_buffers, search_form
+from pipeline.minlex.search import PERMS, Scratch, new_scratch, search_form
 
 
 @njit(nogil=True, cache=True)
@@ -31,33 +31,25 @@ def _lines_of(grid: np.ndarray, lines: np.ndarray, patterns: np.ndarray) -> None
 
 
 @njit(nogil=True, cache=True)
-def _form_of(
-    grid: np.ndarray,
-    form: np.ndarray,
-    chosen: np.ndarray,
-    lines: np.ndarray,
-    patterns: np.ndarray,
-    buffers: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """The form of one grid into `form`, one variant giving it into `chosen` (t, stack order,
-    order in target stacks 0, 1, 2, source row of target rows 0..8); returns the buffers."""
+def _form_of(grid: np.ndarray, form: np.ndarray, scratch: Scratch) -> Scratch:
+    """The form of one grid into `form`, one variant giving it into the scratch's `chosen` (t,
+    stack order, order in target stacks 0, 1, 2, source row of target rows 0..8); returns the
+    scratch (`search.Scratch`, from `new_scratch`: its buffers may have grown)."""
+    lines, patterns, chosen = scratch[4], scratch[5], scratch[6]
     _lines_of(grid, lines, patterns)
     lines9 = lines.reshape((2, 9, 9))
     if is_complete(lines9):
         full_form(lines9, form, chosen)
-        return buffers
-    return search_form(lines, patterns, form, chosen, buffers)
+        return scratch
+    return search_form(form, scratch)
 
 
 @njit(nogil=True, cache=True)
 def canonical_kernel(grids: np.ndarray, forms: np.ndarray) -> None:
     """Minlex forms of `(n, 81) uint8` grids (cells 0..9) into `forms` `(n, 81) uint8`."""
-    buffers = new_buffers()
-    lines = np.empty((2, 9, 3, 3), np.int64)
-    patterns = np.empty((2, 9, 3), np.int64)
-    chosen = np.empty(14, np.int64)
+    scratch = new_scratch()
     for i in range(grids.shape[0]):
-        buffers = _form_of(grids[i], forms[i], chosen, lines, patterns, buffers)
+        scratch = _form_of(grids[i], forms[i], scratch)
 
 
 @njit(nogil=True, cache=True)
@@ -67,12 +59,10 @@ def symmetry_kernel(
     """Forms, and for each grid one symmetry giving it: `forms[i, j] ==
     relabel[i, grids[i, cells[i, j]]]` (`cells` int16 `(n, 81)`, `relabel` uint8 `(n, 10)`,
     `relabel[i, 0] == 0`; digits absent from a grid take the labels left, in order)."""
-    buffers = new_buffers()
-    lines = np.empty((2, 9, 3, 3), np.int64)
-    patterns = np.empty((2, 9, 3), np.int64)
-    chosen = np.empty(14, np.int64)
+    scratch = new_scratch()
     for i in range(grids.shape[0]):
-        buffers = _form_of(grids[i], forms[i], chosen, lines, patterns, buffers)
+        scratch = _form_of(grids[i], forms[i], scratch)
+        chosen = scratch[6]
         t, sp = chosen[0], chosen[1]
         for r in range(9):
             source_row = chosen[5 + r]

@@ -28,7 +28,7 @@ import pyarrow.parquet as pq
 from pipeline.errors import ExecutorLost, InputError, RunFailed, RunInterrupted
 from pipeline.grid import CELLS, PuzzleColumn, clue_counts
 from pipeline.io.dataset import optional_column
-from pipeline.io.frames import PuzzleInput, puzzle_batch
+from pipeline.io.frames import ColumnNames, PuzzleInput, puzzle_batch
 from pipeline.io.output import Target, stdout_bytes, write_atomically
 from pipeline.io.runinfo import METADATA_KEY
 from pipeline.jobs.executors import warm_kernels
@@ -395,13 +395,11 @@ def validate_puzzles(
     puzzles: PuzzleInput,
     solutions: PuzzleColumn | None = None,
     *,
-    column: str | None = None,
-    solution_column: str | None = None,
-    id_column: str | None = None,
     max_nodes: int | None = None,
     minimal: bool = False,
     symmetry: bool = False,
     workers: int | None = None,
+    **columns: Unpack[ColumnNames],
 ) -> pl.DataFrame:
     """Validate puzzles held in memory; a DataFrame of findings in row order, as
     `validate_file` writes them, duplicates included.
@@ -414,8 +412,7 @@ def validate_puzzles(
     thread, more on worker threads (`pipeline.jobs.pool`), with the same findings.
     """
     options = ValidateOptions(max_nodes, minimal, symmetry)
-    batch = puzzle_batch(puzzles, column=column, solution_column=solution_column,
-                         id_column=id_column, solutions=solutions)  # fmt: skip
+    batch = puzzle_batch(puzzles, solutions=solutions, **columns)
     index, forms = DuplicateIndex(), DuplicateIndex() if symmetry else None
     tables = []
     for report in map_chunks(validate_record_batch, batch, workers, options):
