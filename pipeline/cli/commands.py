@@ -50,6 +50,11 @@ def _output(help: str) -> Any:
     return typer.Option("--output", "-o", metavar="FILE", help=help)
 
 
+def _flag(name: str, help: str) -> Any:
+    """An on/off option that is off unless given (`--name`, no `--no-name` twin)."""
+    return Annotated[bool, typer.Option(name, help=help)]
+
+
 def _node_budget(what: str) -> Any:
     """The `--max-nodes` option: the node budget of each puzzle's (or search's) `what`."""
     return typer.Option(min=1, max=MAX_NODES, metavar="N", help=f"Node budget per {what}.")
@@ -112,17 +117,12 @@ def solve(
     resume: Annotated[
         bool, typer.Option(help="Continue an interrupted run from its checkpoint.")
     ] = False,
-    canonical: Annotated[
-        bool, typer.Option("--canonical", help="Add each puzzle's minlex form (`canonical`).")
-    ] = False,
-    rate: Annotated[
-        bool,
-        typer.Option(
-            "--rate",
-            help="Add `difficulty` (mean guesses over symmetries) and "
-            "`grade` (the hardest technique a person needs).",
-        ),
-    ] = False,
+    canonical: _flag("--canonical", "Add each puzzle's minlex form (`canonical`).") = False,
+    rate: _flag(
+        "--rate",
+        "Add `difficulty` (mean guesses over symmetries) and "
+        "`grade` (the hardest technique a person needs).",
+    ) = False,
     rate_samples: Annotated[
         int, typer.Option(min=1, metavar="K", help="Symmetries averaged by --rate.")
     ] = 16,
@@ -166,23 +166,14 @@ def validate(
         int | None,
         _node_budget("search (finding `limit`)"),
     ] = None,
-    minimal: Annotated[
-        bool, typer.Option("--minimal", help="Also check that unique puzzles are minimal (slow).")
-    ] = False,
-    strict: Annotated[
-        bool, typer.Option("--strict", help="Exit with code 1 on warnings too.")
-    ] = False,
-    exit_zero: Annotated[
-        bool, typer.Option("--exit-zero", help="Exit with code 0 even when the data has errors.")
-    ] = False,
-    symmetry: Annotated[
-        bool,
-        typer.Option(
-            "--symmetry",
-            help="Also find duplicates up to symmetry (finding `symmetry_duplicate`; about "
-            "half again the time).",
-        ),
-    ] = False,
+    minimal: _flag("--minimal", "Also check that unique puzzles are minimal (slow).") = False,
+    strict: _flag("--strict", "Exit with code 1 on warnings too.") = False,
+    exit_zero: _flag("--exit-zero", "Exit with code 0 even when the data has errors.") = False,
+    symmetry: _flag(
+        "--symmetry",
+        "Also find duplicates up to symmetry (finding `symmetry_duplicate`; about "
+        "half again the time).",
+    ) = False,
     **job: Any,
 ) -> None:
     """Check every row of INPUT, and the dataset as a whole; one Parquet row per finding.
