@@ -155,12 +155,12 @@ _WHOLE_NUMBER = re.compile(r"0|[1-9][0-9]{0,18}")
 _UNSURE = object()  # a value `_plain_value` leaves to Typer
 
 
-def _plain_value(annotation: Any, info: Any, value: Any, ctx: Any) -> Any:
+def _plain_value(
+    annotation: Any, info: Any, value: Any, ctx: Any, coerce_choice: Callable[..., Any]
+) -> Any:
     """`value` converted as Typer would, when that is plain (else `_UNSURE`): a string for
-    `str`, a whole number within the bounds for `int`, a choice named exactly for an Enum,
-    a list of strings for `list[str]`."""
-    from typer._param_types import coerce_cli_choice
-
+    `str`, a whole number within the bounds for `int`, a choice named exactly for an Enum
+    (by Typer's own `coerce_choice`), a list of strings for `list[str]`."""
     if annotation is str and isinstance(value, str):
         return value
     if annotation is int and not getattr(info, "clamp", False):
@@ -173,8 +173,8 @@ def _plain_value(annotation: Any, info: Any, value: Any, ctx: Any) -> Any:
         return _UNSURE
     if isinstance(annotation, type) and issubclass(annotation, Enum):
         try:
-            return coerce_cli_choice(value, choices=tuple(annotation),
-                                     case_sensitive=info.case_sensitive, ctx=ctx)  # fmt: skip
+            return coerce_choice(value, choices=tuple(annotation),
+                                 case_sensitive=info.case_sensitive, ctx=ctx)  # fmt: skip
         except ValueError:
             return _UNSURE
     if annotation == list[str] and isinstance(value, list | tuple):
@@ -188,6 +188,7 @@ def _plain_conversions(params: list[Any]) -> None:
     builds its own, with pydantic, on first use: it still does for what is not plain)."""
     try:
         from typer._coercion import RuntimeParam, build_runtime_param
+        from typer._param_types import coerce_cli_choice
     except ImportError:  # another Typer: its own conversions, as they are
         return
 
@@ -196,7 +197,8 @@ def _plain_conversions(params: list[Any]) -> None:
         descriptor: Any = None
 
         def _coerce_value(self, value: Any, param: Any, ctx: Any) -> Any:
-            plain = _plain_value(self.annotation, self.parameter_info, value, ctx)
+            plain = _plain_value(self.annotation, self.parameter_info, value, ctx,
+                                 coerce_cli_choice)  # fmt: skip
             if plain is not _UNSURE:
                 return plain
             typer_own = build_runtime_param(self.descriptor)
