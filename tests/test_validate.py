@@ -11,6 +11,8 @@ import numpy as np
 import polars as pl
 import pyarrow.parquet as pq
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from pipeline import generate
@@ -219,6 +221,42 @@ def test_duplicate_index_across_its_blocks(monkeypatch):
     assert index.nbytes == 3 * 4 * 16
     with pytest.raises(ValueError):
         index.add(3, keys[:1])
+
+
+def test_rows_that_share_only_a_first_half_repeat_each_other_not_the_first():
+    # First halves alike, second halves apart: rows 1 and 2 are one puzzle, 0 and 3 another.
+    keys = np.array([[5, 7], [5, 9], [5, 9], [5, 7], [5, 11]], dtype=np.uint64)
+    index = DuplicateIndex()
+    index.add(0, keys)
+    rows, first = index.duplicates()
+    assert rows.tolist() == [2, 3] and first.tolist() == [1, 0]
+
+
+def _first_seen(keys: np.ndarray) -> tuple[list[int], list[int]]:
+    """The duplicates by a dict, row by row: the slow, plain reference."""
+    seen: dict[tuple[int, int], int] = {}
+    rows, first = [], []
+    for row, key in enumerate(map(tuple, keys.tolist())):
+        if key == (0, 0):
+            continue
+        if key in seen:
+            rows.append(row)
+            first.append(seen[key])
+        else:
+            seen[key] = row
+    return rows, first
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 3), st.integers(0, 3)), max_size=60))
+def test_duplicates_agree_with_a_dict_of_first_rows(pairs):
+    # Few values, so first halves collide often with and without their second halves.
+    keys = np.array(pairs, dtype=np.uint64).reshape(-1, 2)
+    keys[(keys == 0).any(axis=1)] = 0  # a half is never 0 for a puzzle: such rows are not
+    index = DuplicateIndex()
+    index.add(0, keys)
+    rows, first = index.duplicates()
+    assert (rows.tolist(), first.tolist()) == _first_seen(keys)
 
 
 # --- the file job ----------------------------------------------------------------------------

@@ -2,14 +2,17 @@
 
 Workers reduce each parsed puzzle to a 128-bit key (`row_keys`, vectorized: two independent
 64-bit hashes of the 81 cells packed into six words); the parent keeps only the keys, in input
-order (`DuplicateIndex`), and sorts once at the end. Puzzles are compared after parsing, so
+order (`DuplicateIndex`), and sorts the first halves once at the end; the rows that share one
+are then grouped in one pass, in row order (1M rows that are all repeats of 49k puzzles:
+0.19 s, against 0.61 s for a sort of them on both halves and the row). Puzzles are compared after parsing, so
 `.` and `0` blanks, and surrounding whitespace, do not make two puzzles differ. Rows that are
 not puzzles take no part.
 
 Memory in the parent: 16 bytes a row while reading (160 MB for 10,000,000 rows), and at the end
 for a moment 9 bytes a row more (a sorted copy of the first halves, and a mask: 90 MB for 10M
-rows), plus 24 bytes per row that shares its first half with another row (the duplicates and
-their first occurrences). Both halves keep their lowest bit set for puzzles (all-zero keys mark
+rows), plus about 110 bytes per row that shares its first half with another row (the
+duplicates and their first occurrences: their rows, second halves and groups, and the
+results; measured with tracemalloc, against 135 bytes before the one-pass grouping). Both halves keep their lowest bit set for puzzles (all-zero keys mark
 rows that are not puzzles), so a key has 126 random bits: two different puzzles among 10M rows
 share one with probability about 1e-25.
 """
@@ -104,23 +107,45 @@ class DuplicateIndex:
         shared = shared[shared != 0]  # zero: rows that are not puzzles
         if not len(shared):
             return none, none
-        rows, candidates = [], []
+        rows, candidates, groups = [], [], []
         for start, keys in self._filled():
             at = np.searchsorted(shared, keys[:, 0]).clip(max=len(shared) - 1)
             hit = np.flatnonzero(shared[at] == keys[:, 0])
             rows.append(start + hit)
-            candidates.append(keys[hit])
-        row = np.concatenate(rows)
-        key = np.concatenate(candidates)
-        order = np.lexsort((row, key[:, 1], key[:, 0]))  # equal keys together, rows ascending
-        row, key = row[order], key[order]
-        same = np.zeros(len(row), dtype=np.bool_)
-        same[1:] = (key[1:] == key[:-1]).all(axis=1)
-        group_start = np.maximum.accumulate(np.where(same, 0, np.arange(len(row))))
-        first = row[group_start]
-        later = np.flatnonzero(same)
-        by_row = np.argsort(row[later], kind="stable")
-        return row[later][by_row], first[later][by_row]
+            candidates.append(keys[hit, 1])
+            groups.append(at[hit])
+        return _repeats_in_groups(np.concatenate(rows), np.concatenate(candidates),
+                                  np.concatenate(groups), len(shared))  # fmt: skip
+
+
+def _repeats_in_groups(
+    row: np.ndarray, second: np.ndarray, group: np.ndarray, groups: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """`DuplicateIndex.duplicates` of the rows that share a first half with another: `row`
+    ascending, `second` their keys' second halves, `group` the index of their first half
+    among the `groups` shared ones. Each group's first row leads it; a row with the lead's
+    second half repeats the lead (no sort: one pass, in row order). A row whose second half
+    differs (a 1-in-2^63 event for two different puzzles; tests force it) is settled by
+    sorting those few rows on both halves."""
+    position = np.arange(len(row))
+    lead = np.full(groups, len(row), dtype=np.int64)
+    np.minimum.at(lead, group, position)  # the first (lowest) row of each group
+    lead = lead[group]
+    alike = second == second[lead]
+    later = alike & (lead != position)
+    rows, first_rows = row[later], row[lead[later]]
+    apart = np.flatnonzero(~alike)
+    if not len(apart):
+        return rows, first_rows
+    order = np.lexsort((row[apart], second[apart], group[apart]))  # rows ascending in a tie
+    apart = apart[order]
+    same = np.zeros(len(apart), dtype=np.bool_)
+    same[1:] = (group[apart][1:] == group[apart][:-1]) & (second[apart][1:] == second[apart][:-1])
+    start = np.maximum.accumulate(np.where(same, 0, np.arange(len(apart))))
+    rows = np.concatenate([rows, row[apart][same]])
+    first_rows = np.concatenate([first_rows, row[apart][start][same]])
+    by_row = np.argsort(rows, kind="stable")
+    return rows[by_row], first_rows[by_row]
 
 
 class Repeats(NamedTuple):
