@@ -5,8 +5,9 @@ as `uint8`: 0 for a blank cell, 1..9 for a given digit (a clue). A batch of grid
 `(n, 81) uint8` array. In text, a puzzle is 81 characters: `1`-`9` for givens and `.` or `0`
 for blanks; whitespace around it is ignored.
 
-`parse_puzzles` and `format_grids` work on whole columns without a Python loop per row: Arrow
-strips and measures the strings, numpy reads their bytes straight from the Arrow buffers.
+`parse_puzzles` and `format_grids` work on whole columns without a Python loop per row: numpy
+reads the bytes straight from the Arrow buffers (and Arrow strips and measures the strings first
+when some are not 81 bytes long or not all cells).
 `as_grid`, `to_rows` and `to_string` handle one board at a time, in the shapes people hold one.
 """
 
@@ -54,7 +55,19 @@ def parse_puzzles(values: PuzzleColumn) -> ParsedGrids:
     of str or object, or a list of str; None (null) is a missing puzzle. A row's error is the
     first that applies: missing, wrong number of cells (characters), first stray character.
     """
-    stripped = pc.utf8_trim_whitespace(_as_strings(values))
+    strings = _as_strings(values)
+    if strings.null_count == 0 and _all_cells_long(strings):
+        # The common case (a clean column): the bytes as they are. No byte is whitespace
+        # when every one is a cell, so trimming would change nothing.
+        grids, ok = _cells_from_bytes(_row_bytes(strings))
+        if ok.all():
+            return ParsedGrids(grids, ok, pa.nulls(len(ok), pa.string()))
+    return _parse_untidy(strings)
+
+
+def _parse_untidy(strings: pa.StringArray) -> ParsedGrids:
+    """`parse_puzzles` of a column with nulls, whitespace, other lengths or stray bytes."""
+    stripped = pc.utf8_trim_whitespace(strings)
     # Only rows of exactly 81 bytes can be puzzles; the others are swapped for 81 stray bytes, so
     # that every row's bytes lie back to back in one Arrow buffer: a (n, 81) reshape, no gather.
     fits = pc.fill_null(pc.equal(pc.binary_length(stripped), CELLS), False)
@@ -65,6 +78,17 @@ def parse_puzzles(values: PuzzleColumn) -> ParsedGrids:
     bad = np.flatnonzero(~ok)
     messages = _error_messages(stripped.take(pa.array(bad))) if len(bad) else None
     return ParsedGrids(grids, ok, _scatter_strings(len(ok), bad, messages))
+
+
+def _all_cells_long(strings: pa.StringArray) -> bool:
+    """Whether every string of the array is exactly 81 bytes long (from its offsets)."""
+    offsets_buf = strings.buffers()[1]
+    if offsets_buf is None or not len(strings):
+        return offsets_buf is not None
+    offsets = np.frombuffer(
+        offsets_buf, np.int32, count=len(strings) + 1, offset=4 * strings.offset
+    )
+    return bool((np.diff(offsets) == CELLS).all())
 
 
 def format_grids(

@@ -144,6 +144,8 @@ def test_blanks_may_be_dots_or_zeros_and_whitespace_around_is_ignored():
         ("x" * 81, "stray character 'x' at cell 1"),  # only the first stray one is named
         (PUZZLE[:4] + "é" + PUZZLE[5:], "stray character 'é' at cell 5"),  # 81 chars, 82 bytes
         (PUZZLE[:4] + "é" + PUZZLE[6:], "expected 81 cells, got 80"),  # 81 bytes, 80 chars
+        (" " + PUZZLE[1:], "expected 81 cells, got 80"),  # 81 bytes, trimmed first
+        (PUZZLE[:80] + "\n", "expected 81 cells, got 80"),
     ],
 )
 def test_each_bad_row_gets_one_clear_error(text, message):

@@ -79,7 +79,9 @@ def build_results(
     verdicts = found.verdicts
     has_solution = np.isin(verdicts, (codes.SOLVED, codes.MULTIPLE, codes.FOUND))
     has_solution |= (verdicts == codes.LIMIT) & (found.solutions[:, 0] != 0)
-    puzzles = pc.if_else(pa.array(ok), format_grids(parsed.grids), raw_puzzles.cast(pa.string()))
+    puzzles = format_grids(parsed.grids)
+    if not ok.all():  # bad rows as they came
+        puzzles = pc.if_else(pa.array(ok), puzzles, raw_puzzles.cast(pa.string()))
     solutions = format_grids(found.solutions, mask=has_solution)
 
     errors = parsed.errors

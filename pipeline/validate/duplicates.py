@@ -4,17 +4,18 @@ Workers reduce each parsed puzzle to a 128-bit key (`row_keys`, vectorized: two 
 64-bit hashes of the 81 cells packed into six words); the parent keeps only the keys, in input
 order (`DuplicateIndex`), and sorts the first halves once at the end; the rows that share one
 are then grouped in one pass, in row order (1M rows that are all repeats of 49k puzzles:
-0.19 s, against 0.61 s for a sort of them on both halves and the row). Puzzles are compared after parsing, so
-`.` and `0` blanks, and surrounding whitespace, do not make two puzzles differ. Rows that are
-not puzzles take no part.
+0.19 s, against 0.61 s for a sort of them on both halves and the row).
+Puzzles are compared after parsing, so `.` and `0` blanks, and surrounding whitespace, do not
+make two puzzles differ. Rows that are not puzzles take no part.
 
 Memory in the parent: 16 bytes a row while reading (160 MB for 10,000,000 rows), and at the end
 for a moment 9 bytes a row more (a sorted copy of the first halves, and a mask: 90 MB for 10M
-rows), plus about 110 bytes per row that shares its first half with another row (the
+rows), plus about 100 bytes per row that shares its first half with another row (the
 duplicates and their first occurrences: their rows, second halves and groups, and the
-results; measured with tracemalloc, against 135 bytes before the one-pass grouping). Both halves keep their lowest bit set for puzzles (all-zero keys mark
-rows that are not puzzles), so a key has 126 random bits: two different puzzles among 10M rows
-share one with probability about 1e-25.
+results; measured with tracemalloc, against 125 bytes before the one-pass grouping).
+Both halves keep their lowest bit set for puzzles (all-zero keys mark rows that are not
+puzzles), so a key has 126 random bits: two different puzzles among 10M rows share one with
+probability about 1e-25.
 """
 
 from collections.abc import Iterator
