@@ -27,6 +27,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
+
 from pipeline.errors import InputError
 from pipeline.io.parquet_concat import ParquetFooterError, read_footer
 from pipeline.io.runinfo import METADATA_KEY
@@ -221,6 +223,16 @@ class OutputLock:
         if fd is not None:
             self.path.unlink(missing_ok=True)  # still holding the lock: no one else has it
             os.close(fd)
+
+
+def parquet_options(schema: pa.Schema) -> dict[str, Any]:
+    """How this tool writes Parquet (`pq.write_table` / `pq.ParquetWriter` keywords, for a
+    schema): zstd, page checksums, and dictionary encoding only for the dictionary
+    columns. Puzzles, solutions and messages are nearly all distinct: trying a dictionary on
+    them first cost 0.1 s per 1M findings (0.29 -> 0.19 s) and made the file 45% larger."""
+    dictionaries = [f.name for f in schema if pa.types.is_dictionary(f.type)]
+    return dict(compression="zstd", use_dictionary=dictionaries or False,
+                write_page_checksum=True)  # fmt: skip
 
 
 def fsync_dir(path: Path) -> None:

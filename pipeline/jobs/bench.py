@@ -40,7 +40,7 @@ import pyarrow.parquet as pq
 
 from pipeline.errors import InputError
 from pipeline.io.dataset import open_dataset
-from pipeline.io.output import check_path, default_output, write_atomically
+from pipeline.io.output import check_path, default_output, parquet_options, write_atomically
 from pipeline.io.runinfo import METADATA_KEY, machine
 from pipeline.jobs.batch import SolveOptions, solve_record_batch
 from pipeline.jobs.bench_reference import Reference, TdokuRuns, read_reference, tdoku_binary
@@ -217,7 +217,7 @@ def _write(path: Path, tables: list[pa.Table], metadata: dict[str, Any]) -> None
     schema = bench_schema().with_metadata({METADATA_KEY: json.dumps(metadata, sort_keys=True)})
     table = pa.concat_tables(tables).cast(schema) if tables else schema.empty_table()
     table = table.replace_schema_metadata(schema.metadata)
-    write_atomically(path, lambda f: pq.write_table(table, f, compression="zstd"))
+    write_atomically(path, lambda f: pq.write_table(table, f, **parquet_options(table.schema)))
 
 
 def _measure(

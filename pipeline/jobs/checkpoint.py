@@ -26,7 +26,7 @@ import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
 from pipeline.errors import CheckpointError, InputError
-from pipeline.io.output import Target, stdout_bytes, write_atomically
+from pipeline.io.output import Target, parquet_options, stdout_bytes, write_atomically
 from pipeline.io.parquet_concat import Joiner, ParquetFooterError, parse_footer
 from pipeline.io.runinfo import METADATA_KEY
 from pipeline.jobs.parts import EXTENSIONS, Part, encode
@@ -224,7 +224,8 @@ def _join(
     if fmt == "parquet":
         meta = {METADATA_KEY: json.dumps(metadata, sort_keys=True, default=str).encode()}
         if not parts:
-            pq.write_table(empty.replace_schema_metadata(meta), sink, compression="zstd")
+            empty = empty.replace_schema_metadata(meta)
+            pq.write_table(empty, sink, **parquet_options(empty.schema))
             return
         joiner = Joiner(sink)
         for path in parts:

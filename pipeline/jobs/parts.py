@@ -13,6 +13,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from pipeline.io.output import parquet_options
+
 EXTENSIONS = {"parquet": "parquet", "csv": "csv", "jsonl": "jsonl"}
 
 
@@ -35,9 +37,7 @@ def encode(table: pa.Table, fmt: str, header: bool = True) -> bytes:
     Lines text."""
     sink = io.BytesIO()
     if fmt == "parquet":
-        dictionaries = [f.name for f in table.schema if pa.types.is_dictionary(f.type)]
-        pq.write_table(table, sink, compression="zstd", use_dictionary=dictionaries or False,
-                       write_page_checksum=True)  # fmt: skip
+        pq.write_table(table, sink, **parquet_options(table.schema))
     elif fmt in ("csv", "jsonl"):
         import polars as pl  # text outputs only: solving to Parquet does not import polars
 

@@ -29,7 +29,7 @@ from pipeline.errors import ExecutorLost, InputError, RunFailed, RunInterrupted
 from pipeline.grid import CELLS, PuzzleColumn, clue_counts
 from pipeline.io.dataset import optional_column
 from pipeline.io.frames import ColumnNames, PuzzleInput, puzzle_batch
-from pipeline.io.output import Target, stdout_bytes, write_atomically
+from pipeline.io.output import Target, parquet_options, stdout_bytes, write_atomically
 from pipeline.io.runinfo import METADATA_KEY
 from pipeline.jobs.executors import warm_kernels
 from pipeline.jobs.parts import encode
@@ -273,7 +273,7 @@ def _write_findings(target: Target, schema: pa.Schema, tables: Iterator[pa.Table
 
     def write(f: Any) -> None:
         if target.format == "parquet":
-            with pq.ParquetWriter(f, schema, compression="zstd") as writer:
+            with pq.ParquetWriter(f, schema, **parquet_options(schema)) as writer:
                 written = 0
                 for table in groups():
                     writer.write_table(table)
