@@ -1,5 +1,5 @@
 """Small numba building blocks shared by the kernels: bit counting, a nanosecond clock, arrays
-without reference counting, and one eight-lane vector operation.
+without reference counting, one eight-lane vector operation, and `kernel_part`.
 
 All of them compile to single instructions or a vDSO call and keep `cache=True` working
 (no ctypes function pointers baked into the compiled code).
@@ -9,6 +9,12 @@ import numpy as np
 from llvmlite import ir
 from numba import njit, types
 from numba.extending import intrinsic
+
+# The decorator of a numba function that only other kernels call: compiled (and cached) as any,
+# without the Python and C wrappers that a call from Python would need. Measured on the first
+# run's compile of the `fast` kernels (cache cleared, one core, 3 runs alternated): 9.6-10.9 s
+# with wrappers, 8.8-8.9 s without.
+kernel_part = njit(nogil=True, cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 
 _clock_gettime = types.ExternalFunction(
     "clock_gettime", types.int32(types.int32, types.CPointer(types.int64))

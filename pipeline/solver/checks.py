@@ -15,12 +15,13 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+from pipeline.solver.bits import kernel_part
 from pipeline.solver.units import BOX, CELL_UNITS, COLUMN, ROW
 
 NOT_A_DIGIT = 3  # a value of `Clashes.kind`, after ROW, COLUMN and BOX
 
 
-@njit(nogil=True, cache=True)
+@kernel_part
 def _first_clash_cell(grid: np.ndarray, masks: np.ndarray) -> int:
     """One pass over the cells with 27 unit bitmasks.
 

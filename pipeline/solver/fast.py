@@ -34,7 +34,7 @@ What did not pay (measured on this machine, one core, `benchmarks.versus_tdoku` 
 import numpy as np
 from numba import njit
 
-from pipeline.solver.bits import lowest_bit_index, now_ns, popcount, unowned
+from pipeline.solver.bits import kernel_part, lowest_bit_index, now_ns, popcount, unowned
 from pipeline.solver.codes import INVALID, LIMIT, MULTIPLE, SOLVED, UNSOLVABLE
 from pipeline.solver.fast_propagate import (
     BOARD_SLOTS,
@@ -53,7 +53,7 @@ MAX_DEPTH = 64  # boards below the root: each branch's first way fixes one of 54
 CHOICE = 7  # digit, three band masks of the first way, three of the other
 
 
-@njit(nogil=True, cache=True)
+@kernel_part
 def _restrict(board: np.ndarray, digit: int, m0: int, m1: int, m2: int) -> int:
     """Keep digit's cells within the three band masks; returns the slots changed."""
     dirty = 0
@@ -66,7 +66,7 @@ def _restrict(board: np.ndarray, digit: int, m0: int, m1: int, m2: int) -> int:
     return dirty
 
 
-@njit(nogil=True, cache=True)
+@kernel_part
 def _write_solution(board: np.ndarray, out: np.ndarray) -> None:
     for slot in range(27):
         cells = board[slot]
@@ -78,7 +78,7 @@ def _write_solution(board: np.ndarray, out: np.ndarray) -> None:
             cells &= cells - 1
 
 
-@njit(nogil=True, cache=True)
+@kernel_part
 def _load_givens(givens: np.ndarray, board: np.ndarray, given: np.ndarray) -> bool:
     """The board of a puzzle, all at once: each given's cell holds its digit alone and is no
     longer unsolved; its row, column and box leave that digit. Propagation takes it from there
@@ -125,7 +125,7 @@ def _load_givens(givens: np.ndarray, board: np.ndarray, given: np.ndarray) -> bo
     return distinct == 3 * givens_count
 
 
-@njit(nogil=True, cache=True)
+@kernel_part
 def _rows(cells: int) -> int:
     """The 3-bit set of a band's rows holding at least one of `cells`."""
     return (
@@ -135,7 +135,7 @@ def _rows(cells: int) -> int:
     )
 
 
-@njit(nogil=True, cache=True)
+@kernel_part
 def _solve_one(
     givens: np.ndarray,
     max_solutions: int,
@@ -156,7 +156,9 @@ def _solve_one(
     board = boards[0]
     if not _load_givens(givens, board, boards[1]):
         return INVALID, 0, 0, 0
-    state = propagate(board, (1 << 27) - 1, fields, choice)
+    # Every (digit, band) dirty, as an int64 variable: a literal here would have numba compile
+    # `propagate` and `_update_bands` a second time for it (0.6 s more on the first run).
+    state = propagate(board, np.int64((1 << 27) - 1), fields, choice)
     nodes = 1
     guesses = 0
     branches = 0
@@ -251,7 +253,7 @@ def two_solutions_kernel(
     _solve_all(grids, skip, 2, max_nodes, results, seconds, 1, branches, 0)
 
 
-@njit(nogil=True, cache=True)
+@kernel_part
 def _solve_all(
     grids: np.ndarray,
     skip: np.ndarray,

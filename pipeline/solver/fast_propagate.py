@@ -25,9 +25,8 @@ fixed), then its digit with two configurations (else three, else the fewest).
 """
 
 import numpy as np
-from numba import njit
 
-from pipeline.solver.bits import clear_eight, lowest_bit_index
+from pipeline.solver.bits import clear_eight, kernel_part, lowest_bit_index
 from pipeline.solver.fast_tables import (
     ALL_CELLS,
     COLUMNS_TO_BAND,
@@ -61,7 +60,7 @@ GROUP_MID = GROUP_LOW << 1
 GROUP_HIGH = GROUP_LOW << 2
 
 
-@njit(nogil=True, cache=True)
+@kernel_part
 def _triad_pattern(cells: int) -> int:
     """The 9-bit set of row-box triads of a band that hold at least one of `cells`."""
     return (
@@ -71,13 +70,13 @@ def _triad_pattern(cells: int) -> int:
     ) & 511  # (the masks spare numba's checks for negative indices)
 
 
-@njit(nogil=True, cache=True)
+@kernel_part
 def _columns(cells: int) -> int:
     """The 9-bit set of columns holding at least one of the band `cells`."""
     return (cells | (cells >> 9) | (cells >> 18)) & ROW_MASK
 
 
-@njit(nogil=True, cache=True)
+@kernel_part
 def _update_bands(board: np.ndarray, dirty: int) -> int:
     """Band updates until no (digit, band) is dirty; returns the slots updated, -1 on a
     contradiction."""
@@ -134,7 +133,7 @@ def _update_bands(board: np.ndarray, dirty: int) -> int:
     return updated
 
 
-@njit(nogil=True, cache=True)
+@kernel_part
 def _naked_singles(board: np.ndarray) -> int:
     """Place every naked single; returns dirty slots, -1 on a cell without candidates."""
     dirty = 0
@@ -174,7 +173,7 @@ def _naked_singles(board: np.ndarray) -> int:
     return dirty
 
 
-@njit(nogil=True, cache=True)
+@kernel_part
 def _columns_and_stacks(board: np.ndarray, changed: int) -> int:
     """Per digit that changed, the column view: locked candidates along columns and hidden
     singles in columns. Returns dirty slots, -1 on a contradiction."""
@@ -221,20 +220,20 @@ def _columns_and_stacks(board: np.ndarray, changed: int) -> int:
     return dirty
 
 
-@njit(nogil=True, cache=True)
+@kernel_part
 def _spread_columns(columns: int) -> int:
     """A 9-bit column set with each stack's three columns moved to bits 9 * stack."""
     return (columns & 7) | ((columns & 0x38) << 6) | ((columns & 0x1C0) << 12)
 
 
-@njit(nogil=True, cache=True)
+@kernel_part
 def _gather_columns(fields: int, band: int) -> int:
     """Inverse of `_spread_columns` for one band of the three stack patterns in `fields`."""
     x = fields >> (3 * band)
     return (x & 7) | ((x >> 6) & 0x38) | ((x >> 12) & 0x1C0)
 
 
-@njit(nogil=True, cache=True)
+@kernel_part
 def _keep(fields: int, allowed: int, which: int) -> int:
     """The 9-bit patterns of `fields` that `which` touches restricted to `allowed` (same
     layout), then to the triads of their remaining configurations; 0 if one has none left."""
@@ -248,7 +247,7 @@ def _keep(fields: int, allowed: int, which: int) -> int:
     return fields
 
 
-@njit(nogil=True, cache=True)
+@kernel_part
 def _forced(fields: int) -> int:
     """Triads alone in their group of three (a band's row, a stack's band): in a configuration-
     consistent pattern, the triads every configuration holds."""
@@ -260,7 +259,7 @@ def _forced(fields: int) -> int:
     return fields & ~others
 
 
-@njit(nogil=True, cache=True)
+@kernel_part
 def _triads_and_choice(board: np.ndarray, fields: np.ndarray, choice: np.ndarray) -> int:
     """Rule 4 on every band and stack; returns the dirty slots, -1 on a contradiction, or 0
     when nothing changed, with the branch written to `choice`: digit, then the three band
@@ -337,7 +336,7 @@ def _triads_and_choice(board: np.ndarray, fields: np.ndarray, choice: np.ndarray
     return 0
 
 
-@njit(nogil=True, cache=True)
+@kernel_part
 def _choose(fields: np.ndarray, choice: np.ndarray) -> None:
     """tdoku's branching rule on the digits' triad patterns (see the module docstring)."""
     best_total = 1 << 30
@@ -386,7 +385,7 @@ def _choose(fields: np.ndarray, choice: np.ndarray) -> None:
             choice[4 + band] = outside | (_gather_columns(other << shift, band) * COLUMNS_TO_BAND)
 
 
-@njit(nogil=True, cache=True)
+@kernel_part
 def propagate(board: np.ndarray, dirty: int, fields: np.ndarray, choice: np.ndarray) -> int:
     """Propagate to a fixed point: CONTRADICTION, COMPLETE (every cell placed) or STUCK (then
     `choice` holds the branch, see `_triads_and_choice`). `dirty`: the slots changed since the
