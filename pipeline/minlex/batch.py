@@ -12,22 +12,8 @@ numba's on-disk cache of these kernels is not invalidated when only `search.py` 
 import numpy as np
 from numba import njit
 
-from pipeline.minlex.full import full_form, is_complete
-from pipeline.minlex.search import PERMS, Scratch, new_scratch, search_form
-
-
-@njit(nogil=True, cache=True)
-def _lines_of(grid: np.ndarray, lines: np.ndarray, patterns: np.ndarray) -> None:
-    """`lines[0]` = the grid's rows cut in stacks (9, 3, 3), `lines[1]` = the same of its
-    transpose; `patterns` their givens as 3-bit masks."""
-    patterns[:] = 0
-    for r in range(9):
-        for c in range(9):
-            lines[0, r, c // 3, c % 3] = grid[9 * r + c]
-            lines[1, c, r // 3, r % 3] = grid[9 * r + c]
-            if grid[9 * r + c] != 0:
-                patterns[0, r, c // 3] |= 1 << (c % 3)
-                patterns[1, c, r // 3] |= 1 << (r % 3)
+from pipeline.minlex.full import full_form
+from pipeline.minlex.search import PERMS, Scratch, new_scratch, read_grid, search_form
 
 
 @njit(nogil=True, cache=True)
@@ -35,13 +21,16 @@ def _form_of(grid: np.ndarray, form: np.ndarray, scratch: Scratch) -> Scratch:
     """The form of one grid into `form`, one variant giving it into the scratch's `chosen` (t,
     stack order, order in target stacks 0, 1, 2, source row of target rows 0..8); returns the
     scratch (`search.Scratch`, from `new_scratch`: its buffers may have grown)."""
-    lines, patterns, chosen = scratch[4], scratch[5], scratch[6]
-    _lines_of(grid, lines, patterns)
-    lines9 = lines.reshape((2, 9, 9))
-    if is_complete(lines9):
-        full_form(lines9, form, chosen)
+    stacks, lines, chosen = scratch[2], scratch[3], scratch[4]
+    complete, distinct = read_grid(grid, stacks)
+    if complete:  # `lines[0]` = the grid's rows, `lines[1]` = its columns
+        for r in range(9):
+            for c in range(9):
+                lines[0, r, c] = grid[9 * r + c]
+                lines[1, c, r] = grid[9 * r + c]
+        full_form(lines, form, chosen)
         return scratch
-    return search_form(form, scratch)
+    return search_form(form, scratch, distinct)
 
 
 @njit(nogil=True, cache=True)
@@ -62,7 +51,7 @@ def symmetry_kernel(
     scratch = new_scratch()
     for i in range(grids.shape[0]):
         scratch = _form_of(grids[i], forms[i], scratch)
-        chosen = scratch[6]
+        chosen = scratch[4]
         t, sp = chosen[0], chosen[1]
         for r in range(9):
             source_row = chosen[5 + r]

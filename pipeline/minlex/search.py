@@ -63,15 +63,13 @@ from typing import TypeAlias
 import numpy as np
 from numba import njit
 
-# What one grid's search works in, made once per batch (`new_scratch`) and passed along whole
-# (one argument, not seven): two candidate buffers `(capacity, _WIDTH) int32` (grown and
-# returned), label levels `(2, _WIDTH) int32` (labels after stack 0, after stack 1 of the row
-# being tried), a hash table `int64` (a power of 2 long, grown too), then the grid: `lines[t,
-# row, stack, j]` the digit of cell j of a stack in a row (t = 1: of the transposed grid),
-# `patterns[t, row, stack]` with bit j set where that cell is a given, and `chosen` (14).
-Scratch: TypeAlias = tuple[
-    np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray
-]
+# What one grid's search works in, made once per batch (`new_scratch`) and passed along whole:
+# two candidate buffers `(capacity, 2) int64` (grown and returned; the layout below), a hash
+# table `int64` (a power of 2 long, grown too), then the grid: `stacks[t, row, stack]` the cells
+# of a stack in a row (t = 1: of the transposed grid), the digit of cell j as bits 4j..4j+3 and
+# the given pattern (bit j set where cell j is a given) as bits 12-14, `lines (2, 9, 9)` the
+# rows of a complete grid and of its transpose (for `full.py`), and `chosen` (14).
+Scratch: TypeAlias = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
 
 # The 6 orders of 3 things: PERMS[p][j] is the source position put at target position j.
 PERMS = np.array([[0, 1, 2], [0, 2, 1], [1, 0, 2], [1, 2, 0], [2, 0, 1], [2, 1, 0]], np.int64)
@@ -102,16 +100,34 @@ _FLOORS, _REACHING = _pattern_floors()
 _ALL_ORDERS = 63  # all 6 column orders of a stack allowed
 _NO_KEY = 1 << 20  # larger than any triplet key (3 labels of 4 bits)
 
-# Fields of a candidate row (int32).
-_T = 0  # transpose: 0 or 1
-_SP = 1  # stack order: index into PERMS (target stack k <- source stack PERMS[sp][k])
-_USED = 2  # bitmask of the source rows used
-_NEXT = 3  # next free label (1..10)
-_ROWS = 4  # 9 fields: source row of each target row filled so far
-_MASK = 13  # 3 fields: allowed column orders (6 bits) of each target stack
-_LABEL = 16  # 10 fields: label of each source digit (0 = not seen yet; field 16 is unused)
-_WIDTH = 26
+# A candidate is two int64 words. Its *state*: the label of source digit d (1..9; 0 = not seen
+# yet) as nibble d, the next free label (1..10) as nibble 0 (a blank is never looked up), the
+# allowed column orders (6 bits) of target stack k at bit _MASKS + 6k, the transpose at bit _T,
+# the stack order (index into PERMS: target stack k <- source stack PERMS[sp][k]) from bit _SP.
+# Its *path*: the source row of target row r as nibble r, the source rows used as bits from
+# _USED. Twins (`_merge_duplicates`) have the same state and the same rows used.
+_MASKS = 40
+_T = 58
+_SP = 59
+_USED = 36
 _START_CAPACITY = 1024
+
+
+def _row_tables() -> tuple[np.ndarray, np.ndarray]:
+    """`lowest[rows]`: the first row of a set of rows (bits); `free_bands[used]`: the rows of
+    the bands none of whose rows is in `used`."""
+    lowest = np.zeros(512, np.int64)
+    free_bands = np.zeros(512, np.int64)
+    for rows in range(1, 512):
+        lowest[rows] = (rows & -rows).bit_length() - 1
+    for used in range(512):
+        for band in range(3):
+            if not used & (7 << (3 * band)):
+                free_bands[used] |= 7 << (3 * band)
+    return lowest, free_bands
+
+
+_LOWEST_ROW, _FREE_BANDS = _row_tables()
 _MERGE_FROM = 16  # merge twin candidates when more than this many are kept
 
 
@@ -202,30 +218,20 @@ def _best_orders(
 
 
 @njit(nogil=True, cache=True, inline="always")
-def _stack_orders(
-    lines: np.ndarray,
-    patterns: np.ndarray,
-    t: int,
-    row: int,
-    stack: int,
-    table: np.ndarray,
-    index: int,
-    mask: int,
-    first_new: int,
-) -> tuple[int, int, int]:
-    """`_best_orders` of source stack `stack` of a row, with the labels of `table[index]`:
-    inlined, so `_best_orders` still gets plain ints (not array views)."""
-    x, y, z = lines[t, row, stack, 0], lines[t, row, stack, 1], lines[t, row, stack, 2]
+def _stack_orders(code: int, state: int, mask: int) -> tuple[int, int, int]:
+    """`_best_orders` of a stack's cells (`code`: digits and pattern, as in `stacks`) with the
+    labels, the next free label and the allowed orders `mask` of a candidate's `state`."""
+    x, y, z = code & 15, (code >> 4) & 15, (code >> 8) & 15
     return _best_orders(
         x,
         y,
         z,
-        table[index, _LABEL + x],
-        table[index, _LABEL + y],
-        table[index, _LABEL + z],
-        patterns[t, row, stack],
+        (state >> (4 * x)) & 15,
+        (state >> (4 * y)) & 15,
+        (state >> (4 * z)) & 15,
+        code >> 12,
         mask,
-        first_new,
+        state & 15,
     )
 
 
@@ -239,80 +245,77 @@ def _lowest_order(mask: int) -> int:
 
 
 @njit(nogil=True, cache=True, inline="always")
-def _label_new(
-    lines: np.ndarray,
-    t: int,
-    row: int,
-    stack: int,
-    order: int,
-    table: np.ndarray,
-    index: int,
-    new: int,
-) -> int:
-    """Give the new digits of a triplet read in `order` the next labels, in `table[index]`;
-    returns the next free label."""
+def _label_new(code: int, order: int, state: int) -> int:
+    """`state` with the new digits of a stack's cells (`code`) read in `order` given the next
+    free labels (nibble 0 of the state counts them on)."""
     for j in range(3):
-        d = lines[t, row, stack, PERMS[order, j]]
-        if d != 0 and table[index, _LABEL + d] == 0:
-            table[index, _LABEL + d] = new
-            new += 1
-    return new
+        d = (code >> (4 * PERMS[order, j])) & 15
+        if d != 0 and (state >> (4 * d)) & 15 == 0:
+            state = (state | ((state & 15) << (4 * d))) + 1
+    return state
 
 
 @njit(nogil=True, cache=True)
-def _grow(buffer: np.ndarray) -> np.ndarray:
-    bigger = np.empty((2 * buffer.shape[0], _WIDTH), np.int32)
-    bigger[: buffer.shape[0]] = buffer
-    return bigger
-
-
-@njit(nogil=True, cache=True)
-def _same_future(buffer: np.ndarray, a: int, b: int) -> bool:
-    """Whether candidates a and b agree on all but their row map (so have the same future)."""
-    for f in range(_WIDTH):
-        if (f < _ROWS or f >= _ROWS + 9) and buffer[a, f] != buffer[b, f]:
-            return False
-    return True
-
-
-@njit(nogil=True, cache=True)
-def _merge_duplicates(buffer: np.ndarray, count: int, table: np.ndarray) -> tuple[int, np.ndarray]:
-    """Keep one of each group of candidates with the same future; returns the new count (and the
-    hash table, grown if it had to be).
+def _merge_duplicates(buffer: np.ndarray, count: int, table: np.ndarray) -> int:
+    """Keep one of each group of candidates with the same future, with the hash `table` (a power
+    of 2 long, at least 2 * count); returns the new count.
 
     Two candidates that differ only in which rows they took, not in the set of rows taken (nor in
     transpose, stack order, masks, labels), have the same rows left to take, the same current
     band (the one partly taken) and the same possible values for every later row: they lead to
     the same form, and either one gives a variant reaching it. Such twins come from swapping
     blank rows (the empty grid would keep all 15,552 of its candidates to the end; merged, 12)."""
-    size = 4 * table.shape[0] if 2 * count > table.shape[0] else table.shape[0]
-    if size != table.shape[0]:
-        while size < 2 * count:
-            size *= 2
-        table = np.empty(size, np.int64)
+    size = table.shape[0]
     table[:] = -1
     kept = 0
     for c in range(count):
-        h = 0
-        for f in range(_WIDTH):
-            if f < _ROWS or f >= _ROWS + 9:
-                h = (h * 1000003) ^ buffer[c, f]
+        state, used = buffer[c, 0], buffer[c, 1] >> _USED
+        h = (state * 1000003) ^ used
         slot = (h ^ (h >> 29)) & (size - 1)
-        while table[slot] >= 0 and not _same_future(buffer, table[slot], c):
+        while table[slot] >= 0 and not (
+            buffer[table[slot], 0] == state and buffer[table[slot], 1] >> _USED == used
+        ):
             slot = (slot + 1) & (size - 1)
         if table[slot] >= 0:
             continue  # a twin of a candidate kept already
-        if kept != c:
-            for f in range(_WIDTH):
-                buffer[kept, f] = buffer[c, f]
+        buffer[kept, 0], buffer[kept, 1] = state, buffer[c, 1]
         table[slot] = kept
         kept += 1
-    return kept, table
+    return kept
 
 
 @njit(nogil=True, cache=True)
-def _first_row_bars(lines: np.ndarray, patterns: np.ndarray) -> int:
-    """Rows that cannot be target row 0 of the form, as bits (bit 9 t + row).
+def read_grid(grid: np.ndarray, stacks: np.ndarray) -> tuple[bool, int]:
+    """Fill `stacks` (`Scratch`) from an 81-cell grid; returns whether the grid is complete
+    (every row and column holds 1..9 once) and its lines with no repeated digit, as bits (bit
+    9 t + row: row `row` of the grid, t = 0, or of its transpose, t = 1)."""
+    stacks[:] = 0
+    rows = np.zeros(9, np.int64)
+    columns = np.zeros(9, np.int64)
+    repeated = 0
+    for r in range(9):
+        for c in range(9):
+            d = np.int64(grid[9 * r + c])
+            bit = 1 << d
+            if d != 0:
+                stacks[0, r, c // 3] |= (d << (4 * (c % 3))) | (1 << (12 + c % 3))
+                stacks[1, c, r // 3] |= (d << (4 * (r % 3))) | (1 << (12 + r % 3))
+                if rows[r] & bit:
+                    repeated |= 1 << r
+                if columns[c] & bit:
+                    repeated |= 1 << (9 + c)
+            rows[r] |= bit
+            columns[c] |= bit
+    complete = True
+    for i in range(9):
+        complete &= rows[i] == 0x3FE and columns[i] == 0x3FE
+    return complete, 0x3FFFF & ~repeated
+
+
+@njit(nogil=True, cache=True)
+def _first_row_bars(stacks: np.ndarray, distinct: int) -> int:
+    """Rows that cannot be target row 0 of the form, as bits (bit 9 t + row); `distinct`: the
+    lines with no repeated digit (`read_grid`).
 
     Target row 0 has no labels before it: a row whose digits are distinct gets labels 1, 2,
     3, ... in reading order, so its best value under any stack and column order is its best
@@ -323,20 +326,11 @@ def _first_row_bars(lines: np.ndarray, patterns: np.ndarray) -> int:
     loaded 2-core machine): 9.5-10.7 -> 8.0-8.7 us a puzzle, forms unchanged on 100,000 rows."""
     keys = np.empty(18, np.int64)
     best = _NO_KEY << 24
-    distinct = 0
     for t in range(2):
         for row in range(9):
-            seen = 0
-            repeated = False
-            for k in range(3):
-                for j in range(3):
-                    d = lines[t, row, k, j]
-                    if d != 0:
-                        repeated |= (seen >> d) & 1 == 1
-                        seen |= 1 << d
-            a = _FLOORS[patterns[t, row, 0], _ALL_ORDERS]
-            b = _FLOORS[patterns[t, row, 1], _ALL_ORDERS]
-            c = _FLOORS[patterns[t, row, 2], _ALL_ORDERS]
+            a = _FLOORS[stacks[t, row, 0] >> 12, _ALL_ORDERS]
+            b = _FLOORS[stacks[t, row, 1] >> 12, _ALL_ORDERS]
+            c = _FLOORS[stacks[t, row, 2] >> 12, _ALL_ORDERS]
             if a > b:
                 a, b = b, a
             if b > c:
@@ -345,10 +339,8 @@ def _first_row_bars(lines: np.ndarray, patterns: np.ndarray) -> int:
                 a, b = b, a
             key = (a << 24) | (b << 12) | c
             keys[9 * t + row] = key
-            if not repeated:
-                distinct |= 1 << (9 * t + row)
-                if key < best:
-                    best = key
+            if (distinct >> (9 * t + row)) & 1 and key < best:
+                best = key
     bars = 0
     for i in range(18):
         if (distinct >> i) & 1 and keys[i] > best:
@@ -357,158 +349,147 @@ def _first_row_bars(lines: np.ndarray, patterns: np.ndarray) -> int:
 
 
 @njit(nogil=True, cache=True)
-def _canonical_one(form: np.ndarray, scratch: Scratch) -> tuple[Scratch, int]:
-    """The form of one grid into `form`, from the lines and patterns of `scratch` (`Scratch`);
-    returns the scratch (its buffers may have grown; `current` holds the candidates left) and
-    how many candidates reach the form (the variants giving it, in groups)."""
-    current, following, levels, table, lines, patterns, chosen = scratch
+def _canonical_one(
+    form: np.ndarray, buffers: np.ndarray, table: np.ndarray, stacks: np.ndarray, distinct: int
+) -> tuple[int, int]:
+    """The form of one grid into `form`, from its `stacks` and `distinct` (`read_grid`), with the
+    candidates in `buffers` (`Scratch`) and the hash table `table` (at least twice as long);
+    returns (which buffer holds the candidates left, how many candidates reach the form: the
+    variants giving it, in groups), or (0, -1) when the buffers were too small. No array is
+    reassigned here: numba would count references on it at every candidate."""
+    capacity = buffers.shape[1]
+    cur = 0
     count = 0
+    all_masks = _ALL_ORDERS * ((1 << _MASKS) | (1 << (_MASKS + 6)) | (1 << (_MASKS + 12)))
     for t in range(2):
         for sp in range(6):
-            for f in range(_WIDTH):
-                current[count, f] = 0
-            current[count, _T] = t
-            current[count, _SP] = sp
-            current[count, _NEXT] = 1
-            for k in range(3):
-                current[count, _MASK + k] = _ALL_ORDERS
+            buffers[0, count, 0] = 1 | all_masks | (t << _T) | (sp << _SP)
+            buffers[0, count, 1] = 0
             count += 1
-    barred = _first_row_bars(lines, patterns)
+    barred = _first_row_bars(stacks, distinct)
     for target in range(9):
         best0 = best1 = best2 = _NO_KEY
         kept = 0
+        nxt = 1 - cur
         band_top = target % 3 == 0
         for c in range(count):
-            t = current[c, _T]
-            sp = current[c, _SP]
-            used = current[c, _USED]
-            skip = used
+            state, path = buffers[cur, c, 0], buffers[cur, c, 1]
+            t = (state >> _T) & 1
+            sp = state >> _SP
+            used = path >> _USED
             if target == 0:
-                skip = (barred >> (9 * t)) & 511  # rows that cannot come first
-            stack0, stack1, stack2 = PERMS[sp, 0], PERMS[sp, 1], PERMS[sp, 2]
-            mask0, mask1, mask2 = current[c, _MASK], current[c, _MASK + 1], current[c, _MASK + 2]
-            if band_top:
-                first, last = 0, 9
+                rows = 511 & ~(barred >> (9 * t))  # rows that can come first
+            elif band_top:
+                rows = _FREE_BANDS[used]
             else:
-                first = 3 * (current[c, _ROWS + target - 1] // 3)
-                last = first + 3
-            for row in range(first, last):
-                if skip & (1 << row) or (band_top and used & (7 << (row - row % 3))):
-                    continue
+                rows = (7 << (3 * (((path >> (4 * (target - 1))) & 15) // 3))) & ~used
+            stack0, stack1, stack2 = PERMS[sp, 0], PERMS[sp, 1], PERMS[sp, 2]
+            mask0 = (state >> _MASKS) & 63
+            mask1 = (state >> (_MASKS + 6)) & 63
+            mask2 = (state >> (_MASKS + 12)) & 63
+            while rows:
+                row = _LOWEST_ROW[rows]
+                rows &= rows - 1
+                code0, code1, code2 = (
+                    stacks[t, row, stack0],
+                    stacks[t, row, stack1],
+                    stacks[t, row, stack2],
+                )
                 # No triplet is below its floor, so a row whose floors are above the best row
                 # (in the order of rows) cannot reach it.
-                floor0 = _FLOORS[patterns[t, row, stack0], mask0]
+                floor0 = _FLOORS[code0 >> 12, mask0]
                 if floor0 > best0:
                     continue
                 if floor0 == best0:
-                    floor1 = _FLOORS[patterns[t, row, stack1], mask1]
+                    floor1 = _FLOORS[code1 >> 12, mask1]
                     if floor1 > best1:
                         continue
-                    if floor1 == best1 and _FLOORS[patterns[t, row, stack2], mask2] > best2:
+                    if floor1 == best1 and _FLOORS[code2 >> 12, mask2] > best2:
                         continue
-                if not (patterns[t, row, 0] | patterns[t, row, 1] | patterns[t, row, 2]):
+                taken = path | (row << (4 * target)) | (1 << (_USED + row))
+                if not (code0 | code1 | code2):
                     # A blank row: its value is 0, it changes no mask and no label.
                     if best0 | best1 | best2:
                         best0, best1, best2, kept = 0, 0, 0, 0
-                    if kept == following.shape[0]:
-                        following = _grow(following)
-                    for f in range(_WIDTH):
-                        following[kept, f] = current[c, f]
-                    following[kept, _USED] = used | (1 << row)
-                    following[kept, _ROWS + target] = row
+                    if kept < capacity:
+                        buffers[nxt, kept, 0], buffers[nxt, kept, 1] = state, taken
                     kept += 1
                     continue
-                next0 = current[c, _NEXT]
-                key0, groups0, packed0 = _stack_orders(
-                    lines, patterns, t, row, stack0, current, c, mask0, next0
-                )
+                key0, groups0, packed0 = _stack_orders(code0, state, mask0)
                 if key0 > best0:
                     continue
                 if key0 < best0:
                     best0, best1, best2, kept = key0, _NO_KEY, _NO_KEY, 0
-                if _FLOORS[patterns[t, row, stack1], mask1] > best1:
+                if _FLOORS[code1 >> 12, mask1] > best1:
                     continue
                 for g0 in range(groups0):
                     group0 = packed0 >> (9 * g0)
-                    for d in range(10):
-                        levels[0, _LABEL + d] = current[c, _LABEL + d]
-                    next1 = _label_new(lines, t, row, stack0, (group0 >> 6) & 7, levels, 0, next0)
-                    key1, groups1, packed1 = _stack_orders(
-                        lines, patterns, t, row, stack1, levels, 0, mask1, next1
-                    )
+                    state1 = _label_new(code0, (group0 >> 6) & 7, state)
+                    key1, groups1, packed1 = _stack_orders(code1, state1, mask1)
                     if key1 > best1:
                         continue
                     if key1 < best1:
                         best1, best2, kept = key1, _NO_KEY, 0
-                    if _FLOORS[patterns[t, row, stack2], mask2] > best2:
+                    if _FLOORS[code2 >> 12, mask2] > best2:
                         continue
                     for g1 in range(groups1):
                         group1 = packed1 >> (9 * g1)
-                        for d in range(10):
-                            levels[1, _LABEL + d] = levels[0, _LABEL + d]
-                        next2 = _label_new(
-                            lines, t, row, stack1, (group1 >> 6) & 7, levels, 1, next1
-                        )
-                        key2, groups2, packed2 = _stack_orders(
-                            lines, patterns, t, row, stack2, levels, 1, mask2, next2
-                        )
+                        state2 = _label_new(code1, (group1 >> 6) & 7, state1)
+                        key2, groups2, packed2 = _stack_orders(code2, state2, mask2)
                         if key2 > best2:
                             continue
                         if key2 < best2:
                             best2, kept = key2, 0
                         for g2 in range(groups2):
                             group2 = packed2 >> (9 * g2)
-                            if kept == following.shape[0]:
-                                following = _grow(following)
-                            for f in range(_ROWS + 9):
-                                following[kept, f] = current[c, f]
-                            following[kept, _USED] = used | (1 << row)
-                            following[kept, _ROWS + target] = row
-                            following[kept, _MASK] = group0 & 63
-                            following[kept, _MASK + 1] = group1 & 63
-                            following[kept, _MASK + 2] = group2 & 63
-                            for d in range(10):
-                                following[kept, _LABEL + d] = levels[1, _LABEL + d]
-                            following[kept, _NEXT] = _label_new(
-                                lines, t, row, stack2, (group2 >> 6) & 7, following, kept, next2
-                            )
+                            masks = (group0 & 63) | ((group1 & 63) << 6) | ((group2 & 63) << 12)
+                            labels = _label_new(code2, (group2 >> 6) & 7, state2)
+                            if kept < capacity:
+                                buffers[nxt, kept, 0] = (labels & ~all_masks) | (masks << _MASKS)
+                                buffers[nxt, kept, 1] = taken
                             kept += 1
+        if kept > capacity:
+            return 0, -1
         for j in range(3):
             shift = 4 * (2 - j)
             form[9 * target + j] = (best0 >> shift) & 15
             form[9 * target + 3 + j] = (best1 >> shift) & 15
             form[9 * target + 6 + j] = (best2 >> shift) & 15
         if kept > _MERGE_FROM:
-            kept, table = _merge_duplicates(following, kept, table)
-        current, following, count = following, current, kept
-    return (current, following, levels, table, lines, patterns, chosen), count
+            kept = _merge_duplicates(buffers[nxt], kept, table)
+        cur, count = nxt, kept
+    return cur, count
 
 
 @njit(nogil=True, cache=True)
-def search_form(form: np.ndarray, scratch: Scratch) -> Scratch:
-    """The form of one grid into `form`, from the lines and patterns of `scratch`, and one
-    variant giving it into the scratch's `chosen` (t, stack order, order in target stacks 0, 1,
-    2, source row of target rows 0..8); returns the scratch (its buffers may have grown)."""
-    scratch, _ = _canonical_one(form, scratch)
-    current, chosen = scratch[0], scratch[6]
-    chosen[0] = current[0, _T]  # any surviving candidate gives the form
-    chosen[1] = current[0, _SP]
+def search_form(form: np.ndarray, scratch: Scratch, distinct: int) -> Scratch:
+    """The form of one grid into `form`, from the stacks of `scratch` (`read_grid`, which also
+    gives `distinct`), and one variant giving it into the scratch's `chosen` (t, stack order,
+    order in target stacks 0, 1, 2, source row of target rows 0..8); returns the scratch (its
+    buffers may have grown)."""
+    buffers, table, stacks, lines, chosen = scratch
+    cur, count = _canonical_one(form, buffers, table, stacks, distinct)
+    while count < 0:  # too many candidates for the buffers: again with twice the room
+        buffers = np.empty((2, 2 * buffers.shape[1], 2), np.int64)
+        table = np.empty(2 * table.shape[0], np.int64)
+        cur, count = _canonical_one(form, buffers, table, stacks, distinct)
+    state, path = buffers[cur, 0, 0], buffers[cur, 0, 1]  # any candidate left gives the form
+    chosen[0] = (state >> _T) & 1
+    chosen[1] = state >> _SP
     for k in range(3):
-        chosen[2 + k] = _lowest_order(current[0, _MASK + k])
+        chosen[2 + k] = _lowest_order((state >> (_MASKS + 6 * k)) & 63)
     for r in range(9):
-        chosen[5 + r] = current[0, _ROWS + r]
-    return scratch
+        chosen[5 + r] = (path >> (4 * r)) & 15
+    return buffers, table, stacks, lines, chosen
 
 
 @njit(nogil=True, cache=True)
 def new_scratch() -> Scratch:
     """Scratch for `search_form` (`Scratch`), made once per batch."""
     return (
-        np.empty((_START_CAPACITY, _WIDTH), np.int32),
-        np.empty((_START_CAPACITY, _WIDTH), np.int32),
-        np.empty((2, _WIDTH), np.int32),
+        np.empty((2, _START_CAPACITY, 2), np.int64),
         np.empty(2 * _START_CAPACITY, np.int64),
-        np.empty((2, 9, 3, 3), np.int64),
         np.empty((2, 9, 3), np.int64),
+        np.empty((2, 9, 9), np.int64),
         np.empty(14, np.int64),
     )
