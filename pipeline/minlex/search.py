@@ -114,8 +114,8 @@ _START_CAPACITY = 1024
 
 
 def _row_tables() -> tuple[np.ndarray, np.ndarray]:
-    """`lowest[rows]`: the first row of a set of rows (bits); `free_bands[used]`: the rows of
-    the bands none of whose rows is in `used`."""
+    """`lowest[bits]`: the lowest bit set (of a set of rows or of orders); `free_bands[used]`:
+    the rows of the bands none of whose rows is in `used`."""
     lowest = np.zeros(512, np.int64)
     free_bands = np.zeros(512, np.int64)
     for rows in range(1, 512):
@@ -127,7 +127,7 @@ def _row_tables() -> tuple[np.ndarray, np.ndarray]:
     return lowest, free_bands
 
 
-_LOWEST_ROW, _FREE_BANDS = _row_tables()
+_LOWEST_BIT, _FREE_BANDS = _row_tables()
 _MERGE_FROM = 16  # merge twin candidates when more than this many are kept
 
 
@@ -178,16 +178,6 @@ def _best_orders(
     Returns (key, number of groups, groups). The orders reaching the key are split into groups
     that put the same source digits in the same target cells; group g is `(groups >> 9 * g) &
     511`: its orders as bits 0-5 and one of them (to label the new digits with) as bits 6-8."""
-    if pattern == 0:  # a blank triplet: every order ties, no labels
-        return 0, 1, mask | (_lowest_order(mask) << 6)
-    if pattern == 1 or pattern == 2 or pattern == 4:
-        # One given: the orders that put it furthest right tie (they only swap blanks); its
-        # value is its label, or the next free one.
-        value = lx if pattern == 1 else (ly if pattern == 2 else lz)
-        if value == 0:
-            value = first_new
-        orders = _REACHING[pattern, mask]
-        return _FLOORS[pattern, mask] * value, 1, orders | (_lowest_order(orders) << 6)
     digits = (x, y, z)
     labels = (lx, ly, lz)
     best = _NO_KEY
@@ -221,6 +211,17 @@ def _best_orders(
 def _stack_orders(code: int, state: int, mask: int) -> tuple[int, int, int]:
     """`_best_orders` of a stack's cells (`code`: digits and pattern, as in `stacks`) with the
     labels, the next free label and the allowed orders `mask` of a candidate's `state`."""
+    pattern = (code >> 12) & 7
+    if pattern == 0:  # a blank triplet: every order ties, no labels
+        return 0, 1, mask | (_LOWEST_BIT[mask] << 6)
+    if pattern == 1 or pattern == 2 or pattern == 4:
+        # One given: the orders that put it furthest right tie (they only swap blanks); its
+        # value is its label, or the next free one.
+        value = (state >> (4 * ((code >> (4 * (pattern >> 1))) & 15))) & 15
+        if value == 0:
+            value = state & 15
+        orders = _REACHING[pattern, mask]
+        return _FLOORS[pattern, mask] * value, 1, orders | (_LOWEST_BIT[orders] << 6)
     x, y, z = code & 15, (code >> 4) & 15, (code >> 8) & 15
     return _best_orders(
         x,
@@ -229,7 +230,7 @@ def _stack_orders(code: int, state: int, mask: int) -> tuple[int, int, int]:
         (state >> (4 * x)) & 15,
         (state >> (4 * y)) & 15,
         (state >> (4 * z)) & 15,
-        code >> 12,
+        pattern,
         mask,
         state & 15,
     )
@@ -290,8 +291,6 @@ def read_grid(grid: np.ndarray, stacks: np.ndarray) -> tuple[bool, int]:
     (every row and column holds 1..9 once) and its lines with no repeated digit, as bits (bit
     9 t + row: row `row` of the grid, t = 0, or of its transpose, t = 1)."""
     stacks[:] = 0
-    rows = np.zeros(9, np.int64)
-    columns = np.zeros(9, np.int64)
     repeated = 0
     for r in range(9):
         for c in range(9):
@@ -300,15 +299,15 @@ def read_grid(grid: np.ndarray, stacks: np.ndarray) -> tuple[bool, int]:
             if d != 0:
                 stacks[0, r, c // 3] |= (d << (4 * (c % 3))) | (1 << (12 + c % 3))
                 stacks[1, c, r // 3] |= (d << (4 * (r % 3))) | (1 << (12 + r % 3))
-                if rows[r] & bit:
+                if stacks[0, r, 3] & bit:
                     repeated |= 1 << r
-                if columns[c] & bit:
+                if stacks[1, c, 3] & bit:
                     repeated |= 1 << (9 + c)
-            rows[r] |= bit
-            columns[c] |= bit
+            stacks[0, r, 3] |= bit
+            stacks[1, c, 3] |= bit
     complete = True
     for i in range(9):
-        complete &= rows[i] == 0x3FE and columns[i] == 0x3FE
+        complete &= stacks[0, i, 3] == 0x3FE and stacks[1, i, 3] == 0x3FE
     return complete, 0x3FFFF & ~repeated
 
 
@@ -375,7 +374,7 @@ def _canonical_one(
         for c in range(count):
             state, path = buffers[cur, c, 0], buffers[cur, c, 1]
             t = (state >> _T) & 1
-            sp = state >> _SP
+            sp = (state >> _SP) & 7
             used = path >> _USED
             if target == 0:
                 rows = 511 & ~(barred >> (9 * t))  # rows that can come first
@@ -388,7 +387,7 @@ def _canonical_one(
             mask1 = (state >> (_MASKS + 6)) & 63
             mask2 = (state >> (_MASKS + 12)) & 63
             while rows:
-                row = _LOWEST_ROW[rows]
+                row = _LOWEST_BIT[rows] & 15
                 rows &= rows - 1
                 code0, code1, code2 = (
                     stacks[t, row, stack0],
@@ -397,14 +396,14 @@ def _canonical_one(
                 )
                 # No triplet is below its floor, so a row whose floors are above the best row
                 # (in the order of rows) cannot reach it.
-                floor0 = _FLOORS[code0 >> 12, mask0]
+                floor0 = _FLOORS[(code0 >> 12) & 7, mask0]
                 if floor0 > best0:
                     continue
                 if floor0 == best0:
-                    floor1 = _FLOORS[code1 >> 12, mask1]
+                    floor1 = _FLOORS[(code1 >> 12) & 7, mask1]
                     if floor1 > best1:
                         continue
-                    if floor1 == best1 and _FLOORS[code2 >> 12, mask2] > best2:
+                    if floor1 == best1 and _FLOORS[(code2 >> 12) & 7, mask2] > best2:
                         continue
                 taken = path | (row << (4 * target)) | (1 << (_USED + row))
                 if not (code0 | code1 | code2):
@@ -420,7 +419,7 @@ def _canonical_one(
                     continue
                 if key0 < best0:
                     best0, best1, best2, kept = key0, _NO_KEY, _NO_KEY, 0
-                if _FLOORS[code1 >> 12, mask1] > best1:
+                if _FLOORS[(code1 >> 12) & 7, mask1] > best1:
                     continue
                 for g0 in range(groups0):
                     group0 = packed0 >> (9 * g0)
@@ -430,7 +429,7 @@ def _canonical_one(
                         continue
                     if key1 < best1:
                         best1, best2, kept = key1, _NO_KEY, 0
-                    if _FLOORS[code2 >> 12, mask2] > best2:
+                    if _FLOORS[(code2 >> 12) & 7, mask2] > best2:
                         continue
                     for g1 in range(groups1):
                         group1 = packed1 >> (9 * g1)
@@ -489,7 +488,7 @@ def new_scratch() -> Scratch:
     return (
         np.empty((2, _START_CAPACITY, 2), np.int64),
         np.empty(2 * _START_CAPACITY, np.int64),
-        np.empty((2, 9, 3), np.int64),
+        np.empty((2, 9, 4), np.int64),
         np.empty((2, 9, 9), np.int64),
         np.empty(14, np.int64),
     )
