@@ -110,7 +110,7 @@ _MASKS = 40
 _T = 58
 _SP = 59
 _USED = 36
-_START_CAPACITY = 1024
+START_CAPACITY = 1024  # candidates
 
 
 def _row_tables() -> tuple[np.ndarray, np.ndarray]:
@@ -237,18 +237,17 @@ def _stack_orders(code: int, state: int, mask: int) -> tuple[int, int, int]:
 
 
 @njit(nogil=True, cache=True, inline="always")
-def _lowest_order(mask: int) -> int:
-    """The first column order allowed by a (non-empty) mask."""
-    order = 0
-    while not mask & (1 << order):
-        order += 1
-    return order
-
-
-@njit(nogil=True, cache=True, inline="always")
 def _label_new(code: int, order: int, state: int) -> int:
     """`state` with the new digits of a stack's cells (`code`) read in `order` given the next
     free labels (nibble 0 of the state counts them on)."""
+    pattern = (code >> 12) & 7
+    if pattern == 0:
+        return state
+    if pattern == 1 or pattern == 2 or pattern == 4:  # one given: the order does not matter
+        d = (code >> (4 * (pattern >> 1))) & 15
+        if (state >> (4 * d)) & 15 == 0:
+            state = (state | ((state & 15) << (4 * d))) + 1
+        return state
     for j in range(3):
         d = (code >> (4 * PERMS[order, j])) & 15
         if d != 0 and (state >> (4 * d)) & 15 == 0:
@@ -286,15 +285,15 @@ def _merge_duplicates(buffer: np.ndarray, count: int, table: np.ndarray) -> int:
 
 
 @njit(nogil=True, cache=True)
-def read_grid(grid: np.ndarray, stacks: np.ndarray) -> tuple[bool, int]:
-    """Fill `stacks` (`Scratch`) from an 81-cell grid; returns whether the grid is complete
-    (every row and column holds 1..9 once) and its lines with no repeated digit, as bits (bit
-    9 t + row: row `row` of the grid, t = 0, or of its transpose, t = 1)."""
+def read_grid(grids: np.ndarray, i: int, stacks: np.ndarray) -> tuple[bool, int]:
+    """Fill `stacks` (`Scratch`) from grid `grids[i]` (81 cells); returns whether the grid is
+    complete (every row and column holds 1..9 once) and its lines with no repeated digit, as
+    bits (bit 9 t + row: row `row` of the grid, t = 0, or of its transpose, t = 1)."""
     stacks[:] = 0
     repeated = 0
     for r in range(9):
         for c in range(9):
-            d = np.int64(grid[9 * r + c])
+            d = np.int64(grids[i, 9 * r + c])
             bit = 1 << d
             if d != 0:
                 stacks[0, r, c // 3] |= (d << (4 * (c % 3))) | (1 << (12 + c % 3))
@@ -349,10 +348,15 @@ def _first_row_bars(stacks: np.ndarray, distinct: int) -> int:
 
 @njit(nogil=True, cache=True)
 def _canonical_one(
-    form: np.ndarray, buffers: np.ndarray, table: np.ndarray, stacks: np.ndarray, distinct: int
+    forms: np.ndarray,
+    i: int,
+    buffers: np.ndarray,
+    table: np.ndarray,
+    stacks: np.ndarray,
+    distinct: int,
 ) -> tuple[int, int]:
-    """The form of one grid into `form`, from its `stacks` and `distinct` (`read_grid`), with the
-    candidates in `buffers` (`Scratch`) and the hash table `table` (at least twice as long);
+    """The form of one grid into `forms[i]`, from its `stacks` and `distinct` (`read_grid`),
+    with the candidates in `buffers` (`Scratch`) and the hash table `table` (twice as long);
     returns (which buffer holds the candidates left, how many candidates reach the form: the
     variants giving it, in groups), or (0, -1) when the buffers were too small. No array is
     reassigned here: numba would count references on it at every candidate."""
@@ -451,9 +455,9 @@ def _canonical_one(
             return 0, -1
         for j in range(3):
             shift = 4 * (2 - j)
-            form[9 * target + j] = (best0 >> shift) & 15
-            form[9 * target + 3 + j] = (best1 >> shift) & 15
-            form[9 * target + 6 + j] = (best2 >> shift) & 15
+            forms[i, 9 * target + j] = (best0 >> shift) & 15
+            forms[i, 9 * target + 3 + j] = (best1 >> shift) & 15
+            forms[i, 9 * target + 6 + j] = (best2 >> shift) & 15
         if kept > _MERGE_FROM:
             kept = _merge_duplicates(buffers[nxt], kept, table)
         cur, count = nxt, kept
@@ -461,33 +465,38 @@ def _canonical_one(
 
 
 @njit(nogil=True, cache=True)
-def search_form(form: np.ndarray, scratch: Scratch, distinct: int) -> Scratch:
-    """The form of one grid into `form`, from the stacks of `scratch` (`read_grid`, which also
-    gives `distinct`), and one variant giving it into the scratch's `chosen` (t, stack order,
-    order in target stacks 0, 1, 2, source row of target rows 0..8); returns the scratch (its
-    buffers may have grown)."""
-    buffers, table, stacks, lines, chosen = scratch
-    cur, count = _canonical_one(form, buffers, table, stacks, distinct)
-    while count < 0:  # too many candidates for the buffers: again with twice the room
-        buffers = np.empty((2, 2 * buffers.shape[1], 2), np.int64)
-        table = np.empty(2 * table.shape[0], np.int64)
-        cur, count = _canonical_one(form, buffers, table, stacks, distinct)
+def search_form(
+    forms: np.ndarray,
+    i: int,
+    buffers: np.ndarray,
+    table: np.ndarray,
+    stacks: np.ndarray,
+    chosen: np.ndarray,
+    distinct: int,
+) -> bool:
+    """The form of one grid into `forms[i]`, from its `stacks` and `distinct` (`read_grid`), and
+    one variant giving it into `chosen` (t, stack order, order in target stacks 0, 1, 2, source
+    row of target rows 0..8); False (and no form) when the buffers (`Scratch`) are too small."""
+    cur, count = _canonical_one(forms, i, buffers, table, stacks, distinct)
+    if count < 0:
+        return False
     state, path = buffers[cur, 0, 0], buffers[cur, 0, 1]  # any candidate left gives the form
     chosen[0] = (state >> _T) & 1
-    chosen[1] = state >> _SP
+    chosen[1] = (state >> _SP) & 7
     for k in range(3):
-        chosen[2 + k] = _lowest_order((state >> (_MASKS + 6 * k)) & 63)
+        chosen[2 + k] = _LOWEST_BIT[(state >> (_MASKS + 6 * k)) & 63]
     for r in range(9):
         chosen[5 + r] = (path >> (4 * r)) & 15
-    return buffers, table, stacks, lines, chosen
+    return True
 
 
 @njit(nogil=True, cache=True)
-def new_scratch() -> Scratch:
-    """Scratch for `search_form` (`Scratch`), made once per batch."""
+def new_scratch(capacity: int) -> Scratch:
+    """Scratch for `search_form` (`Scratch`) with room for `capacity` candidates, made once per
+    batch (again, twice as large, when a grid needs more)."""
     return (
-        np.empty((2, _START_CAPACITY, 2), np.int64),
-        np.empty(2 * _START_CAPACITY, np.int64),
+        np.empty((2, capacity, 2), np.int64),
+        np.empty(2 * capacity, np.int64),
         np.empty((2, 9, 4), np.int64),
         np.empty((2, 9, 9), np.int64),
         np.empty(14, np.int64),
