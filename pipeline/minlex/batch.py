@@ -65,14 +65,14 @@ def _forms_from(
     the first grid that needs more room."""
     buffers, table, stacks, lines, chosen = new_scratch(capacity)
     for i in range(start, grids.shape[0]):
-        complete, distinct = read_grid(grids, i, stacks)
+        complete, barred = read_grid(grids, i, stacks)
         if complete:  # `lines[0]` = the grid's rows, `lines[1]` = its columns
             for r in range(9):
                 for c in range(9):
                     lines[0, r, c] = grids[i, 9 * r + c]
                     lines[1, c, r] = grids[i, 9 * r + c]
             full_form(lines, forms[i], chosen)
-        elif not search_form(forms, i, buffers, table, stacks, chosen, distinct):
+        elif not search_form(forms, i, buffers, table, stacks, chosen, barred):
             return i
         if cells.shape[0]:
             _symmetry_of(grids, forms, i, chosen, cells, relabel)
