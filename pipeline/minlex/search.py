@@ -56,6 +56,19 @@ to 0.1 ms and a grid with one complete band from 183 ms to 1-5 ms, no change on 
 a dozen words plus reference counting) took it to ~265,000 (17-clue ~245,000, the dense serg
 set ~53,000 to ~150,000). Did not pay: numba-inlining `_best_orders` (+3-5% since the int
 arguments; it was 10% slower with array arguments and the one-given shortcut).
+
+Then a sampling profile (perf, with a perf map of the numba functions) showed numba's atomic
+reference counts (NRT_incref/decref) at ~10% of the kernel: on the array arguments of the
+inlined helpers, on the buffer reassigned when grown, on the scratch tuple and `grids[i]` views
+at every grid, on two small arrays allocated per grid. So a candidate is now two int64 words
+(below), the helpers take ints only, no array is reassigned or sliced per candidate or per grid
+(a grid that overflows the buffers is run again with twice the room), the rows to try are a bit
+set, blank and one-given stacks are valued and labelled inline (`_best_orders` only for two or
+three givens), and `read_grid` is branch-free and computes the first-row bars. In thread CPU
+time with `taskset -c 1 python -m benchmarks.canonical_bench --rows 50000`, A/B alternated on a
+loaded machine: 17-clue 6.5-6.7 -> 3.0 us a puzzle, mix 5.9-6.0 -> 2.5, serg 10.4 -> 6.4-6.5,
+empty grid 82-87 -> 51, one given 41 -> 22, diagonal 920-950 -> 274, complete grids the same
+(83-90 -> 86-87, 149-158 -> 154: `full.py`).
 """
 
 from typing import TypeAlias
@@ -63,12 +76,14 @@ from typing import TypeAlias
 import numpy as np
 from numba import njit
 
-# What one grid's search works in, made once per batch (`new_scratch`) and passed along whole:
-# two candidate buffers `(capacity, 2) int64` (grown and returned; the layout below), a hash
-# table `int64` (a power of 2 long, grown too), then the grid: `stacks[t, row, stack]` the cells
-# of a stack in a row (t = 1: of the transposed grid), the digit of cell j as bits 4j..4j+3 and
-# the given pattern (bit j set where cell j is a given) as bits 12-14, `lines (2, 9, 9)` the
-# rows of a complete grid and of its transpose (for `full.py`), and `chosen` (14).
+# What the search works in, made once per batch (`new_scratch`, again twice as large when a
+# grid needs more room): the candidate buffers `(2, capacity, 2) int64` (the one being read and
+# the one being filled; the candidate layout below), a hash table `int64` (2 * capacity), then
+# the grid (`read_grid`): `stacks[t, row, stack]` for stack 0..2 the cells of a stack in a row
+# (t = 1: of the transposed grid), the digit of cell j as bits 4j..4j+3 and the given pattern
+# (bit j set where cell j is a given) as bits 12-14, `stacks[t, row, 3]` the row's first-row key
+# (-1: never barred), `lines (2, 9, 9)` the rows of a complete grid and of its transpose (for
+# `full.py`), and `chosen` (14).
 Scratch: TypeAlias = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
 
 # The 6 orders of 3 things: PERMS[p][j] is the source position put at target position j.
@@ -475,7 +490,8 @@ def search_form(
 @njit(nogil=True, cache=True)
 def new_scratch(capacity: int) -> Scratch:
     """Scratch for `search_form` (`Scratch`) with room for `capacity` candidates, made once per
-    batch (again, twice as large, when a grid needs more)."""
+    batch (again, twice as large, when a grid needs more); at least the 12 candidates to start."""
+    capacity = max(capacity, 16)
     return (
         np.empty((2, capacity, 2), np.int64),
         np.empty(2 * capacity, np.int64),
