@@ -4,6 +4,9 @@ A complete grid (every row and column holding 1..9 once) goes to `full.py`, any 
 grid to the candidate search of `search.py`. Both also name one variant that gives the
 form, from which `symmetry_kernel` builds the symmetry.
 
+No array is sliced or reassigned per grid: numba counts references (atomically) on each such
+array, which cost ~10% of a sparse puzzle's time.
+
 numba's on-disk cache of these kernels is not invalidated when only `search.py` or
 `full.py` changes (it watches this file alone): after editing those, delete
 `pipeline/minlex/__pycache__/batch.*.nb*` (or `make clean`), or the old code keeps running.
@@ -12,44 +15,83 @@ numba's on-disk cache of these kernels is not invalidated when only `search.py` 
 import numpy as np
 from numba import njit
 
-from pipeline.minlex.full import full_form, is_complete
-from pipeline.minlex.search import PERMS, Scratch, new_scratch, search_form
+from pipeline.minlex.full import full_form
+from pipeline.minlex.search import PERMS, START_CAPACITY, new_scratch, read_grid, search_form
 
 
 @njit(nogil=True, cache=True)
-def _lines_of(grid: np.ndarray, lines: np.ndarray, patterns: np.ndarray) -> None:
-    """`lines[0]` = the grid's rows cut in stacks (9, 3, 3), `lines[1]` = the same of its
-    transpose; `patterns` their givens as 3-bit masks."""
-    patterns[:] = 0
+def _symmetry_of(
+    grids: np.ndarray,
+    forms: np.ndarray,
+    i: int,
+    chosen: np.ndarray,
+    cells: np.ndarray,
+    relabel: np.ndarray,
+) -> None:
+    """`cells[i]` and `relabel[i]` from the variant `chosen` giving `forms[i]` (t, stack order,
+    order in target stacks 0, 1, 2, source row of target rows 0..8)."""
+    t, sp = chosen[0], chosen[1]
     for r in range(9):
-        for c in range(9):
-            lines[0, r, c // 3, c % 3] = grid[9 * r + c]
-            lines[1, c, r // 3, r % 3] = grid[9 * r + c]
-            if grid[9 * r + c] != 0:
-                patterns[0, r, c // 3] |= 1 << (c % 3)
-                patterns[1, c, r // 3] |= 1 << (r % 3)
+        source_row = chosen[5 + r]
+        for k in range(3):
+            for j in range(3):
+                source_col = 3 * PERMS[sp, k] + PERMS[chosen[2 + k], j]
+                if t:
+                    cells[i, 9 * r + 3 * k + j] = 9 * source_col + source_row
+                else:
+                    cells[i, 9 * r + 3 * k + j] = 9 * source_row + source_col
+    relabel[i, :] = 0
+    next_label = 1
+    for j in range(81):
+        relabel[i, grids[i, cells[i, j]]] = forms[i, j]
+        next_label = max(next_label, forms[i, j] + 1)
+    for d in range(1, 10):
+        if relabel[i, d] == 0:
+            relabel[i, d] = next_label
+            next_label += 1
 
 
 @njit(nogil=True, cache=True)
-def _form_of(grid: np.ndarray, form: np.ndarray, scratch: Scratch) -> Scratch:
-    """The form of one grid into `form`, one variant giving it into the scratch's `chosen` (t,
-    stack order, order in target stacks 0, 1, 2, source row of target rows 0..8); returns the
-    scratch (`search.Scratch`, from `new_scratch`: its buffers may have grown)."""
-    lines, patterns, chosen = scratch[4], scratch[5], scratch[6]
-    _lines_of(grid, lines, patterns)
-    lines9 = lines.reshape((2, 9, 9))
-    if is_complete(lines9):
-        full_form(lines9, form, chosen)
-        return scratch
-    return search_form(form, scratch)
+def _forms_from(
+    grids: np.ndarray,
+    forms: np.ndarray,
+    start: int,
+    capacity: int,
+    cells: np.ndarray,
+    relabel: np.ndarray,
+) -> int:
+    """Forms of `grids[start:]` into `forms` (and symmetries into `cells`, `relabel` if they
+    have rows), with room for `capacity` candidates; returns where it stopped: `len(grids)`, or
+    the first grid that needs more room."""
+    buffers, table, stacks, lines, chosen = new_scratch(capacity)
+    for i in range(start, grids.shape[0]):
+        complete, barred = read_grid(grids, i, stacks)
+        if complete:  # `lines[0]` = the grid's rows, `lines[1]` = its columns
+            for r in range(9):
+                for c in range(9):
+                    lines[0, r, c] = grids[i, 9 * r + c]
+                    lines[1, c, r] = grids[i, 9 * r + c]
+            full_form(lines, forms[i], chosen)
+        elif not search_form(forms, i, buffers, table, stacks, chosen, barred):
+            return i
+        if cells.shape[0]:
+            _symmetry_of(grids, forms, i, chosen, cells, relabel)
+    return grids.shape[0]
+
+
+@njit(nogil=True, cache=True)
+def _run(grids: np.ndarray, forms: np.ndarray, cells: np.ndarray, relabel: np.ndarray) -> None:
+    capacity = START_CAPACITY
+    start = _forms_from(grids, forms, 0, capacity, cells, relabel)
+    while start < grids.shape[0]:  # a grid with more candidates than room: twice the room
+        capacity *= 2
+        start = _forms_from(grids, forms, start, capacity, cells, relabel)
 
 
 @njit(nogil=True, cache=True)
 def canonical_kernel(grids: np.ndarray, forms: np.ndarray) -> None:
     """Minlex forms of `(n, 81) uint8` grids (cells 0..9) into `forms` `(n, 81) uint8`."""
-    scratch = new_scratch()
-    for i in range(grids.shape[0]):
-        scratch = _form_of(grids[i], forms[i], scratch)
+    _run(grids, forms, np.empty((0, 81), np.int16), np.empty((0, 10), np.uint8))
 
 
 @njit(nogil=True, cache=True)
@@ -59,25 +101,4 @@ def symmetry_kernel(
     """Forms, and for each grid one symmetry giving it: `forms[i, j] ==
     relabel[i, grids[i, cells[i, j]]]` (`cells` int16 `(n, 81)`, `relabel` uint8 `(n, 10)`,
     `relabel[i, 0] == 0`; digits absent from a grid take the labels left, in order)."""
-    scratch = new_scratch()
-    for i in range(grids.shape[0]):
-        scratch = _form_of(grids[i], forms[i], scratch)
-        chosen = scratch[6]
-        t, sp = chosen[0], chosen[1]
-        for r in range(9):
-            source_row = chosen[5 + r]
-            for k in range(3):
-                for j in range(3):
-                    source_col = 3 * PERMS[sp, k] + PERMS[chosen[2 + k], j]
-                    if t:
-                        cells[i, 9 * r + 3 * k + j] = 9 * source_col + source_row
-                    else:
-                        cells[i, 9 * r + 3 * k + j] = 9 * source_row + source_col
-        relabel[i, :] = 0
-        for j in range(81):
-            relabel[i, grids[i, cells[i, j]]] = forms[i, j]
-        next_label = forms[i].max() + 1
-        for d in range(1, 10):
-            if relabel[i, d] == 0:
-                relabel[i, d] = next_label
-                next_label += 1
+    _run(grids, forms, cells, relabel)

@@ -49,19 +49,6 @@ _POSITION = np.argsort(_PERM3, axis=1)  # _POSITION[p, x]: where permutation p p
 
 
 @njit(nogil=True, cache=True)
-def is_complete(lines: np.ndarray) -> bool:
-    """Whether every row of `lines` (2, 9, 9) (a grid and its transpose) holds 1..9 once."""
-    for t in range(2):
-        for r in range(9):
-            seen = 0
-            for c in range(9):
-                seen |= 1 << lines[t, r, c]
-            if seen != 0x3FE:
-                return False
-    return True
-
-
-@njit(nogil=True, cache=True)
 def _row_key(lines: np.ndarray, t: int, row: int, order: np.ndarray, labels: np.ndarray) -> int:
     key = 0
     for j in range(9):
@@ -71,8 +58,9 @@ def _row_key(lines: np.ndarray, t: int, row: int, order: np.ndarray, labels: np.
 
 @njit(nogil=True, cache=True)
 def full_form(lines: np.ndarray, form: np.ndarray, chosen: np.ndarray) -> None:
-    """The form of a complete grid (`is_complete(lines)`) into `form` (81), and one variant
-    giving it into `chosen`: [t, stack order, o0, o1, o2, source row of target rows 0..8]."""
+    """The form of a complete grid (each line of `lines` holds 1..9 once) into `form` (81), and
+    one variant giving it into `chosen`: [t, stack order, o0, o1, o2, source row of target rows
+    0..8]."""
     best = np.full(9, _NO_ROW, np.int64)  # row keys of the best form so far
     best_row1 = np.full(9, 99, np.int64)
     column_of = np.empty(10, np.int64)  # column of each digit in the top row

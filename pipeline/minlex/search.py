@@ -56,6 +56,19 @@ to 0.1 ms and a grid with one complete band from 183 ms to 1-5 ms, no change on 
 a dozen words plus reference counting) took it to ~265,000 (17-clue ~245,000, the dense serg
 set ~53,000 to ~150,000). Did not pay: numba-inlining `_best_orders` (+3-5% since the int
 arguments; it was 10% slower with array arguments and the one-given shortcut).
+
+Then a sampling profile (perf, with a perf map of the numba functions) showed numba's atomic
+reference counts (NRT_incref/decref) at ~10% of the kernel: on the array arguments of the
+inlined helpers, on the buffer reassigned when grown, on the scratch tuple and `grids[i]` views
+at every grid, on two small arrays allocated per grid. So a candidate is now two int64 words
+(below), the helpers take ints only, no array is reassigned or sliced per candidate or per grid
+(a grid that overflows the buffers is run again with twice the room), the rows to try are a bit
+set, blank and one-given stacks are valued and labelled inline (`_best_orders` only for two or
+three givens), and `read_grid` is branch-free and computes the first-row bars. In thread CPU
+time with `taskset -c 1 python -m benchmarks.canonical_bench --rows 50000`, A/B alternated on a
+loaded machine: 17-clue 6.5-6.7 -> 3.0 us a puzzle, mix 5.9-6.0 -> 2.5, serg 10.4 -> 6.4-6.5,
+empty grid 82-87 -> 51, one given 41 -> 22, diagonal 920-950 -> 274, complete grids the same
+(83-90 -> 86-87, 149-158 -> 154: `full.py`).
 """
 
 from typing import TypeAlias
@@ -63,15 +76,15 @@ from typing import TypeAlias
 import numpy as np
 from numba import njit
 
-# What one grid's search works in, made once per batch (`new_scratch`) and passed along whole
-# (one argument, not seven): two candidate buffers `(capacity, _WIDTH) int32` (grown and
-# returned), label levels `(2, _WIDTH) int32` (labels after stack 0, after stack 1 of the row
-# being tried), a hash table `int64` (a power of 2 long, grown too), then the grid: `lines[t,
-# row, stack, j]` the digit of cell j of a stack in a row (t = 1: of the transposed grid),
-# `patterns[t, row, stack]` with bit j set where that cell is a given, and `chosen` (14).
-Scratch: TypeAlias = tuple[
-    np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray
-]
+# What the search works in, made once per batch (`new_scratch`, again twice as large when a
+# grid needs more room): the candidate buffers `(2, capacity, 2) int64` (the one being read and
+# the one being filled; the candidate layout below), a hash table `int64` (2 * capacity), then
+# the grid (`read_grid`): `stacks[t, row, stack]` for stack 0..2 the cells of a stack in a row
+# (t = 1: of the transposed grid), the digit of cell j as bits 4j..4j+3 and the given pattern
+# (bit j set where cell j is a given) as bits 12-14, `stacks[t, row, 3]` the row's first-row key
+# (-1: never barred), `lines (2, 9, 9)` the rows of a complete grid and of its transpose (for
+# `full.py`), and `chosen` (14).
+Scratch: TypeAlias = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
 
 # The 6 orders of 3 things: PERMS[p][j] is the source position put at target position j.
 PERMS = np.array([[0, 1, 2], [0, 2, 1], [1, 0, 2], [1, 2, 0], [2, 0, 1], [2, 1, 0]], np.int64)
@@ -102,16 +115,34 @@ _FLOORS, _REACHING = _pattern_floors()
 _ALL_ORDERS = 63  # all 6 column orders of a stack allowed
 _NO_KEY = 1 << 20  # larger than any triplet key (3 labels of 4 bits)
 
-# Fields of a candidate row (int32).
-_T = 0  # transpose: 0 or 1
-_SP = 1  # stack order: index into PERMS (target stack k <- source stack PERMS[sp][k])
-_USED = 2  # bitmask of the source rows used
-_NEXT = 3  # next free label (1..10)
-_ROWS = 4  # 9 fields: source row of each target row filled so far
-_MASK = 13  # 3 fields: allowed column orders (6 bits) of each target stack
-_LABEL = 16  # 10 fields: label of each source digit (0 = not seen yet; field 16 is unused)
-_WIDTH = 26
-_START_CAPACITY = 1024
+# A candidate is two int64 words. Its *state*: the label of source digit d (1..9; 0 = not seen
+# yet) as nibble d, the next free label (1..10) as nibble 0 (a blank is never looked up), the
+# allowed column orders (6 bits) of target stack k at bit _MASKS + 6k, the transpose at bit _T,
+# the stack order (index into PERMS: target stack k <- source stack PERMS[sp][k]) from bit _SP.
+# Its *path*: the source row of target row r as nibble r, the source rows used as bits from
+# _USED. Twins (`_merge_duplicates`) have the same state and the same rows used.
+_MASKS = 40
+_T = 58
+_SP = 59
+_USED = 36
+START_CAPACITY = 1024  # candidates
+
+
+def _row_tables() -> tuple[np.ndarray, np.ndarray]:
+    """`lowest[bits]`: the lowest bit set (of a set of rows or of orders); `free_bands[used]`:
+    the rows of the bands none of whose rows is in `used`."""
+    lowest = np.zeros(512, np.int64)
+    free_bands = np.zeros(512, np.int64)
+    for rows in range(1, 512):
+        lowest[rows] = (rows & -rows).bit_length() - 1
+    for used in range(512):
+        for band in range(3):
+            if not used & (7 << (3 * band)):
+                free_bands[used] |= 7 << (3 * band)
+    return lowest, free_bands
+
+
+_LOWEST_BIT, _FREE_BANDS = _row_tables()
 _MERGE_FROM = 16  # merge twin candidates when more than this many are kept
 
 
@@ -162,16 +193,6 @@ def _best_orders(
     Returns (key, number of groups, groups). The orders reaching the key are split into groups
     that put the same source digits in the same target cells; group g is `(groups >> 9 * g) &
     511`: its orders as bits 0-5 and one of them (to label the new digits with) as bits 6-8."""
-    if pattern == 0:  # a blank triplet: every order ties, no labels
-        return 0, 1, mask | (_lowest_order(mask) << 6)
-    if pattern == 1 or pattern == 2 or pattern == 4:
-        # One given: the orders that put it furthest right tie (they only swap blanks); its
-        # value is its label, or the next free one.
-        value = lx if pattern == 1 else (ly if pattern == 2 else lz)
-        if value == 0:
-            value = first_new
-        orders = _REACHING[pattern, mask]
-        return _FLOORS[pattern, mask] * value, 1, orders | (_lowest_order(orders) << 6)
     digits = (x, y, z)
     labels = (lx, ly, lz)
     best = _NO_KEY
@@ -202,117 +223,87 @@ def _best_orders(
 
 
 @njit(nogil=True, cache=True, inline="always")
-def _stack_orders(
-    lines: np.ndarray,
-    patterns: np.ndarray,
-    t: int,
-    row: int,
-    stack: int,
-    table: np.ndarray,
-    index: int,
-    mask: int,
-    first_new: int,
-) -> tuple[int, int, int]:
-    """`_best_orders` of source stack `stack` of a row, with the labels of `table[index]`:
-    inlined, so `_best_orders` still gets plain ints (not array views)."""
-    x, y, z = lines[t, row, stack, 0], lines[t, row, stack, 1], lines[t, row, stack, 2]
+def _stack_orders(code: int, state: int, mask: int) -> tuple[int, int, int]:
+    """`_best_orders` of a stack's cells (`code`: digits and pattern, as in `stacks`) with the
+    labels, the next free label and the allowed orders `mask` of a candidate's `state`."""
+    pattern = (code >> 12) & 7
+    if pattern == 0:  # a blank triplet: every order ties, no labels
+        return 0, 1, mask | (_LOWEST_BIT[mask] << 6)
+    if pattern == 1 or pattern == 2 or pattern == 4:
+        # One given: the orders that put it furthest right tie (they only swap blanks); its
+        # value is its label, or the next free one.
+        value = (state >> (4 * ((code >> (4 * (pattern >> 1))) & 15))) & 15
+        if value == 0:
+            value = state & 15
+        orders = _REACHING[pattern, mask]
+        return _FLOORS[pattern, mask] * value, 1, orders | (_LOWEST_BIT[orders] << 6)
+    x, y, z = code & 15, (code >> 4) & 15, (code >> 8) & 15
     return _best_orders(
         x,
         y,
         z,
-        table[index, _LABEL + x],
-        table[index, _LABEL + y],
-        table[index, _LABEL + z],
-        patterns[t, row, stack],
+        (state >> (4 * x)) & 15,
+        (state >> (4 * y)) & 15,
+        (state >> (4 * z)) & 15,
+        pattern,
         mask,
-        first_new,
+        state & 15,
     )
 
 
 @njit(nogil=True, cache=True, inline="always")
-def _lowest_order(mask: int) -> int:
-    """The first column order allowed by a (non-empty) mask."""
-    order = 0
-    while not mask & (1 << order):
-        order += 1
-    return order
-
-
-@njit(nogil=True, cache=True, inline="always")
-def _label_new(
-    lines: np.ndarray,
-    t: int,
-    row: int,
-    stack: int,
-    order: int,
-    table: np.ndarray,
-    index: int,
-    new: int,
-) -> int:
-    """Give the new digits of a triplet read in `order` the next labels, in `table[index]`;
-    returns the next free label."""
+def _label_new(code: int, order: int, state: int) -> int:
+    """`state` with the new digits of a stack's cells (`code`) read in `order` given the next
+    free labels (nibble 0 of the state counts them on)."""
+    pattern = (code >> 12) & 7
+    if pattern == 0:
+        return state
+    if pattern == 1 or pattern == 2 or pattern == 4:  # one given: the order does not matter
+        d = (code >> (4 * (pattern >> 1))) & 15
+        if (state >> (4 * d)) & 15 == 0:
+            state = (state | ((state & 15) << (4 * d))) + 1
+        return state
     for j in range(3):
-        d = lines[t, row, stack, PERMS[order, j]]
-        if d != 0 and table[index, _LABEL + d] == 0:
-            table[index, _LABEL + d] = new
-            new += 1
-    return new
+        d = (code >> (4 * PERMS[order, j])) & 15
+        if d != 0 and (state >> (4 * d)) & 15 == 0:
+            state = (state | ((state & 15) << (4 * d))) + 1
+    return state
 
 
 @njit(nogil=True, cache=True)
-def _grow(buffer: np.ndarray) -> np.ndarray:
-    bigger = np.empty((2 * buffer.shape[0], _WIDTH), np.int32)
-    bigger[: buffer.shape[0]] = buffer
-    return bigger
-
-
-@njit(nogil=True, cache=True)
-def _same_future(buffer: np.ndarray, a: int, b: int) -> bool:
-    """Whether candidates a and b agree on all but their row map (so have the same future)."""
-    for f in range(_WIDTH):
-        if (f < _ROWS or f >= _ROWS + 9) and buffer[a, f] != buffer[b, f]:
-            return False
-    return True
-
-
-@njit(nogil=True, cache=True)
-def _merge_duplicates(buffer: np.ndarray, count: int, table: np.ndarray) -> tuple[int, np.ndarray]:
-    """Keep one of each group of candidates with the same future; returns the new count (and the
-    hash table, grown if it had to be).
+def _merge_duplicates(buffer: np.ndarray, count: int, table: np.ndarray) -> int:
+    """Keep one of each group of candidates with the same future, with the hash `table` (a power
+    of 2 long, at least 2 * count); returns the new count.
 
     Two candidates that differ only in which rows they took, not in the set of rows taken (nor in
     transpose, stack order, masks, labels), have the same rows left to take, the same current
     band (the one partly taken) and the same possible values for every later row: they lead to
     the same form, and either one gives a variant reaching it. Such twins come from swapping
     blank rows (the empty grid would keep all 15,552 of its candidates to the end; merged, 12)."""
-    size = 4 * table.shape[0] if 2 * count > table.shape[0] else table.shape[0]
-    if size != table.shape[0]:
-        while size < 2 * count:
-            size *= 2
-        table = np.empty(size, np.int64)
+    size = table.shape[0]
     table[:] = -1
     kept = 0
     for c in range(count):
-        h = 0
-        for f in range(_WIDTH):
-            if f < _ROWS or f >= _ROWS + 9:
-                h = (h * 1000003) ^ buffer[c, f]
+        state, used = buffer[c, 0], buffer[c, 1] >> _USED
+        h = (state * 1000003) ^ used
         slot = (h ^ (h >> 29)) & (size - 1)
-        while table[slot] >= 0 and not _same_future(buffer, table[slot], c):
+        while table[slot] >= 0 and not (
+            buffer[table[slot], 0] == state and buffer[table[slot], 1] >> _USED == used
+        ):
             slot = (slot + 1) & (size - 1)
         if table[slot] >= 0:
             continue  # a twin of a candidate kept already
-        if kept != c:
-            for f in range(_WIDTH):
-                buffer[kept, f] = buffer[c, f]
+        buffer[kept, 0], buffer[kept, 1] = state, buffer[c, 1]
         table[slot] = kept
         kept += 1
-    return kept, table
+    return kept
 
 
 @njit(nogil=True, cache=True)
-def _first_row_bars(lines: np.ndarray, patterns: np.ndarray) -> int:
-    """Rows that cannot be target row 0 of the form, as bits (bit 9 t + row).
+def read_grid(grids: np.ndarray, i: int, stacks: np.ndarray) -> tuple[bool, int]:
+    """Fill `stacks` (`Scratch`) from grid `grids[i]` (81 cells); returns whether the grid is
+    complete (every row and column holds 1..9 once) and the rows that cannot be target row 0
+    of the form, as bits (bit 9 t + row: row `row` of the grid, t = 0, or of its transpose).
 
     Target row 0 has no labels before it: a row whose digits are distinct gets labels 1, 2,
     3, ... in reading order, so its best value under any stack and column order is its best
@@ -321,194 +312,190 @@ def _first_row_bars(lines: np.ndarray, patterns: np.ndarray) -> int:
     best pattern of these rows (a row with a repeated digit, in a clashing grid, can go below
     its pattern: never barred). Measured on 17-clue rows (thread CPU, A/B alternated on a
     loaded 2-core machine): 9.5-10.7 -> 8.0-8.7 us a puzzle, forms unchanged on 100,000 rows."""
-    keys = np.empty(18, np.int64)
+    complete = True
     best = _NO_KEY << 24
-    distinct = 0
     for t in range(2):
-        for row in range(9):
-            seen = 0
-            repeated = False
+        for line in range(9):
+            seen = repeated = 0
             for k in range(3):
-                for j in range(3):
-                    d = lines[t, row, k, j]
-                    if d != 0:
-                        repeated |= (seen >> d) & 1 == 1
-                        seen |= 1 << d
-            a = _FLOORS[patterns[t, row, 0], _ALL_ORDERS]
-            b = _FLOORS[patterns[t, row, 1], _ALL_ORDERS]
-            c = _FLOORS[patterns[t, row, 2], _ALL_ORDERS]
-            if a > b:
-                a, b = b, a
-            if b > c:
-                b, c = c, b
-            if a > b:
-                a, b = b, a
-            key = (a << 24) | (b << 12) | c
-            keys[9 * t + row] = key
-            if not repeated:
-                distinct |= 1 << (9 * t + row)
-                if key < best:
-                    best = key
+                code = 0
+                for j in range(3):  # branch-free: blanks are most cells, placed at random
+                    cell = 9 * line + 3 * k + j if t == 0 else 9 * (3 * k + j) + line
+                    d = np.int64(grids[i, cell])
+                    code |= (d << (4 * j)) | (np.int64(d != 0) << (12 + j))
+                    bit = (1 << d) & ~1
+                    repeated |= seen & bit
+                    seen |= bit
+                stacks[t, line, k] = code
+            complete &= seen == 0x3FE
+            a = _FLOORS[(stacks[t, line, 0] >> 12) & 7, _ALL_ORDERS]
+            b = _FLOORS[(stacks[t, line, 1] >> 12) & 7, _ALL_ORDERS]
+            c = _FLOORS[(stacks[t, line, 2] >> 12) & 7, _ALL_ORDERS]
+            a, b = min(a, b), max(a, b)
+            b, c = min(b, c), max(b, c)
+            a, b = min(a, b), max(a, b)
+            key = (a << 24) | (b << 12) | c if repeated == 0 else -1  # -1: never barred
+            stacks[t, line, 3] = key
+            best = min(best, key) if key >= 0 else best
     bars = 0
-    for i in range(18):
-        if (distinct >> i) & 1 and keys[i] > best:
-            bars |= 1 << i
-    return bars
+    for t in range(2):
+        for line in range(9):
+            bars |= np.int64(stacks[t, line, 3] > best) << (9 * t + line)
+    return complete, bars
 
 
 @njit(nogil=True, cache=True)
-def _canonical_one(form: np.ndarray, scratch: Scratch) -> tuple[Scratch, int]:
-    """The form of one grid into `form`, from the lines and patterns of `scratch` (`Scratch`);
-    returns the scratch (its buffers may have grown; `current` holds the candidates left) and
-    how many candidates reach the form (the variants giving it, in groups)."""
-    current, following, levels, table, lines, patterns, chosen = scratch
+def _canonical_one(
+    forms: np.ndarray,
+    i: int,
+    buffers: np.ndarray,
+    table: np.ndarray,
+    stacks: np.ndarray,
+    barred: int,
+) -> tuple[int, int]:
+    """The form of one grid into `forms[i]`, from its `stacks` and `barred` (`read_grid`),
+    with the candidates in `buffers` (`Scratch`) and the hash table `table` (twice as long);
+    returns (which buffer holds the candidates left, how many candidates reach the form: the
+    variants giving it, in groups), or (0, -1) when the buffers were too small. No array is
+    reassigned here: numba would count references on it at every candidate."""
+    capacity = buffers.shape[1]
+    cur = 0
     count = 0
+    all_masks = _ALL_ORDERS * ((1 << _MASKS) | (1 << (_MASKS + 6)) | (1 << (_MASKS + 12)))
     for t in range(2):
         for sp in range(6):
-            for f in range(_WIDTH):
-                current[count, f] = 0
-            current[count, _T] = t
-            current[count, _SP] = sp
-            current[count, _NEXT] = 1
-            for k in range(3):
-                current[count, _MASK + k] = _ALL_ORDERS
+            buffers[0, count, 0] = 1 | all_masks | (t << _T) | (sp << _SP)
+            buffers[0, count, 1] = 0
             count += 1
-    barred = _first_row_bars(lines, patterns)
     for target in range(9):
         best0 = best1 = best2 = _NO_KEY
         kept = 0
+        nxt = 1 - cur
         band_top = target % 3 == 0
         for c in range(count):
-            t = current[c, _T]
-            sp = current[c, _SP]
-            used = current[c, _USED]
-            skip = used
+            state, path = buffers[cur, c, 0], buffers[cur, c, 1]
+            t = (state >> _T) & 1
+            sp = (state >> _SP) & 7
+            used = path >> _USED
             if target == 0:
-                skip = (barred >> (9 * t)) & 511  # rows that cannot come first
-            stack0, stack1, stack2 = PERMS[sp, 0], PERMS[sp, 1], PERMS[sp, 2]
-            mask0, mask1, mask2 = current[c, _MASK], current[c, _MASK + 1], current[c, _MASK + 2]
-            if band_top:
-                first, last = 0, 9
+                rows = 511 & ~(barred >> (9 * t))  # rows that can come first
+            elif band_top:
+                rows = _FREE_BANDS[used]
             else:
-                first = 3 * (current[c, _ROWS + target - 1] // 3)
-                last = first + 3
-            for row in range(first, last):
-                if skip & (1 << row) or (band_top and used & (7 << (row - row % 3))):
-                    continue
+                rows = (7 << (3 * (((path >> (4 * (target - 1))) & 15) // 3))) & ~used
+            stack0, stack1, stack2 = PERMS[sp, 0], PERMS[sp, 1], PERMS[sp, 2]
+            mask0 = (state >> _MASKS) & 63
+            mask1 = (state >> (_MASKS + 6)) & 63
+            mask2 = (state >> (_MASKS + 12)) & 63
+            while rows:
+                row = _LOWEST_BIT[rows] & 15
+                rows &= rows - 1
+                code0, code1, code2 = (
+                    stacks[t, row, stack0],
+                    stacks[t, row, stack1],
+                    stacks[t, row, stack2],
+                )
                 # No triplet is below its floor, so a row whose floors are above the best row
                 # (in the order of rows) cannot reach it.
-                floor0 = _FLOORS[patterns[t, row, stack0], mask0]
+                floor0 = _FLOORS[(code0 >> 12) & 7, mask0]
                 if floor0 > best0:
                     continue
                 if floor0 == best0:
-                    floor1 = _FLOORS[patterns[t, row, stack1], mask1]
+                    floor1 = _FLOORS[(code1 >> 12) & 7, mask1]
                     if floor1 > best1:
                         continue
-                    if floor1 == best1 and _FLOORS[patterns[t, row, stack2], mask2] > best2:
+                    if floor1 == best1 and _FLOORS[(code2 >> 12) & 7, mask2] > best2:
                         continue
-                if not (patterns[t, row, 0] | patterns[t, row, 1] | patterns[t, row, 2]):
+                taken = path | (row << (4 * target)) | (1 << (_USED + row))
+                if not (code0 | code1 | code2):
                     # A blank row: its value is 0, it changes no mask and no label.
                     if best0 | best1 | best2:
                         best0, best1, best2, kept = 0, 0, 0, 0
-                    if kept == following.shape[0]:
-                        following = _grow(following)
-                    for f in range(_WIDTH):
-                        following[kept, f] = current[c, f]
-                    following[kept, _USED] = used | (1 << row)
-                    following[kept, _ROWS + target] = row
+                    if kept < capacity:
+                        buffers[nxt, kept, 0], buffers[nxt, kept, 1] = state, taken
                     kept += 1
                     continue
-                next0 = current[c, _NEXT]
-                key0, groups0, packed0 = _stack_orders(
-                    lines, patterns, t, row, stack0, current, c, mask0, next0
-                )
+                key0, groups0, packed0 = _stack_orders(code0, state, mask0)
                 if key0 > best0:
                     continue
                 if key0 < best0:
                     best0, best1, best2, kept = key0, _NO_KEY, _NO_KEY, 0
-                if _FLOORS[patterns[t, row, stack1], mask1] > best1:
+                if _FLOORS[(code1 >> 12) & 7, mask1] > best1:
                     continue
                 for g0 in range(groups0):
                     group0 = packed0 >> (9 * g0)
-                    for d in range(10):
-                        levels[0, _LABEL + d] = current[c, _LABEL + d]
-                    next1 = _label_new(lines, t, row, stack0, (group0 >> 6) & 7, levels, 0, next0)
-                    key1, groups1, packed1 = _stack_orders(
-                        lines, patterns, t, row, stack1, levels, 0, mask1, next1
-                    )
+                    state1 = _label_new(code0, (group0 >> 6) & 7, state)
+                    key1, groups1, packed1 = _stack_orders(code1, state1, mask1)
                     if key1 > best1:
                         continue
                     if key1 < best1:
                         best1, best2, kept = key1, _NO_KEY, 0
-                    if _FLOORS[patterns[t, row, stack2], mask2] > best2:
+                    if _FLOORS[(code2 >> 12) & 7, mask2] > best2:
                         continue
                     for g1 in range(groups1):
                         group1 = packed1 >> (9 * g1)
-                        for d in range(10):
-                            levels[1, _LABEL + d] = levels[0, _LABEL + d]
-                        next2 = _label_new(
-                            lines, t, row, stack1, (group1 >> 6) & 7, levels, 1, next1
-                        )
-                        key2, groups2, packed2 = _stack_orders(
-                            lines, patterns, t, row, stack2, levels, 1, mask2, next2
-                        )
+                        state2 = _label_new(code1, (group1 >> 6) & 7, state1)
+                        key2, groups2, packed2 = _stack_orders(code2, state2, mask2)
                         if key2 > best2:
                             continue
                         if key2 < best2:
                             best2, kept = key2, 0
                         for g2 in range(groups2):
                             group2 = packed2 >> (9 * g2)
-                            if kept == following.shape[0]:
-                                following = _grow(following)
-                            for f in range(_ROWS + 9):
-                                following[kept, f] = current[c, f]
-                            following[kept, _USED] = used | (1 << row)
-                            following[kept, _ROWS + target] = row
-                            following[kept, _MASK] = group0 & 63
-                            following[kept, _MASK + 1] = group1 & 63
-                            following[kept, _MASK + 2] = group2 & 63
-                            for d in range(10):
-                                following[kept, _LABEL + d] = levels[1, _LABEL + d]
-                            following[kept, _NEXT] = _label_new(
-                                lines, t, row, stack2, (group2 >> 6) & 7, following, kept, next2
-                            )
+                            masks = (group0 & 63) | ((group1 & 63) << 6) | ((group2 & 63) << 12)
+                            labels = _label_new(code2, (group2 >> 6) & 7, state2)
+                            if kept < capacity:
+                                buffers[nxt, kept, 0] = (labels & ~all_masks) | (masks << _MASKS)
+                                buffers[nxt, kept, 1] = taken
                             kept += 1
+        if kept > capacity:
+            return 0, -1
         for j in range(3):
             shift = 4 * (2 - j)
-            form[9 * target + j] = (best0 >> shift) & 15
-            form[9 * target + 3 + j] = (best1 >> shift) & 15
-            form[9 * target + 6 + j] = (best2 >> shift) & 15
+            forms[i, 9 * target + j] = (best0 >> shift) & 15
+            forms[i, 9 * target + 3 + j] = (best1 >> shift) & 15
+            forms[i, 9 * target + 6 + j] = (best2 >> shift) & 15
         if kept > _MERGE_FROM:
-            kept, table = _merge_duplicates(following, kept, table)
-        current, following, count = following, current, kept
-    return (current, following, levels, table, lines, patterns, chosen), count
+            kept = _merge_duplicates(buffers[nxt], kept, table)
+        cur, count = nxt, kept
+    return cur, count
 
 
 @njit(nogil=True, cache=True)
-def search_form(form: np.ndarray, scratch: Scratch) -> Scratch:
-    """The form of one grid into `form`, from the lines and patterns of `scratch`, and one
-    variant giving it into the scratch's `chosen` (t, stack order, order in target stacks 0, 1,
-    2, source row of target rows 0..8); returns the scratch (its buffers may have grown)."""
-    scratch, _ = _canonical_one(form, scratch)
-    current, chosen = scratch[0], scratch[6]
-    chosen[0] = current[0, _T]  # any surviving candidate gives the form
-    chosen[1] = current[0, _SP]
+def search_form(
+    forms: np.ndarray,
+    i: int,
+    buffers: np.ndarray,
+    table: np.ndarray,
+    stacks: np.ndarray,
+    chosen: np.ndarray,
+    barred: int,
+) -> bool:
+    """The form of one grid into `forms[i]`, from its `stacks` and `barred` (`read_grid`), and
+    one variant giving it into `chosen` (t, stack order, order in target stacks 0, 1, 2, source
+    row of target rows 0..8); False (and no form) when the buffers (`Scratch`) are too small."""
+    cur, count = _canonical_one(forms, i, buffers, table, stacks, barred)
+    if count < 0:
+        return False
+    state, path = buffers[cur, 0, 0], buffers[cur, 0, 1]  # any candidate left gives the form
+    chosen[0] = (state >> _T) & 1
+    chosen[1] = (state >> _SP) & 7
     for k in range(3):
-        chosen[2 + k] = _lowest_order(current[0, _MASK + k])
+        chosen[2 + k] = _LOWEST_BIT[(state >> (_MASKS + 6 * k)) & 63]
     for r in range(9):
-        chosen[5 + r] = current[0, _ROWS + r]
-    return scratch
+        chosen[5 + r] = (path >> (4 * r)) & 15
+    return True
 
 
 @njit(nogil=True, cache=True)
-def new_scratch() -> Scratch:
-    """Scratch for `search_form` (`Scratch`), made once per batch."""
+def new_scratch(capacity: int) -> Scratch:
+    """Scratch for `search_form` (`Scratch`) with room for `capacity` candidates, made once per
+    batch (again, twice as large, when a grid needs more); at least the 12 candidates to start."""
+    capacity = max(capacity, 16)
     return (
-        np.empty((_START_CAPACITY, _WIDTH), np.int32),
-        np.empty((_START_CAPACITY, _WIDTH), np.int32),
-        np.empty((2, _WIDTH), np.int32),
-        np.empty(2 * _START_CAPACITY, np.int64),
-        np.empty((2, 9, 3, 3), np.int64),
-        np.empty((2, 9, 3), np.int64),
+        np.empty((2, capacity, 2), np.int64),
+        np.empty(2 * capacity, np.int64),
+        np.empty((2, 9, 4), np.int64),
+        np.empty((2, 9, 9), np.int64),
         np.empty(14, np.int64),
     )
