@@ -171,8 +171,8 @@ def validate(
     exit_zero: _flag("--exit-zero", "Exit with code 0 even when the data has errors.") = False,
     symmetry: _flag(
         "--symmetry",
-        "Also find duplicates up to symmetry (finding `symmetry_duplicate`; on easy "
-        "rows about 2.7 times the time).",
+        "Also find duplicates up to symmetry (finding `symmetry_duplicate`; about 1.7 "
+        "times the time).",
     ) = False,
     **job: Any,
 ) -> None:
