@@ -5,6 +5,8 @@ the shared public sets run the real command, whose cost is mostly starting the w
 """
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -434,3 +436,37 @@ def test_the_command_looks_for_symmetric_duplicates_only_when_asked(tmp_path):
     assert cli(path, "-o", asked, "-q", "--symmetry").exit_code == 0
     assert pl.read_parquet(plain).is_empty()
     assert findings(pl.read_parquet(asked)) == [(3, "symmetry_duplicate")]
+
+
+WARM_THEN_BATCH = """
+import sys
+import pyarrow as pa
+from numba.core.registry import CPUDispatcher
+from pipeline.validate.job import ValidateOptions, validate_record_batch, warm_validation
+
+checks = ValidateOptions(max_nodes=None, minimal=sys.argv[1] == "1", symmetry=sys.argv[2] == "1")
+warm_validation(checks)
+
+def loaded():
+    return {(module, name): len(value.overloads)
+            for module, m in list(sys.modules.items()) if module.startswith("pipeline.")
+            for name, value in vars(m).items() if isinstance(value, CPUDispatcher)}
+
+before = loaded()
+puzzle = sys.argv[3]
+rows = [puzzle, "11" + puzzle[2:], puzzle[:-1], "." * 81]  # good, clash, malformed, multiple
+batch = pa.record_batch({"row": pa.array(range(len(rows)), pa.int64()), "puzzle": rows})
+validate_record_batch(batch, checks)
+after = loaded()
+print(sorted(key for key in after if after[key] != before.get(key, 0)))
+"""
+
+
+@pytest.mark.parametrize(("minimal", "symmetry"), [(False, False), (True, True)])
+def test_the_warm_up_loads_every_kernel_a_batch_calls(minimal, symmetry):
+    # Workers run a batch only after the warm-up; a kernel it missed would compile in every
+    # worker process at once on a first run, with no word of it.
+    argv = [sys.executable, "-c", WARM_THEN_BATCH, str(int(minimal)), str(int(symmetry)), SEED]
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"

@@ -15,7 +15,7 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager, nullcontext
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -26,7 +26,7 @@ from pipeline.io.inputs import STDIN, Inputs, expand, open_inputs
 from pipeline.io.output import STDOUT, OutputLock, Target, check_output, default_output
 from pipeline.io.runinfo import run_metadata
 from pipeline.jobs.executors import Executor, make_executor
-from pipeline.solver.registry import kernels_cached
+from pipeline.solver.registry import kernel_cached, kernels_cached
 
 if TYPE_CHECKING:
     from tqdm import tqdm
@@ -135,9 +135,17 @@ class Job:
         """Hold the output's lock (a file output) while the job runs."""
         return nullcontext() if self.target.path is None else OutputLock(self.target.path)
 
-    def start_executor(self, strategies: tuple[str, ...] = ("fast",)) -> None:
-        """Start the workers; on a first run, say that the kernels are being compiled."""
-        if self.progress and not kernels_cached(strategies):
+    def start_executor(
+        self, strategies: tuple[str, ...] = ("fast",), kernels: Iterable[tuple[str, str]] = ()
+    ) -> None:
+        """Start the workers; on a first run, say that the kernels are being compiled: those
+        of the `strategies`, or the `kernels` named (module, name) instead when given."""
+        kernels = list(kernels)
+        if kernels:
+            cached = all(kernel_cached(module, name) for module, name in kernels)
+        else:
+            cached = kernels_cached(strategies)
+        if self.progress and not cached:
             print(f"{self.command}: compiling the solver kernels (first run only, about 10 s;"
                   " later runs load them in a moment)", file=sys.stderr, flush=True)  # fmt: skip
         self.executor.start()

@@ -36,15 +36,20 @@ class Strategy:
         return getattr(import_module(self.module), self.kernel)
 
     def cached(self) -> bool:
-        """Whether numba's on-disk cache holds the kernel, compiled (a guess from its index
-        file, made without importing numba: the first run of a fresh install says it will
-        compile)."""
-        spec = find_spec(self.module)
-        if spec is None or spec.origin is None:
-            return False
-        source = Path(spec.origin)
-        found = (source.parent / "__pycache__").glob(f"{source.stem}.{self.kernel}-*.nbi")
-        return next(found, None) is not None
+        """Whether numba's on-disk cache holds the kernel, compiled (`kernel_cached`)."""
+        return kernel_cached(self.module, self.kernel)
+
+
+def kernel_cached(module: str, kernel: str) -> bool:
+    """Whether numba's on-disk cache holds the kernel `kernel` of `module`, compiled (a guess
+    from its index file, made without importing numba: the first run of a fresh install says
+    it will compile)."""
+    spec = find_spec(module)
+    if spec is None or spec.origin is None:
+        return False
+    source = Path(spec.origin)
+    found = (source.parent / "__pycache__").glob(f"{source.stem}.{kernel}-*.nbi")
+    return next(found, None) is not None
 
 
 REGISTRY: dict[str, Strategy] = {

@@ -87,6 +87,33 @@ class BatchReport(NamedTuple):
     forms: np.ndarray | None  # (rows, 2) uint64: keys of the canonical forms, when asked
 
 
+def warm_validation(checks: ValidateOptions) -> None:
+    """Load (or compile, on a first run: once, before any worker starts) every kernel a batch
+    of these checks calls: the two-solution search and the clash check, the solve kernel for
+    `minimal`, the canonical forms for `symmetry`."""
+    from pipeline.solver import find_two_solutions
+    from pipeline.solver.checks import first_clash
+
+    grids = np.zeros((2, CELLS), dtype=np.uint8)
+    grids[1, :2] = 1  # a clash
+    find_two_solutions(grids, max_nodes=1000)
+    first_clash(grids[1:])
+    if checks.minimal:
+        warm_kernels(("fast",))
+    if checks.symmetry:
+        canonical_grids(grids)
+
+
+def validation_kernels(checks: ValidateOptions) -> list[tuple[str, str]]:
+    """(module, name) of the kernels `warm_validation` loads that take long to compile."""
+    kernels = [("pipeline.solver.fast", "two_solutions_kernel")]
+    if checks.minimal:
+        kernels.append(("pipeline.solver.fast", "solve_kernel"))
+    if checks.symmetry:
+        kernels.append(("pipeline.minlex.batch", "canonical_kernel"))
+    return kernels
+
+
 def validate_record_batch(batch: pa.RecordBatch, options: ValidateOptions) -> BatchReport:
     """The unit of work of a worker: row checks, duplicate keys and clue counts of a batch."""
     findings, parsed = check_rows(batch, options.max_nodes, options.minimal)
@@ -319,7 +346,7 @@ def validate_file(
     except ValueError as e:
         raise InputError(str(e)) from None
     job = start_job("validate", input_path, output, FINDINGS_SUFFIX, options,
-                    warm=partial(warm_kernels, ("fast",)),
+                    warm=partial(warm_validation, checks),
                     batch_size=MINIMAL_BATCH_SIZE if minimal else DEFAULT_BATCH_SIZE,
                     passthrough=False)  # fmt: skip
     if job.inputs.several:
@@ -339,7 +366,7 @@ def _run(job: Job, checks: ValidateOptions) -> ValidationSummary:
     bar = None
     try:
         with sigterm_as_interrupt():
-            job.start_executor()
+            job.start_executor(kernels=validation_kernels(checks))
             bar = job.progress_bar()
             with (
                 pa.OSFile(str(stream), "wb") as sink,
