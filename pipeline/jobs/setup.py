@@ -4,7 +4,7 @@ the executor, the progress bar and the run's metadata. Used by solve and validat
     job = start_job("solve", ["x.csv"], None, ".solved.parquet", {"workers": 2},
                     warm=warm_kernels)
     with job.locked():                        # no second run writes this output meanwhile
-        job.start_executor()                  # says so when the kernels compile (first run)
+        job.start_executor(kernels)           # says so when the kernels compile (first run)
         bar = job.progress_bar()
         for part in job.executor.map_ordered(fn, job.inputs.batches(), options): ...
         job.metadata(rows, options_dict)
@@ -26,7 +26,7 @@ from pipeline.io.inputs import STDIN, Inputs, expand, open_inputs
 from pipeline.io.output import STDOUT, OutputLock, Target, check_output, default_output
 from pipeline.io.runinfo import run_metadata
 from pipeline.jobs.executors import Executor, make_executor
-from pipeline.solver.registry import kernel_cached, kernels_cached
+from pipeline.solver.registry import kernel_cached
 
 if TYPE_CHECKING:
     from tqdm import tqdm
@@ -135,16 +135,10 @@ class Job:
         """Hold the output's lock (a file output) while the job runs."""
         return nullcontext() if self.target.path is None else OutputLock(self.target.path)
 
-    def start_executor(
-        self, strategies: tuple[str, ...] = ("fast",), kernels: Iterable[tuple[str, str]] = ()
-    ) -> None:
-        """Start the workers; on a first run, say that the kernels are being compiled: those
-        of the `strategies`, or the `kernels` named (module, name) instead when given."""
-        kernels = list(kernels)
-        if kernels:
-            cached = all(kernel_cached(module, name) for module, name in kernels)
-        else:
-            cached = kernels_cached(strategies)
+    def start_executor(self, kernels: Iterable[tuple[str, str]]) -> None:
+        """Start the workers; on a first run (`kernels`, named (module, name), not all in
+        numba's cache yet), say that the kernels are being compiled."""
+        cached = all(kernel_cached(module, name) for module, name in kernels)
         if self.progress and not cached:
             print(f"{self.command}: compiling the solver kernels (first run only, about 10 s;"
                   " later runs load them in a moment)", file=sys.stderr, flush=True)  # fmt: skip

@@ -30,6 +30,7 @@ from pipeline.jobs.parts import Part, encode, verdict_counts
 from pipeline.jobs.results import result_schema
 from pipeline.jobs.setup import Job, JobOptions, sigterm_as_interrupt, start_job
 from pipeline.solver.codes import VERDICT_NAMES
+from pipeline.solver.registry import get_strategy
 
 SOLVED_SUFFIX = ".solved.parquet"
 SOURCE_TYPE = pa.dictionary(pa.int32(), pa.string())  # the `source` column of several inputs
@@ -165,8 +166,9 @@ def _run(job: Job, search: SolveOptions, resume: bool) -> RunSummary:
     pool, empty = job.executor, _empty(job, search)
     with sigterm_as_interrupt():
         try:
-            job.start_executor((search.strategy,))  # before a checkpoint: a cluster that
-        except KeyboardInterrupt:  # cannot be reached leaves nothing behind
+            # before a checkpoint: a cluster that cannot be reached leaves nothing behind
+            job.start_executor(get_strategy(search.strategy).kernels())
+        except KeyboardInterrupt:
             pool.terminate()
             raise RunInterrupted() from None
     sink: Checkpoint | StreamSink

@@ -35,9 +35,9 @@ class Strategy:
         """The strategy's numba kernel."""
         return getattr(import_module(self.module), self.kernel)
 
-    def cached(self) -> bool:
-        """Whether numba's on-disk cache holds the kernel, compiled (`kernel_cached`)."""
-        return kernel_cached(self.module, self.kernel)
+    def kernels(self) -> tuple[tuple[str, str], ...]:
+        """(module, name) of the strategy's kernel, as `kernel_cached` takes them."""
+        return ((self.module, self.kernel),)
 
 
 def kernel_cached(module: str, kernel: str) -> bool:
@@ -87,11 +87,6 @@ REGISTRY: dict[str, Strategy] = {
 STRATEGIES: tuple[str, ...] = tuple(REGISTRY)
 DEFAULT_STRATEGY = "fast"
 MAX_NODES = 2**63 - 1  # node budgets are int64 in the kernels
-
-
-def kernels_cached(strategies: tuple[str, ...]) -> bool:
-    """Whether the kernels of these strategies are compiled and cached already."""
-    return all(get_strategy(name).cached() for name in strategies)
 
 
 def get_strategy(name: str) -> Strategy:

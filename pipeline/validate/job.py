@@ -366,7 +366,7 @@ def _run(job: Job, checks: ValidateOptions) -> ValidationSummary:
     bar = None
     try:
         with sigterm_as_interrupt():
-            job.start_executor(kernels=validation_kernels(checks))
+            job.start_executor(validation_kernels(checks))
             bar = job.progress_bar()
             with (
                 pa.OSFile(str(stream), "wb") as sink,
