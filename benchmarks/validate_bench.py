@@ -9,6 +9,8 @@
   peak memory of the whole process tree.
 * `validate --minimal` on the 17-clue set itself (49,158 puzzles, all minimal): the cost of the
   minimality check, which runs one more uniqueness search per given.
+* Every command runs once untimed first, on a few rows: a machine where validate never ran
+  compiles its kernels then (about 10 s for `--symmetry`), and that is not its rate.
 * With `--big-rows N`, `validate` on N rows (17-clue by symmetries) for the memory of the
   duplicate check (16 bytes a row in the parent).
 
@@ -31,6 +33,16 @@ WORKERS = 2
 def run_command(*args: str) -> tuple[float, int]:
     """Run `sudoku-pipeline ARGS --quiet --workers 2`; (wall seconds, peak tree RSS bytes)."""
     return run_cli(*args, "--quiet", "--workers", str(WORKERS))
+
+
+def warm_up(folder: Path, out: str) -> None:
+    """Each command of the benchmark once on a few rows, untimed: the kernels it calls are
+    compiled (or loaded) and cached before any clock starts."""
+    few = folder / "few.csv"
+    make_corpus(few, 200, ["17-clue"], seed=5)
+    for args in (["solve"], ["validate"], ["validate", "--symmetry"], ["validate", "--minimal"]):
+        run_command(*args[:1], str(few), "-o", out, *args[1:])
+    few.unlink()
 
 
 def main() -> None:
@@ -58,6 +70,7 @@ def main() -> None:
         corpus = Path(tmp) / "corpus.csv"
         make_corpus(corpus, args.rows, ["17-clue"], seed=3)
         out = str(Path(tmp) / "out.parquet")
+        warm_up(Path(tmp), out)
         wall, peak = run_command("solve", str(corpus), "-o", out)
         solve_rate = row(f"solve, 17-clue by symmetries, {WORKERS} workers", args.rows, wall,
                          peak, None)  # fmt: skip
