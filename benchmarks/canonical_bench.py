@@ -21,8 +21,8 @@ import numpy as np
 
 from benchmarks.common import available_sets, best_of, machine
 from benchmarks.kernels import write_section
+from pipeline.canonical_forms import canonical_grids
 from pipeline.jobs.generate import random_full_grids
-from pipeline.minlex import canonical_grids
 from pipeline.symmetry import random_symmetries
 
 FLOOR = 20_000

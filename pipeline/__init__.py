@@ -32,7 +32,7 @@ _API = {
     "validate_puzzles": "pipeline.validate.job",
     "STRATEGIES": "pipeline.solver.registry",
     "rate": "pipeline.rating",
-    "canonical": "pipeline.minlex",
+    "canonical": "pipeline.canonical_forms",
     "GRADES": "pipeline.rating",
 }
 

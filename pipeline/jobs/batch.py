@@ -62,7 +62,7 @@ def _added(parsed: ParsedGrids, found: KernelResults, options: SolveOptions) -> 
     """The columns asked for beyond the result schema: the canonical form, the ratings."""
     columns: dict[str, pa.Array] = {}
     if options.canonical:
-        from pipeline.minlex import canonical_grids
+        from pipeline.canonical_forms import canonical_grids
 
         columns["canonical"] = format_grids(canonical_grids(parsed.grids), mask=parsed.ok)
     if options.rate:

@@ -25,6 +25,7 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from pipeline.canonical_forms import canonical_grids
 from pipeline.errors import ExecutorLost, InputError, RunFailed, RunInterrupted
 from pipeline.grid import CELLS, PuzzleColumn, clue_counts
 from pipeline.io.dataset import optional_column
@@ -41,7 +42,6 @@ from pipeline.jobs.setup import (
     sigterm_as_interrupt,
     start_job,
 )
-from pipeline.minlex import canonical_grids
 from pipeline.solver import MAX_NODES
 from pipeline.validate.catalogue import (
     CODES,
@@ -110,7 +110,7 @@ def validation_kernels(checks: ValidateOptions) -> list[tuple[str, str]]:
     if checks.minimal:
         kernels.append(("pipeline.solver.fast", "solve_kernel"))
     if checks.symmetry:
-        kernels.append(("pipeline.minlex.batch", "canonical_kernel"))
+        kernels.append(("pipeline.canonical_forms.batch", "canonical_kernel"))
     return kernels
 
 

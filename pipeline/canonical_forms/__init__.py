@@ -31,7 +31,7 @@ def canonical_grids(grids: np.ndarray) -> np.ndarray:
     Raises ValueError for another shape, a non-integer dtype, or cells outside 0..9.
     """
     grids = check_grids(grids)
-    from pipeline.minlex.batch import canonical_kernel  # numba: compiled or loaded on use
+    from pipeline.canonical_forms.batch import canonical_kernel  # numba: compiled or loaded on use
 
     forms = np.empty_like(grids)
     canonical_kernel(grids, forms)
@@ -47,7 +47,7 @@ def canonical_symmetries(grids: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.
     this is one of them. Digits absent from a grid get the labels left over, in order.)
     """
     grids = check_grids(grids)
-    from pipeline.minlex.batch import symmetry_kernel
+    from pipeline.canonical_forms.batch import symmetry_kernel
 
     forms = np.empty_like(grids)
     cells = np.empty(grids.shape, np.int16)

@@ -1,4 +1,4 @@
-"""The candidate search behind `pipeline.minlex`: the minlex form of one grid.
+"""The candidate search behind `pipeline.canonical_forms`: the minlex form of one grid.
 
 The form of a grid is the smallest 81-digit string (blank = 0) over all 2 * 6^8 geometric
 variants (transpose or not; bands, rows in each band, stacks, columns in each stack), each with

@@ -1,4 +1,4 @@
-"""The batch kernels behind `pipeline.minlex`: each grid of a batch to its minlex form.
+"""The batch kernels behind `pipeline.canonical_forms`: each grid of a batch to its minlex form.
 
 A complete grid (every row and column holding 1..9 once) goes to `full.py`, any other
 grid to the candidate search of `search.py`. Both also name one variant that gives the
@@ -9,14 +9,20 @@ array, which cost ~10% of a sparse puzzle's time.
 
 numba's on-disk cache of these kernels is not invalidated when only `search.py` or
 `full.py` changes (it watches this file alone): after editing those, delete
-`pipeline/minlex/__pycache__/batch.*.nb*` (or `make clean`), or the old code keeps running.
+`pipeline/canonical_forms/__pycache__/batch.*.nb*` (or `make clean`), or the old code keeps running.
 """
 
 import numpy as np
 from numba import njit
 
-from pipeline.minlex.full import full_form
-from pipeline.minlex.search import PERMS, START_CAPACITY, new_scratch, read_grid, search_form
+from pipeline.canonical_forms.full import full_form
+from pipeline.canonical_forms.search import (
+    PERMS,
+    START_CAPACITY,
+    new_scratch,
+    read_grid,
+    search_form,
+)
 
 
 @njit(nogil=True, cache=True)
