@@ -3,8 +3,8 @@
 The form of a grid is the smallest 81-digit string (blank = 0) over all 2 * 6^8 geometric
 variants (transpose or not; bands, rows in each band, stacks, columns in each stack), each with
 its digits relabelled 1, 2, 3, ... in order of first appearance. Brute force over 3,359,232
-variants costs ~7 s a puzzle in numpy (20-500 ms in numba with early exits). This kernel builds the
-form a row at a time and keeps only the partial variants tied for the smallest prefix.
+variants is far too slow (seconds a puzzle); this kernel builds the form a row at a time and
+keeps only the partial variants tied for the smallest prefix.
 
 A *candidate* is a set of variants that agree on everything that decides the form so far:
 
@@ -45,30 +45,13 @@ beat the best row (`_FLOORS`, labels counted as 1) is skipped before any labelli
 row is taken without looking at its stacks. Complete grids go to `full.py`: their
 first row would split every candidate 216 ways.
 
-Measured (one core of a loaded 2-core machine; A/B alternated in one run except the first
-figure, from successive runs; the last two lines in thread CPU time, steady there): the
-pattern floors took the forum+Kaggle mix from ~38,000 to ~92,000 puzzles/s; reading labels in
-place and the blank-row shortcut took the empty grid from 18 ms to 2 ms; merging twins took it
-to 0.1 ms and a grid with one complete band from 183 ms to 1-5 ms, no change on the public sets
-(within 3%); numba-inlining the three small helpers and the one-given shortcut in
-`_best_orders` took the mix from ~108,000 to ~140,000 puzzles/s (17-clue ~110,000 to
-~130,000); passing `_best_orders` six ints instead of array views (numba passes an array as
-a dozen words plus reference counting) took it to ~265,000 (17-clue ~245,000, the dense serg
-set ~53,000 to ~150,000). Did not pay: numba-inlining `_best_orders` (+3-5% since the int
-arguments; it was 10% slower with array arguments and the one-given shortcut).
-
-Then a sampling profile (perf, with a perf map of the numba functions) showed numba's atomic
-reference counts (NRT_incref/decref) at ~10% of the kernel: on the array arguments of the
-inlined helpers, on the buffer reassigned when grown, on the scratch tuple and `grids[i]` views
-at every grid, on two small arrays allocated per grid. So a candidate is now two int64 words
-(below), the helpers take ints only, no array is reassigned or sliced per candidate or per grid
-(a grid that overflows the buffers is run again with twice the room), the rows to try are a bit
-set, blank and one-given stacks are valued and labelled inline (`_best_orders` only for two or
-three givens), and `read_grid` is branch-free and computes the first-row bars. In thread CPU
-time with `taskset -c 1 python -m benchmarks.canonical_bench --rows 50000`, A/B alternated on a
-loaded machine: 17-clue 6.5-6.7 -> 3.0 us a puzzle, mix 5.9-6.0 -> 2.5, serg 10.4 -> 6.4-6.5,
-empty grid 82-87 -> 51, one given 41 -> 22, diagonal 920-950 -> 274, complete grids the same
-(83-90 -> 86-87, 149-158 -> 154: `full.py`).
+How it is kept fast (each step measured; the figures are in docs/BENCHMARKS.md, "Measured in
+the kernels"): a candidate is two int64 words (below); the helpers take ints, never arrays
+(numba passes an array as a dozen words plus atomic reference counts); no array is reassigned
+or sliced per candidate or per grid (a grid that overflows the buffers is run again with twice
+the room); the rows still to try are a bit set; blank and one-given stacks are valued and
+labelled inline (`_best_orders` only for two or three givens); `read_grid` is branch-free and
+computes the first-row bars.
 """
 
 from typing import TypeAlias

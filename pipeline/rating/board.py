@@ -20,33 +20,9 @@ removes candidates that no solution of the puzzle uses, so it never needs unique
 import numpy as np
 from numba import njit
 
+from pipeline.solver.units import ALL_DIGITS, IS_PEER, PEERS
+
 CONTRADICTION = -1
-ALL_DIGITS = 0x1FF
-
-
-def _unit_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Cells of the 27 units (rows 0-8, columns 9-17, boxes 18-26), the 20 peers of each cell,
-    a peer matrix, and each cell's three units (row, column, box)."""
-    units = np.zeros((27, 9), dtype=np.int64)
-    for i in range(9):
-        for j in range(9):
-            units[i, j] = 9 * i + j  # row i
-            units[9 + i, j] = 9 * j + i  # column i
-            units[18 + i, j] = 9 * (3 * (i // 3) + j // 3) + 3 * (i % 3) + j % 3  # box i
-    cell_units = np.zeros((81, 3), dtype=np.int64)
-    for u in range(27):
-        for c in units[u]:
-            cell_units[c, u // 9] = u
-    is_peer = np.zeros((81, 81), dtype=np.bool_)
-    for u in range(27):
-        for a in units[u]:
-            for b in units[u]:
-                is_peer[a, b] = a != b
-    peers = np.array([np.flatnonzero(is_peer[c]) for c in range(81)], dtype=np.int64)
-    return units, peers, is_peer, cell_units
-
-
-UNIT_CELLS, PEERS, IS_PEER, CELL_UNITS = _unit_tables()
 POPCOUNT = np.array([bin(m).count("1") for m in range(512)], dtype=np.int64)  # 9-bit masks
 LOWEST_DIGIT = np.array([(m & -m).bit_length() for m in range(512)], dtype=np.int64)  # 0 for 0
 

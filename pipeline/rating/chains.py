@@ -18,7 +18,8 @@ true implications, so no path bookkeeping is needed for soundness.
 import numpy as np
 from numba import njit
 
-from pipeline.rating.board import IS_PEER, PEERS, POPCOUNT, UNIT_CELLS, eliminate_from_common_peers
+from pipeline.rating.board import POPCOUNT, eliminate_from_common_peers
+from pipeline.solver.units import IS_PEER, PEERS, UNIT_CELLS
 
 
 @njit(nogil=True, cache=True)

@@ -8,15 +8,8 @@ returns the number of placements or eliminations made, or `CONTRADICTION`.
 import numpy as np
 from numba import njit
 
-from pipeline.rating.board import (
-    ALL_DIGITS,
-    CONTRADICTION,
-    LOWEST_DIGIT,
-    POPCOUNT,
-    UNIT_CELLS,
-    eliminate,
-    place,
-)
+from pipeline.rating.board import CONTRADICTION, LOWEST_DIGIT, POPCOUNT, eliminate, place
+from pipeline.solver.units import ALL_DIGITS, UNIT_CELLS
 
 
 @njit(nogil=True, cache=True)

@@ -15,14 +15,8 @@ top1465 and forum-hardest boards, one core, A/B alternating, best of 15; 2026-12
 import numpy as np
 from numba import njit
 
-from pipeline.rating.board import (
-    ALL_DIGITS,
-    LOWEST_DIGIT,
-    POPCOUNT,
-    UNIT_CELLS,
-    eliminate,
-    next_combination,
-)
+from pipeline.rating.board import LOWEST_DIGIT, POPCOUNT, eliminate, next_combination
+from pipeline.solver.units import ALL_DIGITS, UNIT_CELLS
 
 
 @njit(nogil=True, cache=True)

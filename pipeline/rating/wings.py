@@ -10,7 +10,8 @@ every pair of them) and differ in which pincers fit and which cells lose `z`.
 import numpy as np
 from numba import njit
 
-from pipeline.rating.board import IS_PEER, PEERS, POPCOUNT, eliminate, eliminate_from_common_peers
+from pipeline.rating.board import POPCOUNT, eliminate, eliminate_from_common_peers
+from pipeline.solver.units import IS_PEER, PEERS
 
 
 @njit(nogil=True, cache=True)

@@ -37,9 +37,8 @@ Every kernel has the same signature and works on a whole batch::
   zeros when none), `nodes`, `guesses`, `solve_ns` `(n,) int64`.
 
 Givens that clash (a digit twice in a unit, or a value above 9) make the verdict `INVALID`
-without a search (nodes, guesses and time 0): a kernel whose strategy `checks_givens` finds
-them while loading the givens; for the others the facade runs `checks.givens_valid` first.
-Where they clash is found once, for those rows only, by `checks.first_clash`.
+without a search (nodes, guesses and time 0): every kernel finds them itself while loading the
+givens. Where they clash is found once, for those rows only, by `checks.first_clash`.
 """
 
 from typing import NamedTuple
@@ -69,32 +68,23 @@ class KernelResults(NamedTuple):
 
 
 def _prepare(
-    grids: np.ndarray, skip: np.ndarray | None, checks_givens: bool
+    grids: np.ndarray, skip: np.ndarray | None
 ) -> tuple[np.ndarray, np.ndarray, KernelResults]:
-    """Contiguous grids, the rows not to search, and outputs with the verdicts known already:
-    `MALFORMED` for skipped rows; `INVALID` where the givens clash, unless the kernel
-    `checks_givens` itself."""
+    """Contiguous grids, the rows not to search, and outputs with `MALFORMED` where a row is
+    skipped (the kernel writes every other row's verdict)."""
     grids = np.ascontiguousarray(grids, dtype=np.uint8).reshape(-1, 81)
     n = grids.shape[0]
     malformed = np.zeros(n, dtype=np.bool_) if skip is None else np.asarray(skip, dtype=np.bool_)
     if malformed.shape != (n,):
         raise ValueError(f"skip must have shape ({n},), got {malformed.shape}")
-    verdicts = np.full(n, codes.MALFORMED, dtype=np.int8)
-    todo_skip = malformed
-    if not checks_givens:
-        from pipeline.solver.checks import givens_valid  # numba: loaded where kernels run
-
-        valid = givens_valid(grids)
-        verdicts[~valid & ~malformed] = codes.INVALID
-        todo_skip = malformed | ~valid
     out = KernelResults(
-        verdicts,
+        np.full(n, codes.MALFORMED, dtype=np.int8),
         np.zeros((n, 81), dtype=np.uint8),
         np.zeros(n, dtype=np.int64),
         np.zeros(n, dtype=np.int64),
         np.zeros(n, dtype=np.int64),
     )
-    return grids, todo_skip, out
+    return grids, malformed, out
 
 
 def _budget(max_nodes: int | None) -> int:
@@ -119,11 +109,11 @@ def solve_grids(
     budget = _budget(max_nodes)
     chosen = get_strategy(strategy)
     kernel = chosen.load()
-    grids, todo_skip, out = _prepare(grids, skip, chosen.checks_givens)
+    grids, todo_skip, out = _prepare(grids, skip)
     kernel(grids, todo_skip, *chosen.flags, solutions, budget, *out)
 
     def solve_again(subset: np.ndarray) -> np.ndarray:
-        again = _prepare(subset, None, True)[2]
+        again = _prepare(subset, None)[2]
         kernel(subset, np.zeros(len(subset), np.bool_), *chosen.flags, solutions, budget, *again)
         return again.solve_ns
 
@@ -142,13 +132,13 @@ def find_two_solutions(
     from pipeline.solver.fast import two_solutions_kernel
 
     budget = _budget(max_nodes)
-    grids, todo_skip, out = _prepare(grids, skip, REGISTRY["fast"].checks_givens)
+    grids, todo_skip, out = _prepare(grids, skip)
     seconds = np.zeros_like(out.solutions)
     two_solutions_kernel(grids, todo_skip, budget, out.verdicts, out.solutions, seconds,
                          out.nodes, out.guesses, out.solve_ns)  # fmt: skip
 
     def solve_again(subset: np.ndarray) -> np.ndarray:
-        again = _prepare(subset, None, True)[2]
+        again = _prepare(subset, None)[2]
         two_solutions_kernel(subset, np.zeros(len(subset), np.bool_), budget, *again[:2],
                              np.zeros_like(again.solutions), *again[2:])  # fmt: skip
         return again.solve_ns

@@ -1,11 +1,28 @@
 """The `fast` strategy: constraint propagation on a band-wise bitboard, then binary branching on
-a digit's configuration in a band or stack, as tdoku branches.
+a digit's configuration in a band or stack, as tdoku branches. (The layout follows the scalar
+bitboard solvers JCZSolve and fsss2; the reasoning on triads and the branching follow tdoku; the
+code is our own.)
 
-The board is held as 27 integers, one per (digit, band): bit `9 * r + c` of `board[9 * b + d]`
-says that digit `d + 1` may still stand in row `3 * b + r`, column `c`. Because a band is three
-whole rows, bit position `p` of band `b` is simply cell `27 * b + p`. Three more integers hold the
-unsolved cells of each band. (The layout follows the scalar bitboard solvers JCZSolve and fsss2;
-the reasoning on triads and the branching follow tdoku; the code is our own.)
+The board: one row of `boards`, 43 int64 slots (a *band* is three whole rows, so bit `p` of a
+band's 27-bit mask is cell `27 * band + p`, row `p // 9` of the band, column `p % 9`):
+
+  slots    name                what each slot holds
+  0..26    9 * band + digit    the band's cells where digit `digit + 1` may still stand (27 bits)
+  27..29   UNSOLVED + band     the band's cells not placed yet (27 bits)
+  30..38   FIELD + digit       the digit's triad patterns (54 bits; kept current by propagation,
+                               the branch is chosen on them):
+                                 bit 9 * band + 3 * row + box (0..26): the digit may still stand
+                                 in that row of the band within that box (a row-box triad);
+                                 bit 27 + 9 * stack + 3 * band + column (27..53): the same for a
+                                 (band, column) triad of the stack
+  39..42   BOARD_SLOTS + k     the other way of the branch taken at this depth, tried when the
+                               search backs up: the digit, then three band masks (27 bits each)
+                               its cells must stay within
+
+`boards` has `MAX_DEPTH + 1` rows: the root and one row per branch point below it. Scratch
+beside it: `fields` (9 int64, the triad patterns while rule 4 works on them) and `choice`
+(`CHOICE` = 7 int64: the branch chosen at a fixed point, the digit, the three band masks of
+the way taken first, the three of the other way).
 
 Propagation (`fast_propagate.propagate`): band updates, naked singles, the column view, and at
 each fixed point the triads rule across digits, which also picks the branch.
@@ -20,15 +37,8 @@ counts a guess per branch point) is about half of it.
 
 Givens that clash (two equal digits in a row, column or box) and values above 9 are found while
 loading the givens (`_load_givens`, a few bit operations per digit): verdict `INVALID`, nodes 0,
-guesses 0, no solution.
-
-What did not pay (measured on this machine, one core, `benchmarks.versus_tdoku` sets):
-
-* tdoku's branching without the triads rule: the median tree is the same as with the earlier
-  bivalue-cell branching but the tail explodes (16 of the 375 forum_hardest_1106 puzzles past
-  20,000 nodes); it needs the triads rule, then it beats every cell rule we tried.
-* Branching on a bivalue cell with the most unsolved peers (the rule before this one): 93 branch
-  points a puzzle on forum_hardest_1905_11+ against 67 now (tdoku: 65).
+guesses 0, no solution. Ideas measured here and not kept are listed in docs/BENCHMARKS.md
+("Measured in the kernels").
 """
 
 import numpy as np
@@ -303,7 +313,9 @@ def _solve_all(
         nodes[i] = n
         guesses[i] = g
         branches[i * keep_branches] = b
-    boards_owner[0, 0] = fields_owner[0] + choice_owner[0] + clock_owner[0]  # alive till here
+    # Do not remove: the `unowned` views above do not keep their buffers alive, and without a
+    # use of each owner here numba may free them while the loop still reads through the views.
+    boards_owner[0, 0] = fields_owner[0] + choice_owner[0] + clock_owner[0]
 
 
 @njit(nogil=True, cache=True)

@@ -54,6 +54,9 @@ CONTRADICTION = 0
 COMPLETE = 1
 STUCK = 2
 
+# A band or stack whose nine digits have one configuration each (total 9) is fixed: nothing
+# to branch on there; `_choose` takes the least total above it.
+ALL_FIXED = 9
 FIELDS = 0x3FFFFFFFFFFFFF  # 54 bits: six 9-bit triad patterns of a digit (3 bands, 3 stacks)
 GROUP_LOW = 0x9249249249249  # bit 0 of every 3-bit group (a row of a band's triads)
 GROUP_MID = GROUP_LOW << 1
@@ -264,21 +267,23 @@ def _triads_and_choice(board: np.ndarray, fields: np.ndarray, choice: np.ndarray
     """Rule 4 on every band and stack; returns the dirty slots, -1 on a contradiction, or 0
     when nothing changed, with the branch written to `choice`: digit, then the three band
     masks of the branch taken first, then those of the other branch."""
-    a1 = 0
-    a2 = 0
-    a3 = 0
-    a4 = 0
+    # How many digits can reach each triad, counted bit-sliced over all 54 triads at once and
+    # saturating at four: bit t of `reach_n` says that at least n digits can reach triad t.
+    reach_1 = 0
+    reach_2 = 0
+    reach_3 = 0
+    reach_4 = 0
     for digit in range(9):
         x = board[FIELD + digit]
         fields[digit] = x
-        a4 |= a3 & x
-        a3 |= a2 & x
-        a2 |= a1 & x
-        a1 |= x
-    if a3 != FIELDS:
+        reach_4 |= reach_3 & x
+        reach_3 |= reach_2 & x
+        reach_2 |= reach_1 & x
+        reach_1 |= x
+    if reach_3 != FIELDS:
         return -1  # a minirow or minicolumn that fewer than three digits can reach
     changed = 0
-    exact = a3 & ~a4
+    exact = reach_3 & ~reach_4  # triads exactly three digits can reach: those three fill them
     if exact:
         for digit in range(9):
             x = fields[digit]
@@ -296,20 +301,22 @@ def _triads_and_choice(board: np.ndarray, fields: np.ndarray, choice: np.ndarray
                 if y != x:
                     fields[digit] = y
                     changed |= 1 << digit
-    f1 = 0
-    f2 = 0
-    f3 = 0
+    # The same bit-sliced count of the digits that must stand in each triad (forced in every
+    # configuration left): a triad three digits must fill is closed to the others.
+    forced_1 = 0
+    forced_2 = 0
+    forced_3 = 0
     for digit in range(9):
         x = _forced(fields[digit])
-        if f3 & x:
+        if forced_3 & x:
             return -1  # four digits that must all stand in one minirow
-        f3 |= f2 & x
-        f2 |= f1 & x
-        f1 |= x
-    if f3:
+        forced_3 |= forced_2 & x
+        forced_2 |= forced_1 & x
+        forced_1 |= x
+    if forced_3:
         for digit in range(9):
             x = fields[digit]
-            drop = f3 & x & ~_forced(x)
+            drop = forced_3 & x & ~_forced(x)
             if drop:
                 y = _keep(x, ~drop, drop)
                 if y == 0:
@@ -345,7 +352,7 @@ def _choose(fields: np.ndarray, choice: np.ndarray) -> None:
         total = 0
         for digit in range(9):
             total += CONFIGURATION_COUNT[(fields[digit] >> (9 * f)) & 511]
-        if 10 <= total < best_total:
+        if ALL_FIXED < total < best_total:
             best_total = total
             best = f
     best_digit = 0

@@ -16,7 +16,6 @@ import numpy as np
 ALL_CELLS = 0x7FFFFFF  # 27 bits: the cells of one band
 ROW_MASK = 0x1FF  # one row of a band
 COLUMNS_TO_BAND = 0x40201  # multiply a 9-bit column set to cover the band's three rows
-STACK_COLUMNS = 0x7  # the three columns of stack 0, as a 9-bit column set
 PERMUTATIONS = ((0, 1, 2), (1, 2, 0), (2, 0, 1), (2, 1, 0), (0, 2, 1), (1, 0, 2))
 
 

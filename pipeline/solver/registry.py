@@ -24,9 +24,6 @@ class Strategy:
     # leading arguments of the kernel before the contract's `max_solutions` (one kernel can
     # serve several strategies through a plain flag: flags keep numba's cache working)
     flags: tuple[bool, ...] = ()
-    # whether the kernel finds clashing givens itself while loading them (else the facade
-    # runs `checks.givens_valid` over the batch first)
-    checks_givens: bool = False
     # node budget `bench` uses when none is given (the reference searches give up on the
     # hardest puzzles at 20,000 nodes instead of running for minutes)
     bench_budget: int | None = None
@@ -62,7 +59,6 @@ REGISTRY: dict[str, Strategy] = {
             "band or stack",
             "pipeline.solver.fast",
             "solve_kernel",
-            checks_givens=True,
         ),
         Strategy(
             "mrv",
@@ -70,7 +66,6 @@ REGISTRY: dict[str, Strategy] = {
             "pipeline.solver.reference",
             "reference_kernel",
             flags=(True,),
-            checks_givens=True,
             bench_budget=20_000,
         ),
         Strategy(
@@ -79,7 +74,6 @@ REGISTRY: dict[str, Strategy] = {
             "pipeline.solver.reference",
             "reference_kernel",
             flags=(False,),
-            checks_givens=True,
             bench_budget=20_000,
         ),
     )
