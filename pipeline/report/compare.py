@@ -27,7 +27,6 @@ from pipeline.report.runs import Run
 
 SAME_CORPUS = 0.5  # share of the smaller run's puzzles that the other must hold
 KEYS = ("canonical", "puzzle")  # the join key, by preference: canonical form when both have it
-KEY_NAMES = {"canonical": "canonical form", "puzzle": "puzzle string"}
 
 
 @dataclass
