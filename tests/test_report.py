@@ -4,6 +4,7 @@ apart by the puzzles they share; rates labelled; the hardest puzzles printed who
 errors for files that are not results, and for --html without matplotlib. The HTML page and
 its plots are checked in test_report_html.py."""
 
+import importlib.util
 import json
 import math
 import re
@@ -503,3 +504,58 @@ def test_percentiles_are_observed_values_in_every_table(tmp_path):
     assert (grade["nodes_p50"], grade["time_p50_us"]) == (p50["nodes"]["p50"],
                                                            p50["time_us"]["p50"])  # fmt: skip
     assert grade["nodes_p50"] in (1, 3) and grade["time_p50_us"] in (1.0, 3.0)
+
+
+def with_metadata(path, like, change) -> None:
+    """The result file `like` again at `path`, its metadata changed by `change(meta)`."""
+    table = pq.read_table(like)
+    meta = json.loads(table.schema.metadata[b"sudoku_pipeline"])
+    change(meta)
+    pq.write_table(table.replace_schema_metadata({"sudoku_pipeline": json.dumps(meta)}), path)
+
+
+@pytest.mark.parametrize(
+    ("field", "change"),
+    [
+        ("rows_per_s", lambda m: m.update(rows_per_s="12,345/s")),
+        ("wall_s", lambda m: m.update(wall_s=[1.5])),
+        ("workers", lambda m: m.update(workers="two")),
+        ("options", lambda m: m.update(options=["fast"])),
+        ("options.max_nodes", lambda m: m["options"].update(max_nodes="none")),
+        ("input.path", lambda m: m["input"].update(path=7)),
+    ],
+)
+def test_metadata_of_the_wrong_type_is_left_out_with_a_note(results, tmp_path, field, change):
+    """A result file whose metadata is not what `solve` wrote: the field is left out, a note
+    says so, the figures of the rows are all there; never a traceback."""
+    path = tmp_path / "odd.parquet"
+    with_metadata(path, results["fast"], change)
+
+    run = cli("report", path)
+
+    assert run.exit_code == 0, run.output
+    notes = [line for line in run.stdout.splitlines() if line.startswith("note: metadata")]
+    assert len(notes) == 1 and f" {field} " in notes[0], run.stdout
+    assert "ignored" in notes[0]
+    assert "percentiles over searched rows:" in run.stdout
+    data = json.loads(cli("report", path, "--json").stdout)
+    assert data["runs"][0]["notes"] == [notes[0].removeprefix("note: ")]
+
+
+def test_a_bench_file_whose_runs_are_not_a_list_is_reported(results, tmp_path):
+    """`runs` of a bench file's metadata (each dataset x strategy's wall time) as a number."""
+    path = tmp_path / "bench.parquet"
+    frame = read(results["fast"]).with_columns(dataset=pl.lit("corpus"), strategy=pl.lit("fast"))
+    write_like(frame, path, results["fast"])
+    odd = tmp_path / "odd.parquet"
+    with_metadata(odd, path, lambda m: m.update(command="bench", runs=3))
+
+    run = cli("report", odd)
+
+    assert run.exit_code == 0, run.output
+    assert "== corpus / fast" in run.stdout
+    assert "note: metadata runs is a number, not a list: ignored" in run.stdout
+    if importlib.util.find_spec("matplotlib"):
+        report(odd, html=tmp_path / "odd.html")
+        page = (tmp_path / "odd.html").read_text()
+        assert "note: metadata runs is a number, not a list: ignored" in page

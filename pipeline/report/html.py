@@ -159,7 +159,9 @@ def _card(run: dict[str, Any], color: str) -> str:
         f'<div class="card" style="--c:{color}"><h3>{_e(run["label"])}</h3>'
         f'<div class="path">{_e(run["path"])} · corpus {_e(run["corpus"])}</div>'
         f'<div class="tiles">{tile_html}</div><div class="chips">{chips}</div>'
-        f'<div class="note" style="margin-top:8px">{_e(options)}</div></div>'
+        f'<div class="note" style="margin-top:8px">{_e(options)}</div>'
+        + "".join(f'<div class="note">note: {_e(n)}</div>' for n in run["notes"])
+        + "</div>"
     )
 
 

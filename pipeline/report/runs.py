@@ -13,7 +13,6 @@ records it (`solve`: all its workers, start-up and compiling included; `bench`: 
 alone, kernels loaded first, best of its repeats).
 """
 
-import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,6 +33,7 @@ from pipeline.jobs.measures import (
     searched,
     solved_without_guess,
 )
+from pipeline.report.metadata import read_metadata, run_entries
 from pipeline.report.ratings import rating_figures
 from pipeline.solver.codes import VERDICT_NAMES
 
@@ -57,9 +57,10 @@ class Run:
     frame: pl.DataFrame = field(repr=False)
     meta: dict[str, Any] = field(default_factory=dict)  # throughput and options, as recorded
     from_bench: bool = False  # one dataset x strategy of a bench file
+    notes: list[str] = field(default_factory=list)  # metadata left out, and why
 
 
-def _read(path: Path) -> tuple[pl.DataFrame, dict[str, Any]]:
+def _read(path: Path) -> tuple[pl.DataFrame, dict[str, Any], list[str]]:
     if not path.exists():
         raise ReportError(f"{path}: no such file")
     if path.is_dir():
@@ -74,11 +75,7 @@ def _read(path: Path) -> tuple[pl.DataFrame, dict[str, Any]]:
         raise ReportError(
             f"{path}: not a sudoku-pipeline result file (no column {', '.join(missing)})"
         )
-    try:
-        raw = (schema.metadata or {}).get(METADATA_KEY)
-        meta = json.loads(raw) if raw else {}
-    except ValueError:
-        meta = {}
+    meta, notes = read_metadata((schema.metadata or {}).get(METADATA_KEY))
     wanted = [*REQUIRED_COLUMNS, *(c for c in OPTIONAL_COLUMNS if c in schema.names)]
     try:
         frame = pl.read_parquet(path, columns=wanted)
@@ -90,7 +87,7 @@ def _read(path: Path) -> tuple[pl.DataFrame, dict[str, Any]]:
     except (pl.exceptions.PolarsError, pa.ArrowException, OSError) as e:
         detail = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
         raise ReportError(f"{path}: not a readable result file ({detail})") from None
-    return frame, meta if isinstance(meta, dict) else {}
+    return frame, meta, notes
 
 
 def _dig(meta: dict[str, Any], *keys: str) -> Any:
@@ -137,19 +134,15 @@ def load_runs(paths: list[str | Path]) -> list[Run]:
     runs: list[Run] = []
     for p in paths:
         path = Path(p)
-        frame, meta = _read(path)
+        frame, meta, notes = _read(path)
         if "dataset" in frame.columns and "strategy" in frame.columns:
-            recorded = {
-                (_dig(r, "dataset"), _dig(r, "strategy")): r
-                for r in meta.get("runs") or []
-                if isinstance(r, dict)
-            }
+            recorded = run_entries(meta, notes)
             keys = frame.select("dataset", "strategy").unique(maintain_order=True).rows()
             for dataset, strategy in keys:
                 part = frame.filter(
                     (pl.col("dataset") == dataset) & (pl.col("strategy") == strategy)
                 )
-                info = recorded.get((dataset, strategy), {})
+                info, own_notes = recorded.get((dataset, strategy), ({}, []))
                 run_meta = _run_meta(meta | info, {"strategy": strategy, **info})
                 run_meta["input"] = info.get("path")  # a bench run's input is its dataset
                 runs.append(
@@ -161,6 +154,7 @@ def load_runs(paths: list[str | Path]) -> list[Run]:
                         part.drop("dataset", "strategy"),
                         run_meta,
                         from_bench=True,
+                        notes=notes + own_notes,
                     )
                 )
         else:
@@ -168,7 +162,7 @@ def load_runs(paths: list[str | Path]) -> list[Run]:
             strategy = run_meta["strategy"]
             name = _corpus_name(path, meta)
             label = f"{name} / {strategy}" if strategy else name
-            runs.append(Run(label, name, strategy, path, frame, run_meta))
+            runs.append(Run(label, name, strategy, path, frame, run_meta, notes=notes))
     _unique_labels(runs)
     return runs
 

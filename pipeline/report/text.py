@@ -255,7 +255,7 @@ def _header(run: dict[str, Any]) -> list[str]:
             f"recorded by: sudoku-pipeline {meta.get('version') or '?'} "
             f"on {meta.get('cpu') or 'unknown CPU'}"
         )
-    return lines
+    return lines + [f"note: {note}" for note in run["notes"]]
 
 
 def _run_text(run: dict[str, Any]) -> list[str]:
