@@ -559,3 +559,19 @@ def test_a_bench_file_whose_runs_are_not_a_list_is_reported(results, tmp_path):
         report(odd, html=tmp_path / "odd.html")
         page = (tmp_path / "odd.html").read_text()
         assert "note: metadata runs is a number, not a list: ignored" in page
+
+
+def test_html_over_somebody_elses_file_only_with_force(results, tmp_path):
+    pytest.importorskip("matplotlib")
+    page = tmp_path / "notes.html"
+    page.write_text("<p>my notes</p>\n")
+
+    refused = cli("report", results["fast"], "--html", page)
+
+    assert refused.exit_code == 2 and refused.stdout == ""
+    assert refused.stderr.count("\n") == 1 and "use --force to replace it" in refused.stderr
+    assert page.read_text() == "<p>my notes</p>\n"
+    forced = cli("report", results["fast"], "--html", page, "--force")
+    assert forced.exit_code == 0, forced.output
+    assert page.read_text().startswith("<!DOCTYPE html>")
+    assert cli("report", results["fast"], "--html", page).exit_code == 0  # our page: replaced

@@ -11,6 +11,7 @@
 * `plots` (matplotlib, the `report` extra) and `html`: the self-contained HTML page.
 """
 
+from collections.abc import Iterable
 from pathlib import Path
 
 from pipeline.errors import ReportError
@@ -20,6 +21,7 @@ from pipeline.report.runs import load_runs
 from pipeline.report.text import render_text
 
 MATPLOTLIB_HINT = "--html needs matplotlib: pip install 'sudoku-pipeline[report]'"
+HTML_REPORT = "HTML report"
 
 
 def require_matplotlib() -> None:
@@ -30,31 +32,44 @@ def require_matplotlib() -> None:
         raise ReportError(MATPLOTLIB_HINT) from None
 
 
-def write_html(rep: Report, path: str | Path) -> Path:
-    """One self-contained HTML file (plots embedded as PNG): nothing to fetch to view it."""
+def check_html(path: str | Path, inputs: Iterable[str | Path] = (), force: bool = False) -> Path:
+    """The page's path, checked before any work (`check_path`: not an input, a directory or a
+    device; somebody else's file only with `force`). Raises `InputError`."""
+    return check_path(path, HTML_REPORT, inputs=inputs, force=force, kind="html")
+
+
+def write_html(
+    rep: Report, path: str | Path, force: bool = False, inputs: Iterable[str | Path] = ()
+) -> Path:
+    """One self-contained HTML file (plots embedded as PNG): nothing to fetch to view it.
+    Refused over one of `inputs`, and over a file that is not a page of this tool unless
+    `force` (`check_html`)."""
     require_matplotlib()
     from pipeline.report.html import render_html  # matplotlib: only for the page
 
-    out = check_path(path, "HTML report", kind="html")
+    out = check_html(path, inputs, force)
     tmp = out.with_name(f".{out.name}.tmp")
     tmp.write_text(render_html(rep), encoding="utf-8")
     tmp.replace(out)
     return out
 
 
-def report(paths: list[str | Path] | str | Path, html: str | Path | None = None) -> Report:
+def report(
+    paths: list[str | Path] | str | Path, html: str | Path | None = None, force: bool = False
+) -> Report:
     """Read result files (of `solve` or `bench`) and compute every figure; with `html`, also
-    write the HTML report there. Raises `ReportError` (one line) for a file it cannot read,
-    or for `html` without matplotlib."""
+    write the HTML report there (`force`: over a file that is not a page of this tool, as
+    `solve --force`). Raises `ReportError` (one line) for a file it cannot read, for `html`
+    without matplotlib, or `InputError` for an `html` it will not write over."""
     if isinstance(paths, str | Path):
         paths = [paths]
     if html is not None:
         require_matplotlib()  # before the reading, not after
-        check_path(html, "HTML report", kind="html")
+        check_html(html, paths, force)
     rep = Report.of(load_runs(list(paths)))
     if html is not None:
-        write_html(rep, html)
+        write_html(rep, html, force, paths)
     return rep
 
 
-__all__ = ["Report", "ReportError", "render_text", "report", "write_html"]
+__all__ = ["Report", "ReportError", "check_html", "render_text", "report", "write_html"]
