@@ -575,3 +575,23 @@ def test_html_over_somebody_elses_file_only_with_force(results, tmp_path):
     assert forced.exit_code == 0, forced.output
     assert page.read_text().startswith("<!DOCTYPE html>")
     assert cli("report", results["fast"], "--html", page).exit_code == 0  # our page: replaced
+
+
+def test_html_over_a_result_file_says_what_it_is(results, tmp_path):
+    """A result of `solve` is this tool's, but not a page: refused, saying what it is; one of
+    the report's own inputs is refused even with --force."""
+    pytest.importorskip("matplotlib")
+    other = tmp_path / "mrv.parquet"
+    other.write_bytes(results["mrv"].read_bytes())
+
+    refused = cli("report", results["fast"], "--html", other)
+
+    assert refused.exit_code == 2 and refused.stdout == ""
+    assert refused.stderr == (
+        f"error: {other}: is a Parquet result of sudoku-pipeline solve, not an HTML report; "
+        "refused: choose another name, or use --force to replace it\n"
+    )
+    assert other.read_bytes() == results["mrv"].read_bytes()
+    own_input = cli("report", results["fast"], other, "--html", other, "--force")
+    assert own_input.exit_code == 2 and "will not write over an input" in own_input.stderr
+    assert other.read_bytes() == results["mrv"].read_bytes()

@@ -14,14 +14,20 @@
 from collections.abc import Iterable
 from pathlib import Path
 
+import pyarrow as pa
+import pyarrow.parquet as pq
+
 from pipeline.errors import ReportError
-from pipeline.io.output import check_path
+from pipeline.io.output import check_path, is_own_result
+from pipeline.io.runinfo import METADATA_KEY
+from pipeline.report.metadata import read_metadata
 from pipeline.report.model import Report
 from pipeline.report.runs import load_runs
 from pipeline.report.text import render_text
 
 MATPLOTLIB_HINT = "--html needs matplotlib: pip install 'sudoku-pipeline[report]'"
 HTML_REPORT = "HTML report"
+RESULT_FORMATS = {"parquet": "Parquet", "csv": "CSV", "jsonl": "JSON Lines"}
 
 
 def require_matplotlib() -> None:
@@ -32,10 +38,36 @@ def require_matplotlib() -> None:
         raise ReportError(MATPLOTLIB_HINT) from None
 
 
+def _other_result(path: Path) -> str | None:
+    """What `path` is when it is a result of this tool other than a page (`a Parquet result of
+    sudoku-pipeline solve`), else None."""
+    for kind, name in RESULT_FORMATS.items():
+        if is_own_result(path, kind):
+            command = None
+            if kind == "parquet":
+                try:
+                    raw = (pq.read_schema(path).metadata or {}).get(METADATA_KEY)
+                    command = read_metadata(raw)[0].get("command")
+                except (pa.ArrowException, OSError):
+                    pass
+            return f"a {name} result of sudoku-pipeline{f' {command}' if command else ''}"
+    return None
+
+
 def check_html(path: str | Path, inputs: Iterable[str | Path] = (), force: bool = False) -> Path:
     """The page's path, checked before any work (`check_path`: not an input, a directory or a
-    device; somebody else's file only with `force`). Raises `InputError`."""
-    return check_path(path, HTML_REPORT, inputs=inputs, force=force, kind="html")
+    device; somebody else's file only with `force`). A result of this tool that is not a page
+    (a solve result) is refused as what it is, unless `force`. Raises `InputError`."""
+    out = check_path(path, HTML_REPORT, inputs=inputs, force=True, kind="html")
+    if not force and out.is_file() and not is_own_result(out, "html"):
+        other = _other_result(out)
+        if other is not None:
+            raise ReportError(
+                f"{out}: is {other}, not an HTML report; refused: choose another name, or use "
+                "--force to replace it"
+            )
+        check_path(out, HTML_REPORT, inputs=inputs, force=False, kind="html")
+    return out
 
 
 def write_html(
