@@ -246,6 +246,24 @@ def test_the_real_tdoku_when_named():
     assert run["puzzles_per_s"] > 1000 and run["build"]
 
 
+def test_an_output_that_is_somebody_elses_file_is_replaced_only_with_force(datasets, tmp_path):
+    out = tmp_path / "bench.parquet"
+    pl.DataFrame({"precious": [1, 2, 3]}).write_parquet(out)
+
+    refused = CliRunner().invoke(app, ["bench", str(datasets[0]), "-o", str(out), "--repeats",
+                                       "1", "--strategy", "fast", "-q"])  # fmt: skip
+
+    assert refused.exit_code == 2 and refused.stderr.count("\n") == 1, refused.output
+    assert "use --force to replace it" in refused.stderr
+    assert pl.read_parquet(out)["precious"].to_list() == [1, 2, 3]
+    forced = CliRunner().invoke(app, ["bench", str(datasets[0]), "-o", str(out), "--repeats",
+                                      "1", "--strategy", "fast", "-q", "--force"])  # fmt: skip
+    assert forced.exit_code == 0, forced.output
+    assert "dataset" in pl.read_parquet(out).columns
+    with pytest.raises(InputError, match="will not write over an input"):
+        bench([out], output=out, force=True)
+
+
 def test_bad_input_is_one_line(datasets, tmp_path):
     with pytest.raises(InputError, match="unknown strategy"):
         bench(datasets, strategy="dlx")

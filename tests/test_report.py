@@ -4,10 +4,12 @@ apart by the puzzles they share; rates labelled; the hardest puzzles printed who
 errors for files that are not results, and for --html without matplotlib. The HTML page and
 its plots are checked in test_report_html.py."""
 
+import importlib.util
 import json
 import math
 import re
 import sys
+from fractions import Fraction
 
 import numpy as np
 import polars as pl
@@ -21,7 +23,7 @@ from pipeline.grid import format_grids, parse_puzzles
 from pipeline.jobs.results import empty_results
 from pipeline.jobs.solve import solve_file
 from pipeline.report import MATPLOTLIB_HINT, ReportError, render_text, report
-from pipeline.report.text import PER_PUZZLE, SIDE_BY_SIDE, count, decimal, ratio
+from pipeline.report.text import PER_PUZZLE, SIDE_BY_SIDE, count, ratio
 from pipeline.symmetry import random_symmetries
 
 NOT_SEARCHED = ["invalid", "malformed"]
@@ -84,7 +86,22 @@ def write_like(frame: pl.DataFrame, path, like) -> None:
     pq.write_table(frame.to_arrow().replace_schema_metadata(metadata), path)
 
 
-def test_every_printed_figure_equals_polars(results):
+def half_up(value: Fraction | int, places: int = 1) -> str:
+    """An exact value as printed on paper: rounded half up to `places` decimals, with
+    thousands separators (integer arithmetic only: the reference the report must agree with)."""
+    units = math.floor(Fraction(value) * 10**places + Fraction(1, 2))
+    whole, part = divmod(units, 10**places)
+    return f"{whole:,}" + (f".{part:0{places}d}" if places else "")
+
+
+def observed(values: pl.Series, p: float) -> int:
+    """The `p` quantile, nearest rank: one of `values` (an integer, exact)."""
+    return int(q(values, p))
+
+
+def test_every_printed_figure_equals_an_exact_computation(results):
+    """Each figure of the terminal summary, computed here from the rows with integers and
+    fractions and rounded half up: equal, whatever times the kernel measured."""
     path = results["fast"]
     run = cli("report", path)
     assert run.exit_code == 0, run.output
@@ -92,14 +109,23 @@ def test_every_printed_figure_equals_polars(results):
     df = read(path)
     meta = json.loads(pq.read_schema(path).metadata[b"sudoku_pipeline"])
     done = searched(df)
+    n = done.height
 
-    assert f"rows: {count(df.height)} from " in text
-    kernel_s = done["solve_ns"].sum() / 1e9
+    def us(ns: int) -> str:
+        return half_up(Fraction(ns, 1000))
+
+    def pct(part: int, whole: int) -> str:
+        return half_up(Fraction(100 * part, whole))
+
+    assert f"rows: {df.height:,} from " in text
+    kernel_ns = done["solve_ns"].sum()
     assert (
-        f"kernel rate: {decimal(done.height / kernel_s, 0)} puzzles/s (kernel, per core: "
-        f"{count(done.height)} searched rows in {decimal(kernel_s, 3)} s of kernel time)"
+        f"kernel rate: {half_up(Fraction(n * 10**9, kernel_ns), 0)} puzzles/s (kernel, per "
+        f"core: {n:,} searched rows in {half_up(Fraction(kernel_ns, 10**9), 3)} s of kernel "
+        "time)"
     ) in text
-    rate, wall = decimal(meta["rows_per_s"], 0), decimal(meta["wall_s"], 2)
+    rate = half_up(Fraction(str(meta["rows_per_s"])), 0)  # as recorded: a decimal
+    wall = half_up(Fraction(str(meta["wall_s"])), 2)
     assert (
         f"wall rate: {rate} rows/s (wall, 1 worker, with start-up: wall {wall} s; solve "
     ) in text
@@ -110,28 +136,30 @@ def test_every_printed_figure_equals_polars(results):
         v: (n, pct) for v, n, pct in re.findall(r"(\w+) ([\d,]+) \(([\d.]+)%\)", verdict_line)
     }
     counts = dict(df.group_by("verdict").len().rows())
-    assert printed == {v: (count(n), decimal(100 * n / df.height)) for v, n in counts.items()}
+    assert printed == {v: (f"{k:,}", pct(k, df.height)) for v, k in counts.items()}
     assert set(counts) == {"solved", "multiple", "invalid", "malformed", "unsolvable"}
 
-    no_guess = done.filter((pl.col("verdict") == "solved") & (pl.col("guesses") == 0)).height
+    def no_guess(rows: pl.DataFrame) -> int:
+        return rows.filter((pl.col("verdict") == "solved") & (pl.col("guesses") == 0)).height
+
     assert (
-        f"searched: {count(done.height)} rows; solved without guessing: {count(no_guess)} "
-        f"({decimal(100 * no_guess / done.height)}%)"
+        f"searched: {n:,} rows; solved without guessing: {no_guess(done):,} "
+        f"({pct(no_guess(done), n)}%)"
     ) in text
 
     expected = []
-    for title, column, scale, fmt in (
-        ("time us", "solve_ns", 1000, decimal),
-        ("nodes", "nodes", 1, count),
-        ("guesses", "guesses", 1, count),
+    for title, column, places, scale in (
+        ("time us", "solve_ns", 1, 1000),
+        ("nodes", "nodes", 0, 1),
+        ("guesses", "guesses", 0, 1),
     ):
-        s = done[column]
+        values = done[column]
+        figures = [*(observed(values, p) for p in (0.5, 0.9, 0.99)), values.max()]
         expected.append(
             [
                 title,
-                *(fmt(q(s, p) / scale) for p in (0.5, 0.9, 0.99)),
-                fmt(s.max() / scale),
-                decimal(s.mean() / scale),
+                *(half_up(Fraction(v, scale), places) for v in figures),
+                half_up(Fraction(values.sum(), values.len() * scale)),
             ]
         )
     assert section(text, "percentiles over searched rows:")[1:] == expected
@@ -139,20 +167,16 @@ def test_every_printed_figure_equals_polars(results):
     by_clues = []
     for clues in sorted(done["clues"].unique().to_list()):
         g = done.filter(pl.col("clues") == clues)
-        no_guess_pct = (
-            100
-            * g.filter((pl.col("verdict") == "solved") & (pl.col("guesses") == 0)).height
-            / g.height
-        )
+        nodes, times = g["nodes"], g["solve_ns"]
         by_clues.append(
             [
                 str(clues),
-                count(g.height),
-                decimal(no_guess_pct),
-                count(q(g["nodes"], 0.5)),
-                count(q(g["nodes"], 0.9)),
-                decimal(q(g["solve_ns"], 0.5) / 1000),
-                decimal(q(g["solve_ns"], 0.9) / 1000),
+                f"{g.height:,}",
+                pct(no_guess(g), g.height),
+                f"{observed(nodes, 0.5):,}",
+                f"{observed(nodes, 0.9):,}",
+                us(observed(times, 0.5)),
+                us(observed(times, 0.9)),
             ]
         )
     assert section(text, "by clue count:")[1:] == by_clues
@@ -166,9 +190,9 @@ def test_every_printed_figure_equals_polars(results):
                 str(r["id"]),  # integer ids from the CSV stay integers in the results
                 str(r["clues"]),
                 r["verdict"],
-                count(r["nodes"]),
-                count(r["guesses"]),
-                decimal(r["solve_ns"] / 1000),
+                f"{r['nodes']:,}",
+                f"{r['guesses']:,}",
+                us(r["solve_ns"]),
                 r["puzzle"],  # the puzzle itself, whole, to copy
             ]
             for r in top.iter_rows(named=True)
@@ -208,11 +232,11 @@ def expected_ratios(base: pl.DataFrame, other: pl.DataFrame, key: str = "puzzle"
         ratio(q(nodes, 0.5)),
         ratio(math.exp(nodes.log().mean())),
         ratio(q(nodes, 0.9)),
-        decimal(100 * (nodes < 1).mean()),
+        half_up(Fraction(100 * (nodes < 1).sum(), nodes.len())),
         ratio(q(time, 0.5)),
         ratio(math.exp(time.log().mean())),
         ratio(q(time, 0.9)),
-        decimal(100 * (time < 1).mean()),
+        half_up(Fraction(100 * (time < 1).sum(), time.len())),
     ]
 
 
@@ -335,8 +359,8 @@ def test_both_rates_are_labelled(results):
     for row, path in ((fast, results["fast"]), (mrv, results["mrv"])):
         done = searched(read(path))
         meta = json.loads(pq.read_schema(path).metadata[b"sudoku_pipeline"])
-        assert row[3] == decimal(done.height / (done["solve_ns"].sum() / 1e9), 0)
-        assert row[4] == decimal(meta["rows_per_s"], 0)
+        assert row[3] == half_up(Fraction(done.height * 10**9, done["solve_ns"].sum()), 0)
+        assert row[4] == half_up(Fraction(str(meta["rows_per_s"])), 0)
     assert "kernel/s: searched rows over their summed kernel time (solve_ns), one core" in text
     assert "wall rows/s: rows over the run's wall time as its file records it (wall, 1 " in text
 
@@ -416,3 +440,158 @@ def test_rated_results_show_puzzles_and_effort_by_grade(tmp_path):
     solve_file(corpus, unrated, workers=1, progress=False)
     assert report(unrated).to_dict()["runs"][0]["ratings"] is None
     assert "by grade" not in render_text(report(unrated))
+
+
+def handmade(path, solve_ns: list[int], guesses: list[int], clues: int = 25, **columns) -> None:
+    """A result file written by hand: one `solved` row per time, each with its guesses (one
+    node without a guess, three with), `clues` givens; `columns`: more columns."""
+    n = len(solve_ns)
+    pl.DataFrame(
+        {
+            "row": range(n),
+            "puzzle": [f"{i:03d}" + "." * 78 for i in range(n)],
+            "verdict": ["solved"] * n,
+            "clues": [clues] * n,
+            "nodes": [1 if g == 0 else 3 for g in guesses],
+            "guesses": guesses,
+            "solve_ns": solve_ns,
+            **columns,
+        }
+    ).write_parquet(path)
+
+
+def test_figures_on_rounding_edges_are_printed_the_same_everywhere(tmp_path):
+    """12950 ns is 12.95 us, and 23 of 80 rows is 28.75%, 57 of 80 71.25%: ties, printed
+    rounded half up, as on paper (13.0, 28.8, 71.3), in every table. Before, the figures were
+    computed two ways: the percentile table printed 12.9 (Python's 12950 / 1000 is the double
+    just below 12.95), the hardest table 13.0 (polars' column / 1000 is a multiplication by
+    0.001: 12.950000000000001), and the by-clue % no guess 28.7 (polars' 100 * mean(bool):
+    28.749999999999996) under a summary line of 28.8."""
+    path = tmp_path / "edges.parquet"
+    guesses = [0] * 23 + [1] * 57
+    grades = ["hidden_single"] * 23 + ["search"] * 57
+    handmade(path, [12950] * 80, guesses, grade=grades, difficulty=[0.0] * 23 + [1.0] * 57)
+    assert half_up(Fraction(12950, 1000)) == "13.0"
+
+    rep = report(path)
+    text = render_text(rep)
+
+    assert "solved without guessing: 23 (28.8%)" in text
+    percentiles = section(text, "percentiles over searched rows:")
+    assert percentiles[1] == ["time us", "13.0", "13.0", "13.0", "13.0", "13.0"]
+    (by_clue,) = section(text, "by clue count:")[1:]
+    assert by_clue == ["25", "80", "28.8", "3", "3", "13.0", "13.0"]
+    grades_table = section(text, "by grade (80 rated puzzles):")[1:3]
+    assert [row[:5] for row in grades_table] == [["hidden_single", "23", "28.8", "1", "13.0"],
+                                                 ["search", "57", "71.3", "3", "13.0"]]  # fmt: skip
+    for title in ("hardest 10 by nodes:", "hardest 10 by time:"):
+        assert {row[6] for row in section(text, title)[1:]} == {"13.0"}
+    figures = json.loads(rep.to_json())["runs"][0]
+    assert figures["by_clues"][0]["no_guess_pct"] == 28.75
+    assert figures["by_clues"][0]["time_p50_us"] == 12.95
+    assert figures["hardest_by_time"][0]["time_us"] == 12.95
+    assert figures["stats"]["time_us"]["mean"] == 12.95
+
+
+def test_percentiles_are_observed_values_in_every_table(tmp_path):
+    """One definition of p50 (nearest rank, an observed value) in the by-grade table too: the
+    median of 1, 3 (2 nodes, 2.0 us) is no run's figure."""
+    path = tmp_path / "two.parquet"
+    handmade(path, [1000, 3000], [0, 1], grade=["naked_single"] * 2, difficulty=[0.0, 1.0])
+    figures = report(path).to_dict()["runs"][0]
+    (grade,) = figures["ratings"]["by_grade"]
+    p50 = figures["stats"]
+    assert (grade["nodes_p50"], grade["time_p50_us"]) == (p50["nodes"]["p50"],
+                                                           p50["time_us"]["p50"])  # fmt: skip
+    assert grade["nodes_p50"] in (1, 3) and grade["time_p50_us"] in (1.0, 3.0)
+
+
+def with_metadata(path, like, change) -> None:
+    """The result file `like` again at `path`, its metadata changed by `change(meta)`."""
+    table = pq.read_table(like)
+    meta = json.loads(table.schema.metadata[b"sudoku_pipeline"])
+    change(meta)
+    pq.write_table(table.replace_schema_metadata({"sudoku_pipeline": json.dumps(meta)}), path)
+
+
+@pytest.mark.parametrize(
+    ("field", "change"),
+    [
+        ("rows_per_s", lambda m: m.update(rows_per_s="12,345/s")),
+        ("wall_s", lambda m: m.update(wall_s=[1.5])),
+        ("workers", lambda m: m.update(workers="two")),
+        ("options", lambda m: m.update(options=["fast"])),
+        ("options.max_nodes", lambda m: m["options"].update(max_nodes="none")),
+        ("input.path", lambda m: m["input"].update(path=7)),
+    ],
+)
+def test_metadata_of_the_wrong_type_is_left_out_with_a_note(results, tmp_path, field, change):
+    """A result file whose metadata is not what `solve` wrote: the field is left out, a note
+    says so, the figures of the rows are all there; never a traceback."""
+    path = tmp_path / "odd.parquet"
+    with_metadata(path, results["fast"], change)
+
+    run = cli("report", path)
+
+    assert run.exit_code == 0, run.output
+    notes = [line for line in run.stdout.splitlines() if line.startswith("note: metadata")]
+    assert len(notes) == 1 and f" {field} " in notes[0], run.stdout
+    assert "ignored" in notes[0]
+    assert "percentiles over searched rows:" in run.stdout
+    data = json.loads(cli("report", path, "--json").stdout)
+    assert data["runs"][0]["notes"] == [notes[0].removeprefix("note: ")]
+
+
+def test_a_bench_file_whose_runs_are_not_a_list_is_reported(results, tmp_path):
+    """`runs` of a bench file's metadata (each dataset x strategy's wall time) as a number."""
+    path = tmp_path / "bench.parquet"
+    frame = read(results["fast"]).with_columns(dataset=pl.lit("corpus"), strategy=pl.lit("fast"))
+    write_like(frame, path, results["fast"])
+    odd = tmp_path / "odd.parquet"
+    with_metadata(odd, path, lambda m: m.update(command="bench", runs=3))
+
+    run = cli("report", odd)
+
+    assert run.exit_code == 0, run.output
+    assert "== corpus / fast" in run.stdout
+    assert "note: metadata runs is a number, not a list: ignored" in run.stdout
+    if importlib.util.find_spec("matplotlib"):
+        report(odd, html=tmp_path / "odd.html")
+        page = (tmp_path / "odd.html").read_text()
+        assert "note: metadata runs is a number, not a list: ignored" in page
+
+
+def test_html_over_somebody_elses_file_only_with_force(results, tmp_path):
+    pytest.importorskip("matplotlib")
+    page = tmp_path / "notes.html"
+    page.write_text("<p>my notes</p>\n")
+
+    refused = cli("report", results["fast"], "--html", page)
+
+    assert refused.exit_code == 2 and refused.stdout == ""
+    assert refused.stderr.count("\n") == 1 and "use --force to replace it" in refused.stderr
+    assert page.read_text() == "<p>my notes</p>\n"
+    forced = cli("report", results["fast"], "--html", page, "--force")
+    assert forced.exit_code == 0, forced.output
+    assert page.read_text().startswith("<!DOCTYPE html>")
+    assert cli("report", results["fast"], "--html", page).exit_code == 0  # our page: replaced
+
+
+def test_html_over_a_result_file_says_what_it_is(results, tmp_path):
+    """A result of `solve` is this tool's, but not a page: refused, saying what it is; one of
+    the report's own inputs is refused even with --force."""
+    pytest.importorskip("matplotlib")
+    other = tmp_path / "mrv.parquet"
+    other.write_bytes(results["mrv"].read_bytes())
+
+    refused = cli("report", results["fast"], "--html", other)
+
+    assert refused.exit_code == 2 and refused.stdout == ""
+    assert refused.stderr == (
+        f"error: {other}: is a Parquet result of sudoku-pipeline solve, not an HTML report; "
+        "refused: choose another name, or use --force to replace it\n"
+    )
+    assert other.read_bytes() == results["mrv"].read_bytes()
+    own_input = cli("report", results["fast"], other, "--html", other, "--force")
+    assert own_input.exit_code == 2 and "will not write over an input" in own_input.stderr
+    assert other.read_bytes() == results["mrv"].read_bytes()

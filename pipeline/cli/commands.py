@@ -255,6 +255,7 @@ def report(
     as_json: Annotated[
         bool, typer.Option("--json", help="Print the figures as JSON instead of tables.")
     ] = False,
+    force: Force = False,
 ) -> None:
     """Solver performance from result files, read only: percentiles, verdicts, kernel and
     wall rates, the hardest puzzles; runs side by side, with per-puzzle ratios between runs
@@ -266,7 +267,7 @@ def report(
     from pipeline.report import report as make_report
 
     with one_line_errors():
-        summary = make_report(results, html=html)
+        summary = make_report(results, html=html, force=force)
     typer.echo(summary.to_json() if as_json else render_text(summary), nl=as_json)
     if html is not None:
         typer.echo(f"wrote {html}", err=True)
@@ -310,6 +311,7 @@ def bench(
     ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress lines.")] = False,
     as_json: AsJson = False,
+    force: Force = False,
 ) -> None:
     """Benchmark strategies on datasets: puzzles/s (best of --repeats, with median and min),
     us/puzzle, nodes/puzzle, guesses/puzzle and % solved without guessing, a Markdown table
@@ -322,7 +324,7 @@ def bench(
     with one_line_errors():
         result = run_bench(datasets, strategy.value, workers, output, max_nodes=max_nodes,
                            rows=rows, repeats=repeats, reference=reference, tdoku=tdoku,
-                           progress=not quiet)  # fmt: skip
+                           progress=not quiet, force=force)  # fmt: skip
     typer.echo(result.to_json() if as_json else result.to_markdown())
     if output is not None:
         typer.echo(f"wrote {output}", err=True)

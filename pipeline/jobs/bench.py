@@ -289,6 +289,7 @@ def bench(
     reference: str | Path | None = None,
     tdoku: str | Path | None = None,
     progress: bool = False,
+    force: bool = False,
 ) -> BenchResult:
     """Solve each dataset with each strategy (`"all"` or one name) `repeats` times and measure.
 
@@ -297,6 +298,8 @@ def bench(
     writes the per-puzzle results as Parquet; `reference` adds a column of figures read from
     a file, `tdoku` one measured with tdoku's `run_benchmark` at that path (skipped, with a
     note, when it is not there). Raises `InputError` (one line) for a bad file or option.
+    `force`: write `output` over a file that is not a result of this tool (as `solve
+    --force`); a dataset is never written over.
     """
     paths = [Path(p) for p in ([datasets] if isinstance(datasets, str | Path) else datasets)]
     if not paths:
@@ -306,7 +309,7 @@ def bench(
         raise InputError(f"unknown strategy {strategy!r}; choose all, {', '.join(STRATEGIES)}")
     if workers < 1 or repeats < 1 or (rows is not None and rows < 1):
         raise InputError("workers, repeats and rows must be at least 1")
-    out = check_path(output) if output is not None else None
+    out = check_path(output, inputs=paths, force=force) if output is not None else None
     try:
         options = {
             s: SolveOptions(s, solutions, max_nodes or REGISTRY[s].bench_budget) for s in strategies

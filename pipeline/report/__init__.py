@@ -11,15 +11,23 @@
 * `plots` (matplotlib, the `report` extra) and `html`: the self-contained HTML page.
 """
 
+from collections.abc import Iterable
 from pathlib import Path
 
+import pyarrow as pa
+import pyarrow.parquet as pq
+
 from pipeline.errors import ReportError
-from pipeline.io.output import check_path
+from pipeline.io.output import check_path, is_own_result
+from pipeline.io.runinfo import METADATA_KEY
+from pipeline.report.metadata import read_metadata
 from pipeline.report.model import Report
 from pipeline.report.runs import load_runs
 from pipeline.report.text import render_text
 
 MATPLOTLIB_HINT = "--html needs matplotlib: pip install 'sudoku-pipeline[report]'"
+HTML_REPORT = "HTML report"
+RESULT_FORMATS = {"parquet": "Parquet", "csv": "CSV", "jsonl": "JSON Lines"}
 
 
 def require_matplotlib() -> None:
@@ -30,31 +38,70 @@ def require_matplotlib() -> None:
         raise ReportError(MATPLOTLIB_HINT) from None
 
 
-def write_html(rep: Report, path: str | Path) -> Path:
-    """One self-contained HTML file (plots embedded as PNG): nothing to fetch to view it."""
+def _other_result(path: Path) -> str | None:
+    """What `path` is when it is a result of this tool other than a page (`a Parquet result of
+    sudoku-pipeline solve`), else None."""
+    for kind, name in RESULT_FORMATS.items():
+        if is_own_result(path, kind):
+            command = None
+            if kind == "parquet":
+                try:
+                    raw = (pq.read_schema(path).metadata or {}).get(METADATA_KEY)
+                    command = read_metadata(raw)[0].get("command")
+                except (pa.ArrowException, OSError):
+                    pass
+            return f"a {name} result of sudoku-pipeline{f' {command}' if command else ''}"
+    return None
+
+
+def check_html(path: str | Path, inputs: Iterable[str | Path] = (), force: bool = False) -> Path:
+    """The page's path, checked before any work (`check_path`: not an input, a directory or a
+    device; somebody else's file only with `force`). A result of this tool that is not a page
+    (a solve result) is refused as what it is, unless `force`. Raises `InputError`."""
+    out = check_path(path, HTML_REPORT, inputs=inputs, force=True, kind="html")
+    if not force and out.is_file() and not is_own_result(out, "html"):
+        other = _other_result(out)
+        if other is not None:
+            raise ReportError(
+                f"{out}: is {other}, not an HTML report; refused: choose another name, or use "
+                "--force to replace it"
+            )
+        check_path(out, HTML_REPORT, inputs=inputs, force=False, kind="html")
+    return out
+
+
+def write_html(
+    rep: Report, path: str | Path, force: bool = False, inputs: Iterable[str | Path] = ()
+) -> Path:
+    """One self-contained HTML file (plots embedded as PNG): nothing to fetch to view it.
+    Refused over one of `inputs`, and over a file that is not a page of this tool unless
+    `force` (`check_html`)."""
     require_matplotlib()
     from pipeline.report.html import render_html  # matplotlib: only for the page
 
-    out = check_path(path, "HTML report", kind="html")
+    out = check_html(path, inputs, force)
     tmp = out.with_name(f".{out.name}.tmp")
     tmp.write_text(render_html(rep), encoding="utf-8")
     tmp.replace(out)
     return out
 
 
-def report(paths: list[str | Path] | str | Path, html: str | Path | None = None) -> Report:
+def report(
+    paths: list[str | Path] | str | Path, html: str | Path | None = None, force: bool = False
+) -> Report:
     """Read result files (of `solve` or `bench`) and compute every figure; with `html`, also
-    write the HTML report there. Raises `ReportError` (one line) for a file it cannot read,
-    or for `html` without matplotlib."""
+    write the HTML report there (`force`: over a file that is not a page of this tool, as
+    `solve --force`). Raises `ReportError` (one line) for a file it cannot read, for `html`
+    without matplotlib, or `InputError` for an `html` it will not write over."""
     if isinstance(paths, str | Path):
         paths = [paths]
     if html is not None:
         require_matplotlib()  # before the reading, not after
-        check_path(html, "HTML report", kind="html")
+        check_html(html, paths, force)
     rep = Report.of(load_runs(list(paths)))
     if html is not None:
-        write_html(rep, html)
+        write_html(rep, html, force, paths)
     return rep
 
 
-__all__ = ["Report", "ReportError", "render_text", "report", "write_html"]
+__all__ = ["Report", "ReportError", "check_html", "render_text", "report", "write_html"]

@@ -22,12 +22,11 @@ from typing import Any
 
 import polars as pl
 
-from pipeline.jobs.measures import NOT_SEARCHED
+from pipeline.jobs.measures import NOT_SEARCHED, percent
 from pipeline.report.runs import Run
 
 SAME_CORPUS = 0.5  # share of the smaller run's puzzles that the other must hold
 KEYS = ("canonical", "puzzle")  # the join key, by preference: canonical form when both have it
-KEY_NAMES = {"canonical": "canonical form", "puzzle": "puzzle string"}
 
 
 @dataclass
@@ -72,7 +71,7 @@ def _ratio_stats(ratio: pl.Expr, name: str) -> list[pl.Expr]:
         ratio.log().mean().exp().alias(f"{name}_geomean"),
         ratio.quantile(0.1, interpolation="nearest").alias(f"{name}_p10"),
         ratio.quantile(0.9, interpolation="nearest").alias(f"{name}_p90"),
-        (100 * (ratio < 1).mean()).alias(f"{name}_less_pct"),
+        (ratio < 1).sum().alias(f"{name}_less"),  # a count: `compare` makes it a percent
     ]
 
 
@@ -104,10 +103,13 @@ def compare(base: Run, other: Run) -> Pair:
         nodes = pl.col("nodes_other") / pl.col("nodes")
         time = pl.col("solve_ns_other") / pl.col("solve_ns")
         row = both.select(*_ratio_stats(nodes, "nodes"), *_ratio_stats(time, "time"))
-        ratios = {
+        found = {
             k: None if v is None or (isinstance(v, float) and math.isnan(v)) else v
             for k, v in row.row(0, named=True).items()
         }
+        for m in ("nodes", "time"):
+            found[f"{m}_less_pct"] = percent(found[f"{m}_less"], both.height)
+        ratios = {k: found[k] for k in RATIO_FIGURES}
     figures = {
         "run": other.label,
         "baseline": base.label,
@@ -116,7 +118,7 @@ def compare(base: Run, other: Run) -> Pair:
         "baseline_puzzles": left.height,
         "run_puzzles": right.height,
         "common": common,
-        "common_pct": 100.0 * share,
+        "common_pct": percent(common, smaller) if smaller else 0.0,
         "only_in_baseline": left.height - common,
         "only_in_run": right.height - common,
         "baseline_repeats": base_repeats,

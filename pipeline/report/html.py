@@ -10,6 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 from pipeline.io.runinfo import package_version
+from pipeline.jobs.measures import exact, fixed
 from pipeline.report import plots
 from pipeline.report.compare import Pair
 from pipeline.report.model import Report
@@ -116,12 +117,13 @@ def _label(label: str, colors: dict[str, str]) -> str:
 
 
 def duration(us: float | None) -> str:
-    """Microseconds for people: `3.6 µs`, `1.63 ms`, `2.10 s`."""
+    """Microseconds for people: `3.6 µs`, `1.63 ms`, `2.10 s` (the exact figure, scaled)."""
     if us is None:
         return NO_DATA
+    value = exact(us)
     if us < 1000:
-        return f"{us:.1f} µs"
-    return f"{us / 1000:.2f} ms" if us < 1e6 else f"{us / 1e6:.2f} s"
+        return f"{fixed(value, 1)} µs"
+    return f"{fixed(value.scaleb(-3), 2)} ms" if us < 1e6 else f"{fixed(value.scaleb(-6), 2)} s"
 
 
 def _card(run: dict[str, Any], color: str) -> str:
@@ -157,7 +159,9 @@ def _card(run: dict[str, Any], color: str) -> str:
         f'<div class="card" style="--c:{color}"><h3>{_e(run["label"])}</h3>'
         f'<div class="path">{_e(run["path"])} · corpus {_e(run["corpus"])}</div>'
         f'<div class="tiles">{tile_html}</div><div class="chips">{chips}</div>'
-        f'<div class="note" style="margin-top:8px">{_e(options)}</div></div>'
+        f'<div class="note" style="margin-top:8px">{_e(options)}</div>'
+        + "".join(f'<div class="note">note: {_e(n)}</div>' for n in run["notes"])
+        + "</div>"
     )
 
 

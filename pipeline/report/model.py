@@ -46,6 +46,7 @@ class Report:
                     "corpus": self.corpus_of(r).name,
                     "strategy": r.strategy,
                     "metadata": r.meta,
+                    "notes": r.notes,
                     **f,
                 }
                 for r, f in zip(self.runs, self.figures, strict=True)

@@ -6,7 +6,7 @@ from typing import Any
 
 import polars as pl
 
-from pipeline.jobs.measures import searched
+from pipeline.jobs.measures import microseconds, percent, percentile_expr, searched
 from pipeline.rating import GRADES
 
 LADDER = {grade: i for i, grade in enumerate(GRADES)}
@@ -14,24 +14,35 @@ RATING_COLUMNS = ("grade", "difficulty")
 
 
 def rating_figures(frame: pl.DataFrame) -> dict[str, Any] | None:
-    """Per grade (in ladder order): rows, share, median nodes and kernel time; the difficulty's
-    percentiles; and the rank correlation of difficulty with nodes. None without ratings."""
+    """Per grade (in ladder order): rows, share, nodes, kernel time and difficulty at p50; the
+    difficulty's percentiles; and the rank correlation of difficulty with nodes. None without
+    ratings."""
     if not all(c in frame.columns for c in RATING_COLUMNS):
         return None
     done = searched(frame).filter(pl.col("grade").is_not_null())
     if not done.height:
         return None
-    by_grade = (
+    groups = (
         done.group_by(pl.col("grade").cast(pl.String))
         .agg(
             pl.len().alias("rows"),
-            pl.col("nodes").median().alias("nodes_p50"),
-            (pl.col("solve_ns").median() / 1000).alias("time_p50_us"),
-            pl.col("difficulty").median().alias("difficulty_p50"),
+            percentile_expr("nodes", 0.5).alias("nodes_p50"),
+            percentile_expr("solve_ns", 0.5).alias("time_p50_ns"),
+            pl.col("difficulty").quantile(0.5, interpolation="nearest").alias("difficulty_p50"),
         )
         .sort(pl.col("grade").replace_strict(LADDER, default=len(LADDER)))
-        .with_columns((100 * pl.col("rows") / done.height).alias("share_pct"))
     )
+    by_grade = [
+        {
+            "grade": g["grade"],
+            "rows": g["rows"],
+            "nodes_p50": g["nodes_p50"],
+            "time_p50_us": microseconds(g["time_p50_ns"]),
+            "difficulty_p50": g["difficulty_p50"],
+            "share_pct": percent(g["rows"], done.height),
+        }
+        for g in groups.iter_rows(named=True)
+    ]
     rated = done.filter(pl.col("difficulty").is_not_null())
     quantiles = {
         name: rated["difficulty"].quantile(q, interpolation="nearest")
@@ -40,7 +51,7 @@ def rating_figures(frame: pl.DataFrame) -> dict[str, Any] | None:
     rank = rated.select(pl.corr("difficulty", "nodes", method="spearman")).item()
     return {
         "rated": done.height,
-        "by_grade": by_grade.to_dicts(),
+        "by_grade": by_grade,
         "difficulty": quantiles,
         "difficulty_nodes_spearman": rank,
     }

@@ -5,19 +5,15 @@ A *run* is one solver pass over one corpus: a result file of `solve`, or one dat
 group of a `bench` file (which has `dataset` and `strategy` columns). Which runs share a corpus
 is decided from the puzzles they hold (`compare`), not from their names.
 
-Definitions, the same in every table and plot (and in `bench`):
-* *searched* rows: every verdict but `invalid` and `malformed` (no search ran for those);
-  time, nodes and guesses statistics are over searched rows.
-* percentiles: polars' `quantile(q, interpolation="nearest")`, an observed value.
-* *% no guess*: searched rows with verdict `solved` and `guesses == 0`, over searched rows.
-* time: the kernel's `solve_ns`, shown in microseconds.
-* two rates: the *kernel rate*, searched rows over the sum of their `solve_ns` (puzzles/s on
-  one core, nothing else counted); the *wall rate*, rows over the run's wall time as the file
-  records it (`solve`: all its workers, start-up and compiling included; `bench`: the solve
-  step alone, kernels loaded first, best of its repeats).
+Definitions, the same in every table and plot (and in `bench`): `pipeline.jobs.measures`
+(searched rows, % no guess, percentiles, and how a figure is computed: from integers, rounded
+once). Two rates: the *kernel rate*, searched rows over the sum of their `solve_ns` (puzzles/s
+on one core, nothing else counted); the *wall rate*, rows over the run's wall time as the file
+records it (`solve`: all its workers, start-up and compiling included; `bench`: the solve step
+alone, kernels loaded first, best of its repeats).
 """
 
-import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -28,7 +24,16 @@ import pyarrow.parquet as pq
 
 from pipeline.errors import ReportError
 from pipeline.io.runinfo import METADATA_KEY
-from pipeline.jobs.measures import SOLVED_VERDICTS, searched
+from pipeline.jobs.measures import (
+    mean,
+    microseconds,
+    percent,
+    percentile,
+    percentile_expr,
+    searched,
+    solved_without_guess,
+)
+from pipeline.report.metadata import read_metadata, run_entries
 from pipeline.report.ratings import rating_figures
 from pipeline.solver.codes import VERDICT_NAMES
 
@@ -52,9 +57,10 @@ class Run:
     frame: pl.DataFrame = field(repr=False)
     meta: dict[str, Any] = field(default_factory=dict)  # throughput and options, as recorded
     from_bench: bool = False  # one dataset x strategy of a bench file
+    notes: list[str] = field(default_factory=list)  # metadata left out, and why
 
 
-def _read(path: Path) -> tuple[pl.DataFrame, dict[str, Any]]:
+def _read(path: Path) -> tuple[pl.DataFrame, dict[str, Any], list[str]]:
     if not path.exists():
         raise ReportError(f"{path}: no such file")
     if path.is_dir():
@@ -69,11 +75,7 @@ def _read(path: Path) -> tuple[pl.DataFrame, dict[str, Any]]:
         raise ReportError(
             f"{path}: not a sudoku-pipeline result file (no column {', '.join(missing)})"
         )
-    try:
-        raw = (schema.metadata or {}).get(METADATA_KEY)
-        meta = json.loads(raw) if raw else {}
-    except ValueError:
-        meta = {}
+    meta, notes = read_metadata((schema.metadata or {}).get(METADATA_KEY))
     wanted = [*REQUIRED_COLUMNS, *(c for c in OPTIONAL_COLUMNS if c in schema.names)]
     try:
         frame = pl.read_parquet(path, columns=wanted)
@@ -85,7 +87,7 @@ def _read(path: Path) -> tuple[pl.DataFrame, dict[str, Any]]:
     except (pl.exceptions.PolarsError, pa.ArrowException, OSError) as e:
         detail = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
         raise ReportError(f"{path}: not a readable result file ({detail})") from None
-    return frame, meta if isinstance(meta, dict) else {}
+    return frame, meta, notes
 
 
 def _dig(meta: dict[str, Any], *keys: str) -> Any:
@@ -132,19 +134,15 @@ def load_runs(paths: list[str | Path]) -> list[Run]:
     runs: list[Run] = []
     for p in paths:
         path = Path(p)
-        frame, meta = _read(path)
+        frame, meta, notes = _read(path)
         if "dataset" in frame.columns and "strategy" in frame.columns:
-            recorded = {
-                (_dig(r, "dataset"), _dig(r, "strategy")): r
-                for r in meta.get("runs") or []
-                if isinstance(r, dict)
-            }
+            recorded = run_entries(meta, notes)
             keys = frame.select("dataset", "strategy").unique(maintain_order=True).rows()
             for dataset, strategy in keys:
                 part = frame.filter(
                     (pl.col("dataset") == dataset) & (pl.col("strategy") == strategy)
                 )
-                info = recorded.get((dataset, strategy), {})
+                info, own_notes = recorded.get((dataset, strategy), ({}, []))
                 run_meta = _run_meta(meta | info, {"strategy": strategy, **info})
                 run_meta["input"] = info.get("path")  # a bench run's input is its dataset
                 runs.append(
@@ -156,6 +154,7 @@ def load_runs(paths: list[str | Path]) -> list[Run]:
                         part.drop("dataset", "strategy"),
                         run_meta,
                         from_bench=True,
+                        notes=notes + own_notes,
                     )
                 )
         else:
@@ -163,7 +162,7 @@ def load_runs(paths: list[str | Path]) -> list[Run]:
             strategy = run_meta["strategy"]
             name = _corpus_name(path, meta)
             label = f"{name} / {strategy}" if strategy else name
-            runs.append(Run(label, name, strategy, path, frame, run_meta))
+            runs.append(Run(label, name, strategy, path, frame, run_meta, notes=notes))
     _unique_labels(runs)
     return runs
 
@@ -188,29 +187,58 @@ def path_stem(path: Path) -> str:
     return path.name.removesuffix(".parquet").removesuffix(".pq").removesuffix(".solved")
 
 
-def _quantiles(column: str, scale: float = 1.0) -> list[pl.Expr]:
-    exprs = [
-        (pl.col(column).quantile(q, interpolation="nearest") / scale).alias(name)
-        for name, q in QUANTILES.items()
-    ]
-    exprs.append((pl.col(column).max() / scale).alias("max"))
-    exprs.append((pl.col(column).mean() / scale).alias("mean"))
-    return exprs
+def _statistics(values: pl.Series, in_us: bool = False) -> dict[str, Any]:
+    """p50, p90, p99, max and mean of integer `values` (`in_us`: ns, as microseconds)."""
+    unit: Callable[[int | None], float | int | None] = microseconds if in_us else _count
+    figures = {name: unit(percentile(values, q)) for name, q in QUANTILES.items()}
+    figures["max"] = unit(None if values.is_empty() else int(values.max()))
+    figures["mean"] = mean(values.sum(), values.len(), 1000 if in_us else 1)
+    return figures
+
+
+def _count(value: int | None) -> int | None:
+    return None if value is None else int(value)
 
 
 def _hardest(done: pl.DataFrame, by: list[str]) -> list[dict[str, Any]]:
     top = done.sort([*by, "row"], descending=[True] * len(by) + [False]).head(HARDEST)
     id_col = pl.col("id").cast(pl.String) if "id" in done.columns else pl.lit(None).alias("id")
-    return top.select(
-        "row",
-        id_col,
-        "clues",
-        "verdict",
-        "nodes",
-        "guesses",
-        (pl.col("solve_ns") / 1000).alias("time_us"),
-        "puzzle",
-    ).to_dicts()
+    rows = top.select("row", id_col, "clues", "verdict", "nodes", "guesses", "solve_ns", "puzzle")
+    return [
+        {"row": r["row"], "id": r["id"], "clues": r["clues"], "verdict": r["verdict"],
+         "nodes": r["nodes"], "guesses": r["guesses"], "time_us": microseconds(r["solve_ns"]),
+         "puzzle": r["puzzle"]}
+        for r in rows.iter_rows(named=True)
+    ]  # fmt: skip
+
+
+def _by_clues(done: pl.DataFrame) -> list[dict[str, Any]]:
+    """Per clue count: rows, % no guess, nodes and time at p50 and p90."""
+    groups = (
+        done.filter(pl.col("clues").is_not_null())
+        .group_by("clues")
+        .agg(
+            pl.len().alias("rows"),
+            solved_without_guess().sum().alias("no_guess"),
+            percentile_expr("nodes", 0.5).alias("nodes_p50"),
+            percentile_expr("nodes", 0.9).alias("nodes_p90"),
+            percentile_expr("solve_ns", 0.5).alias("time_p50_ns"),
+            percentile_expr("solve_ns", 0.9).alias("time_p90_ns"),
+        )
+        .sort("clues")
+    )
+    return [
+        {
+            "clues": g["clues"],
+            "rows": g["rows"],
+            "no_guess_pct": percent(g["no_guess"], g["rows"]),
+            "nodes_p50": g["nodes_p50"],
+            "nodes_p90": g["nodes_p90"],
+            "time_p50_us": microseconds(g["time_p50_ns"]),
+            "time_p90_us": microseconds(g["time_p90_ns"]),
+        }
+        for g in groups.iter_rows(named=True)
+    ]
 
 
 def run_figures(frame: pl.DataFrame) -> dict[str, Any]:
@@ -219,42 +247,26 @@ def run_figures(frame: pl.DataFrame) -> dict[str, Any]:
     verdicts = {v: counts.pop(v, 0) for v in VERDICT_NAMES} | counts
     done = searched(frame)
     n = done.height
-    solved = pl.col("verdict").is_in(SOLVED_VERDICTS)
-    no_guess = done.filter(solved & (pl.col("guesses") == 0)).height
+    no_guess = done.filter(solved_without_guess()).height
     one_node = done.filter(pl.col("nodes") == 1).height
     kernel_ns = int(done["solve_ns"].sum()) if n else 0
-    stats = {}
-    for metric, column, scale in (
-        ("time_us", "solve_ns", 1000.0),
-        ("nodes", "nodes", 1.0),
-        ("guesses", "guesses", 1.0),
-    ):
-        stats[metric] = done.select(_quantiles(column, scale)).row(0, named=True)
-    by_clues = (
-        done.filter(pl.col("clues").is_not_null())
-        .group_by("clues")
-        .agg(
-            pl.len().alias("rows"),
-            (100 * (solved & (pl.col("guesses") == 0)).mean()).alias("no_guess_pct"),
-            pl.col("nodes").quantile(0.5, interpolation="nearest").alias("nodes_p50"),
-            pl.col("nodes").quantile(0.9, interpolation="nearest").alias("nodes_p90"),
-            (pl.col("solve_ns").quantile(0.5, interpolation="nearest") / 1000).alias("time_p50_us"),
-            (pl.col("solve_ns").quantile(0.9, interpolation="nearest") / 1000).alias("time_p90_us"),
-        )
-        .sort("clues")
-    )
+    stats = {
+        "time_us": _statistics(done["solve_ns"], in_us=True),
+        "nodes": _statistics(done["nodes"]),
+        "guesses": _statistics(done["guesses"]),
+    }
     return {
         "rows": frame.height,
         "verdicts": verdicts,
         "searched": n,
         "no_guess": no_guess,
-        "no_guess_pct": 100.0 * no_guess / n if n else None,
+        "no_guess_pct": percent(no_guess, n),
         "one_node": one_node,
-        "one_node_pct": 100.0 * one_node / n if n else None,
-        "kernel_s": kernel_ns / 1e9,
-        "kernel_per_s": n / (kernel_ns / 1e9) if kernel_ns else None,
+        "one_node_pct": percent(one_node, n),
+        "kernel_s": kernel_ns / 10**9,
+        "kernel_per_s": n * 10**9 / kernel_ns if kernel_ns else None,
         "stats": stats,
-        "by_clues": by_clues.to_dicts(),
+        "by_clues": _by_clues(done),
         "hardest_by_nodes": _hardest(done, ["nodes", "solve_ns"]),
         "hardest_by_time": _hardest(done, ["solve_ns"]),
         "ratings": rating_figures(frame),

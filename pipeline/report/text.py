@@ -3,11 +3,13 @@
 Every table is built once here, as `(headers, rows)` of strings, from `Report.to_dict()`; the
 terminal aligns them, the HTML page puts them in `<table>`s. Integers (rows, nodes, guesses)
 print with thousands separators; times in microseconds and percentages with one decimal;
-ratios with two decimals below 10.
+ratios with two decimals below 10; each rounded half up from its exact value, by the one
+helper of `pipeline.jobs.measures` (`fixed`).
 """
 
 from typing import Any
 
+from pipeline.jobs.measures import fixed, percent
 from pipeline.report.compare import SAME_CORPUS
 from pipeline.report.model import Report
 
@@ -18,19 +20,19 @@ QUANTILE_NAMES = ("p50", "p90", "p99", "max")
 
 def count(value: float | None) -> str:
     """`1234` -> `1,234` (integers: rows, nodes, guesses)."""
-    return NONE if value is None else f"{round(value):,}"
+    return NONE if value is None else fixed(value, 0)
 
 
 def decimal(value: float | None, places: int = 1) -> str:
     """`1234.56` -> `1,234.6` (times in us, percentages, means)."""
-    return NONE if value is None else f"{value:,.{places}f}"
+    return NONE if value is None else fixed(value, places)
 
 
 def ratio(value: float | None) -> str:
     """Two decimals below 10, one below 100, none above: `0.85`, `14.4`, `6,667`."""
     if value is None:
         return NONE
-    return f"{value:.2f}" if value < 10 else f"{value:.1f}" if value < 100 else f"{value:,.0f}"
+    return fixed(value, 2 if value < 10 else 1 if value < 100 else 0)
 
 
 def percentile_table(run: dict[str, Any], us: str = "us") -> Table:
@@ -253,14 +255,14 @@ def _header(run: dict[str, Any]) -> list[str]:
             f"recorded by: sudoku-pipeline {meta.get('version') or '?'} "
             f"on {meta.get('cpu') or 'unknown CPU'}"
         )
-    return lines
+    return lines + [f"note: {note}" for note in run["notes"]]
 
 
 def _run_text(run: dict[str, Any]) -> list[str]:
     lines = _header(run)
     total = run["rows"]
     verdicts = "  ".join(
-        f"{v} {count(n)} ({decimal(100 * n / total)}%)" for v, n in run["verdicts"].items() if n
+        f"{v} {count(n)} ({decimal(percent(n, total))}%)" for v, n in run["verdicts"].items() if n
     )
     lines.append(f"verdicts: {verdicts or 'no rows'}")
     lines.append(
