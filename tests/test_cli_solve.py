@@ -964,3 +964,15 @@ def test_an_input_difficulty_column_passes_through_and_steps_aside_for_rate(tmp_
     assert metadata_of(rated)["renamed_columns"] == {
         str(corpus): {"difficulty": "input_difficulty"}
     }
+
+
+# --- input faults: header guesses, shards, odd file names (issue: inputs) --------------------
+
+
+@pytest.mark.parametrize("name", ["new\nline.csv", "carriage\rreturn.csv", "bell\x07.csv"])
+def test_a_control_character_in_a_file_name_keeps_the_error_one_line(tmp_path, name):
+    result = cli("solve", tmp_path / name, "-o", tmp_path / "out.parquet")
+
+    assert result.exit_code == 2
+    escaped = name.encode("unicode_escape").decode()  # new\nline.csv, bell\x07.csv
+    assert_one_line_error(result.stderr, f"{escaped}: no such file")
