@@ -976,3 +976,22 @@ def test_a_control_character_in_a_file_name_keeps_the_error_one_line(tmp_path, n
     assert result.exit_code == 2
     escaped = name.encode("unicode_escape").decode()  # new\nline.csv, bell\x07.csv
     assert_one_line_error(result.stderr, f"{escaped}: no such file")
+
+
+def test_an_input_name_that_is_not_utf8_is_solved_beside_itself(tmp_path):
+    name = os.fsdecode(b"caf\xe9.csv")  # a Latin-1 name: a surrogate escape in Python's str
+    corpus = tmp_path / name
+    corpus.write_text(CORPUS.select("puzzle").write_csv())
+
+    run = command("solve", corpus, "-q")
+
+    assert run.returncode == 0, run.stderr
+    out = tmp_path / os.fsdecode(b"caf\xe9.solved.parquet")
+    got = pl.read_parquet(out.read_bytes())  # polars, too, cannot open such a name
+    assert got["puzzle"].to_list() == CORPUS["puzzle"].to_list()
+    validated = cli("validate", corpus)  # its findings go through a temporary file named alike
+    assert validated.exit_code == 0, validated.stderr
+    assert (tmp_path / os.fsdecode(b"caf\xe9.findings.parquet")).exists()
+    missing = command("solve", tmp_path / os.fsdecode(b"gon\xe9.csv"), "-o", tmp_path / "o.csv")
+    assert missing.returncode == 2
+    assert_one_line_error(missing.stderr, "gon\\xe9.csv: no such file")

@@ -594,3 +594,18 @@ def test_a_jobs_own_columns_can_be_reserved_too(tmp_path):
     path = write(tmp_path / "x.csv", f"puzzle,source\n{P1},forum\n")
     assert open_dataset(path).extra_columns == {"source": "source"}
     assert open_dataset(path, reserved=["source"]).renamed == {"source": "input_source"}
+
+
+# --- input faults: the header guess, odd Parquet, odd names, a stray NUL (issue: inputs) ------
+
+
+@pytest.mark.parametrize("fmt", ["csv", "txt", "parquet", "csv.gz"])
+def test_a_file_name_that_is_not_utf8_is_read(tmp_path, fmt):
+    name = os.fsdecode(b"caf\xe9." + fmt.encode())  # Latin-1: not UTF-8, a surrogate in str
+    path = tmp_path / name
+    if fmt == "parquet":
+        write_parquet(path, pa.table({"puzzle": [P1]}))
+    else:
+        compression = "gzip" if fmt.endswith(".gz") else None
+        write(path, f"puzzle\n{P1}\n" if fmt != "txt" else f"{P1}\n", compression)
+    assert read_all(open_dataset(path))["puzzle"] == [P1]

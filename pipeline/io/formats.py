@@ -10,6 +10,7 @@ rules (line breaks, empty lines, long lines, quotes); in `.txt` files whitespace
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import tempfile
@@ -100,9 +101,16 @@ def check_file(path: Path, fmt: str, compression: str | None) -> int:
     return size
 
 
+def open_file(path: Path | str) -> pa.NativeFile:
+    """The file opened for reading by the bytes of its name: pyarrow cannot open a `str` name
+    that was not UTF-8 on disk (`os.fsdecode` gave it surrogates), as `caf\\xe9.csv`."""
+    return pa.OSFile(os.fsencode(path), "rb")
+
+
 def open_stream(path: Path, compression: str | None) -> pa.NativeFile:
     """A sequential stream of the file's decompressed bytes."""
-    return pa.input_stream(str(path), compression=compression)
+    raw = open_file(path)
+    return raw if compression is None else pa.CompressedInputStream(raw, compression)
 
 
 class FileBytes:
@@ -113,7 +121,7 @@ class FileBytes:
         self._raw: pa.NativeFile | None = None
 
     def open(self) -> pa.NativeFile:
-        self._raw = raw = pa.OSFile(str(self.path), "rb")
+        self._raw = raw = open_file(self.path)
         return raw if self.compression is None else pa.CompressedInputStream(raw, self.compression)
 
     def bytes_read(self) -> int | None:
@@ -274,10 +282,10 @@ class ParquetReader:
 
     def __init__(self, name: str, source: str | IO[bytes]) -> None:
         self.name = name
-        self._copy = None if isinstance(source, str) else source  # kept open while we read
         try:
-            self.file = pq.ParquetFile(source, buffer_size=1 << 20, pre_buffer=False)
-        except (OSError, pa.ArrowException, UnicodeDecodeError) as e:  # a name not UTF-8
+            self._source = open_file(source) if isinstance(source, str) else source  # kept open
+            self.file = pq.ParquetFile(self._source, buffer_size=1 << 20, pre_buffer=False)
+        except (OSError, pa.ArrowException, UnicodeDecodeError) as e:  # a column name not UTF-8
             raise InputError(f"{name}: not a Parquet file ({_first_line(e)})") from None
 
     @classmethod
