@@ -609,3 +609,15 @@ def test_a_file_name_that_is_not_utf8_is_read(tmp_path, fmt):
         compression = "gzip" if fmt.endswith(".gz") else None
         write(path, f"puzzle\n{P1}\n" if fmt != "txt" else f"{P1}\n", compression)
     assert read_all(open_dataset(path))["puzzle"] == [P1]
+
+
+@pytest.mark.parametrize("fmt", ["csv", "txt"])
+def test_a_nul_byte_is_one_malformed_row_wherever_it_is(tmp_path, fmt):
+    header = "puzzle\n" if fmt == "csv" else ""
+    for at in (1, 5000):  # in the sniffed first 4 KiB, and after it
+        rows = [P1] * 5001
+        rows[at] = P1[:40] + "\x00" + P1[41:]
+        ds = open_dataset(write(tmp_path / f"x.{fmt}", header + "\n".join(rows) + "\n"))
+        data = read_all(ds)
+        assert len(data["row"]) == 5001
+        assert data["puzzle"][at] == rows[at]
