@@ -621,3 +621,29 @@ def test_a_nul_byte_is_one_malformed_row_wherever_it_is(tmp_path, fmt):
         data = read_all(ds)
         assert len(data["row"]) == 5001
         assert data["puzzle"][at] == rows[at]
+
+
+def test_a_parquet_file_without_columns_is_an_empty_input(tmp_path):
+    # (pyarrow writes no rows for a table of rows but no columns: no such file to refuse)
+    empty = open_dataset(write_parquet(tmp_path / "e.parquet", pa.table({})))
+    assert (empty.num_rows, empty.columns) == (0, [])
+    assert list(empty.batches()) == []
+
+
+def test_parquet_columns_of_one_name_are_told_apart_as_a_csv_headers_are(tmp_path):
+    table = pa.Table.from_arrays(
+        [pa.array([P1, P2]), pa.array(["a", "b"]), pa.array([1, 2]), pa.array([S1, S2])],
+        names=["puzzle", "note", "note", "puzzle"],
+    )
+    ds = open_dataset(write_parquet(tmp_path / "x.parquet", table))
+    assert ds.columns == ["puzzle", "note", "note_2", "puzzle_2"]
+    data = read_all(ds)
+    assert data["puzzle"] == [P1, P2]
+    assert (data["note"], data["note_2"], data["puzzle_2"]) == (["a", "b"], [1, 2], [S1, S2])
+    assert read_all(open_dataset(ds.path, column="puzzle_2"))["puzzle"] == [S1, S2]
+
+
+def test_repeated_header_names_never_take_a_name_already_there(tmp_path):
+    ds = open_dataset(write(tmp_path / "x.csv", f"puzzle,a,a,a_2\n{P1},1,2,3\n"))
+    assert ds.columns == ["puzzle", "a", "a_3", "a_2"]
+    assert read_all(ds)["a_3"] == ["2"]

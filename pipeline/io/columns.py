@@ -63,7 +63,7 @@ def pick_columns(
         if has_rows:
             raise InputError(
                 f"{name}: no puzzle column found (none named {', '.join(PUZZLE_NAMES)}, none "
-                f"holding 81-character puzzles); columns are: {', '.join(names)}"
+                f"holding 81-character puzzles); columns are: {', '.join(names) or '(none)'}"
             )
         puzzle = names[0]  # no rows to look at: any column will do
     if solution_column:

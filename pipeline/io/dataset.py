@@ -21,8 +21,10 @@ Choices worth knowing:
 * The other columns (a Kaggle `difficulty`, a `source`) come along after the puzzle ones, as
   strings from text and typed from Parquet, under their own names, or `input_<name>` when
   that is a result column's (`Dataset.extra_columns`, `Dataset.renamed`); `passthrough=False`
-  leaves them out.
-* An empty input (no rows) yields no batches at all; `Dataset.schema` still tells their shape.
+  leaves them out. A name that repeats (in a CSV header or a Parquet schema) is told apart by
+  place: `note, note` are read as `note, note_2`.
+* An empty input (no rows; a Parquet file without columns too) yields no batches at all;
+  `Dataset.schema` still tells their shape.
 * Every batch holds exactly `batch_size` rows except the last one.
 """
 
@@ -90,7 +92,8 @@ class Dataset:
     path: Path  # Path("-") for standard input
     format: str  # "csv" | "tsv" | "parquet" | "txt"
     compression: str | None  # None | "gzip" | "zstd"
-    columns: list[str]  # every column as read ([] for an empty CSV without a header)
+    columns: list[str]  # every column as read, repeated names told apart (a, a -> a, a_2); []
+    # for an empty CSV without a header or a Parquet file without columns
     puzzle_column: str
     solution_column: str | None
     id_column: str | None
@@ -296,9 +299,11 @@ def _open_parquet(
     reader: ParquetReader, common: dict, *, overrides: tuple, passthrough: bool, reserved: tuple
 ) -> Dataset:
     """`open_dataset` for Parquet: the schema names the columns, the footer counts the rows."""
-    name = reader.name
-    schema, num_rows = reader.file.schema_arrow, reader.file.metadata.num_rows
-    texts = [f.name for f in schema if is_text(f.type)]
+    name, names = reader.name, reader.names
+    num_rows = reader.file.metadata.num_rows
+    if not names and not num_rows:  # no columns, no rows: empty, as an empty CSV is
+        return _empty(common, overrides)
+    texts = [n for n in names if is_text(reader.field(n).type)]
     first = None
     if texts:
         head = reader.batches(texts, SAMPLE_ROWS)
@@ -309,26 +314,41 @@ def _open_parquet(
         finally:
             head.close()  # release pyarrow's reader (and its threads) now, not at exit
     sample = {n: as_text(first.column(n)).to_pylist() if first else [] for n in texts}
-    cols = _pick_columns(name, schema.names, sample, *overrides, has_rows=num_rows > 0)
+    cols = _pick_columns(name, names, sample, *overrides, has_rows=num_rows > 0)
     for column in (cols["puzzle_column"], cols["solution_column"]):
         if column is not None and column not in texts:
             raise InputError(
-                f"{name}: column '{column}' holds {schema.field(column).type}, not text"
+                f"{name}: column '{column}' holds {reader.field(column).type}, not text"
             )
-    id_type = schema.field(cols["id_column"]).type if cols["id_column"] else pa.string()
+    id_type = reader.field(cols["id_column"]).type if cols["id_column"] else pa.string()
     if pa.types.is_dictionary(id_type):
         id_type = id_type.value_type
-    extra = passthrough_names(schema.names, list(cols.values()), reserved) if passthrough else {}
-    types = [_plain(schema.field(n).type) for n in extra]
+    extra = passthrough_names(names, list(cols.values()), reserved) if passthrough else {}
+    types = [_plain(reader.field(n).type) for n in extra]
     return Dataset(
         **common,
-        columns=schema.names,
+        columns=names,
         num_rows=num_rows,
         _reader=reader,
         _id_type=id_type,
         extra_columns=extra,
         extra_schema=pa.schema(list(zip(extra.values(), types, strict=True))),
         **cols,
+    )
+
+
+def _empty(common: dict, overrides: tuple) -> Dataset:
+    """An input without columns or rows (an empty CSV, a Parquet file of no column): no
+    batches; its columns are those named, or `puzzle`."""
+    column, solution_column, id_column = overrides
+    return Dataset(
+        **common,
+        columns=[],
+        puzzle_column=column or "puzzle",
+        solution_column=solution_column,
+        id_column=id_column,
+        num_rows=0,
+        _reader=None,
     )
 
 
@@ -353,16 +373,7 @@ def _open_delimited(
     delimiter = separator_of(name, separator, common["format"])
     rows = head_rows(head, delimiter, SAMPLE_ROWS + 1)
     if not rows:  # nothing at all: no header, no rows, nothing to detect
-        column, solution_column, id_column = overrides
-        return Dataset(
-            **common,
-            columns=[],
-            puzzle_column=column or "puzzle",
-            solution_column=solution_column,
-            id_column=id_column,
-            num_rows=0,
-            _reader=None,
-        )
+        return _empty(common, overrides)
     header = looks_like_header(rows) if has_header is None else has_header
     if header:
         names = unique_names([n.strip() or f"column_{i}" for i, n in enumerate(rows[0])])

@@ -287,6 +287,10 @@ class ParquetReader:
             self.file = pq.ParquetFile(self._source, buffer_size=1 << 20, pre_buffer=False)
         except (OSError, pa.ArrowException, UnicodeDecodeError) as e:  # a column name not UTF-8
             raise InputError(f"{name}: not a Parquet file ({_first_line(e)})") from None
+        stored = self.file.schema_arrow.names
+        # the columns' names, repeats told apart as a CSV header's are (note, note -> note_2)
+        self.names = unique_names(stored)
+        self._by_position = len(set(stored)) < len(stored)  # pyarrow reads such columns by name
 
     @classmethod
     def of_file(cls, path: Path, compression: str | None) -> ParquetReader:
@@ -313,8 +317,20 @@ class ParquetReader:
         groups = list(range(first_group, meta.num_row_groups))
         if not groups:
             return
-        batches = self.file.iter_batches(batch_size=batch_size, row_groups=groups, columns=columns)
+        if self._by_position:  # a name pyarrow sees twice: read every column, pick by place
+            places = [self.names.index(name) for name in columns]
+            every = self.file.iter_batches(batch_size=batch_size, row_groups=groups)
+            batches: Iterator[pa.RecordBatch] = (
+                pa.record_batch([b.column(i) for i in places], names=columns) for b in every
+            )
+        else:
+            batches = self.file.iter_batches(batch_size=batch_size, row_groups=groups,
+                                             columns=columns)  # fmt: skip
         yield from skip_rows(batches, start_row)
+
+    def field(self, name: str) -> pa.Field:
+        """The stored field of the column `name` (one of `names`)."""
+        return self.file.schema_arrow.field(self.names.index(name))
 
 
 def spool(name: str, stream: ByteStream, head: bytes, how: str = "") -> IO[bytes]:
@@ -357,12 +373,15 @@ def is_text(kind: pa.DataType) -> bool:
 
 
 def unique_names(names: list[str]) -> list[str]:
-    """Header names with repeats made distinct: a, a -> a, a_2."""
-    seen: dict[str, int] = {}
+    """Header names with repeats made distinct: a, a -> a, a_2 (a_3 when a_2 is there too)."""
+    given, used = set(names), set()
     out = []
     for name in names:
-        seen[name] = seen.get(name, 0) + 1
-        out.append(name if seen[name] == 1 else f"{name}_{seen[name]}")
+        new, k = name, 2
+        while new in used or (new != name and new in given):
+            new, k = f"{name}_{k}", k + 1
+        used.add(new)
+        out.append(new)
     return out
 
 
