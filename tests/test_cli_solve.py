@@ -995,3 +995,22 @@ def test_an_input_name_that_is_not_utf8_is_solved_beside_itself(tmp_path):
     missing = command("solve", tmp_path / os.fsdecode(b"gon\xe9.csv"), "-o", tmp_path / "o.csv")
     assert missing.returncode == 2
     assert_one_line_error(missing.stderr, "gon\\xe9.csv: no such file")
+
+
+@pytest.mark.parametrize("empty_first", [False, True])
+def test_a_header_only_shard_with_an_id_column_joins_the_others(tmp_path, empty_first):
+    # Its id column has no value to type it by: it takes the others' type (int64 here), not
+    # the fallback `string` that made the shards' schemas differ.
+    full, empty = tmp_path / "part-1.csv", tmp_path / "part-0.csv"
+    CORPUS.select("id", "puzzle").write_csv(full)
+    empty.write_text("id,puzzle\n")
+    inputs = [empty, full] if empty_first else [full, empty]
+    out = tmp_path / "out.parquet"
+
+    result = cli("solve", *inputs, "-o", out)
+
+    assert result.exit_code == 0, result.stderr
+    got = frame_of(out)
+    assert got["id"].to_list() == CORPUS["id"].to_list()
+    assert got.schema["id"] == pl.Int64
+    assert set(got["source"]) == {str(full)}

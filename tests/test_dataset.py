@@ -647,3 +647,18 @@ def test_repeated_header_names_never_take_a_name_already_there(tmp_path):
     ds = open_dataset(write(tmp_path / "x.csv", f"puzzle,a,a,a_2\n{P1},1,2,3\n"))
     assert ds.columns == ["puzzle", "a", "a_3", "a_2"]
     assert read_all(ds)["a_3"] == ["2"]
+
+
+def test_ids_with_no_value_to_type_them_by_take_the_other_inputs_type(tmp_path):
+    from pipeline.io.dataset import agree_on_id_type
+
+    header_only = open_dataset(write(tmp_path / "a.csv", "id,puzzle\n"))
+    no_ids_yet = open_dataset(write(tmp_path / "b.csv", f"id,puzzle\n,{P1}\n"))
+    numbered = open_dataset(write(tmp_path / "c.csv", f"id,puzzle\n7,{P1}\n"))
+    named = open_dataset(write(tmp_path / "d.csv", f"id,puzzle\nx,{P1}\n"))
+    assert header_only.schema.field("id").type == pa.string()  # alone: nothing says otherwise
+
+    agreed = agree_on_id_type([header_only, no_ids_yet, numbered, named])
+
+    assert [ds.schema.field("id").type for ds in agreed] == [pa.int64()] * 3 + [pa.string()]
+    assert read_all(agreed[1]) == {"row": [0], "id": [None], "puzzle": [P1]}

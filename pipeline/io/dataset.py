@@ -17,7 +17,8 @@ Choices worth knowing:
 * CSV rows with too few fields get nulls for the missing ones; extra fields are ignored.
 * Ids keep their type: Parquet's as stored; from text, int64 when every sampled id is a plain
   integer (`7`, not `007`), else strings. A later id that does not fit the sampled type
-  becomes null: its row stays, and a run never stops for an id.
+  becomes null: its row stays, and a run never stops for an id. An input without an id to
+  sample (header only) takes the type of the other inputs read with it (`agree_on_id_type`).
 * The other columns (a Kaggle `difficulty`, a `source`) come along after the puzzle ones, as
   strings from text and typed from Parquet, under their own names, or `input_<name>` when
   that is a result column's (`Dataset.extra_columns`, `Dataset.renamed`); `passthrough=False`
@@ -31,7 +32,7 @@ Choices worth knowing:
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Protocol
 
@@ -74,8 +75,8 @@ from pipeline.io.formats import (
 from pipeline.io.stdin import NAME as STDIN_NAME
 from pipeline.io.stdin import STDIN, open_stdin
 
-__all__ = ["Dataset", "open_dataset", "pick_columns", "read_puzzles", "PUZZLE_NAMES",
-           "SOLUTION_NAMES", "ID_NAMES"]  # fmt: skip
+__all__ = ["Dataset", "open_dataset", "agree_on_id_type", "pick_columns", "read_puzzles",
+           "PUZZLE_NAMES", "SOLUTION_NAMES", "ID_NAMES"]  # fmt: skip
 
 TEXT_COLUMN = "puzzle"  # the single column of a `.txt` file
 _INTEGER_TEXT = r"^-?(0|[1-9][0-9]{0,17})$"  # ids that fit an int64 id column (columns.py)
@@ -102,6 +103,7 @@ class Dataset:
     batch_size: int
     _reader: _Reader | ParquetReader | None = field(repr=False, compare=False)
     _id_type: pa.DataType = field(repr=False, compare=False, default=pa.string())
+    _id_type_seen: bool = field(repr=False, compare=False, default=True)  # False: no id to see
     _row_bytes: float | None = field(repr=False, compare=False, default=None)  # in the head
     _rows_read: list[int] = field(repr=False, compare=False, default_factory=lambda: [0])
     has_header: bool = False  # CSV/TSV: the first line named the columns
@@ -386,7 +388,8 @@ def _open_delimited(
         n: [(r[i] or None) if i < len(r) else None for r in rows] for i, n in enumerate(names)
     }
     cols = _pick_columns(name, names, sample, *overrides, headerless=not header)
-    id_type = id_type_of(sample[cols["id_column"]]) if cols["id_column"] else pa.string()
+    ids = sample[cols["id_column"]] if cols["id_column"] else []
+    id_type = id_type_of(ids)
     extra = passthrough_names(names, list(cols.values()), reserved) if passthrough else {}
     empty = at_eof and not rows
     reader = DelimitedReader(source, delimiter=delimiter, names=names, header=header)
@@ -396,11 +399,25 @@ def _open_delimited(
         num_rows=0 if empty else None,
         _reader=None if empty else reader,
         _id_type=id_type,
+        _id_type_seen=any(i is not None for i in ids),
         has_header=header,
         extra_columns=extra,
         extra_schema=pa.schema([(new, pa.string()) for new in extra.values()]),
         **cols,
     )
+
+
+def agree_on_id_type(datasets: list[Dataset]) -> list[Dataset]:
+    """Inputs read into one output, their ids of one type: an input whose sampled rows held no
+    id (a header-only shard, ids left empty) takes the type of the first input whose ids said
+    theirs, rather than the string its empty sample gives it alone."""
+    seen = next((ds for ds in datasets if ds.id_column and ds._id_type_seen), None)
+    if seen is None:
+        return datasets
+    return [
+        ds if ds.id_column is None or ds._id_type_seen else replace(ds, _id_type=seen._id_type)
+        for ds in datasets
+    ]
 
 
 def optional_column(batch: pa.RecordBatch, name: str) -> pa.Array | None:
