@@ -554,6 +554,7 @@ def test_output_metadata_describes_the_run(solved_sample):
         "compression": "gzip",
         "size_bytes": corpus.stat().st_size,
         "rows": CORPUS.height,
+        "header": True,  # its first line named the columns
     }
     assert datetime.datetime.fromisoformat(meta["started_at"]) >= started
     assert meta["wall_s"] > 0
@@ -1014,3 +1015,43 @@ def test_a_header_only_shard_with_an_id_column_joins_the_others(tmp_path, empty_
     assert got["id"].to_list() == CORPUS["id"].to_list()
     assert got.schema["id"] == pl.Int64
     assert set(got["source"]) == {str(full)}
+
+
+def test_a_headerless_file_whose_first_label_is_a_column_name_loses_no_row(tmp_path):
+    # 3,000 rows `label,puzzle`, the first label `sudoku`: read as a header, the first row was
+    # lost and the `sudoku` column taken for the puzzles (2,999 malformed rows, exit 0).
+    puzzles = generate(3, seed=8)["puzzle"].to_list()
+    corpus = tmp_path / "labelled.csv"
+    corpus.write_text("".join(f"{'sudoku' if i == 0 else f'x{i}'},{puzzles[i % 3]}\n"
+                              for i in range(3000)))  # fmt: skip
+    out = tmp_path / "out.parquet"
+
+    result = cli("solve", corpus, "-o", out)
+
+    assert result.exit_code == 0, result.output
+    got = frame_of(out)
+    assert got.height == 3000
+    assert set(got["verdict"]) == {"solved"}
+    assert got["column_0"][:2].to_list() == ["sudoku", "x1"]
+    assert metadata_of(out)["input"]["header"] is False
+
+
+def test_a_header_guessed_from_content_is_told_on_stderr_and_in_the_metadata(tmp_path):
+    puzzles = generate(2, seed=9)["puzzle"].to_list()
+    corpus = tmp_path / "cells.csv"
+    corpus.write_text("label,cells\n" + "".join(f"p{i},{p}\n" for i, p in enumerate(puzzles)))
+    out = tmp_path / "out.parquet"
+
+    result = cli("solve", corpus, "-o", out)
+
+    assert result.exit_code == 0, result.output
+    assert f"note: {corpus}: its first line is read as column names (label, cells)" in (
+        result.stderr
+    )
+    assert "--no-header" in result.stderr
+    assert frame_of(out)["label"].to_list() == ["p0", "p1"]
+    assert metadata_of(out)["input"]["header"] is True
+    quiet = cli("solve", corpus, "-o", out, "-q")
+    assert quiet.exit_code == 0 and quiet.stderr == ""
+    kept = cli("solve", corpus, "-o", out, "--no-header", "--column", "column_1")
+    assert kept.exit_code == 0 and frame_of(out).height == 3  # the label line is a row now

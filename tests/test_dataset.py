@@ -662,3 +662,54 @@ def test_ids_with_no_value_to_type_them_by_take_the_other_inputs_type(tmp_path):
 
     assert [ds.schema.field("id").type for ds in agreed] == [pa.int64()] * 3 + [pa.string()]
     assert read_all(agreed[1]) == {"row": [0], "id": [None], "puzzle": [P1]}
+
+
+@pytest.mark.parametrize("label", ["sudoku", "id", "puzzle", "solution", "Board"])
+def test_a_first_row_with_a_column_name_beside_a_puzzle_is_a_row_not_a_header(tmp_path, label):
+    # A header-less file whose first row's label happens to be a column name: the row holds a
+    # puzzle, so it is data; read as a header it would lose that row and name the label
+    # column the puzzle column (every row malformed).
+    text = f"{label},{P1}\n" + "".join(f"x{i},{P2}\n" for i in range(1, 3000))
+    ds = open_dataset(write(tmp_path / "x.csv", text))
+    assert not ds.has_header
+    assert ds.puzzle_column == "column_1"
+    data = read_all(ds)
+    assert len(data["row"]) == 3000
+    assert data["puzzle"][:2] == [P1, P2]
+
+
+def test_a_first_row_of_id_and_puzzle_is_a_row_even_when_the_ids_below_are_numbers(tmp_path):
+    text = f"id,{P1},{S1}\n" + "".join(f"{i},{P2},{S2}\n" for i in range(1, 10))
+    ds = open_dataset(write(tmp_path / "x.csv", text))
+    assert (ds.has_header, ds.puzzle_column, ds.solution_column) == (False, "column_1", "column_2")
+    data = read_all(ds)
+    assert data["row"] == list(range(10))
+    assert data["solution"][0] == S1
+
+
+def test_a_label_over_a_column_of_puzzles_is_a_header_even_beside_a_known_name(tmp_path):
+    # The first row's puzzle cell is a label while every row below holds a puzzle: a header,
+    # and the puzzle column is the one that holds puzzles, not the one named `sudoku`.
+    text = "sudoku,cells\n" + "".join(f"x{i},{P1}\n" for i in range(5))
+    ds = open_dataset(write(tmp_path / "x.csv", text))
+    assert ds.has_header
+    assert ds.puzzle_column == "cells"
+    data = read_all(ds)
+    assert data["puzzle"] == [P1] * 5
+    assert data["sudoku"] == [f"x{i}" for i in range(5)]  # passed through, not lost
+
+
+def test_a_header_guessed_from_content_alone_says_so(tmp_path):
+    # `puzzle,solution` over puzzles is a header beyond doubt; `label,cells` is a guess the
+    # user should hear of (`header_note`), with the way to undo it.
+    sure = open_dataset(write(tmp_path / "a.csv", f"id,puzzle\n1,{P1}\n"))
+    assert sure.has_header and sure.header_note is None
+    guessed = open_dataset(write(tmp_path / "b.csv", f"label,cells\nfirst,{P1}\n"))
+    assert guessed.has_header
+    assert guessed.header_note == (
+        f"{tmp_path / 'b.csv'}: its first line is read as column names (label, cells), not "
+        "as a row; --no-header reads it as a row"
+    )
+    forced = open_dataset(tmp_path / "b.csv", has_header=True)
+    assert forced.header_note is None  # the user said so
+    assert open_dataset(write(tmp_path / "c.csv", f"{P1}\n{P2}\n")).header_note is None

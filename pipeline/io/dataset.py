@@ -15,6 +15,9 @@ Choices worth knowing:
   long lines included, are in `lines.py`): empty lines are skipped, and in text files so are
   whitespace-only lines and `#` comment lines; `row` counts rows (not lines).
 * CSV rows with too few fields get nulls for the missing ones; extra fields are ignored.
+* A CSV/TSV's first line is a header only when it cannot be a row (`looks_like_header`): a
+  line holding a puzzle is a row. A header guessed from content alone, no column name like
+  `puzzle` confirming it, is said in `Dataset.header_note`, for the job to print.
 * Ids keep their type: Parquet's as stored; from text, int64 when every sampled id is a plain
   integer (`7`, not `007`), else strings. A later id that does not fit the sampled type
   becomes null: its row stays, and a run never stops for an id. An input without an id to
@@ -107,6 +110,7 @@ class Dataset:
     _row_bytes: float | None = field(repr=False, compare=False, default=None)  # in the head
     _rows_read: list[int] = field(repr=False, compare=False, default_factory=lambda: [0])
     has_header: bool = False  # CSV/TSV: the first line named the columns
+    header_note: str | None = None  # a header guessed from content alone, said in a sentence
     extra_columns: dict[str, str] = field(default_factory=dict)  # input name -> result name
     extra_schema: pa.Schema = field(default_factory=lambda: pa.schema([]))  # by result name
 
@@ -388,6 +392,11 @@ def _open_delimited(
         n: [(r[i] or None) if i < len(r) else None for r in rows] for i, n in enumerate(names)
     }
     cols = _pick_columns(name, names, sample, *overrides, headerless=not header)
+    note = None
+    if header and has_header is None and not _named_as_puzzles(cols["puzzle_column"], overrides):
+        shown = ", ".join(names[:6]) + (", ..." if len(names) > 6 else "")
+        note = (f"{name}: its first line is read as column names ({shown}), not as a row; "
+                "--no-header reads it as a row")  # fmt: skip
     ids = sample[cols["id_column"]] if cols["id_column"] else []
     id_type = id_type_of(ids)
     extra = passthrough_names(names, list(cols.values()), reserved) if passthrough else {}
@@ -401,6 +410,7 @@ def _open_delimited(
         _id_type=id_type,
         _id_type_seen=any(i is not None for i in ids),
         has_header=header,
+        header_note=note,
         extra_columns=extra,
         extra_schema=pa.schema([(new, pa.string()) for new in extra.values()]),
         **cols,
@@ -418,6 +428,12 @@ def agree_on_id_type(datasets: list[Dataset]) -> list[Dataset]:
         ds if ds.id_column is None or ds._id_type_seen else replace(ds, _id_type=seen._id_type)
         for ds in datasets
     ]
+
+
+def _named_as_puzzles(puzzle_column: str | None, overrides: tuple) -> bool:
+    """Whether the user named the puzzle column, or its name says puzzles: a header that
+    leaves no doubt."""
+    return overrides[0] is not None or (puzzle_column or "").strip().lower() in PUZZLE_NAMES
 
 
 def optional_column(batch: pa.RecordBatch, name: str) -> pa.Array | None:
