@@ -67,3 +67,20 @@ class RunInterrupted(PipelineError):
                 "run the same command with --resume to continue"
             )
         super().__init__(message)
+
+
+def printable(text: str) -> str:
+    """`text` as one printable line, for `error: ...` and `note: ...`: a control character
+    (a file may be named `a\\nb.csv`) written as Python escapes it (`\\n`, `\\x07`), and a byte
+    of a file name that is not UTF-8 (a surrogate escape in Python's `str`) as `\\xe9`."""
+    if text.isprintable():
+        return text
+    out = []
+    for char in text:
+        if char.isprintable():
+            out.append(char)
+        elif "\udc80" <= char <= "\udcff":  # os.fsdecode's escape of the byte 0x80-0xff
+            out.append(f"\\x{ord(char) - 0xDC00:02x}")
+        else:
+            out.append(char.encode("unicode_escape").decode("ascii"))
+    return "".join(out)

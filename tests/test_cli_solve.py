@@ -554,6 +554,7 @@ def test_output_metadata_describes_the_run(solved_sample):
         "compression": "gzip",
         "size_bytes": corpus.stat().st_size,
         "rows": CORPUS.height,
+        "header": True,  # its first line named the columns
     }
     assert datetime.datetime.fromisoformat(meta["started_at"]) >= started
     assert meta["wall_s"] > 0
@@ -964,3 +965,93 @@ def test_an_input_difficulty_column_passes_through_and_steps_aside_for_rate(tmp_
     assert metadata_of(rated)["renamed_columns"] == {
         str(corpus): {"difficulty": "input_difficulty"}
     }
+
+
+# --- input faults: header guesses, shards, odd file names (issue: inputs) --------------------
+
+
+@pytest.mark.parametrize("name", ["new\nline.csv", "carriage\rreturn.csv", "bell\x07.csv"])
+def test_a_control_character_in_a_file_name_keeps_the_error_one_line(tmp_path, name):
+    result = cli("solve", tmp_path / name, "-o", tmp_path / "out.parquet")
+
+    assert result.exit_code == 2
+    escaped = name.encode("unicode_escape").decode()  # new\nline.csv, bell\x07.csv
+    assert_one_line_error(result.stderr, f"{escaped}: no such file")
+
+
+def test_an_input_name_that_is_not_utf8_is_solved_beside_itself(tmp_path):
+    name = os.fsdecode(b"caf\xe9.csv")  # a Latin-1 name: a surrogate escape in Python's str
+    corpus = tmp_path / name
+    corpus.write_text(CORPUS.select("puzzle").write_csv())
+
+    run = command("solve", corpus, "-q")
+
+    assert run.returncode == 0, run.stderr
+    out = tmp_path / os.fsdecode(b"caf\xe9.solved.parquet")
+    got = pl.read_parquet(out.read_bytes())  # polars, too, cannot open such a name
+    assert got["puzzle"].to_list() == CORPUS["puzzle"].to_list()
+    validated = cli("validate", corpus)  # its findings go through a temporary file named alike
+    assert validated.exit_code == 0, validated.stderr
+    assert (tmp_path / os.fsdecode(b"caf\xe9.findings.parquet")).exists()
+    missing = command("solve", tmp_path / os.fsdecode(b"gon\xe9.csv"), "-o", tmp_path / "o.csv")
+    assert missing.returncode == 2
+    assert_one_line_error(missing.stderr, "gon\\xe9.csv: no such file")
+
+
+@pytest.mark.parametrize("empty_first", [False, True])
+def test_a_header_only_shard_with_an_id_column_joins_the_others(tmp_path, empty_first):
+    # Its id column has no value to type it by: it takes the others' type (int64 here), not
+    # the fallback `string` that made the shards' schemas differ.
+    full, empty = tmp_path / "part-1.csv", tmp_path / "part-0.csv"
+    CORPUS.select("id", "puzzle").write_csv(full)
+    empty.write_text("id,puzzle\n")
+    inputs = [empty, full] if empty_first else [full, empty]
+    out = tmp_path / "out.parquet"
+
+    result = cli("solve", *inputs, "-o", out)
+
+    assert result.exit_code == 0, result.stderr
+    got = frame_of(out)
+    assert got["id"].to_list() == CORPUS["id"].to_list()
+    assert got.schema["id"] == pl.Int64
+    assert set(got["source"]) == {str(full)}
+
+
+def test_a_headerless_file_whose_first_label_is_a_column_name_loses_no_row(tmp_path):
+    # 3,000 rows `label,puzzle`, the first label `sudoku`: read as a header, the first row was
+    # lost and the `sudoku` column taken for the puzzles (2,999 malformed rows, exit 0).
+    puzzles = generate(3, seed=8)["puzzle"].to_list()
+    corpus = tmp_path / "labelled.csv"
+    corpus.write_text("".join(f"{'sudoku' if i == 0 else f'x{i}'},{puzzles[i % 3]}\n"
+                              for i in range(3000)))  # fmt: skip
+    out = tmp_path / "out.parquet"
+
+    result = cli("solve", corpus, "-o", out)
+
+    assert result.exit_code == 0, result.output
+    got = frame_of(out)
+    assert got.height == 3000
+    assert set(got["verdict"]) == {"solved"}
+    assert got["column_0"][:2].to_list() == ["sudoku", "x1"]
+    assert metadata_of(out)["input"]["header"] is False
+
+
+def test_a_header_guessed_from_content_is_told_on_stderr_and_in_the_metadata(tmp_path):
+    puzzles = generate(2, seed=9)["puzzle"].to_list()
+    corpus = tmp_path / "cells.csv"
+    corpus.write_text("label,cells\n" + "".join(f"p{i},{p}\n" for i, p in enumerate(puzzles)))
+    out = tmp_path / "out.parquet"
+
+    result = cli("solve", corpus, "-o", out)
+
+    assert result.exit_code == 0, result.output
+    assert f"note: {corpus}: its first line is read as column names (label, cells)" in (
+        result.stderr
+    )
+    assert "--no-header" in result.stderr
+    assert frame_of(out)["label"].to_list() == ["p0", "p1"]
+    assert metadata_of(out)["input"]["header"] is True
+    quiet = cli("solve", corpus, "-o", out, "-q")
+    assert quiet.exit_code == 0 and quiet.stderr == ""
+    kept = cli("solve", corpus, "-o", out, "--no-header", "--column", "column_1")
+    assert kept.exit_code == 0 and frame_of(out).height == 3  # the label line is a row now

@@ -594,3 +594,122 @@ def test_a_jobs_own_columns_can_be_reserved_too(tmp_path):
     path = write(tmp_path / "x.csv", f"puzzle,source\n{P1},forum\n")
     assert open_dataset(path).extra_columns == {"source": "source"}
     assert open_dataset(path, reserved=["source"]).renamed == {"source": "input_source"}
+
+
+# --- input faults: the header guess, odd Parquet, odd names, a stray NUL (issue: inputs) ------
+
+
+@pytest.mark.parametrize("fmt", ["csv", "txt", "parquet", "csv.gz"])
+def test_a_file_name_that_is_not_utf8_is_read(tmp_path, fmt):
+    name = os.fsdecode(b"caf\xe9." + fmt.encode())  # Latin-1: not UTF-8, a surrogate in str
+    path = tmp_path / name
+    if fmt == "parquet":
+        write_parquet(path, pa.table({"puzzle": [P1]}))
+    else:
+        compression = "gzip" if fmt.endswith(".gz") else None
+        write(path, f"puzzle\n{P1}\n" if fmt != "txt" else f"{P1}\n", compression)
+    assert read_all(open_dataset(path))["puzzle"] == [P1]
+
+
+@pytest.mark.parametrize("fmt", ["csv", "txt"])
+def test_a_nul_byte_is_one_malformed_row_wherever_it_is(tmp_path, fmt):
+    header = "puzzle\n" if fmt == "csv" else ""
+    for at in (1, 5000):  # in the sniffed first 4 KiB, and after it
+        rows = [P1] * 5001
+        rows[at] = P1[:40] + "\x00" + P1[41:]
+        ds = open_dataset(write(tmp_path / f"x.{fmt}", header + "\n".join(rows) + "\n"))
+        data = read_all(ds)
+        assert len(data["row"]) == 5001
+        assert data["puzzle"][at] == rows[at]
+
+
+def test_a_parquet_file_without_columns_is_an_empty_input(tmp_path):
+    # (pyarrow writes no rows for a table of rows but no columns: no such file to refuse)
+    empty = open_dataset(write_parquet(tmp_path / "e.parquet", pa.table({})))
+    assert (empty.num_rows, empty.columns) == (0, [])
+    assert list(empty.batches()) == []
+
+
+def test_parquet_columns_of_one_name_are_told_apart_as_a_csv_headers_are(tmp_path):
+    table = pa.Table.from_arrays(
+        [pa.array([P1, P2]), pa.array(["a", "b"]), pa.array([1, 2]), pa.array([S1, S2])],
+        names=["puzzle", "note", "note", "puzzle"],
+    )
+    ds = open_dataset(write_parquet(tmp_path / "x.parquet", table))
+    assert ds.columns == ["puzzle", "note", "note_2", "puzzle_2"]
+    data = read_all(ds)
+    assert data["puzzle"] == [P1, P2]
+    assert (data["note"], data["note_2"], data["puzzle_2"]) == (["a", "b"], [1, 2], [S1, S2])
+    assert read_all(open_dataset(ds.path, column="puzzle_2"))["puzzle"] == [S1, S2]
+
+
+def test_repeated_header_names_never_take_a_name_already_there(tmp_path):
+    ds = open_dataset(write(tmp_path / "x.csv", f"puzzle,a,a,a_2\n{P1},1,2,3\n"))
+    assert ds.columns == ["puzzle", "a", "a_3", "a_2"]
+    assert read_all(ds)["a_3"] == ["2"]
+
+
+def test_ids_with_no_value_to_type_them_by_take_the_other_inputs_type(tmp_path):
+    from pipeline.io.dataset import agree_on_id_type
+
+    header_only = open_dataset(write(tmp_path / "a.csv", "id,puzzle\n"))
+    no_ids_yet = open_dataset(write(tmp_path / "b.csv", f"id,puzzle\n,{P1}\n"))
+    numbered = open_dataset(write(tmp_path / "c.csv", f"id,puzzle\n7,{P1}\n"))
+    named = open_dataset(write(tmp_path / "d.csv", f"id,puzzle\nx,{P1}\n"))
+    assert header_only.schema.field("id").type == pa.string()  # alone: nothing says otherwise
+
+    agreed = agree_on_id_type([header_only, no_ids_yet, numbered, named])
+
+    assert [ds.schema.field("id").type for ds in agreed] == [pa.int64()] * 3 + [pa.string()]
+    assert read_all(agreed[1]) == {"row": [0], "id": [None], "puzzle": [P1]}
+
+
+@pytest.mark.parametrize("label", ["sudoku", "id", "puzzle", "solution", "Board"])
+def test_a_first_row_with_a_column_name_beside_a_puzzle_is_a_row_not_a_header(tmp_path, label):
+    # A header-less file whose first row's label happens to be a column name: the row holds a
+    # puzzle, so it is data; read as a header it would lose that row and name the label
+    # column the puzzle column (every row malformed).
+    text = f"{label},{P1}\n" + "".join(f"x{i},{P2}\n" for i in range(1, 3000))
+    ds = open_dataset(write(tmp_path / "x.csv", text))
+    assert not ds.has_header
+    assert ds.puzzle_column == "column_1"
+    data = read_all(ds)
+    assert len(data["row"]) == 3000
+    assert data["puzzle"][:2] == [P1, P2]
+
+
+def test_a_first_row_of_id_and_puzzle_is_a_row_even_when_the_ids_below_are_numbers(tmp_path):
+    text = f"id,{P1},{S1}\n" + "".join(f"{i},{P2},{S2}\n" for i in range(1, 10))
+    ds = open_dataset(write(tmp_path / "x.csv", text))
+    assert (ds.has_header, ds.puzzle_column, ds.solution_column) == (False, "column_1", "column_2")
+    data = read_all(ds)
+    assert data["row"] == list(range(10))
+    assert data["solution"][0] == S1
+
+
+def test_a_label_over_a_column_of_puzzles_is_a_header_even_beside_a_known_name(tmp_path):
+    # The first row's puzzle cell is a label while every row below holds a puzzle: a header,
+    # and the puzzle column is the one that holds puzzles, not the one named `sudoku`.
+    text = "sudoku,cells\n" + "".join(f"x{i},{P1}\n" for i in range(5))
+    ds = open_dataset(write(tmp_path / "x.csv", text))
+    assert ds.has_header
+    assert ds.puzzle_column == "cells"
+    data = read_all(ds)
+    assert data["puzzle"] == [P1] * 5
+    assert data["sudoku"] == [f"x{i}" for i in range(5)]  # passed through, not lost
+
+
+def test_a_header_guessed_from_content_alone_says_so(tmp_path):
+    # `puzzle,solution` over puzzles is a header beyond doubt; `label,cells` is a guess the
+    # user should hear of (`header_note`), with the way to undo it.
+    sure = open_dataset(write(tmp_path / "a.csv", f"id,puzzle\n1,{P1}\n"))
+    assert sure.has_header and sure.header_note is None
+    guessed = open_dataset(write(tmp_path / "b.csv", f"label,cells\nfirst,{P1}\n"))
+    assert guessed.has_header
+    assert guessed.header_note == (
+        f"{tmp_path / 'b.csv'}: its first line is read as column names (label, cells), not "
+        "as a row; --no-header reads it as a row"
+    )
+    forced = open_dataset(tmp_path / "b.csv", has_header=True)
+    assert forced.header_note is None  # the user said so
+    assert open_dataset(write(tmp_path / "c.csv", f"{P1}\n{P2}\n")).header_note is None

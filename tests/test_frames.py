@@ -2,6 +2,7 @@
 column found by name (puzzle, quizzes, board, ...) or by content, or named with `column=`; a
 solution column checked (`expected_ok`, `wrong_solution`); an id column passed through."""
 
+import numpy as np
 import polars as pl
 import pyarrow as pa
 import pytest
@@ -108,3 +109,33 @@ def test_an_empty_dataframe_gives_an_empty_result_with_its_ids():
     out = solve_batch(empty)
     assert out.height == 0 and out.schema["id"] == pl.Int64
     assert validate_puzzles(empty).is_empty()
+
+
+def test_a_dataframe_without_columns_gives_an_empty_result():
+    assert solve_batch(pl.DataFrame()).height == 0
+    assert validate_puzzles(pl.DataFrame()).is_empty()
+    assert puzzle_batch(pa.table({})).schema.names == ["row", "puzzle"]
+    rows_without_columns = pl.DataFrame({"a": [1, 2]}).drop("a")  # two rows, no puzzle
+    with pytest.raises(ValueError, match=r"no puzzle column found.*columns are: \(none\)"):
+        solve_batch(rows_without_columns)
+
+
+def test_nan_for_a_missing_puzzle_is_a_malformed_row_as_null_is():
+    # What a pandas Series with a missing puzzle holds (`list(series)`, `series.to_numpy()`):
+    # NaN, not None. It is no wrong type, it is a missing value: the row is malformed.
+    nan = float("nan")
+    for puzzles in ([SEED, nan], np.array([SEED, nan], dtype=object), pl.Series([SEED, None])):
+        out = solve_batch(puzzles)
+        assert out["verdict"].cast(pl.String).to_list() == ["solved", "malformed"]
+        assert out["puzzle"][1] is None
+    assert validate_puzzles([nan])["code"].to_list() == ["malformed"]
+    with pytest.raises(TypeError, match="item 1 is of type float"):
+        solve_batch([SEED, 1.5])  # a number is still no puzzle
+
+
+def test_a_pandas_series_with_a_missing_puzzle():
+    pd = pytest.importorskip("pandas")
+    out = solve_batch(pd.Series([SEED, None, float("nan")]))
+    assert out["verdict"].cast(pl.String).to_list() == ["solved", "malformed", "malformed"]
+    with pytest.raises(TypeError, match="item 2 is of type int"):
+        solve_batch([float("nan"), None, 7])  # the first item that is neither text nor missing

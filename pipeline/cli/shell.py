@@ -29,7 +29,7 @@ from typing import Annotated, Any, NoReturn
 import typer
 from typer.core import TyperCommand, TyperGroup
 
-from pipeline.errors import PipelineError
+from pipeline.errors import PipelineError, printable
 from pipeline.jobs.executors import EXECUTORS, WORKER_THREAD
 
 AS_PROGRAM = False  # set by `main()`: the process is the command (not a test's CliRunner)
@@ -60,14 +60,15 @@ def interrupted_silently(code: object) -> bool:
 
 
 def fail(message: str, code: int = 2) -> NoReturn:
-    """End the command: `error: message` on stderr, exit `code`.
+    """End the command: `error: message` on stderr, exit `code`. The message stays one line
+    whatever names it holds: control characters are escaped (`printable`).
 
     A job stopped mid-batch (Ctrl-C, a lost cluster) may leave a worker thread inside a kernel
     or inside pyarrow: the process then ends at once instead of letting the interpreter shut
     down under it (CPython ends such daemon threads in a way C++ code can turn into an abort).
     """
     global _reported
-    typer.echo(f"error: {message}", err=True)
+    typer.echo(f"error: {printable(message)}", err=True)
     _reported = True
     busy = any(t.name.startswith(WORKER_THREAD) and t.is_alive() for t in threading.enumerate())
     if busy and AS_PROGRAM:

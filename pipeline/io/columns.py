@@ -34,6 +34,7 @@ _NUMERIC_PUZZLE = re.compile(r"[1-9][0-9]{16,79}")
 _NUMBER = re.compile(r"[-+]?[0-9]+(\.[0-9]*)?")
 _INTEGER = re.compile(r"-?(0|[1-9][0-9]{0,17})")  # canonical, and well within int64
 _NAME = re.compile(r"[A-Za-z_][\w .-]{0,63}")
+_LABEL = re.compile(r"[^\W\d][^\x00-\x1f]{0,63}")  # a column name: a letter first, short
 
 
 def pick_columns(
@@ -57,13 +58,18 @@ def pick_columns(
     if has_rows is None:
         has_rows = any(sample.get(n) for n in names)
     puzzle = _named(name, names, column) if column else _by_name(names, PUZZLE_NAMES)
+    if puzzle is not None and not column and _no_puzzle_in(sample.get(puzzle, [])):
+        # named so, but not one puzzle in it (labels under `sudoku`): a column holding puzzles
+        # (not a named solution or id column) is the puzzle column, the named one passes
+        other = [n for n in names if n != puzzle and n not in _by_names(names)]
+        puzzle = _puzzle_by_content(other, sample, grids=False) or puzzle
     if puzzle is None:
         puzzle = _puzzle_by_content(names, sample)
     if puzzle is None:
         if has_rows:
             raise InputError(
                 f"{name}: no puzzle column found (none named {', '.join(PUZZLE_NAMES)}, none "
-                f"holding 81-character puzzles); columns are: {', '.join(names)}"
+                f"holding 81-character puzzles); columns are: {', '.join(names) or '(none)'}"
             )
         puzzle = names[0]  # no rows to look at: any column will do
     if solution_column:
@@ -85,11 +91,27 @@ def pick_columns(
     return {"puzzle_column": puzzle, "solution_column": solution, "id_column": ident}
 
 
-def _puzzle_by_content(names: list[str], sample: dict[str, list]) -> str | None:
+def _puzzle_by_content(
+    names: list[str], sample: dict[str, list], *, grids: bool = True
+) -> str | None:
+    """The first column of puzzles with blanks, else of puzzles stored as numbers, else (with
+    `grids`) of full grids."""
     looks = [n for n in names if _mostly(sample.get(n, []), _PUZZLE)]
     with_blanks = [n for n in looks if not _mostly(sample.get(n, []), _GRID)]
     numeric = [n for n in names if _mostly(sample.get(n, []), _NUMERIC_PUZZLE)]
-    return next(iter(with_blanks + numeric + looks), None)
+    return next(iter(with_blanks + numeric + (looks if grids else [])), None)
+
+
+def _no_puzzle_in(values: list) -> bool:
+    """Whether sampled `values` hold something, and not one puzzle among them."""
+    texts = [t for t in (_text(v).strip() for v in values if v is not None) if t]
+    puzzles = (_PUZZLE.fullmatch(t) or _NUMERIC_PUZZLE.fullmatch(t) for t in texts)
+    return bool(texts) and not any(puzzles)
+
+
+def _by_names(names: list[str]) -> set[str]:
+    """The columns named as a solution or id column is."""
+    return {n for n in names if n.strip().lower() in SOLUTION_NAMES + ID_NAMES}
 
 
 def id_type_of(values: list) -> pa.DataType:
@@ -125,22 +147,33 @@ def passthrough_names(
 
 
 def looks_like_header(rows: list[list[str]]) -> bool:
-    """Whether the first row names the columns rather than holding data.
+    """Whether the first row names the columns rather than holding data: only when it cannot
+    be data, since a header taken for data costs one malformed row, and data taken for a
+    header loses a row (and may name the wrong column the puzzles).
 
-    A header when a field is a known column name (puzzle, solution, id, ...); or when every
-    field is name-like (starts with a letter, short) and some column below holds puzzles or
-    numbers that its first field is not. When in doubt: no header, so no row is ever lost.
+    * A row holding a puzzle (81 cells, or a puzzle stored as a number) is data, whatever its
+      other fields hold: `sudoku,<puzzle>` is a labelled row, not a header.
+    * When a column below holds puzzles, the row is a header when its field there is a label
+      (starts with a letter) and no other field is a number over a column of numbers (an id).
+    * Else (no puzzles below to judge by): a header when a field is a known column name
+      (puzzle, solution, id, ...), or when every field is name-like (starts with a letter,
+      short) over a column of numbers.
     """
     first, rest = [f.strip() for f in rows[0]], rows[1:]
+    if any(_PUZZLE.fullmatch(f) or _NUMERIC_PUZZLE.fullmatch(f) for f in first):
+        return False
+    below = [[r[i] if i < len(r) else None for r in rest] for i in range(len(first))]
+    columns = [str(i) for i in range(len(first))]
+    puzzles = _puzzle_by_content(columns, dict(zip(columns, below, strict=True)))
+    if puzzles is not None:
+        number = [bool(_NUMBER.fullmatch(f)) for f in first]
+        ids = any(n and _mostly(b, _NUMBER) for n, b in zip(number, below, strict=True))
+        return bool(_LABEL.fullmatch(first[int(puzzles)])) and not ids
     if any(f.lower() in PUZZLE_NAMES + SOLUTION_NAMES + ID_NAMES for f in first):
         return True
     if not any(first) or not all(_NAME.fullmatch(f) for f in first if f):
         return False
-    for i, name in enumerate(first):
-        below = [r[i] for r in rest if i < len(r)]
-        if name and (_mostly(below, _PUZZLE) or _mostly(below, _NUMBER)):
-            return True
-    return False
+    return any(f and _mostly(b, _NUMBER) for f, b in zip(first, below, strict=True))
 
 
 def separator_of(name: str, separator: str | None, fmt: str) -> str:

@@ -15,21 +15,27 @@ Choices worth knowing:
   long lines included, are in `lines.py`): empty lines are skipped, and in text files so are
   whitespace-only lines and `#` comment lines; `row` counts rows (not lines).
 * CSV rows with too few fields get nulls for the missing ones; extra fields are ignored.
+* A CSV/TSV's first line is a header only when it cannot be a row (`looks_like_header`): a
+  line holding a puzzle is a row. A header guessed from content alone, no column name like
+  `puzzle` confirming it, is said in `Dataset.header_note`, for the job to print.
 * Ids keep their type: Parquet's as stored; from text, int64 when every sampled id is a plain
   integer (`7`, not `007`), else strings. A later id that does not fit the sampled type
-  becomes null: its row stays, and a run never stops for an id.
+  becomes null: its row stays, and a run never stops for an id. An input without an id to
+  sample (header only) takes the type of the other inputs read with it (`agree_on_id_type`).
 * The other columns (a Kaggle `difficulty`, a `source`) come along after the puzzle ones, as
   strings from text and typed from Parquet, under their own names, or `input_<name>` when
   that is a result column's (`Dataset.extra_columns`, `Dataset.renamed`); `passthrough=False`
-  leaves them out.
-* An empty input (no rows) yields no batches at all; `Dataset.schema` still tells their shape.
+  leaves them out. A name that repeats (in a CSV header or a Parquet schema) is told apart by
+  place: `note, note` are read as `note, note_2`.
+* An empty input (no rows; a Parquet file without columns too) yields no batches at all;
+  `Dataset.schema` still tells their shape.
 * Every batch holds exactly `batch_size` rows except the last one.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Protocol
 
@@ -72,8 +78,8 @@ from pipeline.io.formats import (
 from pipeline.io.stdin import NAME as STDIN_NAME
 from pipeline.io.stdin import STDIN, open_stdin
 
-__all__ = ["Dataset", "open_dataset", "pick_columns", "read_puzzles", "PUZZLE_NAMES",
-           "SOLUTION_NAMES", "ID_NAMES"]  # fmt: skip
+__all__ = ["Dataset", "open_dataset", "agree_on_id_type", "pick_columns", "read_puzzles",
+           "PUZZLE_NAMES", "SOLUTION_NAMES", "ID_NAMES"]  # fmt: skip
 
 TEXT_COLUMN = "puzzle"  # the single column of a `.txt` file
 _INTEGER_TEXT = r"^-?(0|[1-9][0-9]{0,17})$"  # ids that fit an int64 id column (columns.py)
@@ -90,7 +96,8 @@ class Dataset:
     path: Path  # Path("-") for standard input
     format: str  # "csv" | "tsv" | "parquet" | "txt"
     compression: str | None  # None | "gzip" | "zstd"
-    columns: list[str]  # every column as read ([] for an empty CSV without a header)
+    columns: list[str]  # every column as read, repeated names told apart (a, a -> a, a_2); []
+    # for an empty CSV without a header or a Parquet file without columns
     puzzle_column: str
     solution_column: str | None
     id_column: str | None
@@ -99,9 +106,11 @@ class Dataset:
     batch_size: int
     _reader: _Reader | ParquetReader | None = field(repr=False, compare=False)
     _id_type: pa.DataType = field(repr=False, compare=False, default=pa.string())
+    _id_type_seen: bool = field(repr=False, compare=False, default=True)  # False: no id to see
     _row_bytes: float | None = field(repr=False, compare=False, default=None)  # in the head
     _rows_read: list[int] = field(repr=False, compare=False, default_factory=lambda: [0])
     has_header: bool = False  # CSV/TSV: the first line named the columns
+    header_note: str | None = None  # a header guessed from content alone, said in a sentence
     extra_columns: dict[str, str] = field(default_factory=dict)  # input name -> result name
     extra_schema: pa.Schema = field(default_factory=lambda: pa.schema([]))  # by result name
 
@@ -296,9 +305,11 @@ def _open_parquet(
     reader: ParquetReader, common: dict, *, overrides: tuple, passthrough: bool, reserved: tuple
 ) -> Dataset:
     """`open_dataset` for Parquet: the schema names the columns, the footer counts the rows."""
-    name = reader.name
-    schema, num_rows = reader.file.schema_arrow, reader.file.metadata.num_rows
-    texts = [f.name for f in schema if is_text(f.type)]
+    name, names = reader.name, reader.names
+    num_rows = reader.file.metadata.num_rows
+    if not names and not num_rows:  # no columns, no rows: empty, as an empty CSV is
+        return _empty(common, overrides)
+    texts = [n for n in names if is_text(reader.field(n).type)]
     first = None
     if texts:
         head = reader.batches(texts, SAMPLE_ROWS)
@@ -309,26 +320,41 @@ def _open_parquet(
         finally:
             head.close()  # release pyarrow's reader (and its threads) now, not at exit
     sample = {n: as_text(first.column(n)).to_pylist() if first else [] for n in texts}
-    cols = _pick_columns(name, schema.names, sample, *overrides, has_rows=num_rows > 0)
+    cols = _pick_columns(name, names, sample, *overrides, has_rows=num_rows > 0)
     for column in (cols["puzzle_column"], cols["solution_column"]):
         if column is not None and column not in texts:
             raise InputError(
-                f"{name}: column '{column}' holds {schema.field(column).type}, not text"
+                f"{name}: column '{column}' holds {reader.field(column).type}, not text"
             )
-    id_type = schema.field(cols["id_column"]).type if cols["id_column"] else pa.string()
+    id_type = reader.field(cols["id_column"]).type if cols["id_column"] else pa.string()
     if pa.types.is_dictionary(id_type):
         id_type = id_type.value_type
-    extra = passthrough_names(schema.names, list(cols.values()), reserved) if passthrough else {}
-    types = [_plain(schema.field(n).type) for n in extra]
+    extra = passthrough_names(names, list(cols.values()), reserved) if passthrough else {}
+    types = [_plain(reader.field(n).type) for n in extra]
     return Dataset(
         **common,
-        columns=schema.names,
+        columns=names,
         num_rows=num_rows,
         _reader=reader,
         _id_type=id_type,
         extra_columns=extra,
         extra_schema=pa.schema(list(zip(extra.values(), types, strict=True))),
         **cols,
+    )
+
+
+def _empty(common: dict, overrides: tuple) -> Dataset:
+    """An input without columns or rows (an empty CSV, a Parquet file of no column): no
+    batches; its columns are those named, or `puzzle`."""
+    column, solution_column, id_column = overrides
+    return Dataset(
+        **common,
+        columns=[],
+        puzzle_column=column or "puzzle",
+        solution_column=solution_column,
+        id_column=id_column,
+        num_rows=0,
+        _reader=None,
     )
 
 
@@ -353,16 +379,7 @@ def _open_delimited(
     delimiter = separator_of(name, separator, common["format"])
     rows = head_rows(head, delimiter, SAMPLE_ROWS + 1)
     if not rows:  # nothing at all: no header, no rows, nothing to detect
-        column, solution_column, id_column = overrides
-        return Dataset(
-            **common,
-            columns=[],
-            puzzle_column=column or "puzzle",
-            solution_column=solution_column,
-            id_column=id_column,
-            num_rows=0,
-            _reader=None,
-        )
+        return _empty(common, overrides)
     header = looks_like_header(rows) if has_header is None else has_header
     if header:
         names = unique_names([n.strip() or f"column_{i}" for i, n in enumerate(rows[0])])
@@ -375,7 +392,13 @@ def _open_delimited(
         n: [(r[i] or None) if i < len(r) else None for r in rows] for i, n in enumerate(names)
     }
     cols = _pick_columns(name, names, sample, *overrides, headerless=not header)
-    id_type = id_type_of(sample[cols["id_column"]]) if cols["id_column"] else pa.string()
+    note = None
+    if header and has_header is None and not _named_as_puzzles(cols["puzzle_column"], overrides):
+        shown = ", ".join(names[:6]) + (", ..." if len(names) > 6 else "")
+        note = (f"{name}: its first line is read as column names ({shown}), not as a row; "
+                "--no-header reads it as a row")  # fmt: skip
+    ids = sample[cols["id_column"]] if cols["id_column"] else []
+    id_type = id_type_of(ids)
     extra = passthrough_names(names, list(cols.values()), reserved) if passthrough else {}
     empty = at_eof and not rows
     reader = DelimitedReader(source, delimiter=delimiter, names=names, header=header)
@@ -385,11 +408,32 @@ def _open_delimited(
         num_rows=0 if empty else None,
         _reader=None if empty else reader,
         _id_type=id_type,
+        _id_type_seen=any(i is not None for i in ids),
         has_header=header,
+        header_note=note,
         extra_columns=extra,
         extra_schema=pa.schema([(new, pa.string()) for new in extra.values()]),
         **cols,
     )
+
+
+def agree_on_id_type(datasets: list[Dataset]) -> list[Dataset]:
+    """Inputs read into one output, their ids of one type: an input whose sampled rows held no
+    id (a header-only shard, ids left empty) takes the type of the first input whose ids said
+    theirs, rather than the string its empty sample gives it alone."""
+    seen = next((ds for ds in datasets if ds.id_column and ds._id_type_seen), None)
+    if seen is None:
+        return datasets
+    return [
+        ds if ds.id_column is None or ds._id_type_seen else replace(ds, _id_type=seen._id_type)
+        for ds in datasets
+    ]
+
+
+def _named_as_puzzles(puzzle_column: str | None, overrides: tuple) -> bool:
+    """Whether the user named the puzzle column, or its name says puzzles: a header that
+    leaves no doubt."""
+    return overrides[0] is not None or (puzzle_column or "").strip().lower() in PUZZLE_NAMES
 
 
 def optional_column(batch: pa.RecordBatch, name: str) -> pa.Array | None:

@@ -10,6 +10,7 @@ rules (line breaks, empty lines, long lines, quotes); in `.txt` files whitespace
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import tempfile
@@ -46,8 +47,8 @@ COMPRESSION_SUFFIXES = {".gz": "gzip", ".gzip": "gzip", ".zst": "zstd", ".zstd":
 MAGIC = {"gzip": b"\x1f\x8b", "zstd": b"\x28\xb5\x2f\xfd", "parquet": b"PAR1"}
 HEAD_BYTES = 1 << 20  # how much (decompressed) text is sniffed for the header and columns
 BINARY_PROBE = 4096  # the first bytes that must look like text
-BINARY_SHARE = 0.25  # at most this share of them control bytes or not UTF-8
-_CONTROL = re.compile(r"[\x01-\x08\x0e-\x1f\x7f]")
+BINARY_SHARE = 0.25  # at most this share of them control bytes (NUL too) or not UTF-8
+_CONTROL = re.compile(r"[\x00-\x08\x0e-\x1f\x7f]")
 
 
 def check_format(fmt: str | None) -> str | None:
@@ -100,9 +101,16 @@ def check_file(path: Path, fmt: str, compression: str | None) -> int:
     return size
 
 
+def open_file(path: Path | str) -> pa.NativeFile:
+    """The file opened for reading by the bytes of its name: pyarrow cannot open a `str` name
+    that was not UTF-8 on disk (`os.fsdecode` gave it surrogates), as `caf\\xe9.csv`."""
+    return pa.OSFile(os.fsencode(path), "rb")
+
+
 def open_stream(path: Path, compression: str | None) -> pa.NativeFile:
     """A sequential stream of the file's decompressed bytes."""
-    return pa.input_stream(str(path), compression=compression)
+    raw = open_file(path)
+    return raw if compression is None else pa.CompressedInputStream(raw, compression)
 
 
 class FileBytes:
@@ -113,7 +121,7 @@ class FileBytes:
         self._raw: pa.NativeFile | None = None
 
     def open(self) -> pa.NativeFile:
-        self._raw = raw = pa.OSFile(str(self.path), "rb")
+        self._raw = raw = open_file(self.path)
         return raw if self.compression is None else pa.CompressedInputStream(raw, self.compression)
 
     def bytes_read(self) -> int | None:
@@ -162,10 +170,10 @@ def text_head(name: str, data: bytes) -> tuple[bytes, bool]:
 
 
 def looks_binary(probe: bytes) -> bool:
-    """Whether bytes are no text: a NUL, or more than `BINARY_SHARE` of them control bytes or
-    bytes that are not UTF-8 (a Latin-1 accent now and then is fine)."""
-    if b"\x00" in probe:
-        return True
+    """Whether bytes are no text: more than `BINARY_SHARE` of them control bytes (NUL
+    included) or bytes that are not UTF-8. A stray NUL or Latin-1 accent now and then is fine:
+    its row is malformed, as it would be further down the file; a binary file (an image, a
+    zip, UTF-16 text) has far more of them."""
     text = probe.decode("utf-8", errors="replace")
     bad = text.count("\ufffd") + len(_CONTROL.findall(text))
     return bad > BINARY_SHARE * max(len(text), 1)
@@ -274,11 +282,15 @@ class ParquetReader:
 
     def __init__(self, name: str, source: str | IO[bytes]) -> None:
         self.name = name
-        self._copy = None if isinstance(source, str) else source  # kept open while we read
         try:
-            self.file = pq.ParquetFile(source, buffer_size=1 << 20, pre_buffer=False)
-        except (OSError, pa.ArrowException, UnicodeDecodeError) as e:  # a name not UTF-8
+            self._source = open_file(source) if isinstance(source, str) else source  # kept open
+            self.file = pq.ParquetFile(self._source, buffer_size=1 << 20, pre_buffer=False)
+        except (OSError, pa.ArrowException, UnicodeDecodeError) as e:  # a column name not UTF-8
             raise InputError(f"{name}: not a Parquet file ({_first_line(e)})") from None
+        stored = self.file.schema_arrow.names
+        # the columns' names, repeats told apart as a CSV header's are (note, note -> note_2)
+        self.names = unique_names(stored)
+        self._by_position = len(set(stored)) < len(stored)  # pyarrow reads such columns by name
 
     @classmethod
     def of_file(cls, path: Path, compression: str | None) -> ParquetReader:
@@ -305,8 +317,20 @@ class ParquetReader:
         groups = list(range(first_group, meta.num_row_groups))
         if not groups:
             return
-        batches = self.file.iter_batches(batch_size=batch_size, row_groups=groups, columns=columns)
+        if self._by_position:  # a name pyarrow sees twice: read every column, pick by place
+            places = [self.names.index(name) for name in columns]
+            every = self.file.iter_batches(batch_size=batch_size, row_groups=groups)
+            batches: Iterator[pa.RecordBatch] = (
+                pa.record_batch([b.column(i) for i in places], names=columns) for b in every
+            )
+        else:
+            batches = self.file.iter_batches(batch_size=batch_size, row_groups=groups,
+                                             columns=columns)  # fmt: skip
         yield from skip_rows(batches, start_row)
+
+    def field(self, name: str) -> pa.Field:
+        """The stored field of the column `name` (one of `names`)."""
+        return self.file.schema_arrow.field(self.names.index(name))
 
 
 def spool(name: str, stream: ByteStream, head: bytes, how: str = "") -> IO[bytes]:
@@ -349,12 +373,15 @@ def is_text(kind: pa.DataType) -> bool:
 
 
 def unique_names(names: list[str]) -> list[str]:
-    """Header names with repeats made distinct: a, a -> a, a_2."""
-    seen: dict[str, int] = {}
+    """Header names with repeats made distinct: a, a -> a, a_2 (a_3 when a_2 is there too)."""
+    given, used = set(names), set()
     out = []
     for name in names:
-        seen[name] = seen.get(name, 0) + 1
-        out.append(name if seen[name] == 1 else f"{name}_{seen[name]}")
+        new, k = name, 2
+        while new in used or (new != name and new in given):
+            new, k = f"{name}_{k}", k + 1
+        used.add(new)
+        out.append(new)
     return out
 
 

@@ -11,9 +11,11 @@ blanks). A polars DataFrame or a pyarrow Table has its puzzle, solution and id c
 `open_dataset` finds a file's (`pick_columns`): by name, else the puzzle column by content, or
 named with `column=`, `solution_column=`, `id_column=`.
 
-What is not a column of puzzles at all (one str, floats, ints in a list) is a TypeError; a
-column that cannot be read as puzzles (cells outside 0-9, a missing column) a ValueError. A row
-that is not a puzzle is no error here: it is the row's verdict (`malformed`) later.
+What is not a column of puzzles at all (one str, numbers in a list) is a TypeError; a column
+that cannot be read as puzzles (cells outside 0-9, a missing column) a ValueError. A row that
+is not a puzzle is no error here: it is the row's verdict (`malformed`) later; so is a missing
+puzzle, None or NaN (what pandas holds for one). A DataFrame without columns or rows gives no
+rows.
 """
 
 from collections.abc import Iterable
@@ -118,15 +120,21 @@ def puzzle_strings(puzzles: PuzzleColumn) -> pa.Array:
 
 
 def _list_strings(items: list[Any]) -> pa.Array:
-    """Strings and None as a pyarrow string array; anything else is named, with its place."""
+    """Strings and None (or NaN, pandas' missing value) as a pyarrow string array, None and
+    NaN as null; anything else is named, with its place."""
     try:
-        return pa.array(items, type=pa.string())
+        return pa.array(items, type=pa.string(), from_pandas=True)  # NaN is null
     except (pa.ArrowTypeError, pa.ArrowInvalid):
-        at = next(i for i, item in enumerate(items) if not isinstance(item, str | None))
+        at = next(i for i, item in enumerate(items) if not _text_or_missing(item))
         raise TypeError(
             f"expected a column of puzzles ({_COLUMN_KINDS}): item {at} is of type "
             f"{type(items[at]).__name__}, expected a puzzle string or None"
         ) from None
+
+
+def _text_or_missing(item: object) -> bool:
+    """Whether `item` is a puzzle string, None or NaN (a float NaN is not equal to itself)."""
+    return isinstance(item, str | None) or (isinstance(item, float) and item != item)
 
 
 def _array_strings(values: np.ndarray) -> pa.Array:
@@ -153,6 +161,8 @@ def _frame_columns(
     id_column: str | None,
 ) -> dict[str, pa.Array]:
     """A DataFrame's puzzle, solution and id columns, found as a file's are."""
+    if not frame.columns and not frame.height:  # `pl.DataFrame()`: nothing to look for
+        return {"puzzle": pa.array([], pa.string())}
     texts = [name for name, dtype in frame.schema.items() if isinstance(dtype, _TEXT_TYPES)]
     head = frame.head(SAMPLE_ROWS)
     sample = {name: head[name].cast(pl.String).to_list() for name in texts}

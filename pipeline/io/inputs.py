@@ -20,7 +20,7 @@ from typing import Any
 import pyarrow as pa
 
 from pipeline.errors import InputError
-from pipeline.io.dataset import Dataset, open_dataset
+from pipeline.io.dataset import Dataset, agree_on_id_type, open_dataset
 
 STDIN = "-"
 _GLOB_CHARS = set("*?[")
@@ -113,7 +113,7 @@ def open_inputs(
         options = {**options, "reserved": (*options.get("reserved", ()), "source")}
     elif not options.get("reserved"):
         options.pop("reserved", None)
-    datasets = [open_dataset(name, **options) for name in names]
+    datasets = agree_on_id_type([open_dataset(name, **options) for name in names])
     first = datasets[0]
     for name, ds in zip(names[1:], datasets[1:], strict=True):
         if ds.schema != first.schema:

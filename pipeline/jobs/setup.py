@@ -21,7 +21,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypedDict
 
-from pipeline.errors import InputError
+from pipeline.errors import InputError, printable
 from pipeline.io.inputs import STDIN, Inputs, expand, open_inputs
 from pipeline.io.output import STDOUT, OutputLock, Target, check_output, default_output
 from pipeline.io.runinfo import run_metadata
@@ -227,6 +227,9 @@ def start_job(
     pool = make_executor(kind, options.get("workers"), scheduler, warm)
     opened = open_inputs(names, batch_size=batch_size, passthrough=passthrough,
                          reserved=reserved, **reading.dataset_options())  # fmt: skip
+    for ds in opened.datasets:  # a header guessed from content: no row goes unsaid
+        if ds.header_note and options.get("progress", True):
+            print(f"note: {printable(ds.header_note)}", file=sys.stderr)
     return Job(command, opened, target, pool, kind, scheduler, reading, batch_size,
                options.get("progress", True), started)  # fmt: skip
 

@@ -257,7 +257,7 @@ def _merged(
     the repeats' ids (None: no ids, or an input that cannot be read twice, when `id_type` is
     the type of the ids left null)."""
     first_ids: _FirstIds | None = None
-    with pa.OSFile(str(stream), "rb") as source:
+    with pa.OSFile(os.fsencode(stream), "rb") as source:
         reader = pa.ipc.open_stream(source)
         for start, rows, stored in batches:
             ids = None
@@ -369,7 +369,7 @@ def _run(job: Job, checks: ValidateOptions) -> ValidationSummary:
             job.start_executor(validation_kernels(checks))
             bar = job.progress_bar()
             with (
-                pa.OSFile(str(stream), "wb") as sink,
+                pa.OSFile(os.fsencode(stream), "wb") as sink,
                 pa.ipc.new_stream(sink, schema, options=_IPC_OPTIONS) as writer,
             ):
                 for report in pool.map_ordered(validate_record_batch, ds.batches(), checks):
