@@ -595,3 +595,19 @@ def test_html_over_a_result_file_says_what_it_is(results, tmp_path):
     own_input = cli("report", results["fast"], other, "--html", other, "--force")
     assert own_input.exit_code == 2 and "will not write over an input" in own_input.stderr
     assert other.read_bytes() == results["mrv"].read_bytes()
+
+
+def test_a_result_file_whose_name_is_not_utf8_is_reported(results, tmp_path):
+    """A name that was not UTF-8 on disk (`caf\\xe9.parquet`) reaches Python with surrogates,
+    which pyarrow cannot encode: the report reads it all the same, text and page."""
+    import os
+    import shutil
+
+    name = os.fsdecode(b"caf\xe9.parquet")
+    shutil.copy(results["fast"], tmp_path / name)
+    page = tmp_path / os.fsdecode(b"caf\xe9.html")
+
+    rep = report(tmp_path / name, html=page)
+
+    assert rep.to_dict()["runs"][0]["rows"] == pl.read_parquet(results["fast"]).height
+    assert page.stat().st_size > 1000

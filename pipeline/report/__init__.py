@@ -46,7 +46,8 @@ def _other_result(path: Path) -> str | None:
             command = None
             if kind == "parquet":
                 try:
-                    raw = (pq.read_schema(path).metadata or {}).get(METADATA_KEY)
+                    with open(path, "rb") as f:
+                        raw = (pq.read_schema(f).metadata or {}).get(METADATA_KEY)
                     command = read_metadata(raw)[0].get("command")
                 except (pa.ArrowException, OSError):
                     pass

@@ -9,6 +9,7 @@ import html
 from collections.abc import Callable
 from typing import Any
 
+from pipeline.errors import printable
 from pipeline.io.runinfo import package_version
 from pipeline.jobs.measures import exact, fixed
 from pipeline.report import plots
@@ -376,7 +377,7 @@ def render_html(report: Report) -> str:
     sections.append(_plots(report, data, colors))
     sections.append("<h2>Details</h2>" + "".join(_details(r, colors) for r in data["runs"]))
     stamp = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
-    files = sorted({str(r.path) for r in report.runs})
+    files = sorted({printable(str(r.path)) for r in report.runs})
     runs, corpora = len(report.runs), len(report.corpora)
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">

@@ -5,6 +5,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from pipeline.errors import printable
 from pipeline.report.compare import Corpus, Pair, group_corpora
 from pipeline.report.runs import Run, run_figures
 
@@ -42,7 +43,7 @@ class Report:
             "runs": [
                 {
                     "label": r.label,
-                    "path": str(r.path),
+                    "path": printable(str(r.path)),
                     "corpus": self.corpus_of(r).name,
                     "strategy": r.strategy,
                     "metadata": r.meta,

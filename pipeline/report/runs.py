@@ -22,7 +22,7 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from pipeline.errors import ReportError
+from pipeline.errors import ReportError, printable
 from pipeline.io.runinfo import METADATA_KEY
 from pipeline.jobs.measures import (
     mean,
@@ -65,8 +65,9 @@ def _read(path: Path) -> tuple[pl.DataFrame, dict[str, Any], list[str]]:
         raise ReportError(f"{path}: no such file")
     if path.is_dir():
         raise ReportError(f"{path}: is a directory, not a Parquet file")
-    try:
-        schema = pq.read_schema(path)
+    try:  # a file object: pyarrow cannot open a name that was not UTF-8 (`caf\xe9.parquet`)
+        with open(path, "rb") as f:
+            schema = pq.read_schema(f)
     except (pa.ArrowException, OSError) as e:
         detail = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
         raise ReportError(f"{path}: not a Parquet file ({detail})") from None
@@ -78,7 +79,8 @@ def _read(path: Path) -> tuple[pl.DataFrame, dict[str, Any], list[str]]:
     meta, notes = read_metadata((schema.metadata or {}).get(METADATA_KEY))
     wanted = [*REQUIRED_COLUMNS, *(c for c in OPTIONAL_COLUMNS if c in schema.names)]
     try:
-        frame = pl.read_parquet(path, columns=wanted)
+        with open(path, "rb") as f:
+            frame = pl.read_parquet(f, columns=wanted)
         frame = frame.with_columns(
             pl.col(c).cast(t, strict=True) for c, t in _TYPES.items() if c in frame.columns
         )
@@ -101,10 +103,10 @@ def _dig(meta: dict[str, Any], *keys: str) -> Any:
 
 def _corpus_name(path: Path, meta: dict[str, Any]) -> str:
     source = _dig(meta, "input", "path")
-    name = Path(str(source)).name if source else path.name
+    name = printable(Path(str(source)).name if source else path.name)
     for suffix in (".parquet", ".solved", ".gz", ".zst", ".csv", ".tsv", ".txt", ".pq"):
         name = name.removesuffix(suffix)
-    return name or path.stem
+    return name or printable(path.stem)
 
 
 def _run_meta(meta: dict[str, Any], options: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -184,7 +186,8 @@ def _unique_labels(runs: list[Run]) -> None:
 
 def path_stem(path: Path) -> str:
     """`out/v2.solved.parquet` -> `v2`."""
-    return path.name.removesuffix(".parquet").removesuffix(".pq").removesuffix(".solved")
+    name = printable(path.name)
+    return name.removesuffix(".parquet").removesuffix(".pq").removesuffix(".solved")
 
 
 def _statistics(values: pl.Series, in_us: bool = False) -> dict[str, Any]:
