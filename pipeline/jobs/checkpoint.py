@@ -16,6 +16,7 @@ it cannot be resumed.
 import json
 import re
 import shutil
+import stat
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,6 +35,7 @@ from pipeline.jobs.parts import EXTENSIONS, Part, encode
 _META = "run.json"
 _PART = re.compile(r"part-(\d{12})-(\d+)-(\d+)-(\d+)-([0-9a-f]{8})\.(parquet|csv|jsonl)")
 _START_OVER = "run without --resume to start over"
+_OWN_TEMPORARY = re.compile(r"\.(run\.json|part-.+)\.tmp-\d+")
 
 
 @dataclass
@@ -68,8 +70,36 @@ class Checkpoint:
     def exists(self) -> bool:
         return self.folder.exists()
 
+    def check_ours(self) -> None:
+        """Refuse (`InputError`, one line) a `<output>.partial` that is not a checkpoint of
+        this tool: starting over deletes the folder, so it must hold nothing but what a run
+        writes there (`run.json`, parts, their temporary names); an empty folder is what a
+        kill -9 before `run.json` leaves."""
+        try:
+            info = self.folder.lstat()
+        except FileNotFoundError:
+            return
+        except OSError as e:
+            raise InputError(f"{self.folder}: cannot use as the checkpoint "
+                              f"({e.strerror or e})") from None  # fmt: skip
+        if not stat.S_ISDIR(info.st_mode):
+            raise InputError(f"{self.folder}: exists and is not a checkpoint of sudoku-pipeline "
+                             "(not a folder); move it away, or choose another -o")  # fmt: skip
+        entries = list(self.folder.iterdir())
+        has_meta = any(p.name == _META for p in entries)
+        for path in entries:
+            own = path.name == _META or (has_meta and path.name.startswith("part-"))
+            own = own or _OWN_TEMPORARY.fullmatch(path.name) is not None
+            if not own or not stat.S_ISREG(path.lstat().st_mode):
+                raise InputError(
+                    f"{self.folder}: exists and is not a checkpoint of sudoku-pipeline (it "
+                    f"holds {path.name}); will not delete it: move it away, or choose another -o"
+                )
+
     def start(self, identity: dict[str, Any]) -> None:
-        """Begin afresh: drop any older checkpoint and record what this run is."""
+        """Begin afresh: drop any older checkpoint (refused when the folder is not one, see
+        `check_ours`) and record what this run is."""
+        self.check_ours()
         self.remove()
         for stale in self._stale_outputs():
             stale.unlink(missing_ok=True)

@@ -164,6 +164,8 @@ def solve_file(
 def _run(job: Job, search: SolveOptions, resume: bool) -> RunSummary:
     """The solve job, its output locked."""
     pool, empty = job.executor, _empty(job, search)
+    if job.output is not None:  # a folder of the user's where the checkpoint goes: refused now
+        Checkpoint(job.output, job.target.format).check_ours()
     with sigterm_as_interrupt():
         try:
             # before a checkpoint: a cluster that cannot be reached leaves nothing behind

@@ -1,0 +1,81 @@
+"""Outputs under faults: nothing the user owns is deleted or written over (a folder or file
+that looks like a checkpoint, an input, a lock file, a link), every job takes the output's
+lock, columns text cannot hold are encoded or refused before any work, and a full disk or a
+name too long is one line that says what was kept and what to do, before the work where it
+can be known."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from pipeline import generate
+from tests.conftest import assert_one_line_error, cli
+
+CORPUS = generate(30, seed=8)
+
+
+@pytest.fixture
+def corpus(tmp_path: Path) -> Path:
+    path = tmp_path / "corpus.csv"
+    CORPUS.write_csv(path)
+    return path
+
+
+def names(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.iterdir())
+
+
+def dead_pid() -> int:
+    """The id of a process that has ended (Linux gives ids in turn: not reused soon)."""
+    done = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True)  # fmt: skip
+    return int(done.stdout)
+
+
+# --- what looks like a checkpoint but is the user's -------------------------------------------
+
+
+def test_a_folder_of_the_users_named_like_the_checkpoint_is_never_deleted(tmp_path, corpus):
+    folder = tmp_path / "out.parquet.partial"
+    folder.mkdir()
+    (folder / "notes.txt").write_text("my notes")
+
+    for force in ((), ("--force",)):
+        result = cli("solve", corpus, "-o", tmp_path / "out.parquet", *force)
+
+        assert result.exit_code == 2, result.output
+        assert_one_line_error(result.stderr, str(folder), "not a checkpoint of sudoku-pipeline",
+                              "move it away")  # fmt: skip
+        assert "discarding" not in result.stderr
+    assert (folder / "notes.txt").read_text() == "my notes"
+    assert names(tmp_path) == ["corpus.csv", "out.parquet.partial"]
+
+
+def test_a_file_of_the_users_named_like_the_checkpoint_is_one_line_and_kept(tmp_path, corpus):
+    mine = tmp_path / "out.parquet.partial"
+    mine.write_text("mine")
+
+    result = cli("solve", corpus, "-o", tmp_path / "out.parquet")
+
+    assert result.exit_code == 2, result.output
+    assert_one_line_error(result.stderr, str(mine), "not a checkpoint of sudoku-pipeline")
+    assert mine.read_text() == "mine"
+    assert names(tmp_path) == ["corpus.csv", "out.parquet.partial"]
+
+
+def test_an_empty_or_own_stale_checkpoint_is_still_started_over(tmp_path, corpus):
+    out = tmp_path / "out.parquet"
+    folder = tmp_path / "out.parquet.partial"
+    folder.mkdir()  # what a kill -9 between the folder and its run.json leaves
+    assert cli("solve", corpus, "-o", out).exit_code == 0
+    folder.mkdir()
+    (folder / "run.json").write_text("{}")
+    (folder / f".part-000000000000-7-0-0-00000000.parquet.tmp-{dead_pid()}").write_bytes(b"x")
+
+    result = cli("solve", corpus, "-o", out)
+
+    assert result.exit_code == 0, result.output
+    assert "note: starting over; discarding the checkpoint" in result.stderr
+    assert names(tmp_path) == ["corpus.csv", "out.parquet"]
