@@ -79,3 +79,18 @@ def test_an_empty_or_own_stale_checkpoint_is_still_started_over(tmp_path, corpus
     assert result.exit_code == 0, result.output
     assert "note: starting over; discarding the checkpoint" in result.stderr
     assert names(tmp_path) == ["corpus.csv", "out.parquet"]
+
+
+# --- inputs ------------------------------------------------------------------------------------
+
+
+def test_bench_never_writes_over_its_input(tmp_path, corpus):
+    data = tmp_path / "solved.parquet"
+    assert cli("solve", corpus, "-o", data).exit_code == 0  # a result of this tool: replaceable
+    before = data.read_bytes()
+
+    result = cli("bench", data, "-o", data, "--strategy", "fast", "--repeats", 1, "-q")
+
+    assert result.exit_code == 2, result.output
+    assert_one_line_error(result.stderr, "is the input", "will not write over an input")
+    assert data.read_bytes() == before

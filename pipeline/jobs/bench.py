@@ -306,7 +306,7 @@ def bench(
         raise InputError(f"unknown strategy {strategy!r}; choose all, {', '.join(STRATEGIES)}")
     if workers < 1 or repeats < 1 or (rows is not None and rows < 1):
         raise InputError("workers, repeats and rows must be at least 1")
-    out = check_path(output) if output is not None else None
+    out = check_path(output, inputs=paths) if output is not None else None
     try:
         options = {
             s: SolveOptions(s, solutions, max_nodes or REGISTRY[s].bench_budget) for s in strategies
