@@ -6,12 +6,14 @@ can be known."""
 
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 
 from pipeline import generate
-from tests.conftest import assert_one_line_error, cli
+from pipeline.io.output import OutputLock
+from tests.conftest import COMMAND, assert_one_line_error, cli, linux_only
 
 CORPUS = generate(30, seed=8)
 
@@ -94,3 +96,61 @@ def test_bench_never_writes_over_its_input(tmp_path, corpus):
     assert result.exit_code == 2, result.output
     assert_one_line_error(result.stderr, "is the input", "will not write over an input")
     assert data.read_bytes() == before
+
+
+# --- one run per output -------------------------------------------------------------------------
+
+
+def test_generate_and_bench_take_the_output_lock(tmp_path, corpus):
+    for name in ("g.parquet", "b.parquet"):
+        out = tmp_path / name
+        with OutputLock(out):  # as a running solve holds it
+            if name == "g.parquet":
+                result = cli("generate", 5, "-o", out)
+            else:
+                result = cli("bench", corpus, "-o", out, "--strategy", "fast", "--repeats", 1)
+        assert result.exit_code == 2, result.output
+        assert_one_line_error(result.stderr, str(out), "another run is writing this output")
+        assert not out.exists()
+    assert names(tmp_path) == ["corpus.csv"]
+
+
+@linux_only
+def test_a_solve_started_on_a_running_generates_output_refuses_and_deletes_nothing(
+    tmp_path, corpus
+):
+    out = tmp_path / "g.parquet"
+    run = subprocess.Popen([*COMMAND, "generate", "200000", "-o", str(out)],
+                           stderr=subprocess.PIPE, text=True)  # fmt: skip
+    try:
+        deadline = time.monotonic() + 60
+        while not list(tmp_path.glob(".g.parquet.tmp-*")):  # generate is writing
+            assert time.monotonic() < deadline and run.poll() is None, run.stderr
+            time.sleep(0.02)
+        temporary = list(tmp_path.glob(".g.parquet.tmp-*"))
+
+        result = cli("solve", corpus, "-o", out)
+
+        assert result.exit_code == 2, result.output
+        assert_one_line_error(result.stderr, "another run is writing this output")
+        assert all(t.exists() for t in temporary)
+    finally:
+        run.terminate()
+        run.communicate(timeout=60)
+
+
+def test_only_temporary_files_of_ended_runs_are_cleared(tmp_path, corpus):
+    alive = subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.read()"],
+                             stdin=subprocess.PIPE)  # fmt: skip
+    try:
+        running = tmp_path / f".out.parquet.tmp-{alive.pid}"
+        running.write_bytes(b"another writer's")
+        ended = tmp_path / f".out.parquet.tmp-{dead_pid()}"
+        ended.write_bytes(b"left by a kill -9")
+
+        assert cli("solve", corpus, "-o", tmp_path / "out.parquet").exit_code == 0
+
+        assert running.read_bytes() == b"another writer's"
+        assert not ended.exists()
+    finally:
+        alive.communicate(b"")

@@ -18,6 +18,7 @@ Results for stdout (`-o -`) go through `stdout_bytes()`, which takes every byte 
 """
 
 import fcntl
+import glob
 import io
 import os
 import stat
@@ -244,10 +245,47 @@ def fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
+def temporary_name(path: Path, pid: int | None = None) -> Path:
+    """The temporary file `write_atomically` writes `path` to, for process `pid` (this one)."""
+    return path.with_name(f"{_temporary_prefix(path)}{os.getpid() if pid is None else pid}")
+
+
+def _temporary_prefix(path: Path) -> str:
+    return f".{path.name}.tmp-"
+
+
+def process_alive(pid: int) -> bool:
+    """Whether a process `pid` runs (on this machine)."""
+    try:
+        os.kill(pid, 0)
+    except (ProcessLookupError, OverflowError):
+        return False
+    except PermissionError:  # somebody else's process
+        return True
+    return True
+
+
+def stale_files(folder: Path, prefix: str, suffix: str = "") -> list[Path]:
+    """Files `PREFIX<pid>SUFFIX` in `folder` left by processes that have ended (a kill -9):
+    those of a running process are its own, and left alone."""
+    found = []
+    for path in folder.glob(f"{glob.escape(prefix)}*{glob.escape(suffix)}"):
+        pid = path.name[len(prefix) : len(path.name) - len(suffix)]
+        if pid.isascii() and pid.isdigit() and not process_alive(int(pid)):
+            found.append(path)
+    return found
+
+
+def clear_stale_temporaries(path: Path) -> None:
+    """Delete the temporary files of `path` that ended runs left (see `stale_files`)."""
+    for stale in stale_files(path.parent, _temporary_prefix(path)):
+        stale.unlink(missing_ok=True)
+
+
 def write_atomically(path: Path, write: Callable[[Any], object]) -> None:
     """Call `write(file)` on a temporary file beside `path`, fsync it, and rename it to `path`:
     readers see the old file or the whole new one, never a part (a kill -9 included)."""
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    tmp = temporary_name(path)
     try:
         with open(tmp, "wb") as f:
             write(f)

@@ -27,7 +27,13 @@ import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
 from pipeline.errors import CheckpointError, InputError
-from pipeline.io.output import Target, parquet_options, stdout_bytes, write_atomically
+from pipeline.io.output import (
+    Target,
+    clear_stale_temporaries,
+    parquet_options,
+    stdout_bytes,
+    write_atomically,
+)
 from pipeline.io.parquet_concat import Joiner, ParquetFooterError, parse_footer
 from pipeline.io.runinfo import METADATA_KEY
 from pipeline.jobs.parts import EXTENSIONS, Part, encode
@@ -101,8 +107,7 @@ class Checkpoint:
         `check_ours`) and record what this run is."""
         self.check_ours()
         self.remove()
-        for stale in self._stale_outputs():
-            stale.unlink(missing_ok=True)
+        clear_stale_temporaries(self.output)
         self.folder.mkdir(parents=True)
         text = json.dumps({**identity, "format": self.format}, indent=2, sort_keys=True)
         write_atomically(self.folder / _META, lambda f: f.write(text.encode()))
@@ -130,8 +135,9 @@ class Checkpoint:
                 f"{', '.join(changed)}; {_START_OVER}"
             )
         # what a kill -9 mid-write leaves: half parts, and a half output from an ended merge
-        for stale in [*self.folder.glob(".*.tmp-*"), *self._stale_outputs()]:
+        for stale in self.folder.glob(".*.tmp-*"):
             stale.unlink(missing_ok=True)
+        clear_stale_temporaries(self.output)
         kept = self._contiguous(drop_the_rest=True)
         progress = Progress()
         for part in kept:
@@ -181,9 +187,6 @@ class Checkpoint:
 
     def remove(self) -> None:
         shutil.rmtree(self.folder, ignore_errors=True)
-
-    def _stale_outputs(self) -> list[Path]:
-        return list(self.output.parent.glob(f".{self.output.name}.tmp-*"))
 
     def _parts(self) -> list[_Stored]:
         parts = []

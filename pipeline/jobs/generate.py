@@ -16,7 +16,13 @@ import pyarrow as pa
 
 from pipeline.errors import InputError, RunInterrupted
 from pipeline.grid import MIN_UNIQUE_CLUES, clue_counts, format_grids
-from pipeline.io.output import check_output, stdout_bytes, write_atomically
+from pipeline.io.output import (
+    OutputLock,
+    check_output,
+    clear_stale_temporaries,
+    stdout_bytes,
+    write_atomically,
+)
 from pipeline.io.parquet_concat import Joiner
 from pipeline.jobs.executors import InlineExecutor, LocalExecutor, warm_kernels
 from pipeline.jobs.parts import encode
@@ -284,7 +290,9 @@ def generate_file(
             if target.path is None:
                 write(stdout_bytes())
             else:
-                write_atomically(target.path, write)
+                with OutputLock(target.path):  # no other run writes it meanwhile
+                    clear_stale_temporaries(target.path)
+                    write_atomically(target.path, write)
         except KeyboardInterrupt:
             raise RunInterrupted() from None
     return written
