@@ -19,6 +19,7 @@ from pipeline import generate
 from pipeline.errors import InputError
 from pipeline.io.output import OutputLock
 from pipeline.io.text_columns import check_text_columns
+from pipeline.jobs.generate import generate_file
 from tests.conftest import COMMAND, assert_one_line_error, cli, linux_only
 
 CORPUS = generate(30, seed=8)
@@ -211,3 +212,18 @@ def test_a_column_text_cannot_hold_is_refused_before_any_work_naming_it():
 
     assert "column 'when'" in str(refused.value) and "write Parquet" in str(refused.value)
     check_text_columns(schema, "parquet")  # Parquet holds every column
+
+
+# --- generate's options ---------------------------------------------------------------------------
+
+
+def test_a_negative_seed_is_one_line_before_any_work(tmp_path):
+    result = cli("generate", 5, "-o", tmp_path / "g.csv", "--seed", -1)
+
+    assert result.exit_code == 2, result.output
+    assert_one_line_error(result.stderr, "seed", "-1")
+    assert names(tmp_path) == []
+    with pytest.raises(ValueError, match="seed must be"):
+        generate(5, seed=-1)
+    with pytest.raises(InputError, match="seed must be"):
+        generate_file(5, tmp_path / "g.csv", seed=-1)

@@ -106,7 +106,9 @@ def accepted_grades(grade: str | None = None, min_grade: str | None = None) -> n
     return levels == index if grade is not None else levels >= index
 
 
-def _check(n: int, clues: int | None) -> None:
+def _check(n: int, clues: int | None, seed: int) -> None:
+    if not isinstance(seed, int | np.integer) or seed < 0:
+        raise ValueError(f"seed must be a whole number >= 0, not {seed!r}")
     if n < 0:
         raise ValueError(f"n must be a number of puzzles >= 0, not {n}")
     if clues is not None and not MIN_UNIQUE_CLUES <= clues <= 81:
@@ -188,7 +190,7 @@ def generate_chunks(
 ) -> Iterator[pl.DataFrame]:
     """`generate`, a chunk of puzzles at a time, in order; with `workers` > 1 (or None: all
     cores) the chunks are made on worker processes."""
-    _check(n, clues)
+    _check(n, clues, seed)
     accept = accepted_grades(grade, min_grade)
     size = CHUNK if accept is None else GRADED_CHUNK
     specs = [
@@ -256,7 +258,7 @@ def generate_file(
     200,000 candidates had none), and `RunInterrupted` after Ctrl-C or SIGTERM (nothing is
     left behind)."""
     try:
-        _check(n, clues)
+        _check(n, clues, seed)
         accept = accepted_grades(grade, min_grade)
     except ValueError as e:
         raise InputError(str(e)) from None
