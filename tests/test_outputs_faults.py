@@ -5,6 +5,7 @@ name too long is one line that says what was kept and what to do, before the wor
 can be known."""
 
 import json
+import resource
 import subprocess
 import sys
 import time
@@ -20,7 +21,7 @@ from pipeline.errors import InputError
 from pipeline.io.output import OutputLock
 from pipeline.io.text_columns import check_text_columns
 from pipeline.jobs.generate import generate_file
-from tests.conftest import COMMAND, assert_one_line_error, cli, linux_only
+from tests.conftest import COMMAND, assert_one_line_error, cli, command, linux_only
 
 CORPUS = generate(30, seed=8)
 
@@ -227,3 +228,68 @@ def test_a_negative_seed_is_one_line_before_any_work(tmp_path):
         generate(5, seed=-1)
     with pytest.raises(InputError, match="seed must be"):
         generate_file(5, tmp_path / "g.csv", seed=-1)
+
+
+# --- a full disk, a file-size limit ---------------------------------------------------------------
+
+
+@pytest.fixture
+def rows_3300(tmp_path: Path) -> Path:
+    """3,300 rows: about 660 kB of CSV results."""
+    path = tmp_path / "rows.csv"
+    pl.concat([CORPUS] * 110).write_csv(path)
+    return path
+
+
+def test_a_disk_too_full_for_the_final_join_says_so_and_resume_joins_once_there_is_room(
+    rows_3300, tiny_disk
+):
+    filler = tiny_disk / "filler"
+    filler.write_bytes(bytes(1_000_000))  # room for the parts (660 kB), not for them twice
+    out = tiny_disk / "out.csv"
+    argv = ("solve", rows_3300, "-o", out, "--batch-size", 500, "-q")
+
+    for resume in ((), ("--resume",)):
+        done = command(*argv, *resume)
+
+        assert done.returncode == 2, done.stderr
+        assert_one_line_error(done.stderr, str(out), "needs about", "free",
+                              "3,300 rows", f"kept in {out}.partial", "--resume")  # fmt: skip
+        assert not out.exists()
+    filler.unlink()
+    resumed = command(*argv, "--resume")
+    assert resumed.returncode == 0, resumed.stderr
+    assert pl.read_csv(out, infer_schema=False)["row"].to_list() == [str(i) for i in range(3300)]
+    assert names(tiny_disk) == ["out.csv"]
+
+
+def test_a_full_disk_mid_run_names_the_checkpoint_and_what_it_keeps(tmp_path, tiny_disk):
+    corpus = tmp_path / "big.csv"
+    pl.concat([CORPUS] * 700).write_csv(corpus)  # about 4 MB of results: more than the disk
+    out = tiny_disk / "out.csv"
+
+    done = command("solve", corpus, "-o", out, "--batch-size", 2000, "--workers", 1, "-q")
+
+    assert done.returncode == 2, done.stderr
+    assert_one_line_error(done.stderr, f"{out}.partial", "No space left on device",
+                          "rows done are kept", "--resume")  # fmt: skip
+    assert not out.exists()
+
+
+@linux_only
+def test_a_file_size_limit_at_the_final_join_names_the_output_and_what_is_kept(tmp_path, rows_3300):
+    out = tmp_path / "out.csv"
+
+    def small_files() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (400_000, 400_000))  # parts fit, the output not
+
+    done = command("solve", rows_3300, "-o", out, "--batch-size", 500, "-q",
+                   preexec_fn=small_files)  # fmt: skip
+
+    assert done.returncode == 2, done.stderr
+    assert_one_line_error(done.stderr, str(out), "File too large", "3,300 rows",
+                          f"kept in {out}.partial", "--resume")  # fmt: skip
+    assert not out.exists()
+    resumed = command("solve", rows_3300, "-o", out, "--batch-size", 500, "-q", "--resume")
+    assert resumed.returncode == 0, resumed.stderr
+    assert names(tmp_path) == ["out.csv", "rows.csv"]

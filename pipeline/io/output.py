@@ -236,6 +236,21 @@ def parquet_options(schema: pa.Schema) -> dict[str, Any]:
                 write_page_checksum=True)  # fmt: skip
 
 
+def size_text(size: float) -> str:
+    """A size in bytes, for people: `512 bytes`, `3.4 MB`, `1.2 GB` (never "0.0 GB")."""
+    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if size >= scale:
+            return f"{size / scale:,.1f} {unit}"
+    return f"{size:,.0f} bytes"
+
+
+def free_space(folder: Path) -> int:
+    """Bytes this process may still write in `folder`'s file system (root: the reserve too)."""
+    info = os.statvfs(folder)
+    blocks = info.f_bfree if os.geteuid() == 0 else info.f_bavail
+    return blocks * info.f_frsize
+
+
 def fsync_dir(path: Path) -> None:
     """Make a rename inside `path` durable."""
     fd = os.open(path, os.O_RDONLY)

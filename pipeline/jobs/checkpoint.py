@@ -30,7 +30,9 @@ from pipeline.errors import CheckpointError, InputError
 from pipeline.io.output import (
     Target,
     clear_stale_temporaries,
+    free_space,
     parquet_options,
+    size_text,
     stdout_bytes,
     write_atomically,
 )
@@ -41,6 +43,8 @@ from pipeline.jobs.parts import EXTENSIONS, Part, encode
 _META = "run.json"
 _PART = re.compile(r"part-(\d{12})-(\d+)-(\d+)-(\d+)-([0-9a-f]{8})\.(parquet|csv|jsonl)")
 _START_OVER = "run without --resume to start over"
+_FREE_THEN_RESUME = "make room, then run the same command with --resume"
+_FOOTER_ROOM = 1 << 16  # the joined output's footer and metadata, at most about
 _OWN_TEMPORARY = re.compile(r"\.(run\.json|part-.+)\.tmp-\d+")
 
 
@@ -108,9 +112,14 @@ class Checkpoint:
         self.check_ours()
         self.remove()
         clear_stale_temporaries(self.output)
-        self.folder.mkdir(parents=True)
         text = json.dumps({**identity, "format": self.format}, indent=2, sort_keys=True)
-        write_atomically(self.folder / _META, lambda f: f.write(text.encode()))
+        try:
+            self.folder.mkdir(parents=True)
+            write_atomically(self.folder / _META, lambda f: f.write(text.encode()))
+        except OSError as e:  # a full disk, say: nothing started, nothing left behind
+            self.remove()
+            raise InputError(f"{self.folder}: cannot keep the checkpoint there "
+                             f"({e.strerror or e})") from None  # fmt: skip
 
     def resume(self, identity: dict[str, Any], columns: list[str]) -> Progress:
         """Check the checkpoint belongs to this run and is whole; returns how far it got
@@ -156,11 +165,20 @@ class Checkpoint:
         return kept[-1].start + kept[-1].rows if kept else 0
 
     def add(self, part: Part) -> None:
-        """Keep one finished part."""
+        """Keep one finished part. A write that fails (a full disk, a file-size limit) is an
+        `InputError` naming the folder and the rows it keeps."""
         crc = zlib.crc32(part.data)
         name = (f"part-{part.start:012d}-{part.rows}-{part.source}-{part.first_row}-"
                 f"{crc:08x}.{EXTENSIONS[self.format]}")  # fmt: skip
-        write_atomically(self.folder / name, lambda f: f.write(part.data))
+        try:
+            write_atomically(self.folder / name, lambda f: f.write(part.data))
+        except OSError as e:
+            kept = self.rows_kept()
+            if not kept:
+                raise InputError(f"{self.folder}: {e.strerror or e} while keeping the first "
+                                 "rows; nothing is kept") from None  # fmt: skip
+            raise InputError(f"{self.folder}: {e.strerror or e}; {kept:,} rows done are kept "
+                             f"there; {_FREE_THEN_RESUME}") from None  # fmt: skip
 
     def commit(self, rows: int, empty: pa.Table, metadata: dict[str, Any]) -> None:
         """Join the parts into the output, atomically, with the run's `metadata`; refuses when
@@ -183,7 +201,18 @@ class Checkpoint:
         def write(f: BinaryIO) -> None:
             _join(f, self.format, [p.path for p in parts], empty, metadata)
 
-        write_atomically(self.output, write)
+        # the join writes a second copy of the parts: say so now, not after a disk is full
+        needed = sum(p.path.stat().st_size for p in parts) + _FOOTER_ROOM
+        kept = f"all {rows:,} rows are kept in {self.folder}; {_FREE_THEN_RESUME}"
+        free = free_space(self.output.parent)
+        if needed > free:
+            raise InputError(f"{self.output}: joining the parts needs about {size_text(needed)} "
+                             f"free beside it, and {size_text(free)} are; {kept}")  # fmt: skip
+        try:
+            write_atomically(self.output, write)
+        except OSError as e:
+            raise InputError(f"{self.output}: {e.strerror or e} while joining the parts (about "
+                             f"{size_text(needed)}); {kept}") from None  # fmt: skip
 
     def remove(self) -> None:
         shutil.rmtree(self.folder, ignore_errors=True)
