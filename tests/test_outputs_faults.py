@@ -293,3 +293,17 @@ def test_a_file_size_limit_at_the_final_join_names_the_output_and_what_is_kept(t
     resumed = command("solve", rows_3300, "-o", out, "--batch-size", 500, "-q", "--resume")
     assert resumed.returncode == 0, resumed.stderr
     assert names(tmp_path) == ["out.csv", "rows.csv"]
+
+
+@linux_only
+def test_a_file_size_limit_in_generate_names_the_output_and_leaves_nothing(tmp_path):
+    out = tmp_path / "g.csv"
+
+    def small_files() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (20_000, 20_000))
+
+    done = command("generate", 500, "-o", out, preexec_fn=small_files)
+
+    assert done.returncode == 2, done.stderr
+    assert_one_line_error(done.stderr, str(out), "File too large")
+    assert names(tmp_path) == []

@@ -299,7 +299,8 @@ def clear_stale_temporaries(path: Path) -> None:
 
 def write_atomically(path: Path, write: Callable[[Any], object]) -> None:
     """Call `write(file)` on a temporary file beside `path`, fsync it, and rename it to `path`:
-    readers see the old file or the whole new one, never a part (a kill -9 included)."""
+    readers see the old file or the whole new one, never a part (a kill -9 included). An
+    `OSError` of the writing (a full disk, a file-size limit) names `path`."""
     tmp = temporary_name(path)
     try:
         with open(tmp, "wb") as f:
@@ -307,6 +308,10 @@ def write_atomically(path: Path, write: Callable[[Any], object]) -> None:
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
+    except OSError as e:
+        if e.filename is not None or e.errno is None:
+            raise
+        raise OSError(e.errno, e.strerror, str(path)) from None
     finally:
         tmp.unlink(missing_ok=True)
     fsync_dir(path.parent)
