@@ -307,3 +307,39 @@ def test_a_file_size_limit_in_generate_names_the_output_and_leaves_nothing(tmp_p
     assert done.returncode == 2, done.stderr
     assert_one_line_error(done.stderr, str(out), "File too large")
     assert names(tmp_path) == []
+
+
+# --- names near the file system's limit -----------------------------------------------------------
+
+NAME_MAX = 255  # bytes in a file name: Linux file systems, macOS
+
+
+def long_name(length: int, suffix: str) -> str:
+    return "n" * (length - len(suffix)) + suffix
+
+
+def test_an_output_name_too_long_for_the_files_beside_it_is_refused_before_the_work(
+    tmp_path, corpus
+):
+    out = tmp_path / long_name(NAME_MAX - 8, ".csv")  # NAME.partial fits, .NAME.tmp-PID not
+
+    for command_line in (("solve", corpus), ("solve", corpus, "--resume"), ("generate", 5),
+                         ("validate", corpus)):  # fmt: skip
+        result = cli(*command_line, "-o", out)
+
+        assert result.exit_code == 2, result.output
+        assert_one_line_error(result.stderr, "name is too long", "shorter")
+        assert names(tmp_path) == ["corpus.csv"]
+
+
+def test_the_longest_name_allowed_works_for_every_job(tmp_path, corpus):
+    limit = NAME_MAX - len(".") - len(".findings-4194304.arrow")  # validate's spool, the longest
+    for job in ("solve", "validate"):
+        out = tmp_path / long_name(limit, f".{job}.csv")
+
+        result = cli(job, corpus, "-o", out)
+
+        assert result.exit_code == 0, result.output
+        assert out.exists()
+    out = tmp_path / long_name(limit, ".g.csv")
+    assert cli("generate", 5, "-o", out).exit_code == 0

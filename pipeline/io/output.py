@@ -134,6 +134,7 @@ def check_path(
         )
     if not out.parent.is_dir():
         raise InputError(f"{out.parent}: no such directory for the {what}")
+    _check_name_room(out, what)
     if info is not None:
         for source in inputs:
             same = _is_stdin(info) if str(source) == STDOUT else _same_file(out, Path(source))
@@ -144,6 +145,33 @@ def check_path(
                 f"{out}: exists and is not a result of sudoku-pipeline; use --force to replace it"
             )
     return out
+
+
+# What a job keeps beside an output `NAME` while it runs, a PID at its longest (Linux: 2**22)
+BESIDE = (".{name}.lock", ".{name}.tmp-{pid}", "{name}.partial", ".{name}.findings-{pid}.arrow")
+_LONGEST_PID = 4_194_304
+
+
+def _check_name_room(out: Path, what: str) -> None:
+    """Refuse, before any work, an output name too long for the files kept beside it: the
+    run would fail at its very end (joining into `.NAME.tmp-PID`), and `--resume` again."""
+    try:
+        limit = os.pathconf(out.parent, "PC_NAME_MAX")
+    except (OSError, ValueError):
+        limit = 255
+    name = os.fsencode(out.name)
+    room = max(len(os.fsencode(form.format(name="", pid=_LONGEST_PID))) for form in BESIDE)
+    if len(name) + room > limit:
+        cut = len(name) + room - limit
+        raise InputError(f"{out}: the {what}'s name is too long: the files kept beside it add "
+                         f"{room} bytes to it, and a name here holds {limit}; choose a name "
+                         f"{cut} bytes shorter")  # fmt: skip
+
+
+def findings_spool(output: Path, pid: int | None = None) -> Path:
+    """Where validate spools the findings of an `output` (`BESIDE`) for process `pid`."""
+    pid = os.getpid() if pid is None else pid
+    return output.with_name(BESIDE[3].format(name=output.name, pid=pid))
 
 
 def _is_stdin(info: os.stat_result) -> bool:

@@ -13,6 +13,7 @@ A run to stdout (`-o -`) writes each part as it comes, in order, and the Parquet
 it cannot be resumed.
 """
 
+import errno
 import json
 import re
 import shutil
@@ -44,6 +45,7 @@ _META = "run.json"
 _PART = re.compile(r"part-(\d{12})-(\d+)-(\d+)-(\d+)-([0-9a-f]{8})\.(parquet|csv|jsonl)")
 _START_OVER = "run without --resume to start over"
 _FREE_THEN_RESUME = "make room, then run the same command with --resume"
+_FULL = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG}  # errors that room (or a larger limit) ends
 _FOOTER_ROOM = 1 << 16  # the joined output's footer and metadata, at most about
 _OWN_TEMPORARY = re.compile(r"\.(run\.json|part-.+)\.tmp-\d+")
 
@@ -178,7 +180,7 @@ class Checkpoint:
                 raise InputError(f"{self.folder}: {e.strerror or e} while keeping the first "
                                  "rows; nothing is kept") from None  # fmt: skip
             raise InputError(f"{self.folder}: {e.strerror or e}; {kept:,} rows done are kept "
-                             f"there; {_FREE_THEN_RESUME}") from None  # fmt: skip
+                             f"there; {_then_resume(e)}") from None  # fmt: skip
 
     def commit(self, rows: int, empty: pa.Table, metadata: dict[str, Any]) -> None:
         """Join the parts into the output, atomically, with the run's `metadata`; refuses when
@@ -203,16 +205,18 @@ class Checkpoint:
 
         # the join writes a second copy of the parts: say so now, not after a disk is full
         needed = sum(p.path.stat().st_size for p in parts) + _FOOTER_ROOM
-        kept = f"all {rows:,} rows are kept in {self.folder}; {_FREE_THEN_RESUME}"
+        kept = f"all {rows:,} rows are kept in {self.folder}"
         free = free_space(self.output.parent)
         if needed > free:
             raise InputError(f"{self.output}: joining the parts needs about {size_text(needed)} "
-                             f"free beside it, and {size_text(free)} are; {kept}")  # fmt: skip
+                             f"free beside it, and {size_text(free)} are; {kept}; "
+                             f"{_FREE_THEN_RESUME}")  # fmt: skip
         try:
             write_atomically(self.output, write)
         except OSError as e:
-            raise InputError(f"{self.output}: {e.strerror or e} while joining the parts (about "
-                             f"{size_text(needed)}); {kept}") from None  # fmt: skip
+            raise InputError(f"{self.output}: {e.strerror or e} while joining the parts "
+                             f"(about {size_text(needed)}); {kept}; "
+                             f"{_then_resume(e)}") from None  # fmt: skip
 
     def remove(self) -> None:
         shutil.rmtree(self.folder, ignore_errors=True)
@@ -238,6 +242,13 @@ class Checkpoint:
             elif drop_the_rest:
                 part.path.unlink()
         return kept
+
+
+def _then_resume(error: OSError) -> str:
+    """What to do about a failed write before `--resume`."""
+    if error.errno in _FULL:
+        return _FREE_THEN_RESUME
+    return "once that is put right, run the same command with --resume"
 
 
 def _check_part(part: _Stored, fmt: str) -> None:

@@ -12,7 +12,6 @@ output, written atomically (a temporary name, then `os.replace`) with the run's 
 """
 
 import json
-import os
 import tempfile
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
@@ -29,7 +28,13 @@ from pipeline.errors import ExecutorLost, InputError, RunFailed, RunInterrupted
 from pipeline.grid import CELLS, PuzzleColumn, clue_counts
 from pipeline.io.dataset import optional_column
 from pipeline.io.frames import ColumnNames, PuzzleInput, puzzle_batch
-from pipeline.io.output import Target, parquet_options, stdout_bytes, write_atomically
+from pipeline.io.output import (
+    Target,
+    findings_spool,
+    parquet_options,
+    stdout_bytes,
+    write_atomically,
+)
 from pipeline.io.runinfo import METADATA_KEY
 from pipeline.jobs.executors import warm_kernels
 from pipeline.jobs.parts import encode
@@ -360,7 +365,7 @@ def _run(job: Job, checks: ValidateOptions) -> ValidationSummary:
     ds, pool = job.inputs.first, job.executor
     schema = findings_schema(ds.schema.field("id").type if ds.id_column is not None else None)
     spool = job.output or Path(tempfile.gettempdir()) / "stdout"
-    stream = spool.with_name(f".{spool.name}.findings-{os.getpid()}.arrow")
+    stream = findings_spool(spool)
     index, tally, batches = DuplicateIndex(), _Tally(), []
     forms = DuplicateIndex() if checks.symmetry else None
     bar = None
