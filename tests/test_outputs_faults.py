@@ -5,6 +5,7 @@ name too long is one line that says what was kept and what to do, before the wor
 can be known."""
 
 import json
+import os
 import resource
 import subprocess
 import sys
@@ -91,7 +92,7 @@ def test_an_empty_or_own_stale_checkpoint_is_still_started_over(tmp_path, corpus
     assert names(tmp_path) == ["corpus.csv", "out.parquet"]
 
 
-# --- inputs ------------------------------------------------------------------------------------
+# --- inputs -----------------------------------------------------------------------------------
 
 
 def test_bench_never_writes_over_its_input(tmp_path, corpus):
@@ -106,7 +107,7 @@ def test_bench_never_writes_over_its_input(tmp_path, corpus):
     assert data.read_bytes() == before
 
 
-# --- one run per output -------------------------------------------------------------------------
+# --- one run per output -----------------------------------------------------------------------
 
 
 def test_generate_and_bench_take_the_output_lock(tmp_path, corpus):
@@ -164,7 +165,7 @@ def test_only_temporary_files_of_ended_runs_are_cleared(tmp_path, corpus):
         alive.communicate(b"")
 
 
-# --- columns text cannot hold as they are --------------------------------------------------------
+# --- columns text cannot hold as they are -----------------------------------------------------
 
 # a pass-through column, its values (the last one null), and how CSV and JSON Lines hold them
 PASSING = {
@@ -215,7 +216,7 @@ def test_a_column_text_cannot_hold_is_refused_before_any_work_naming_it():
     check_text_columns(schema, "parquet")  # Parquet holds every column
 
 
-# --- generate's options ---------------------------------------------------------------------------
+# --- generate's options -----------------------------------------------------------------------
 
 
 def test_a_negative_seed_is_one_line_before_any_work(tmp_path):
@@ -230,7 +231,7 @@ def test_a_negative_seed_is_one_line_before_any_work(tmp_path):
         generate_file(5, tmp_path / "g.csv", seed=-1)
 
 
-# --- a full disk, a file-size limit ---------------------------------------------------------------
+# --- a full disk, a file-size limit -----------------------------------------------------------
 
 
 @pytest.fixture
@@ -309,7 +310,7 @@ def test_a_file_size_limit_in_generate_names_the_output_and_leaves_nothing(tmp_p
     assert names(tmp_path) == []
 
 
-# --- names near the file system's limit -----------------------------------------------------------
+# --- names near the file system's limit -------------------------------------------------------
 
 NAME_MAX = 255  # bytes in a file name: Linux file systems, macOS
 
@@ -343,3 +344,42 @@ def test_the_longest_name_allowed_works_for_every_job(tmp_path, corpus):
         assert out.exists()
     out = tmp_path / long_name(limit, ".g.csv")
     assert cli("generate", 5, "-o", out).exit_code == 0
+
+
+# --- links ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("job", ["solve", "generate"])
+def test_an_output_through_a_link_is_written_to_its_target_and_the_link_stays(
+    tmp_path, corpus, job
+):
+    (tmp_path / "results").mkdir()
+    target = tmp_path / "results" / "out.csv"
+    link = tmp_path / "link.csv"
+    link.symlink_to(Path("results") / "out.csv")  # dangling: its target is made
+    argv = ("solve", corpus) if job == "solve" else ("generate", 30, "--seed", 8)
+
+    for _ in range(2 if job == "solve" else 1):  # then the target is there: a rerun replaces it
+        result = cli(*argv, "-o", link)
+
+        assert result.exit_code == 0, result.output
+        assert link.is_symlink() and os.readlink(link) == str(Path("results") / "out.csv")
+        assert (
+            pl.read_csv(target, infer_schema=False)["puzzle"].to_list()
+            == CORPUS["puzzle"].to_list()
+        )
+    assert names(tmp_path) == ["corpus.csv", "link.csv", "results"]
+    assert names(tmp_path / "results") == ["out.csv"]
+
+
+def test_a_link_to_somebody_elses_file_is_refused_without_force(tmp_path, corpus):
+    target = tmp_path / "notes.csv"
+    target.write_text("a,b\n1,2\n")
+    link = tmp_path / "link.csv"
+    link.symlink_to(target)
+
+    result = cli("solve", corpus, "-o", link)
+
+    assert result.exit_code == 2
+    assert_one_line_error(result.stderr, "not a result of sudoku-pipeline", "--force")
+    assert target.read_text() == "a,b\n1,2\n" and link.is_symlink()

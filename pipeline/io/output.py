@@ -10,7 +10,8 @@ that exists and is not a regular file (a device, a FIFO, a socket: `-` is stdout
 as an input (any spelling, a hard or symbolic link, standard input redirected from it); an
 existing file that is not a result of this tool (a Parquet file without our metadata, a CSV or
 JSON Lines file whose first line is not our header), unless `force`. A rerun may replace its
-own earlier result.
+own earlier result. An output that is a symbolic link is written through: its target is
+replaced (or created), the link stays.
 
 A file is written to a temporary name beside its destination, flushed to disk, then renamed
 over it: readers see the old file or the whole new one, never a part, even after `kill -9`.
@@ -117,8 +118,12 @@ def check_path(
 ) -> Path:
     """An output file's path, checked before any work is done: not a directory, a device or
     an input, in a directory that exists, not somebody else's file unless `force` (`kind`:
-    parquet, csv, jsonl or html, to recognise an earlier result). Raises `InputError`."""
+    parquet, csv, jsonl or html, to recognise an earlier result). A symbolic link stands for
+    its target (created when missing), as `cp` and shells write through one: the path
+    returned is the target's. Raises `InputError`."""
     out = Path(path)
+    if out.is_symlink():
+        out = Path(os.path.realpath(out))
     try:
         info = out.stat()
     except FileNotFoundError:
