@@ -4,6 +4,7 @@ lock, columns text cannot hold are encoded or refused before any work, and a ful
 name too long is one line that says what was kept and what to do, before the work where it
 can be known."""
 
+import contextlib
 import json
 import os
 import resource
@@ -383,3 +384,47 @@ def test_a_link_to_somebody_elses_file_is_refused_without_force(tmp_path, corpus
     assert result.exit_code == 2
     assert_one_line_error(result.stderr, "not a result of sudoku-pipeline", "--force")
     assert target.read_text() == "a,b\n1,2\n" and link.is_symlink()
+
+
+# --- the lock file ------------------------------------------------------------------------------
+
+
+def test_a_file_of_the_users_named_like_the_lock_is_never_used_or_deleted(tmp_path, corpus):
+    mine = tmp_path / ".out.parquet.lock"
+    mine.write_text("my notes")
+
+    result = cli("solve", corpus, "-o", tmp_path / "out.parquet")
+
+    assert result.exit_code == 2, result.output
+    assert_one_line_error(result.stderr, str(mine), "not made by sudoku-pipeline")
+    assert mine.read_text() == "my notes"
+    assert names(tmp_path) == [".out.parquet.lock", "corpus.csv"]
+
+
+def test_a_lock_left_by_a_killed_run_is_taken_over_and_removed(tmp_path, corpus):
+    out = tmp_path / "out.parquet"
+    killed = ("import os, sys; from pathlib import Path; from pipeline.io.output import "
+              "OutputLock; OutputLock(Path(sys.argv[1])).__enter__(); os._exit(9)")  # fmt: skip
+    subprocess.run([sys.executable, "-c", killed, str(out)], check=False)
+    assert (tmp_path / ".out.parquet.lock").exists()
+
+    result = cli("solve", corpus, "-o", out)
+
+    assert result.exit_code == 0, result.output
+    assert names(tmp_path) == ["corpus.csv", "out.parquet"]
+
+
+def fill(disk: Path) -> None:
+    with contextlib.suppress(OSError), open(disk / "filler", "wb", buffering=0) as filler:
+        while True:
+            filler.write(bytes(4096))
+
+
+def test_a_disk_full_before_the_run_leaves_no_lock_or_checkpoint(corpus, tiny_disk):
+    fill(tiny_disk)
+
+    done = command("solve", corpus, "-o", tiny_disk / "out.csv")
+
+    assert done.returncode == 2, done.stderr
+    assert_one_line_error(done.stderr, "No space left on device")
+    assert names(tiny_disk) == ["filler"]

@@ -22,6 +22,7 @@ import fcntl
 import glob
 import io
 import os
+import re
 import stat
 import sys
 from collections.abc import Callable, Iterable
@@ -222,7 +223,10 @@ class OutputLock:
     """An exclusive lock on an output while a job writes it (and its checkpoint): a second
     run on the same output refuses with one line instead of destroying the first one's work.
 
-    The lock is a hidden file beside the output, `.NAME.lock`, removed when the job ends.
+    The lock is a hidden file beside the output, `.NAME.lock` (`flock`ed; it says what it is
+    and which process holds it), removed when the job ends. One a killed run left is taken
+    over (no process holds its `flock`); a file of that name that this tool did not make is
+    never used, written or deleted: the job refuses in one line.
     """
 
     def __init__(self, output: Path) -> None:
@@ -231,7 +235,9 @@ class OutputLock:
 
     def __enter__(self) -> "OutputLock":
         for _ in range(10):  # the file may be removed between open and lock by a run ending
-            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+            fd, created = self._open()
+            if fd is None:
+                continue
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
@@ -245,18 +251,57 @@ class OutputLock:
                 same = os.fstat(fd).st_ino == os.stat(self.path).st_ino
             except FileNotFoundError:
                 same = False
-            if same:
-                self._fd = fd
-                os.write(fd, f"{os.getpid()}\n".encode())
-                return self
-            os.close(fd)
+            if not same:
+                os.close(fd)
+                continue
+            if not created and not _is_our_lock(os.pread(fd, 4096, 0)):
+                os.close(fd)
+                raise InputError(f"{self.path}: exists and was not made by sudoku-pipeline (it "
+                                 "keeps the output's lock there); will not use or delete it: "
+                                 "move it away, or choose another -o")  # fmt: skip
+            try:
+                os.ftruncate(fd, 0)
+                os.pwrite(fd, _LOCK_MARK + f"pid {os.getpid()}\n".encode(), 0)
+            except OSError as e:  # a full disk, say: leave nothing behind
+                self.path.unlink(missing_ok=True)
+                os.close(fd)
+                raise InputError(f"{self.path}: cannot lock the output "
+                                 f"({e.strerror or e})") from None  # fmt: skip
+            self._fd = fd
+            return self
         raise InputError(f"{self.path}: cannot take the output's lock")
+
+    def _open(self) -> tuple[int | None, bool]:
+        """The lock file's descriptor (None: it went away meanwhile), and whether this call
+        created it."""
+        try:
+            try:
+                return os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o644), True
+            except FileExistsError:
+                return os.open(self.path, os.O_RDWR), False
+        except FileNotFoundError:
+            return None, False
+        except OSError as e:
+            raise InputError(f"{self.path}: cannot lock the output ({e.strerror or e})") from None
 
     def __exit__(self, *exc: object) -> None:
         fd, self._fd = self._fd, None
         if fd is not None:
             self.path.unlink(missing_ok=True)  # still holding the lock: no one else has it
             os.close(fd)
+
+
+_LOCK_MARK = b"sudoku-pipeline output lock\n"
+
+
+def _is_our_lock(content: bytes) -> bool:
+    """Whether a lock file holds what this tool writes there: its mark, or a PID alone (an
+    older version); or nothing (a kill -9 between creating and writing it)."""
+    return (
+        not content
+        or content.startswith(_LOCK_MARK)
+        or re.fullmatch(rb"\d+\n", content) is not None
+    )
 
 
 def parquet_options(schema: pa.Schema) -> dict[str, Any]:
