@@ -428,3 +428,14 @@ def test_a_disk_full_before_the_run_leaves_no_lock_or_checkpoint(corpus, tiny_di
     assert done.returncode == 2, done.stderr
     assert_one_line_error(done.stderr, "No space left on device")
     assert names(tiny_disk) == ["filler"]
+
+
+def test_generates_free_space_estimate_is_told_in_a_size_that_shows(tiny_disk):
+    fill(tiny_disk)
+
+    done = command("generate", 5, "-o", tiny_disk / "g.csv")
+
+    assert done.returncode == 2, done.stderr
+    assert_one_line_error(done.stderr, "5 puzzles need about 900 bytes", "are free")
+    assert "0.0 GB" not in done.stderr
+    assert names(tiny_disk) == ["filler"]

@@ -5,7 +5,6 @@ round); chunks are independent, so a corpus of any size is made a chunk at a tim
 The same seed gives the same puzzles on every machine (numpy's PCG64 and a deterministic solver).
 """
 
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO
@@ -20,6 +19,8 @@ from pipeline.io.output import (
     OutputLock,
     check_output,
     clear_stale_temporaries,
+    free_space,
+    size_text,
     stdout_bytes,
     write_atomically,
 )
@@ -267,11 +268,10 @@ def generate_file(
                          "(make a larger corpus from several seeds)")  # fmt: skip
     target = check_output(output, "output", force=force, format=format)
     if target.path is not None:
-        free = shutil.disk_usage(target.path.parent).free
-        if n * BYTES_PER_PUZZLE[target.format] > free:
-            raise InputError(f"{target}: {n:,} puzzles need about "
-                             f"{n * BYTES_PER_PUZZLE[target.format] / 1e9:,.1f} GB; "
-                             f"{free / 1e9:,.1f} GB are free")  # fmt: skip
+        free, needed = free_space(target.path.parent), n * BYTES_PER_PUZZLE[target.format]
+        if needed > free:
+            raise InputError(f"{target}: {n:,} puzzles need about {size_text(needed)}; "
+                             f"{size_text(free)} are free")  # fmt: skip
     written = 0
 
     def write(sink: BinaryIO) -> None:
