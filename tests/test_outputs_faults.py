@@ -439,3 +439,29 @@ def test_generates_free_space_estimate_is_told_in_a_size_that_shows(tiny_disk):
     assert_one_line_error(done.stderr, "5 puzzles need about 900 bytes", "are free")
     assert "0.0 GB" not in done.stderr
     assert names(tiny_disk) == ["filler"]
+
+
+# --- reruns ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".jsonl", ".parquet"])
+def test_generate_replaces_its_own_earlier_output_and_nobody_elses(tmp_path, suffix):
+    out = tmp_path / f"g{suffix}"
+    assert cli("generate", 5, "-o", out, "--seed", 1).exit_code == 0
+
+    rerun = cli("generate", 5, "-o", out, "--seed", 8)
+
+    assert rerun.exit_code == 0, rerun.output
+    read = {".csv": read_text_csv, ".jsonl": pl.read_ndjson, ".parquet": pl.read_parquet}[suffix]
+    got = read(out)
+    assert got["puzzle"].to_list() == generate(5, seed=8)["puzzle"].to_list()
+    assert names(tmp_path) == [f"g{suffix}"]
+    assert cli("generate", 0, "-o", out).exit_code == 0  # no puzzles: no JSON Lines at all
+    assert cli("generate", 0, "-o", out).exit_code == 0
+    theirs = tmp_path / f"theirs{suffix}"
+    CORPUS.head(5).write_parquet(theirs) if suffix == ".parquet" else theirs.write_text("id,x\n")
+    assert cli("generate", 5, "-o", theirs).exit_code == 2
+
+
+def read_text_csv(path: Path) -> pl.DataFrame:
+    return pl.read_csv(path, infer_schema=False)

@@ -18,6 +18,7 @@ over it: readers see the old file or the whole new one, never a part, even after
 Results for stdout (`-o -`) go through `stdout_bytes()`, which takes every byte or says why not.
 """
 
+import contextlib
 import fcntl
 import glob
 import io
@@ -196,7 +197,11 @@ def _same_file(a: Path, b: Path) -> bool:
 
 
 def is_own_result(path: Path, kind: str) -> bool:
-    """Whether `path` holds an earlier result of this tool (which a rerun may replace)."""
+    """Whether `path` holds an earlier result of this tool (which a rerun may replace). An
+    empty file holds nothing to lose (and is what an output of no rows in JSON Lines is)."""
+    with contextlib.suppress(OSError):
+        if path.stat().st_size == 0:
+            return True
     if kind == "parquet":
         try:
             return METADATA_KEY in read_footer(path).key_values()
@@ -204,14 +209,24 @@ def is_own_result(path: Path, kind: str) -> bool:
             return False
     try:
         with open(path, "rb") as f:
-            first = f.readline(4096)
+            first, second = f.readline(4096), f.readline(4096)
     except OSError:
         return False
     if kind == "csv":
-        return first.startswith((b"row,", b"source,row,"))
+        return first.startswith((b"row,", b"source,row,")) or (
+            first in _GENERATED_HEADERS and (not second or _GENERATED_CSV.fullmatch(second))
+        )
     if kind == "html":
         return first.startswith(b"<!DOCTYPE html>") and _mentions_us(path)
-    return first.startswith((b'{"row":', b'{"source":'))
+    return first.startswith((b'{"row":', b'{"source":')) or bool(_GENERATED_JSON.fullmatch(first))
+
+
+# What `generate` writes first: its header and first puzzle (id 0), to the letter
+_GENERATED_HEADERS = (b"id,puzzle,solution,clues\n", b"id,puzzle,solution,clues,grade\n")
+_GENERATED_CSV = re.compile(rb"0,[.1-9]{81},[1-9]{81},\d+(,[a-z_]+)?\n?")
+_GENERATED_JSON = re.compile(
+    rb'\{"id":0,"puzzle":"[.1-9]{81}","solution":"[1-9]{81}","clues":\d+(,"grade":"[a-z_]+")?\}\n?'
+)
 
 
 def _mentions_us(path: Path) -> bool:

@@ -5,6 +5,7 @@ round); chunks are independent, so a corpus of any size is made a chunk at a tim
 The same seed gives the same puzzles on every machine (numpy's PCG64 and a deterministic solver).
 """
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO
@@ -25,6 +26,7 @@ from pipeline.io.output import (
     write_atomically,
 )
 from pipeline.io.parquet_concat import Joiner
+from pipeline.io.runinfo import METADATA_KEY, machine
 from pipeline.jobs.executors import InlineExecutor, LocalExecutor, warm_kernels
 from pipeline.jobs.parts import encode
 from pipeline.jobs.setup import sigterm_as_interrupt
@@ -273,6 +275,10 @@ def generate_file(
             raise InputError(f"{target}: {n:,} puzzles need about {size_text(needed)}; "
                              f"{size_text(free)} are free")  # fmt: skip
     written = 0
+    options = {"n": n, "seed": seed, "clues": clues, "grade": grade, "min_grade": min_grade}
+    # what a rerun recognises as this tool's own output (Parquet; text by its first lines)
+    meta = {METADATA_KEY: json.dumps({"command": "generate", "rows": n, "options": options,
+                                      **machine()}, sort_keys=True).encode()}  # fmt: skip
 
     def write(sink: BinaryIO) -> None:
         nonlocal written
@@ -283,9 +289,10 @@ def generate_file(
             sink.write(data) if joiner is None else joiner.add(data)
             written += chunk.height
         if written == 0:
-            sink.write(encode(_chunk(0, 0, 0, seed, clues, accept).to_arrow(), target.format))
+            empty = _chunk(0, 0, 0, seed, clues, accept).to_arrow().replace_schema_metadata(meta)
+            sink.write(encode(empty, target.format))
         elif joiner is not None:
-            joiner.finish()
+            joiner.finish(meta)
 
     with sigterm_as_interrupt():
         try:
