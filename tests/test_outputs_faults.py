@@ -465,3 +465,27 @@ def test_generate_replaces_its_own_earlier_output_and_nobody_elses(tmp_path, suf
 
 def read_text_csv(path: Path) -> pl.DataFrame:
     return pl.read_csv(path, infer_schema=False)
+
+
+# --- validate's spool -------------------------------------------------------------------------
+
+
+@linux_only
+def test_the_findings_spool_a_killed_validate_left_is_cleared_by_the_next_run(tmp_path):
+    corpus = tmp_path / "corpus.csv"
+    pl.concat([generate(1000, seed=2)] * 40).write_csv(corpus)  # --minimal: many seconds
+    out = tmp_path / "out.parquet"
+    run = subprocess.Popen([*COMMAND, "validate", str(corpus), "-o", str(out), "--minimal",
+                            "--batch-size", "500", "-q"], stderr=subprocess.PIPE)  # fmt: skip
+    deadline = time.monotonic() + 60
+    while not list(tmp_path.glob(".out.parquet.findings-*.arrow")):
+        assert time.monotonic() < deadline and run.poll() is None, run.stderr
+        time.sleep(0.02)
+    run.kill()
+    run.communicate(timeout=30)
+    assert list(tmp_path.glob(".out.parquet.findings-*.arrow"))  # what kill -9 leaves
+
+    result = cli("validate", corpus, "-o", out, "-q")
+
+    assert result.exit_code == 0, result.output
+    assert names(tmp_path) == ["corpus.csv", "out.parquet"]

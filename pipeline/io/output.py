@@ -155,7 +155,9 @@ def check_path(
 
 
 # What a job keeps beside an output `NAME` while it runs, a PID at its longest (Linux: 2**22)
-BESIDE = (".{name}.lock", ".{name}.tmp-{pid}", "{name}.partial", ".{name}.findings-{pid}.arrow")
+LOCK, TEMPORARY, CHECKPOINT = ".{name}.lock", ".{name}.tmp-{pid}", "{name}.partial"
+SPOOL = ".{name}.findings-{pid}.arrow"  # validate's findings, before they are sorted
+BESIDE = (LOCK, TEMPORARY, CHECKPOINT, SPOOL)
 _LONGEST_PID = 4_194_304
 
 
@@ -178,7 +180,7 @@ def _check_name_room(out: Path, what: str) -> None:
 def findings_spool(output: Path, pid: int | None = None) -> Path:
     """Where validate spools the findings of an `output` (`BESIDE`) for process `pid`."""
     pid = os.getpid() if pid is None else pid
-    return output.with_name(BESIDE[3].format(name=output.name, pid=pid))
+    return output.with_name(SPOOL.format(name=output.name, pid=pid))
 
 
 def _is_stdin(info: os.stat_result) -> bool:
@@ -245,7 +247,7 @@ class OutputLock:
     """
 
     def __init__(self, output: Path) -> None:
-        self.path = output.with_name(f".{output.name}.lock")
+        self.path = output.with_name(LOCK.format(name=output.name))
         self._fd: int | None = None
 
     def __enter__(self) -> "OutputLock":
@@ -355,11 +357,7 @@ def fsync_dir(path: Path) -> None:
 
 def temporary_name(path: Path, pid: int | None = None) -> Path:
     """The temporary file `write_atomically` writes `path` to, for process `pid` (this one)."""
-    return path.with_name(f"{_temporary_prefix(path)}{os.getpid() if pid is None else pid}")
-
-
-def _temporary_prefix(path: Path) -> str:
-    return f".{path.name}.tmp-"
+    return path.with_name(TEMPORARY.format(name=path.name, pid=os.getpid() if pid is None else pid))
 
 
 def process_alive(pid: int) -> bool:
@@ -385,9 +383,13 @@ def stale_files(folder: Path, prefix: str, suffix: str = "") -> list[Path]:
 
 
 def clear_stale_temporaries(path: Path) -> None:
-    """Delete the temporary files of `path` that ended runs left (see `stale_files`)."""
-    for stale in stale_files(path.parent, _temporary_prefix(path)):
-        stale.unlink(missing_ok=True)
+    """Delete the files of one process that ended runs left beside `path` (see `stale_files`):
+    its temporary file (`write_atomically`), validate's findings spool (`BESIDE`)."""
+    for form in BESIDE:
+        if "{pid}" in form:
+            prefix, suffix = form.format(name=path.name, pid="\0").split("\0")
+            for stale in stale_files(path.parent, prefix, suffix):
+                stale.unlink(missing_ok=True)
 
 
 def write_atomically(path: Path, write: Callable[[Any], object]) -> None:

@@ -29,6 +29,7 @@ import pyarrow.parquet as pq
 
 from pipeline.errors import CheckpointError, InputError
 from pipeline.io.output import (
+    CHECKPOINT,
     Target,
     clear_stale_temporaries,
     free_space,
@@ -77,7 +78,7 @@ class Checkpoint:
     def __init__(self, output: Path, fmt: str) -> None:
         self.output = output
         self.format = fmt
-        self.folder = output.with_name(output.name + ".partial")
+        self.folder = output.with_name(CHECKPOINT.format(name=output.name))
 
     def exists(self) -> bool:
         return self.folder.exists()

@@ -9,6 +9,7 @@ check, which the parent runs over the whole file at the end (`duplicates`). Each
 batch's findings go to a temporary Arrow stream beside the output as they come, so memory
 stays bounded; at the end they are merged with the duplicate findings, in row order, into the
 output, written atomically (a temporary name, then `os.replace`) with the run's metadata.
+The stream a killed run left (`kill -9`: no cleanup) is deleted by the next run on the output.
 """
 
 import json
@@ -30,6 +31,7 @@ from pipeline.io.dataset import optional_column
 from pipeline.io.frames import ColumnNames, PuzzleInput, puzzle_batch
 from pipeline.io.output import (
     Target,
+    clear_stale_temporaries,
     findings_spool,
     parquet_options,
     stdout_bytes,
@@ -366,6 +368,7 @@ def _run(job: Job, checks: ValidateOptions) -> ValidationSummary:
     schema = findings_schema(ds.schema.field("id").type if ds.id_column is not None else None)
     spool = job.output or Path(tempfile.gettempdir()) / "stdout"
     stream = findings_spool(spool)
+    clear_stale_temporaries(spool)  # what a killed run left: locked out (or a dead PID's)
     index, tally, batches = DuplicateIndex(), _Tally(), []
     forms = DuplicateIndex() if checks.symmetry else None
     bar = None
