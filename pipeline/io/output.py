@@ -382,14 +382,13 @@ def stale_files(folder: Path, prefix: str, suffix: str = "") -> list[Path]:
     return found
 
 
-def clear_stale_temporaries(path: Path) -> None:
+def clear_stale_temporaries(path: Path, forms: tuple[str, ...] = (TEMPORARY, SPOOL)) -> None:
     """Delete the files of one process that ended runs left beside `path` (see `stale_files`):
-    its temporary file (`write_atomically`), validate's findings spool (`BESIDE`)."""
-    for form in BESIDE:
-        if "{pid}" in form:
-            prefix, suffix = form.format(name=path.name, pid="\0").split("\0")
-            for stale in stale_files(path.parent, prefix, suffix):
-                stale.unlink(missing_ok=True)
+    its temporary file (`write_atomically`), validate's findings spool (`forms`)."""
+    for form in forms:
+        prefix, suffix = form.format(name=path.name, pid="\0").split("\0")
+        for stale in stale_files(path.parent, prefix, suffix):
+            stale.unlink(missing_ok=True)
 
 
 def write_atomically(path: Path, write: Callable[[Any], object]) -> None:

@@ -30,6 +30,7 @@ from pipeline.grid import CELLS, PuzzleColumn, clue_counts
 from pipeline.io.dataset import optional_column
 from pipeline.io.frames import ColumnNames, PuzzleInput, puzzle_batch
 from pipeline.io.output import (
+    SPOOL,
     Target,
     clear_stale_temporaries,
     findings_spool,
@@ -368,7 +369,7 @@ def _run(job: Job, checks: ValidateOptions) -> ValidationSummary:
     schema = findings_schema(ds.schema.field("id").type if ds.id_column is not None else None)
     spool = job.output or Path(tempfile.gettempdir()) / "stdout"
     stream = findings_spool(spool)
-    clear_stale_temporaries(spool)  # what a killed run left: locked out (or a dead PID's)
+    clear_stale_temporaries(spool, (SPOOL,))  # what killed runs left: their PIDs have ended
     index, tally, batches = DuplicateIndex(), _Tally(), []
     forms = DuplicateIndex() if checks.symmetry else None
     bar = None
