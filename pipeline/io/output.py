@@ -9,9 +9,10 @@ What `check_output` refuses, before any work: a directory; a missing parent dire
 that exists and is not a regular file (a device, a FIFO, a socket: `-` is stdout); the same file
 as an input (any spelling, a hard or symbolic link, standard input redirected from it); an
 existing file that is not a result of this tool (a Parquet file without our metadata, a CSV or
-JSON Lines file whose first line is not our header), unless `force`. A rerun may replace its
-own earlier result. An output that is a symbolic link is written through: its target is
-replaced (or created), the link stays.
+JSON Lines file whose first lines are not ours), unless `force`; a name too long for the files
+a job keeps beside it (`io.sidecars`, where `OutputLock` lives). A rerun may replace its own
+earlier result. An output that is a symbolic link is written through: its target is replaced
+(or created), the link stays.
 
 A file is written to a temporary name beside its destination, flushed to disk, then renamed
 over it: readers see the old file or the whole new one, never a part, even after `kill -9`.
@@ -19,8 +20,6 @@ Results for stdout (`-o -`) go through `stdout_bytes()`, which takes every byte 
 """
 
 import contextlib
-import fcntl
-import glob
 import io
 import os
 import re
@@ -36,6 +35,8 @@ import pyarrow as pa
 from pipeline.errors import InputError
 from pipeline.io.parquet_concat import ParquetFooterError, read_footer
 from pipeline.io.runinfo import METADATA_KEY
+from pipeline.io.sidecars import OutputLock as OutputLock  # re-exported: where jobs find it
+from pipeline.io.sidecars import check_name_room, temporary_name
 
 INPUT_SUFFIXES = {".csv", ".tsv", ".tab", ".txt", ".parquet", ".pq", ".gz", ".zst", ".zstd"}
 FORMATS = {".parquet": "parquet", ".pq": "parquet", ".csv": "csv", ".jsonl": "jsonl",
@@ -141,7 +142,7 @@ def check_path(
         )
     if not out.parent.is_dir():
         raise InputError(f"{out.parent}: no such directory for the {what}")
-    _check_name_room(out, what)
+    check_name_room(out, what)
     if info is not None:
         for source in inputs:
             same = _is_stdin(info) if str(source) == STDOUT else _same_file(out, Path(source))
@@ -152,35 +153,6 @@ def check_path(
                 f"{out}: exists and is not a result of sudoku-pipeline; use --force to replace it"
             )
     return out
-
-
-# What a job keeps beside an output `NAME` while it runs, a PID at its longest (Linux: 2**22)
-LOCK, TEMPORARY, CHECKPOINT = ".{name}.lock", ".{name}.tmp-{pid}", "{name}.partial"
-SPOOL = ".{name}.findings-{pid}.arrow"  # validate's findings, before they are sorted
-BESIDE = (LOCK, TEMPORARY, CHECKPOINT, SPOOL)
-_LONGEST_PID = 4_194_304
-
-
-def _check_name_room(out: Path, what: str) -> None:
-    """Refuse, before any work, an output name too long for the files kept beside it: the
-    run would fail at its very end (joining into `.NAME.tmp-PID`), and `--resume` again."""
-    try:
-        limit = os.pathconf(out.parent, "PC_NAME_MAX")
-    except (OSError, ValueError):
-        limit = 255
-    name = os.fsencode(out.name)
-    room = max(len(os.fsencode(form.format(name="", pid=_LONGEST_PID))) for form in BESIDE)
-    if len(name) + room > limit:
-        cut = len(name) + room - limit
-        raise InputError(f"{out}: the {what}'s name is too long: the files kept beside it add "
-                         f"{room} bytes to it, and a name here holds {limit}; choose a name "
-                         f"{cut} bytes shorter")  # fmt: skip
-
-
-def findings_spool(output: Path, pid: int | None = None) -> Path:
-    """Where validate spools the findings of an `output` (`BESIDE`) for process `pid`."""
-    pid = os.getpid() if pid is None else pid
-    return output.with_name(SPOOL.format(name=output.name, pid=pid))
 
 
 def _is_stdin(info: os.stat_result) -> bool:
@@ -236,91 +208,6 @@ def _mentions_us(path: Path) -> bool:
         return b"sudoku-pipeline" in f.read(8192)
 
 
-class OutputLock:
-    """An exclusive lock on an output while a job writes it (and its checkpoint): a second
-    run on the same output refuses with one line instead of destroying the first one's work.
-
-    The lock is a hidden file beside the output, `.NAME.lock` (`flock`ed; it says what it is
-    and which process holds it), removed when the job ends. One a killed run left is taken
-    over (no process holds its `flock`); a file of that name that this tool did not make is
-    never used, written or deleted: the job refuses in one line.
-    """
-
-    def __init__(self, output: Path) -> None:
-        self.path = output.with_name(LOCK.format(name=output.name))
-        self._fd: int | None = None
-
-    def __enter__(self) -> "OutputLock":
-        for _ in range(10):  # the file may be removed between open and lock by a run ending
-            fd, created = self._open()
-            if fd is None:
-                continue
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                os.close(fd)
-                output = self.path.with_name(self.path.name[1 : -len(".lock")])
-                raise InputError(
-                    f"{output}: another run is writing this output; wait for it to end, or "
-                    "choose another -o"
-                ) from None
-            try:
-                same = os.fstat(fd).st_ino == os.stat(self.path).st_ino
-            except FileNotFoundError:
-                same = False
-            if not same:
-                os.close(fd)
-                continue
-            if not created and not _is_our_lock(os.pread(fd, 4096, 0)):
-                os.close(fd)
-                raise InputError(f"{self.path}: exists and was not made by sudoku-pipeline (it "
-                                 "keeps the output's lock there); will not use or delete it: "
-                                 "move it away, or choose another -o")  # fmt: skip
-            try:
-                os.ftruncate(fd, 0)
-                os.pwrite(fd, _LOCK_MARK + f"pid {os.getpid()}\n".encode(), 0)
-            except OSError as e:  # a full disk, say: leave nothing behind
-                self.path.unlink(missing_ok=True)
-                os.close(fd)
-                raise InputError(f"{self.path}: cannot lock the output "
-                                 f"({e.strerror or e})") from None  # fmt: skip
-            self._fd = fd
-            return self
-        raise InputError(f"{self.path}: cannot take the output's lock")
-
-    def _open(self) -> tuple[int | None, bool]:
-        """The lock file's descriptor (None: it went away meanwhile), and whether this call
-        created it."""
-        try:
-            try:
-                return os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o644), True
-            except FileExistsError:
-                return os.open(self.path, os.O_RDWR), False
-        except FileNotFoundError:
-            return None, False
-        except OSError as e:
-            raise InputError(f"{self.path}: cannot lock the output ({e.strerror or e})") from None
-
-    def __exit__(self, *exc: object) -> None:
-        fd, self._fd = self._fd, None
-        if fd is not None:
-            self.path.unlink(missing_ok=True)  # still holding the lock: no one else has it
-            os.close(fd)
-
-
-_LOCK_MARK = b"sudoku-pipeline output lock\n"
-
-
-def _is_our_lock(content: bytes) -> bool:
-    """Whether a lock file holds what this tool writes there: its mark, or a PID alone (an
-    older version); or nothing (a kill -9 between creating and writing it)."""
-    return (
-        not content
-        or content.startswith(_LOCK_MARK)
-        or re.fullmatch(rb"\d+\n", content) is not None
-    )
-
-
 def parquet_options(schema: pa.Schema) -> dict[str, Any]:
     """How this tool writes Parquet (`pq.write_table` / `pq.ParquetWriter` keywords, for a
     schema): zstd, page checksums, and dictionary encoding only for the dictionary
@@ -353,42 +240,6 @@ def fsync_dir(path: Path) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
-
-
-def temporary_name(path: Path, pid: int | None = None) -> Path:
-    """The temporary file `write_atomically` writes `path` to, for process `pid` (this one)."""
-    return path.with_name(TEMPORARY.format(name=path.name, pid=os.getpid() if pid is None else pid))
-
-
-def process_alive(pid: int) -> bool:
-    """Whether a process `pid` runs (on this machine)."""
-    try:
-        os.kill(pid, 0)
-    except (ProcessLookupError, OverflowError):
-        return False
-    except PermissionError:  # somebody else's process
-        return True
-    return True
-
-
-def stale_files(folder: Path, prefix: str, suffix: str = "") -> list[Path]:
-    """Files `PREFIX<pid>SUFFIX` in `folder` left by processes that have ended (a kill -9):
-    those of a running process are its own, and left alone."""
-    found = []
-    for path in folder.glob(f"{glob.escape(prefix)}*{glob.escape(suffix)}"):
-        pid = path.name[len(prefix) : len(path.name) - len(suffix)]
-        if pid.isascii() and pid.isdigit() and not process_alive(int(pid)):
-            found.append(path)
-    return found
-
-
-def clear_stale_temporaries(path: Path, forms: tuple[str, ...] = (TEMPORARY, SPOOL)) -> None:
-    """Delete the files of one process that ended runs left beside `path` (see `stale_files`):
-    its temporary file (`write_atomically`), validate's findings spool (`forms`)."""
-    for form in forms:
-        prefix, suffix = form.format(name=path.name, pid="\0").split("\0")
-        for stale in stale_files(path.parent, prefix, suffix):
-            stale.unlink(missing_ok=True)
 
 
 def write_atomically(path: Path, write: Callable[[Any], object]) -> None:

@@ -41,15 +41,9 @@ import pyarrow.parquet as pq
 
 from pipeline.errors import InputError
 from pipeline.io.dataset import open_dataset
-from pipeline.io.output import (
-    OutputLock,
-    check_path,
-    clear_stale_temporaries,
-    default_output,
-    parquet_options,
-    write_atomically,
-)
+from pipeline.io.output import check_path, default_output, parquet_options, write_atomically
 from pipeline.io.runinfo import METADATA_KEY, machine
+from pipeline.io.sidecars import OutputLock, clear_stale_temporaries
 from pipeline.jobs.batch import SolveOptions, solve_record_batch
 from pipeline.jobs.bench_reference import Reference, TdokuRuns, read_reference, tdoku_binary
 from pipeline.jobs.executors import Executor, InlineExecutor, LocalExecutor, warm_kernels

@@ -29,9 +29,7 @@ import pyarrow.parquet as pq
 
 from pipeline.errors import CheckpointError, InputError
 from pipeline.io.output import (
-    CHECKPOINT,
     Target,
-    clear_stale_temporaries,
     free_space,
     parquet_options,
     size_text,
@@ -40,6 +38,7 @@ from pipeline.io.output import (
 )
 from pipeline.io.parquet_concat import Joiner, ParquetFooterError, parse_footer
 from pipeline.io.runinfo import METADATA_KEY
+from pipeline.io.sidecars import CHECKPOINT, clear_stale_temporaries
 from pipeline.jobs.parts import EXTENSIONS, Part, encode
 
 _META = "run.json"

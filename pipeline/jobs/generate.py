@@ -16,17 +16,10 @@ import pyarrow as pa
 
 from pipeline.errors import InputError, RunInterrupted
 from pipeline.grid import MIN_UNIQUE_CLUES, clue_counts, format_grids
-from pipeline.io.output import (
-    OutputLock,
-    check_output,
-    clear_stale_temporaries,
-    free_space,
-    size_text,
-    stdout_bytes,
-    write_atomically,
-)
+from pipeline.io.output import check_output, free_space, size_text, stdout_bytes, write_atomically
 from pipeline.io.parquet_concat import Joiner
 from pipeline.io.runinfo import METADATA_KEY, machine
+from pipeline.io.sidecars import OutputLock, clear_stale_temporaries
 from pipeline.jobs.executors import InlineExecutor, LocalExecutor, warm_kernels
 from pipeline.jobs.parts import encode
 from pipeline.jobs.setup import sigterm_as_interrupt

@@ -29,16 +29,9 @@ from pipeline.errors import ExecutorLost, InputError, RunFailed, RunInterrupted
 from pipeline.grid import CELLS, PuzzleColumn, clue_counts
 from pipeline.io.dataset import optional_column
 from pipeline.io.frames import ColumnNames, PuzzleInput, puzzle_batch
-from pipeline.io.output import (
-    SPOOL,
-    Target,
-    clear_stale_temporaries,
-    findings_spool,
-    parquet_options,
-    stdout_bytes,
-    write_atomically,
-)
+from pipeline.io.output import Target, parquet_options, stdout_bytes, write_atomically
 from pipeline.io.runinfo import METADATA_KEY
+from pipeline.io.sidecars import SPOOL, clear_stale_temporaries, findings_spool
 from pipeline.jobs.executors import warm_kernels
 from pipeline.jobs.parts import encode
 from pipeline.jobs.pool import map_chunks
