@@ -1,29 +1,23 @@
 """Outputs under faults: nothing the user owns is deleted or written over (a folder or file
-that looks like a checkpoint, an input, a lock file, a link), every job takes the output's
-lock, columns text cannot hold are encoded or refused before any work, and a full disk or a
-name too long is one line that says what was kept and what to do, before the work where it
-can be known."""
+that looks like a checkpoint or the lock, an input, a link's target of somebody else's),
+every job takes the output's lock, what killed runs left is cleared and nothing a running one
+holds, and a rerun replaces its own earlier output. (Room and names: test_outputs_room.py;
+columns text cannot hold: test_text_columns.py.)"""
 
-import contextlib
-import json
 import os
-import resource
 import subprocess
 import sys
 import time
 from pathlib import Path
 
 import polars as pl
-import pyarrow as pa
-import pyarrow.parquet as pq
 import pytest
 
 from pipeline import generate
 from pipeline.errors import InputError
 from pipeline.io.output import OutputLock
-from pipeline.io.text_columns import check_text_columns
 from pipeline.jobs.generate import generate_file
-from tests.conftest import COMMAND, assert_one_line_error, cli, command, linux_only
+from tests.conftest import COMMAND, assert_one_line_error, cli, linux_only
 
 CORPUS = generate(30, seed=8)
 
@@ -166,57 +160,6 @@ def test_only_temporary_files_of_ended_runs_are_cleared(tmp_path, corpus):
         alive.communicate(b"")
 
 
-# --- columns text cannot hold as they are -----------------------------------------------------
-
-# a pass-through column, its values (the last one null), and how CSV and JSON Lines hold them
-PASSING = {
-    "struct": (pa.array([{"a": 1, "b": "x"}, None]), '{"a":1,"b":"x"}', {"a": 1, "b": "x"}),
-    "list of text": (pa.array([["a", "b,c"], None]), '["a","b,c"]', ["a", "b,c"]),
-    "map": (pa.array([[("k", 1)], None], pa.map_(pa.string(), pa.int64())), '{"k":1}', {"k": 1}),
-    "duration": (pa.array([1000, None], pa.duration("us")), "PT0.001S", "PT0.001S"),
-    "binary": (pa.array([b"\x00\xff", None]), "00ff", "00ff"),
-    "fixed binary": (pa.array([b"\x0a\x0b", None], pa.binary(2)), "0a0b", "0a0b"),
-    "list of binary": (pa.array([[b"\x01", None], None]), '["01",null]', ["01", None]),
-    "uuid": (
-        pa.array([bytes(range(16)), None], pa.uuid()),
-        bytes(range(16)).hex(),
-        bytes(range(16)).hex(),
-    ),
-    "256-bit decimal": (pa.array([150, None]).cast(pa.decimal256(40, 2)), "150.00", "150.00"),
-}
-
-
-@pytest.mark.parametrize("fmt", ["csv", "jsonl"])
-@pytest.mark.parametrize("kind", PASSING)
-def test_pass_through_columns_are_written_to_text_in_a_faithful_form(tmp_path, fmt, kind):
-    values, as_csv, as_json = PASSING[kind]
-    data = tmp_path / "in.parquet"
-    puzzles = CORPUS["puzzle"].head(2).to_list()
-    pq.write_table(pa.table({"puzzle": puzzles, "extra": values}), data)
-    out = tmp_path / f"out.{fmt}"
-
-    result = cli("solve", data, "-o", out, "--batch-size", 1)
-
-    assert result.exit_code == 0, result.output
-    if fmt == "csv":
-        got = pl.read_csv(out, infer_schema=False)["extra"].to_list()
-        assert got == [as_csv, None]
-    else:
-        got = [json.loads(line)["extra"] for line in out.read_text().splitlines()]
-        assert got == [as_json, None]
-    assert names(tmp_path) == ["in.parquet", f"out.{fmt}"]
-
-
-def test_a_column_text_cannot_hold_is_refused_before_any_work_naming_it():
-    schema = pa.schema([("puzzle", pa.string()), ("when", pa.month_day_nano_interval())])
-
-    with pytest.raises(InputError) as refused:
-        check_text_columns(schema, "csv")
-
-    assert "column 'when'" in str(refused.value) and "write Parquet" in str(refused.value)
-    check_text_columns(schema, "parquet")  # Parquet holds every column
-
-
 # --- generate's options -----------------------------------------------------------------------
 
 
@@ -230,121 +173,6 @@ def test_a_negative_seed_is_one_line_before_any_work(tmp_path):
         generate(5, seed=-1)
     with pytest.raises(InputError, match="seed must be"):
         generate_file(5, tmp_path / "g.csv", seed=-1)
-
-
-# --- a full disk, a file-size limit -----------------------------------------------------------
-
-
-@pytest.fixture
-def rows_3300(tmp_path: Path) -> Path:
-    """3,300 rows: about 660 kB of CSV results."""
-    path = tmp_path / "rows.csv"
-    pl.concat([CORPUS] * 110).write_csv(path)
-    return path
-
-
-def test_a_disk_too_full_for_the_final_join_says_so_and_resume_joins_once_there_is_room(
-    rows_3300, tiny_disk
-):
-    filler = tiny_disk / "filler"
-    filler.write_bytes(bytes(1_000_000))  # room for the parts (660 kB), not for them twice
-    out = tiny_disk / "out.csv"
-    argv = ("solve", rows_3300, "-o", out, "--batch-size", 500, "-q")
-
-    for resume in ((), ("--resume",)):
-        done = command(*argv, *resume)
-
-        assert done.returncode == 2, done.stderr
-        assert_one_line_error(done.stderr, str(out), "needs about", "free",
-                              "3,300 rows", f"kept in {out}.partial", "--resume")  # fmt: skip
-        assert not out.exists()
-    filler.unlink()
-    resumed = command(*argv, "--resume")
-    assert resumed.returncode == 0, resumed.stderr
-    assert pl.read_csv(out, infer_schema=False)["row"].to_list() == [str(i) for i in range(3300)]
-    assert names(tiny_disk) == ["out.csv"]
-
-
-def test_a_full_disk_mid_run_names_the_checkpoint_and_what_it_keeps(tmp_path, tiny_disk):
-    corpus = tmp_path / "big.csv"
-    pl.concat([CORPUS] * 700).write_csv(corpus)  # about 4 MB of results: more than the disk
-    out = tiny_disk / "out.csv"
-
-    done = command("solve", corpus, "-o", out, "--batch-size", 2000, "--workers", 1, "-q")
-
-    assert done.returncode == 2, done.stderr
-    assert_one_line_error(done.stderr, f"{out}.partial", "No space left on device",
-                          "rows done are kept", "--resume")  # fmt: skip
-    assert not out.exists()
-
-
-@linux_only
-def test_a_file_size_limit_at_the_final_join_names_the_output_and_what_is_kept(tmp_path, rows_3300):
-    out = tmp_path / "out.csv"
-
-    def small_files() -> None:
-        resource.setrlimit(resource.RLIMIT_FSIZE, (400_000, 400_000))  # parts fit, the output not
-
-    done = command("solve", rows_3300, "-o", out, "--batch-size", 500, "-q",
-                   preexec_fn=small_files)  # fmt: skip
-
-    assert done.returncode == 2, done.stderr
-    assert_one_line_error(done.stderr, str(out), "File too large", "3,300 rows",
-                          f"kept in {out}.partial", "--resume")  # fmt: skip
-    assert not out.exists()
-    resumed = command("solve", rows_3300, "-o", out, "--batch-size", 500, "-q", "--resume")
-    assert resumed.returncode == 0, resumed.stderr
-    assert names(tmp_path) == ["out.csv", "rows.csv"]
-
-
-@linux_only
-def test_a_file_size_limit_in_generate_names_the_output_and_leaves_nothing(tmp_path):
-    out = tmp_path / "g.csv"
-
-    def small_files() -> None:
-        resource.setrlimit(resource.RLIMIT_FSIZE, (20_000, 20_000))
-
-    done = command("generate", 500, "-o", out, preexec_fn=small_files)
-
-    assert done.returncode == 2, done.stderr
-    assert_one_line_error(done.stderr, str(out), "File too large")
-    assert names(tmp_path) == []
-
-
-# --- names near the file system's limit -------------------------------------------------------
-
-NAME_MAX = 255  # bytes in a file name: Linux file systems, macOS
-
-
-def long_name(length: int, suffix: str) -> str:
-    return "n" * (length - len(suffix)) + suffix
-
-
-def test_an_output_name_too_long_for_the_files_beside_it_is_refused_before_the_work(
-    tmp_path, corpus
-):
-    out = tmp_path / long_name(NAME_MAX - 8, ".csv")  # NAME.partial fits, .NAME.tmp-PID not
-
-    for command_line in (("solve", corpus), ("solve", corpus, "--resume"), ("generate", 5),
-                         ("validate", corpus)):  # fmt: skip
-        result = cli(*command_line, "-o", out)
-
-        assert result.exit_code == 2, result.output
-        assert_one_line_error(result.stderr, "name is too long", "shorter")
-        assert names(tmp_path) == ["corpus.csv"]
-
-
-def test_the_longest_name_allowed_works_for_every_job(tmp_path, corpus):
-    limit = NAME_MAX - len(".") - len(".findings-4194304.arrow")  # validate's spool, the longest
-    for job in ("solve", "validate"):
-        out = tmp_path / long_name(limit, f".{job}.csv")
-
-        result = cli(job, corpus, "-o", out)
-
-        assert result.exit_code == 0, result.output
-        assert out.exists()
-    out = tmp_path / long_name(limit, ".g.csv")
-    assert cli("generate", 5, "-o", out).exit_code == 0
 
 
 # --- links ------------------------------------------------------------------------------------
@@ -412,33 +240,6 @@ def test_a_lock_left_by_a_killed_run_is_taken_over_and_removed(tmp_path, corpus)
 
     assert result.exit_code == 0, result.output
     assert names(tmp_path) == ["corpus.csv", "out.parquet"]
-
-
-def fill(disk: Path) -> None:
-    with contextlib.suppress(OSError), open(disk / "filler", "wb", buffering=0) as filler:
-        while True:
-            filler.write(bytes(4096))
-
-
-def test_a_disk_full_before_the_run_leaves_no_lock_or_checkpoint(corpus, tiny_disk):
-    fill(tiny_disk)
-
-    done = command("solve", corpus, "-o", tiny_disk / "out.csv")
-
-    assert done.returncode == 2, done.stderr
-    assert_one_line_error(done.stderr, "No space left on device")
-    assert names(tiny_disk) == ["filler"]
-
-
-def test_generates_free_space_estimate_is_told_in_a_size_that_shows(tiny_disk):
-    fill(tiny_disk)
-
-    done = command("generate", 5, "-o", tiny_disk / "g.csv")
-
-    assert done.returncode == 2, done.stderr
-    assert_one_line_error(done.stderr, "5 puzzles need about 900 bytes", "are free")
-    assert "0.0 GB" not in done.stderr
-    assert names(tiny_disk) == ["filler"]
 
 
 # --- reruns ------------------------------------------------------------------------------------

@@ -165,8 +165,9 @@ def solve_file(
 def _run(job: Job, search: SolveOptions, resume: bool) -> RunSummary:
     """The solve job, its output locked."""
     pool, empty = job.executor, _empty(job, search)
-    check_text_columns(empty.schema, job.target.format)  # before any work, as the next
-    if job.output is not None:  # a folder of the user's where the checkpoint goes: refused now
+    # before any work: a column text cannot hold; a folder of the user's at <output>.partial
+    check_text_columns(empty.schema, job.target.format)
+    if job.output is not None:
         Checkpoint(job.output, job.target.format).check_ours()
     with sigterm_as_interrupt():
         try:
