@@ -1,6 +1,8 @@
 """Shared test helpers: where the public puzzle sets live (when present), read as `solve` reads
 them; the command run in this process or as a real one; what a one-line error looks like."""
 
+import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -49,3 +51,18 @@ def assert_one_line_error(stderr: str, *fragments: str) -> None:
     assert lines[0].startswith("error: "), stderr
     for fragment in fragments:
         assert fragment in lines[0], lines[0]
+
+
+@pytest.fixture
+def tiny_disk(tmp_path: Path) -> Any:
+    """A 2 MiB tmpfs (root on Linux), else skip (as in test_faults.py, for other modules)."""
+    mount = tmp_path / "disk"
+    mount.mkdir()
+    if os.geteuid() != 0 or shutil.which("mount") is None:
+        pytest.skip("a small disk needs root and mount (tmpfs)")
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", str(mount)],
+                          capture_output=True)  # fmt: skip
+    if done.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.decode().strip()}")
+    yield mount
+    subprocess.run(["umount", str(mount)], capture_output=True)

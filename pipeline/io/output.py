@@ -9,17 +9,20 @@ What `check_output` refuses, before any work: a directory; a missing parent dire
 that exists and is not a regular file (a device, a FIFO, a socket: `-` is stdout); the same file
 as an input (any spelling, a hard or symbolic link, standard input redirected from it); an
 existing file that is not a result of this tool (a Parquet file without our metadata, a CSV or
-JSON Lines file whose first line is not our header), unless `force`. A rerun may replace its
-own earlier result.
+JSON Lines file whose first lines are not ours), unless `force`; a name too long for the files
+a job keeps beside it (`io.sidecars`, where `OutputLock` lives). A rerun may replace its own
+earlier result. An output that is a symbolic link is written through: its target is replaced
+(or created), the link stays.
 
 A file is written to a temporary name beside its destination, flushed to disk, then renamed
 over it: readers see the old file or the whole new one, never a part, even after `kill -9`.
 Results for stdout (`-o -`) go through `stdout_bytes()`, which takes every byte or says why not.
 """
 
-import fcntl
+import contextlib
 import io
 import os
+import re
 import stat
 import sys
 from collections.abc import Callable, Iterable
@@ -32,6 +35,8 @@ import pyarrow as pa
 from pipeline.errors import InputError
 from pipeline.io.parquet_concat import ParquetFooterError, read_footer
 from pipeline.io.runinfo import METADATA_KEY
+from pipeline.io.sidecars import OutputLock as OutputLock  # re-exported: where jobs find it
+from pipeline.io.sidecars import check_name_room, temporary_name
 
 INPUT_SUFFIXES = {".csv", ".tsv", ".tab", ".txt", ".parquet", ".pq", ".gz", ".zst", ".zstd"}
 FORMATS = {".parquet": "parquet", ".pq": "parquet", ".csv": "csv", ".jsonl": "jsonl",
@@ -116,8 +121,12 @@ def check_path(
 ) -> Path:
     """An output file's path, checked before any work is done: not a directory, a device or
     an input, in a directory that exists, not somebody else's file unless `force` (`kind`:
-    parquet, csv, jsonl or html, to recognise an earlier result). Raises `InputError`."""
+    parquet, csv, jsonl or html, to recognise an earlier result). A symbolic link stands for
+    its target (created when missing), as `cp` and shells write through one: the path
+    returned is the target's. Raises `InputError`."""
     out = Path(path)
+    if out.is_symlink():
+        out = Path(os.path.realpath(out))
     try:
         info = out.stat()
     except FileNotFoundError:
@@ -133,6 +142,7 @@ def check_path(
         )
     if not out.parent.is_dir():
         raise InputError(f"{out.parent}: no such directory for the {what}")
+    check_name_room(out, what)
     if info is not None:
         for source in inputs:
             same = _is_stdin(info) if str(source) == STDOUT else _same_file(out, Path(source))
@@ -161,7 +171,11 @@ def _same_file(a: Path, b: Path) -> bool:
 
 
 def is_own_result(path: Path, kind: str) -> bool:
-    """Whether `path` holds an earlier result of this tool (which a rerun may replace)."""
+    """Whether `path` holds an earlier result of this tool (which a rerun may replace). An
+    empty file holds nothing to lose (and is what an output of no rows in JSON Lines is)."""
+    with contextlib.suppress(OSError):
+        if path.stat().st_size == 0:
+            return True
     if kind == "parquet":
         try:
             return METADATA_KEY in read_footer(path).key_values()
@@ -169,60 +183,29 @@ def is_own_result(path: Path, kind: str) -> bool:
             return False
     try:
         with open(path, "rb") as f:
-            first = f.readline(4096)
+            first, second = f.readline(4096), f.readline(4096)
     except OSError:
         return False
     if kind == "csv":
-        return first.startswith((b"row,", b"source,row,"))
+        return first.startswith((b"row,", b"source,row,")) or (
+            first in _GENERATED_HEADERS and (not second or _GENERATED_CSV.fullmatch(second))
+        )
     if kind == "html":
         return first.startswith(b"<!DOCTYPE html>") and _mentions_us(path)
-    return first.startswith((b'{"row":', b'{"source":'))
+    return first.startswith((b'{"row":', b'{"source":')) or bool(_GENERATED_JSON.fullmatch(first))
+
+
+# What `generate` writes first: its header and first puzzle (id 0), to the letter
+_GENERATED_HEADERS = (b"id,puzzle,solution,clues\n", b"id,puzzle,solution,clues,grade\n")
+_GENERATED_CSV = re.compile(rb"0,[.1-9]{81},[1-9]{81},\d+(,[a-z_]+)?\n?")
+_GENERATED_JSON = re.compile(
+    rb'\{"id":0,"puzzle":"[.1-9]{81}","solution":"[1-9]{81}","clues":\d+(,"grade":"[a-z_]+")?\}\n?'
+)
 
 
 def _mentions_us(path: Path) -> bool:
     with open(path, "rb") as f:
         return b"sudoku-pipeline" in f.read(8192)
-
-
-class OutputLock:
-    """An exclusive lock on an output while a job writes it (and its checkpoint): a second
-    run on the same output refuses with one line instead of destroying the first one's work.
-
-    The lock is a hidden file beside the output, `.NAME.lock`, removed when the job ends.
-    """
-
-    def __init__(self, output: Path) -> None:
-        self.path = output.with_name(f".{output.name}.lock")
-        self._fd: int | None = None
-
-    def __enter__(self) -> "OutputLock":
-        for _ in range(10):  # the file may be removed between open and lock by a run ending
-            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                os.close(fd)
-                output = self.path.with_name(self.path.name[1 : -len(".lock")])
-                raise InputError(
-                    f"{output}: another run is writing this output; wait for it to end, or "
-                    "choose another -o"
-                ) from None
-            try:
-                same = os.fstat(fd).st_ino == os.stat(self.path).st_ino
-            except FileNotFoundError:
-                same = False
-            if same:
-                self._fd = fd
-                os.write(fd, f"{os.getpid()}\n".encode())
-                return self
-            os.close(fd)
-        raise InputError(f"{self.path}: cannot take the output's lock")
-
-    def __exit__(self, *exc: object) -> None:
-        fd, self._fd = self._fd, None
-        if fd is not None:
-            self.path.unlink(missing_ok=True)  # still holding the lock: no one else has it
-            os.close(fd)
 
 
 def parquet_options(schema: pa.Schema) -> dict[str, Any]:
@@ -233,6 +216,21 @@ def parquet_options(schema: pa.Schema) -> dict[str, Any]:
     dictionaries = [f.name for f in schema if pa.types.is_dictionary(f.type)]
     return dict(compression="zstd", use_dictionary=dictionaries or False,
                 write_page_checksum=True)  # fmt: skip
+
+
+def size_text(size: float) -> str:
+    """A size in bytes, for people: `512 bytes`, `3.4 MB`, `1.2 GB` (never "0.0 GB")."""
+    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if size >= scale:
+            return f"{size / scale:,.1f} {unit}"
+    return f"{size:,.0f} bytes"
+
+
+def free_space(folder: Path) -> int:
+    """Bytes this process may still write in `folder`'s file system (root: the reserve too)."""
+    info = os.statvfs(folder)
+    blocks = info.f_bfree if os.geteuid() == 0 else info.f_bavail
+    return blocks * info.f_frsize
 
 
 def fsync_dir(path: Path) -> None:
@@ -246,14 +244,19 @@ def fsync_dir(path: Path) -> None:
 
 def write_atomically(path: Path, write: Callable[[Any], object]) -> None:
     """Call `write(file)` on a temporary file beside `path`, fsync it, and rename it to `path`:
-    readers see the old file or the whole new one, never a part (a kill -9 included)."""
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    readers see the old file or the whole new one, never a part (a kill -9 included). An
+    `OSError` of the writing (a full disk, a file-size limit) names `path`."""
+    tmp = temporary_name(path)
     try:
         with open(tmp, "wb") as f:
             write(f)
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
+    except OSError as e:
+        if e.filename is not None or e.errno is None:
+            raise
+        raise OSError(e.errno, e.strerror, str(path)) from None
     finally:
         tmp.unlink(missing_ok=True)
     fsync_dir(path.parent)

@@ -29,6 +29,7 @@ import json
 import statistics
 import sys
 import time
+from contextlib import nullcontext
 from dataclasses import asdict, dataclass, field
 from functools import partial
 from pathlib import Path
@@ -42,6 +43,7 @@ from pipeline.errors import InputError
 from pipeline.io.dataset import open_dataset
 from pipeline.io.output import check_path, default_output, parquet_options, write_atomically
 from pipeline.io.runinfo import METADATA_KEY, machine
+from pipeline.io.sidecars import OutputLock, clear_stale_temporaries
 from pipeline.jobs.batch import SolveOptions, solve_record_batch
 from pipeline.jobs.bench_reference import Reference, TdokuRuns, read_reference, tdoku_binary
 from pipeline.jobs.executors import Executor, InlineExecutor, LocalExecutor, warm_kernels
@@ -310,6 +312,30 @@ def bench(
     if workers < 1 or repeats < 1 or (rows is not None and rows < 1):
         raise InputError("workers, repeats and rows must be at least 1")
     out = check_path(output, inputs=paths, force=force) if output is not None else None
+    with nullcontext() if out is None else OutputLock(out):  # no other run writes it meanwhile
+        if out is not None:
+            clear_stale_temporaries(out)
+        return _bench(paths, strategy, strategies, workers, out, max_nodes=max_nodes, rows=rows,
+                      solutions=solutions, repeats=repeats, reference=reference, tdoku=tdoku,
+                      progress=progress)  # fmt: skip
+
+
+def _bench(
+    paths: list[Path],
+    strategy: str,
+    strategies: tuple[str, ...],
+    workers: int,
+    out: Path | None,
+    *,
+    max_nodes: int | None,
+    rows: int | None,
+    solutions: int,
+    repeats: int,
+    reference: str | Path | None,
+    tdoku: str | Path | None,
+    progress: bool,
+) -> BenchResult:
+    """`bench`, its options and output checked (and the output locked)."""
     try:
         options = {
             s: SolveOptions(s, solutions, max_nodes or REGISTRY[s].bench_budget) for s in strategies

@@ -13,9 +13,11 @@ A run to stdout (`-o -`) writes each part as it comes, in order, and the Parquet
 it cannot be resumed.
 """
 
+import errno
 import json
 import re
 import shutil
+import stat
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,14 +28,26 @@ import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
 from pipeline.errors import CheckpointError, InputError
-from pipeline.io.output import Target, parquet_options, stdout_bytes, write_atomically
+from pipeline.io.output import (
+    Target,
+    free_space,
+    parquet_options,
+    size_text,
+    stdout_bytes,
+    write_atomically,
+)
 from pipeline.io.parquet_concat import Joiner, ParquetFooterError, parse_footer
 from pipeline.io.runinfo import METADATA_KEY
+from pipeline.io.sidecars import CHECKPOINT, clear_stale_temporaries
 from pipeline.jobs.parts import EXTENSIONS, Part, encode
 
 _META = "run.json"
 _PART = re.compile(r"part-(\d{12})-(\d+)-(\d+)-(\d+)-([0-9a-f]{8})\.(parquet|csv|jsonl)")
 _START_OVER = "run without --resume to start over"
+_FREE_THEN_RESUME = "make room, then run the same command with --resume"
+_FULL = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG}  # errors that room (or a larger limit) ends
+_FOOTER_ROOM = 1 << 16  # the joined output's footer and metadata, at most about
+_OWN_TEMPORARY = re.compile(r"\.(run\.json|part-.+)\.tmp-\d+")
 
 
 @dataclass
@@ -63,19 +77,51 @@ class Checkpoint:
     def __init__(self, output: Path, fmt: str) -> None:
         self.output = output
         self.format = fmt
-        self.folder = output.with_name(output.name + ".partial")
+        self.folder = output.with_name(CHECKPOINT.format(name=output.name))
 
     def exists(self) -> bool:
         return self.folder.exists()
 
+    def check_ours(self) -> None:
+        """Refuse (`InputError`, one line) a `<output>.partial` that is not a checkpoint of
+        this tool: starting over deletes the folder, so it must hold nothing but what a run
+        writes there (`run.json`, parts, their temporary names); an empty folder is what a
+        kill -9 before `run.json` leaves."""
+        try:
+            info = self.folder.lstat()
+        except FileNotFoundError:
+            return
+        except OSError as e:
+            raise InputError(f"{self.folder}: cannot use as the checkpoint "
+                              f"({e.strerror or e})") from None  # fmt: skip
+        if not stat.S_ISDIR(info.st_mode):
+            raise InputError(f"{self.folder}: exists and is not a checkpoint of sudoku-pipeline "
+                             "(not a folder); move it away, or choose another -o")  # fmt: skip
+        entries = list(self.folder.iterdir())
+        has_meta = any(p.name == _META for p in entries)
+        for path in entries:
+            own = path.name == _META or (has_meta and path.name.startswith("part-"))
+            own = own or _OWN_TEMPORARY.fullmatch(path.name) is not None
+            if not own or not stat.S_ISREG(path.lstat().st_mode):
+                raise InputError(
+                    f"{self.folder}: exists and is not a checkpoint of sudoku-pipeline (it "
+                    f"holds {path.name}); will not delete it: move it away, or choose another -o"
+                )
+
     def start(self, identity: dict[str, Any]) -> None:
-        """Begin afresh: drop any older checkpoint and record what this run is."""
+        """Begin afresh: drop any older checkpoint (refused when the folder is not one, see
+        `check_ours`) and record what this run is."""
+        self.check_ours()
         self.remove()
-        for stale in self._stale_outputs():
-            stale.unlink(missing_ok=True)
-        self.folder.mkdir(parents=True)
+        clear_stale_temporaries(self.output)
         text = json.dumps({**identity, "format": self.format}, indent=2, sort_keys=True)
-        write_atomically(self.folder / _META, lambda f: f.write(text.encode()))
+        try:
+            self.folder.mkdir(parents=True)
+            write_atomically(self.folder / _META, lambda f: f.write(text.encode()))
+        except OSError as e:  # a full disk, say: nothing started, nothing left behind
+            self.remove()
+            raise InputError(f"{self.folder}: cannot keep the checkpoint there "
+                             f"({e.strerror or e})") from None  # fmt: skip
 
     def resume(self, identity: dict[str, Any], columns: list[str]) -> Progress:
         """Check the checkpoint belongs to this run and is whole; returns how far it got
@@ -100,8 +146,9 @@ class Checkpoint:
                 f"{', '.join(changed)}; {_START_OVER}"
             )
         # what a kill -9 mid-write leaves: half parts, and a half output from an ended merge
-        for stale in [*self.folder.glob(".*.tmp-*"), *self._stale_outputs()]:
+        for stale in self.folder.glob(".*.tmp-*"):
             stale.unlink(missing_ok=True)
+        clear_stale_temporaries(self.output)
         kept = self._contiguous(drop_the_rest=True)
         progress = Progress()
         for part in kept:
@@ -120,11 +167,20 @@ class Checkpoint:
         return kept[-1].start + kept[-1].rows if kept else 0
 
     def add(self, part: Part) -> None:
-        """Keep one finished part."""
+        """Keep one finished part. A write that fails (a full disk, a file-size limit) is an
+        `InputError` naming the folder and the rows it keeps."""
         crc = zlib.crc32(part.data)
         name = (f"part-{part.start:012d}-{part.rows}-{part.source}-{part.first_row}-"
                 f"{crc:08x}.{EXTENSIONS[self.format]}")  # fmt: skip
-        write_atomically(self.folder / name, lambda f: f.write(part.data))
+        try:
+            write_atomically(self.folder / name, lambda f: f.write(part.data))
+        except OSError as e:
+            kept = self.rows_kept()
+            if not kept:
+                raise InputError(f"{self.folder}: {e.strerror or e} while keeping the first "
+                                 "rows; nothing is kept") from None  # fmt: skip
+            raise InputError(f"{self.folder}: {e.strerror or e}; {kept:,} rows done are kept "
+                             f"there; {_then_resume(e)}") from None  # fmt: skip
 
     def commit(self, rows: int, empty: pa.Table, metadata: dict[str, Any]) -> None:
         """Join the parts into the output, atomically, with the run's `metadata`; refuses when
@@ -147,13 +203,23 @@ class Checkpoint:
         def write(f: BinaryIO) -> None:
             _join(f, self.format, [p.path for p in parts], empty, metadata)
 
-        write_atomically(self.output, write)
+        # the join writes a second copy of the parts: say so now, not after a disk is full
+        needed = sum(p.path.stat().st_size for p in parts) + _FOOTER_ROOM
+        kept = f"all {rows:,} rows are kept in {self.folder}"
+        free = free_space(self.output.parent)
+        if needed > free:
+            raise InputError(f"{self.output}: joining the parts needs about {size_text(needed)} "
+                             f"free beside it, and {size_text(free)} are; {kept}; "
+                             f"{_FREE_THEN_RESUME}")  # fmt: skip
+        try:
+            write_atomically(self.output, write)
+        except OSError as e:
+            raise InputError(f"{self.output}: {e.strerror or e} while joining the parts "
+                             f"(about {size_text(needed)}); {kept}; "
+                             f"{_then_resume(e)}") from None  # fmt: skip
 
     def remove(self) -> None:
         shutil.rmtree(self.folder, ignore_errors=True)
-
-    def _stale_outputs(self) -> list[Path]:
-        return list(self.output.parent.glob(f".{self.output.name}.tmp-*"))
 
     def _parts(self) -> list[_Stored]:
         parts = []
@@ -176,6 +242,13 @@ class Checkpoint:
             elif drop_the_rest:
                 part.path.unlink()
         return kept
+
+
+def _then_resume(error: OSError) -> str:
+    """What to do about a failed write before `--resume`."""
+    if error.errno in _FULL:
+        return _FREE_THEN_RESUME
+    return "once that is put right, run the same command with --resume"
 
 
 def _check_part(part: _Stored, fmt: str) -> None:

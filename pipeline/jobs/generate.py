@@ -5,7 +5,7 @@ round); chunks are independent, so a corpus of any size is made a chunk at a tim
 The same seed gives the same puzzles on every machine (numpy's PCG64 and a deterministic solver).
 """
 
-import shutil
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO
@@ -16,8 +16,10 @@ import pyarrow as pa
 
 from pipeline.errors import InputError, RunInterrupted
 from pipeline.grid import MIN_UNIQUE_CLUES, clue_counts, format_grids
-from pipeline.io.output import check_output, stdout_bytes, write_atomically
+from pipeline.io.output import check_output, free_space, size_text, stdout_bytes, write_atomically
 from pipeline.io.parquet_concat import Joiner
+from pipeline.io.runinfo import METADATA_KEY, machine
+from pipeline.io.sidecars import OutputLock, clear_stale_temporaries
 from pipeline.jobs.executors import InlineExecutor, LocalExecutor, warm_kernels
 from pipeline.jobs.parts import encode
 from pipeline.jobs.setup import sigterm_as_interrupt
@@ -100,7 +102,9 @@ def accepted_grades(grade: str | None = None, min_grade: str | None = None) -> n
     return levels == index if grade is not None else levels >= index
 
 
-def _check(n: int, clues: int | None) -> None:
+def _check(n: int, clues: int | None, seed: int) -> None:
+    if not isinstance(seed, int | np.integer) or seed < 0:
+        raise ValueError(f"seed must be a whole number >= 0, not {seed!r}")
     if n < 0:
         raise ValueError(f"n must be a number of puzzles >= 0, not {n}")
     if clues is not None and not MIN_UNIQUE_CLUES <= clues <= 81:
@@ -182,7 +186,7 @@ def generate_chunks(
 ) -> Iterator[pl.DataFrame]:
     """`generate`, a chunk of puzzles at a time, in order; with `workers` > 1 (or None: all
     cores) the chunks are made on worker processes."""
-    _check(n, clues)
+    _check(n, clues, seed)
     accept = accepted_grades(grade, min_grade)
     size = CHUNK if accept is None else GRADED_CHUNK
     specs = [
@@ -250,7 +254,7 @@ def generate_file(
     200,000 candidates had none), and `RunInterrupted` after Ctrl-C or SIGTERM (nothing is
     left behind)."""
     try:
-        _check(n, clues)
+        _check(n, clues, seed)
         accept = accepted_grades(grade, min_grade)
     except ValueError as e:
         raise InputError(str(e)) from None
@@ -259,12 +263,15 @@ def generate_file(
                          "(make a larger corpus from several seeds)")  # fmt: skip
     target = check_output(output, "output", force=force, format=format)
     if target.path is not None:
-        free = shutil.disk_usage(target.path.parent).free
-        if n * BYTES_PER_PUZZLE[target.format] > free:
-            raise InputError(f"{target}: {n:,} puzzles need about "
-                             f"{n * BYTES_PER_PUZZLE[target.format] / 1e9:,.1f} GB; "
-                             f"{free / 1e9:,.1f} GB are free")  # fmt: skip
+        free, needed = free_space(target.path.parent), n * BYTES_PER_PUZZLE[target.format]
+        if needed > free:
+            raise InputError(f"{target}: {n:,} puzzles need about {size_text(needed)}; "
+                             f"{size_text(free)} are free")  # fmt: skip
     written = 0
+    options = {"n": n, "seed": seed, "clues": clues, "grade": grade, "min_grade": min_grade}
+    # what a rerun recognises as this tool's own output (Parquet; text by its first lines)
+    meta = {METADATA_KEY: json.dumps({"command": "generate", "rows": n, "options": options,
+                                      **machine()}, sort_keys=True).encode()}  # fmt: skip
 
     def write(sink: BinaryIO) -> None:
         nonlocal written
@@ -275,16 +282,19 @@ def generate_file(
             sink.write(data) if joiner is None else joiner.add(data)
             written += chunk.height
         if written == 0:
-            sink.write(encode(_chunk(0, 0, 0, seed, clues, accept).to_arrow(), target.format))
+            empty = _chunk(0, 0, 0, seed, clues, accept).to_arrow().replace_schema_metadata(meta)
+            sink.write(encode(empty, target.format))
         elif joiner is not None:
-            joiner.finish()
+            joiner.finish(meta)
 
     with sigterm_as_interrupt():
         try:
             if target.path is None:
                 write(stdout_bytes())
             else:
-                write_atomically(target.path, write)
+                with OutputLock(target.path):  # no other run writes it meanwhile
+                    clear_stale_temporaries(target.path)
+                    write_atomically(target.path, write)
         except KeyboardInterrupt:
             raise RunInterrupted() from None
     return written

@@ -14,6 +14,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from pipeline.io.output import parquet_options
+from pipeline.io.text_columns import for_text
 
 EXTENSIONS = {"parquet": "parquet", "csv": "csv", "jsonl": "jsonl"}
 
@@ -34,36 +35,22 @@ class Part:
 
 def encode(table: pa.Table, fmt: str, header: bool = True) -> bytes:
     """`table` as a whole Parquet file, or as CSV (with a header line when `header`) or JSON
-    Lines text."""
+    Lines text (each column in a form text can hold: `io.text_columns`)."""
     sink = io.BytesIO()
     if fmt == "parquet":
         pq.write_table(table, sink, **parquet_options(table.schema))
     elif fmt in ("csv", "jsonl"):
         import polars as pl  # text outputs only: solving to Parquet does not import polars
 
+        frame = pl.from_arrow(for_text(table, fmt))
+        assert isinstance(frame, pl.DataFrame)
         if fmt == "csv":
-            plain = pa.table({name: _as_text_column(col) for name, col in zip(
-                table.column_names, table.columns, strict=True)})  # fmt: skip
-            frame = pl.from_arrow(plain)
-            assert isinstance(frame, pl.DataFrame)
             frame.write_csv(sink, include_header=header)
         else:
-            frame = pl.from_arrow(table)
-            assert isinstance(frame, pl.DataFrame)
             frame.write_ndjson(sink)
     else:
         raise ValueError(f"unknown format {fmt!r}")
     return sink.getvalue()
-
-
-def _as_text_column(column: pa.ChunkedArray) -> pa.ChunkedArray:
-    """A column CSV can hold: dictionaries decoded, lists of numbers as space-separated text."""
-    if pa.types.is_dictionary(column.type):
-        return column.cast(column.type.value_type)
-    if pa.types.is_list(column.type) or pa.types.is_fixed_size_list(column.type):
-        values = [None if v is None else " ".join(map(str, v)) for v in column.to_pylist()]
-        return pa.chunked_array([pa.array(values, pa.string())])
-    return column
 
 
 def verdict_counts(table: pa.Table, names: tuple[str, ...]) -> dict[str, int]:

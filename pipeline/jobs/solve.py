@@ -23,6 +23,7 @@ import pyarrow as pa
 
 from pipeline.errors import ExecutorLost, InputError, RunFailed, RunInterrupted
 from pipeline.io.inputs import STDIN
+from pipeline.io.text_columns import check_text_columns
 from pipeline.jobs.batch import SolveOptions, solve_record_batch
 from pipeline.jobs.checkpoint import Checkpoint, Progress, StreamSink
 from pipeline.jobs.executors import warm_kernels
@@ -164,6 +165,10 @@ def solve_file(
 def _run(job: Job, search: SolveOptions, resume: bool) -> RunSummary:
     """The solve job, its output locked."""
     pool, empty = job.executor, _empty(job, search)
+    # before any work: a column text cannot hold; a folder of the user's at <output>.partial
+    check_text_columns(empty.schema, job.target.format)
+    if job.output is not None:
+        Checkpoint(job.output, job.target.format).check_ours()
     with sigterm_as_interrupt():
         try:
             # before a checkpoint: a cluster that cannot be reached leaves nothing behind

@@ -9,6 +9,7 @@ check, which the parent runs over the whole file at the end (`duplicates`). Each
 batch's findings go to a temporary Arrow stream beside the output as they come, so memory
 stays bounded; at the end they are merged with the duplicate findings, in row order, into the
 output, written atomically (a temporary name, then `os.replace`) with the run's metadata.
+The stream a killed run left (`kill -9`: no cleanup) is deleted by the next run on the output.
 """
 
 import json
@@ -32,6 +33,7 @@ from pipeline.io.dataset import optional_column
 from pipeline.io.frames import ColumnNames, PuzzleInput, puzzle_batch
 from pipeline.io.output import Target, parquet_options, stdout_bytes, write_atomically
 from pipeline.io.runinfo import METADATA_KEY
+from pipeline.io.sidecars import SPOOL, clear_stale_temporaries, findings_spool
 from pipeline.jobs.executors import warm_kernels
 from pipeline.jobs.parts import encode
 from pipeline.jobs.pool import map_chunks
@@ -360,7 +362,8 @@ def _run(job: Job, checks: ValidateOptions) -> ValidationSummary:
     ds, pool = job.inputs.first, job.executor
     schema = findings_schema(ds.schema.field("id").type if ds.id_column is not None else None)
     spool = job.output or Path(tempfile.gettempdir()) / "stdout"
-    stream = spool.with_name(f".{spool.name}.findings-{os.getpid()}.arrow")
+    stream = findings_spool(spool)
+    clear_stale_temporaries(spool, (SPOOL,))  # what killed runs left: their PIDs have ended
     index, tally, batches = DuplicateIndex(), _Tally(), []
     forms = DuplicateIndex() if checks.symmetry else None
     bar = None

@@ -1,0 +1,168 @@
+"""The files a job keeps beside its output `NAME` while it runs, and what is stale of them.
+
+    .NAME.lock                 `OutputLock`: one run per output
+    .NAME.tmp-PID              `write_atomically`'s temporary file
+    NAME.partial/              solve's checkpoint (`jobs.checkpoint`)
+    .NAME.findings-PID.arrow   validate's findings spool
+
+Their names must fit beside the output's (`check_name_room`, before any work). A file of a
+process that has ended (a `kill -9`) is stale, and the next run clears it; a running
+process's is its own. A lock file this tool did not make is never used or deleted.
+"""
+
+import fcntl
+import glob
+import os
+import re
+from pathlib import Path
+
+from pipeline.errors import InputError
+
+# What a job keeps beside an output `NAME` while it runs, a PID at its longest (Linux: 2**22)
+LOCK, TEMPORARY, CHECKPOINT = ".{name}.lock", ".{name}.tmp-{pid}", "{name}.partial"
+SPOOL = ".{name}.findings-{pid}.arrow"  # validate's findings, before they are sorted
+BESIDE = (LOCK, TEMPORARY, CHECKPOINT, SPOOL)
+_LONGEST_PID = 4_194_304
+
+
+def check_name_room(out: Path, what: str) -> None:
+    """Refuse, before any work, an output name too long for the files kept beside it: the
+    run would fail at its very end (joining into `.NAME.tmp-PID`), and `--resume` again."""
+    try:
+        limit = os.pathconf(out.parent, "PC_NAME_MAX")
+    except (OSError, ValueError):
+        limit = 255
+    name = os.fsencode(out.name)
+    room = max(len(os.fsencode(form.format(name="", pid=_LONGEST_PID))) for form in BESIDE)
+    if len(name) + room > limit:
+        cut = len(name) + room - limit
+        raise InputError(f"{out}: the {what}'s name is too long: the files kept beside it add "
+                         f"{room} bytes to it, and a name here holds {limit}; choose a name "
+                         f"{cut} bytes shorter")  # fmt: skip
+
+
+def findings_spool(output: Path, pid: int | None = None) -> Path:
+    """Where validate spools the findings of an `output` (`BESIDE`) for process `pid`."""
+    pid = os.getpid() if pid is None else pid
+    return output.with_name(SPOOL.format(name=output.name, pid=pid))
+
+
+def temporary_name(path: Path, pid: int | None = None) -> Path:
+    """The temporary file `write_atomically` writes `path` to, for process `pid` (this one)."""
+    return path.with_name(TEMPORARY.format(name=path.name, pid=os.getpid() if pid is None else pid))
+
+
+def process_alive(pid: int) -> bool:
+    """Whether a process `pid` runs (on this machine)."""
+    try:
+        os.kill(pid, 0)
+    except (ProcessLookupError, OverflowError):
+        return False
+    except PermissionError:  # somebody else's process
+        return True
+    return True
+
+
+def stale_files(folder: Path, prefix: str, suffix: str = "") -> list[Path]:
+    """Files `PREFIX<pid>SUFFIX` in `folder` left by processes that have ended (a kill -9):
+    those of a running process are its own, and left alone."""
+    found = []
+    for path in folder.glob(f"{glob.escape(prefix)}*{glob.escape(suffix)}"):
+        pid = path.name[len(prefix) : len(path.name) - len(suffix)]
+        if pid.isascii() and pid.isdigit() and not process_alive(int(pid)):
+            found.append(path)
+    return found
+
+
+def clear_stale_temporaries(path: Path, forms: tuple[str, ...] = (TEMPORARY, SPOOL)) -> None:
+    """Delete the files of one process that ended runs left beside `path` (see `stale_files`):
+    its temporary file (`write_atomically`), validate's findings spool (`forms`)."""
+    for form in forms:
+        prefix, suffix = form.format(name=path.name, pid="\0").split("\0")
+        for stale in stale_files(path.parent, prefix, suffix):
+            stale.unlink(missing_ok=True)
+
+
+class OutputLock:
+    """An exclusive lock on an output while a job writes it (and its checkpoint): a second
+    run on the same output refuses with one line instead of destroying the first one's work.
+
+    The lock is a hidden file beside the output, `.NAME.lock` (`flock`ed; it says what it is
+    and which process holds it), removed when the job ends. One a killed run left is taken
+    over (no process holds its `flock`); a file of that name that this tool did not make is
+    never used, written or deleted: the job refuses in one line.
+    """
+
+    def __init__(self, output: Path) -> None:
+        self.path = output.with_name(LOCK.format(name=output.name))
+        self._fd: int | None = None
+
+    def __enter__(self) -> "OutputLock":
+        for _ in range(10):  # the file may be removed between open and lock by a run ending
+            fd, created = self._open()
+            if fd is None:
+                continue
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                os.close(fd)
+                output = self.path.with_name(self.path.name[1 : -len(".lock")])
+                raise InputError(
+                    f"{output}: another run is writing this output; wait for it to end, or "
+                    "choose another -o"
+                ) from None
+            try:
+                same = os.fstat(fd).st_ino == os.stat(self.path).st_ino
+            except FileNotFoundError:
+                same = False
+            if not same:
+                os.close(fd)
+                continue
+            if not created and not _is_our_lock(os.pread(fd, 4096, 0)):
+                os.close(fd)
+                raise InputError(f"{self.path}: exists and was not made by sudoku-pipeline (it "
+                                 "keeps the output's lock there); will not use or delete it: "
+                                 "move it away, or choose another -o")  # fmt: skip
+            try:
+                os.ftruncate(fd, 0)
+                os.pwrite(fd, _LOCK_MARK + f"pid {os.getpid()}\n".encode(), 0)
+            except OSError as e:  # a full disk, say: leave nothing behind
+                self.path.unlink(missing_ok=True)
+                os.close(fd)
+                raise InputError(f"{self.path}: cannot lock the output "
+                                 f"({e.strerror or e})") from None  # fmt: skip
+            self._fd = fd
+            return self
+        raise InputError(f"{self.path}: cannot take the output's lock")
+
+    def _open(self) -> tuple[int | None, bool]:
+        """The lock file's descriptor (None: it went away meanwhile), and whether this call
+        created it."""
+        try:
+            try:
+                return os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o644), True
+            except FileExistsError:
+                return os.open(self.path, os.O_RDWR), False
+        except FileNotFoundError:
+            return None, False
+        except OSError as e:
+            raise InputError(f"{self.path}: cannot lock the output ({e.strerror or e})") from None
+
+    def __exit__(self, *exc: object) -> None:
+        fd, self._fd = self._fd, None
+        if fd is not None:
+            self.path.unlink(missing_ok=True)  # still holding the lock: no one else has it
+            os.close(fd)
+
+
+_LOCK_MARK = b"sudoku-pipeline output lock\n"
+
+
+def _is_our_lock(content: bytes) -> bool:
+    """Whether a lock file holds what this tool writes there: its mark, or a PID alone (an
+    older version); or nothing (a kill -9 between creating and writing it)."""
+    return (
+        not content
+        or content.startswith(_LOCK_MARK)
+        or re.fullmatch(rb"\d+\n", content) is not None
+    )
