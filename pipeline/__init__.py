@@ -8,7 +8,7 @@ array): `solve_batch` (a DataFrame in the result schema), `validate_puzzles` (a 
 findings), both with `workers=` for warm worker processes; `generate` (seeded puzzles with
 unique solutions).
 Files, the commands' twins: `solve_file`, `validate_file`, `generate_file`, and
-`pipeline.report.report`, `pipeline.jobs.bench.bench`.
+`pipeline.report.report`, `pipeline.bench.bench`.
 
 Names are loaded on first use, so `import pipeline` costs almost nothing.
 """
@@ -18,16 +18,16 @@ from typing import Any
 
 # public name -> the module that defines it
 _API = {
-    "SolveResult": "pipeline.api",
-    "is_valid": "pipeline.api",
-    "solve": "pipeline.api",
-    "solve_sudoku": "pipeline.api",
-    "solve_unique": "pipeline.api",
-    "SolveOptions": "pipeline.jobs.batch",
-    "solve_batch": "pipeline.jobs.inmemory",
-    "generate": "pipeline.jobs.generate",
-    "generate_file": "pipeline.jobs.generate",
-    "solve_file": "pipeline.jobs.solve",
+    "SolveResult": "pipeline.board",
+    "is_valid": "pipeline.board",
+    "solve": "pipeline.board",
+    "solve_sudoku": "pipeline.board",
+    "solve_unique": "pipeline.board",
+    "SolveOptions": "pipeline.solving.batch",
+    "solve_batch": "pipeline.solving.inmemory",
+    "generate": "pipeline.generator",
+    "generate_file": "pipeline.generator",
+    "solve_file": "pipeline.solving.job",
     "validate_file": "pipeline.validate.job",
     "validate_puzzles": "pipeline.validate.job",
     "STRATEGIES": "pipeline.solver.registry",

@@ -4,7 +4,7 @@
     python -m scripts.docs --check    # exit 1 when a section is out of date (tests/test_docs.py)
 
 Sections sit between `<!-- NAME:start -->` and `<!-- NAME:end -->` markers:
-* README.md `schema`: the result schema (`pipeline.jobs.results`);
+* README.md `schema`: the result schema (`pipeline.results.schema`);
 * README.md `findings`: the finding codes (`pipeline.validate.catalogue`);
 * README.md `strategies`: the solver strategies (`pipeline.solver.registry`);
 * docs/CLI.md `cli`: every command's `--help`.
@@ -28,8 +28,8 @@ def _type_name(kind: pa.DataType) -> str:
 
 def schema_table() -> str:
     """The result schema as a Markdown table: column, type, meaning."""
-    from pipeline.jobs.batch import SolveOptions
-    from pipeline.jobs.results import COLUMNS, result_schema
+    from pipeline.results.schema import COLUMNS, result_schema
+    from pipeline.solving.batch import SolveOptions
 
     schema = result_schema(pa.string(), SolveOptions(canonical=True, rate=True).added_schema())
     lines = ["| column | type | meaning |", "|---|---|---|"]

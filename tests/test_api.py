@@ -145,8 +145,8 @@ def test_solve_rejects_a_board_that_is_not_9x9():
 
 
 def test_the_file_jobs_are_one_import_away():
-    from pipeline.jobs.generate import generate_file
-    from pipeline.jobs.solve import solve_file
+    from pipeline.generator import generate_file
+    from pipeline.solving.job import solve_file
     from pipeline.validate import validate_file
 
     assert pipeline.solve_file is solve_file
@@ -154,6 +154,22 @@ def test_the_file_jobs_are_one_import_away():
     assert pipeline.generate_file is generate_file
     with pytest.raises(AttributeError):
         pipeline.no_such_thing  # noqa: B018
+
+
+def test_no_module_of_the_package_hides_a_public_name():
+    """Importing a subpackage sets it as an attribute of `pipeline`: a subpackage named like a
+    public function (a `pipeline/solve/` beside `pipeline.solve`) would replace the function
+    once anything imported it. Every module is imported here, then every public name asked."""
+    import importlib
+    import pkgutil
+    import types
+
+    for module in pkgutil.walk_packages(pipeline.__path__, "pipeline."):
+        if module.name.endswith("__main__"):
+            continue
+        importlib.import_module(module.name)
+    for name in pipeline.__all__:
+        assert not isinstance(getattr(pipeline, name), types.ModuleType), name
 
 
 # ---- solve_sudoku: every mutable shape is filled in place, keeping its cells' types ---------

@@ -10,9 +10,9 @@ import pytest
 from pipeline import solve_batch
 from pipeline.grid import parse_puzzles
 from pipeline.io.columns import RESERVED_NAMES
-from pipeline.jobs.batch import SolveOptions, solve_record_batch
-from pipeline.jobs.results import COLUMNS, build_results, empty_results, result_schema
+from pipeline.results.schema import COLUMNS, build_results, empty_results, result_schema
 from pipeline.solver import solve_grids
+from pipeline.solving.batch import SolveOptions, solve_record_batch
 
 SEED = "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79"
 SOLUTION = "534678912672195348198342567859761423426853791713924856961537284287419635345286179"

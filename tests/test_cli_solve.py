@@ -26,10 +26,10 @@ from polars.testing import assert_frame_equal
 import pipeline
 from pipeline import generate
 from pipeline.errors import InputError
-from pipeline.jobs.checkpoint import Checkpoint
-from pipeline.jobs.executors import LocalExecutor
-from pipeline.jobs.results import result_schema
-from pipeline.jobs.solve import RunSummary, solve_file
+from pipeline.results.schema import result_schema
+from pipeline.run.checkpoint import Checkpoint
+from pipeline.run.executors import LocalExecutor
+from pipeline.solving.job import RunSummary, solve_file
 from tests.conftest import COMMAND, assert_one_line_error, cli, command, linux_only
 
 SHARED = Path(__file__).resolve().parents[1] / ".." / "shared" / "data"

@@ -16,7 +16,7 @@ import polars as pl
 import pytest
 
 from pipeline import generate
-from pipeline.jobs.solve import solve_file
+from pipeline.solving.job import solve_file
 
 pytest.importorskip("distributed")
 

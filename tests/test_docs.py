@@ -11,8 +11,8 @@ from typer.main import get_command
 from typer.testing import CliRunner
 
 from pipeline.cli import app
-from pipeline.jobs.batch import SolveOptions
-from pipeline.jobs.results import COLUMNS, result_schema
+from pipeline.results.schema import COLUMNS, result_schema
+from pipeline.solving.batch import SolveOptions
 from pipeline.validate.catalogue import CATALOGUE, message
 from scripts import docs
 

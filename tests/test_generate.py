@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 
 from pipeline import generate
+from pipeline.generator import random_full_grids
 from pipeline.grid import parse_puzzles
-from pipeline.jobs.generate import random_full_grids
 from pipeline.solver import codes, solve_grids
 from pipeline.solver.checks import givens_valid, verify_solutions
 from pipeline.symmetry import random_symmetries
@@ -70,7 +70,7 @@ def test_a_corpus_is_made_a_chunk_at_a_time_the_same_however_shared_out(monkeypa
 
     import polars as pl
 
-    gen = importlib.import_module("pipeline.jobs.generate")  # the module, not the function
+    gen = importlib.import_module("pipeline.generator")  # the module, not the function
 
     monkeypatch.setattr(gen, "CHUNK", 40)
     whole = generate(100, seed=12)
@@ -114,7 +114,7 @@ def test_a_minimum_grade_keeps_it_and_every_harder_one():
 def test_graded_chunks_are_the_same_however_shared_out(monkeypatch):
     import importlib
 
-    gen = importlib.import_module("pipeline.jobs.generate")
+    gen = importlib.import_module("pipeline.generator")
     monkeypatch.setattr(gen, "GRADED_CHUNK", 4)
     alone = list(gen.generate_chunks(10, seed=5, min_grade="naked_pair", workers=1))
     shared = list(gen.generate_chunks(10, seed=5, min_grade="naked_pair", workers=2))
@@ -135,7 +135,7 @@ def test_a_grade_too_rare_to_find_is_refused_not_run_for_ever(monkeypatch):
 
     from pipeline.errors import InputError
 
-    gen = importlib.import_module("pipeline.jobs.generate")
+    gen = importlib.import_module("pipeline.generator")
     monkeypatch.setattr(gen, "GRADE_TRIES", 1_000)  # jellyfish: about 1 in 20,000
     with pytest.raises(InputError, match="none of 1,000 generated puzzles grades as jellyfish"):
         generate(1, seed=1, grade="jellyfish")

@@ -9,7 +9,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from pipeline.jobs.executors import warm_kernels
+from pipeline.run.executors import warm_kernels
 from tests.conftest import assert_one_line_error, cli, command, linux_only
 from tests.test_outputs_faults import CORPUS, names
 

@@ -7,7 +7,7 @@ import polars as pl
 import pytest
 
 from pipeline import generate, solve_batch, validate_puzzles
-from pipeline.jobs import pool
+from pipeline.run import pool
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -8,8 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from numba import njit
 
+from pipeline.generator import generate, random_full_grids
 from pipeline.grid import parse_puzzles
-from pipeline.jobs.generate import generate, random_full_grids
 from pipeline.solver import codes, find_two_solutions, solve_grids
 from pipeline.solver.checks import givens_valid, verify_solutions
 from pipeline.solver.fast import branch_points, solve_kernel, two_solutions_kernel

@@ -132,7 +132,7 @@ def solve(
 
     Example: sudoku-pipeline solve data/sample.csv -o sample.solved.parquet
     """
-    from pipeline.jobs.solve import solve_file
+    from pipeline.solving.job import solve_file
 
     with one_line_errors():
         summary = solve_file(inputs, output, strategy=strategy.value, solutions=solutions,
@@ -232,7 +232,7 @@ def generate(
 
     Example: sudoku-pipeline generate 100000 -o corpus.parquet --seed 1
     """
-    from pipeline.jobs.generate import generate_file
+    from pipeline.generator import generate_file
 
     with one_line_errors():
         generate_file(n, output or "-", seed=seed, clues=clues, workers=workers, force=force,
@@ -319,7 +319,7 @@ def bench(
 
     Example: sudoku-pipeline bench data/sample.csv --strategy all -o bench.parquet
     """
-    from pipeline.jobs.bench import bench as run_bench
+    from pipeline.bench.job import bench as run_bench
 
     with one_line_errors():
         result = run_bench(datasets, strategy.value, workers, output, max_nodes=max_nodes,

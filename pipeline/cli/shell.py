@@ -30,7 +30,7 @@ import typer
 from typer.core import TyperCommand, TyperGroup
 
 from pipeline.errors import PipelineError, printable
-from pipeline.jobs.executors import EXECUTORS, WORKER_THREAD
+from pipeline.run.executors import EXECUTORS, WORKER_THREAD
 
 AS_PROGRAM = False  # set by `main()`: the process is the command (not a test's CliRunner)
 EXIT_BROKEN_PIPE = 141  # what a shell reports for a program that met a closed pipe (SIGPIPE)

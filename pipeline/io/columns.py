@@ -19,7 +19,7 @@ SOLUTION_NAMES = ("solution", "solutions")
 ID_NAMES = ("id",)
 SAMPLE_ROWS = 1000  # rows looked at to detect a header and the puzzle/solution columns
 MATCH_SHARE = 0.9  # share of non-null sample values that must look right ("a few bad rows")
-# The names of the result schema (`pipeline.jobs.results.COLUMNS`; a test checks they agree):
+# The names of the result schema (`pipeline.results.schema.COLUMNS`; a test checks they agree):
 # an input column passed through under one of them gets the prefix `input_`.
 RESERVED_NAMES = frozenset(
     ("row", "id", "puzzle", "verdict", "solution", "clues", "nodes", "guesses", "solve_ns",

@@ -22,8 +22,8 @@ from typing import Any
 
 import polars as pl
 
-from pipeline.jobs.measures import NOT_SEARCHED, percent
 from pipeline.report.runs import Run
+from pipeline.results.measures import NOT_SEARCHED, percent
 
 SAME_CORPUS = 0.5  # share of the smaller run's puzzles that the other must hold
 KEYS = ("canonical", "puzzle")  # the join key, by preference: canonical form when both have it

@@ -11,7 +11,6 @@ from typing import Any
 
 from pipeline.errors import printable
 from pipeline.io.runinfo import package_version
-from pipeline.jobs.measures import exact, fixed
 from pipeline.report import plots
 from pipeline.report.compare import Pair
 from pipeline.report.model import Report
@@ -35,6 +34,7 @@ from pipeline.report.text import (
     side_by_side_table,
     wall_label,
 )
+from pipeline.results.measures import exact, fixed
 
 CSS = """
 :root { --ink:#1f2a35; --muted:#5f6b78; --line:#e3e7ec; --bg:#f6f7f9; }

@@ -30,11 +30,11 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 from matplotlib.ticker import FuncFormatter, LogLocator, MaxNLocator, NullFormatter
 
-from pipeline.jobs.measures import searched
 from pipeline.report.compare import Corpus, Pair
 from pipeline.report.ratings import rating_figures
 from pipeline.report.runs import Run
 from pipeline.report.text import ratio
+from pipeline.results.measures import searched
 from pipeline.solver.codes import VERDICT_NAMES
 from pipeline.solver.registry import STRATEGIES
 

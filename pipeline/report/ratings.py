@@ -6,8 +6,8 @@ from typing import Any
 
 import polars as pl
 
-from pipeline.jobs.measures import microseconds, percent, percentile_expr, searched
 from pipeline.rating import GRADES
+from pipeline.results.measures import microseconds, percent, percentile_expr, searched
 
 LADDER = {grade: i for i, grade in enumerate(GRADES)}
 RATING_COLUMNS = ("grade", "difficulty")

@@ -5,7 +5,7 @@ A *run* is one solver pass over one corpus: a result file of `solve`, or one dat
 group of a `bench` file (which has `dataset` and `strategy` columns). Which runs share a corpus
 is decided from the puzzles they hold (`compare`), not from their names.
 
-Definitions, the same in every table and plot (and in `bench`): `pipeline.jobs.measures`
+Definitions, the same in every table and plot (and in `bench`): `pipeline.results.measures`
 (searched rows, % no guess, percentiles, and how a figure is computed: from integers, rounded
 once). Two rates: the *kernel rate*, searched rows over the sum of their `solve_ns` (puzzles/s
 on one core, nothing else counted); the *wall rate*, rows over the run's wall time as the file
@@ -24,7 +24,9 @@ import pyarrow.parquet as pq
 
 from pipeline.errors import ReportError, printable
 from pipeline.io.runinfo import METADATA_KEY
-from pipeline.jobs.measures import (
+from pipeline.report.metadata import read_metadata, run_entries
+from pipeline.report.ratings import rating_figures
+from pipeline.results.measures import (
     mean,
     microseconds,
     percent,
@@ -33,8 +35,6 @@ from pipeline.jobs.measures import (
     searched,
     solved_without_guess,
 )
-from pipeline.report.metadata import read_metadata, run_entries
-from pipeline.report.ratings import rating_figures
 from pipeline.solver.codes import VERDICT_NAMES
 
 REQUIRED_COLUMNS = ("row", "verdict", "clues", "nodes", "guesses", "solve_ns", "puzzle")

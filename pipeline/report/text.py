@@ -4,14 +4,14 @@ Every table is built once here, as `(headers, rows)` of strings, from `Report.to
 terminal aligns them, the HTML page puts them in `<table>`s. Integers (rows, nodes, guesses)
 print with thousands separators; times in microseconds and percentages with one decimal;
 ratios with two decimals below 10; each rounded half up from its exact value, by the one
-helper of `pipeline.jobs.measures` (`fixed`).
+helper of `pipeline.results.measures` (`fixed`).
 """
 
 from typing import Any
 
-from pipeline.jobs.measures import fixed, percent
 from pipeline.report.compare import SAME_CORPUS
 from pipeline.report.model import Report
+from pipeline.results.measures import fixed, percent
 
 NONE = "-"
 Table = tuple[list[str], list[list[str]]]

@@ -34,16 +34,16 @@ from pipeline.io.frames import ColumnNames, PuzzleInput, puzzle_batch
 from pipeline.io.output import Target, parquet_options, stdout_bytes, write_atomically
 from pipeline.io.runinfo import METADATA_KEY
 from pipeline.io.sidecars import SPOOL, clear_stale_temporaries, findings_spool
-from pipeline.jobs.executors import warm_kernels
-from pipeline.jobs.parts import encode
-from pipeline.jobs.pool import map_chunks
-from pipeline.jobs.setup import (
+from pipeline.run.executors import warm_kernels
+from pipeline.run.job import (
     DEFAULT_BATCH_SIZE,
     Job,
     JobOptions,
     sigterm_as_interrupt,
     start_job,
 )
+from pipeline.run.parts import encode
+from pipeline.run.pool import map_chunks
 from pipeline.solver import MAX_NODES
 from pipeline.validate.catalogue import (
     CODES,
@@ -439,7 +439,7 @@ def validate_puzzles(
     through: `solution_column=`, `id_column=`). `solutions`, beside a column of puzzles (not a
     DataFrame), is checked like a solution column: one string or None per puzzle.
     `symmetry`: also find duplicates up to symmetry. `workers`: None or 1 checks in this
-    thread, more on worker threads (`pipeline.jobs.pool`), with the same findings.
+    thread, more on worker threads (`pipeline.run.pool`), with the same findings.
     """
     options = ValidateOptions(max_nodes, minimal, symmetry)
     batch = puzzle_batch(puzzles, solutions=solutions, **columns)

@@ -8,9 +8,9 @@ import polars as pl
 import pyarrow as pa
 
 from pipeline.io.frames import PuzzleInput, puzzle_batch
-from pipeline.jobs.batch import SolveOptions, solve_record_batch
-from pipeline.jobs.pool import map_chunks
+from pipeline.run.pool import map_chunks
 from pipeline.solver import DEFAULT_STRATEGY
+from pipeline.solving.batch import SolveOptions, solve_record_batch
 
 
 def solve_batch(
@@ -37,7 +37,7 @@ def solve_batch(
 
     `workers`: None or 1 solves in this process; more splits the puzzles into chunks for that
     many worker processes, started on first use and kept warm for the next call (see
-    `pipeline.jobs.pool`); the rows are the same, in the same order.
+    `pipeline.run.pool`); the rows are the same, in the same order.
     """
     options = SolveOptions(strategy, solutions, max_nodes)
     batch = puzzle_batch(

@@ -39,17 +39,17 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from pipeline.bench.reference import Reference, TdokuRuns, read_reference, tdoku_binary
 from pipeline.errors import InputError
 from pipeline.io.dataset import open_dataset
 from pipeline.io.output import check_path, default_output, parquet_options, write_atomically
 from pipeline.io.runinfo import METADATA_KEY, machine
 from pipeline.io.sidecars import OutputLock, clear_stale_temporaries
-from pipeline.jobs.batch import SolveOptions, solve_record_batch
-from pipeline.jobs.bench_reference import Reference, TdokuRuns, read_reference, tdoku_binary
-from pipeline.jobs.executors import Executor, InlineExecutor, LocalExecutor, warm_kernels
-from pipeline.jobs.measures import effort
-from pipeline.jobs.results import result_schema
+from pipeline.results.measures import effort
+from pipeline.results.schema import result_schema
+from pipeline.run.executors import Executor, InlineExecutor, LocalExecutor, warm_kernels
 from pipeline.solver.registry import REGISTRY, STRATEGIES
+from pipeline.solving.batch import SolveOptions, solve_record_batch
 
 BATCH_SIZE = 50_000
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from pipeline.jobs.executors import ThreadExecutor
+from pipeline.run.executors import ThreadExecutor
 
 MIN_CHUNK_ROWS = 2_000  # a chunk of fewer rows is not worth a worker's start-up
 MAX_CHUNK_ROWS = 50_000  # bounds the memory of the chunks in flight

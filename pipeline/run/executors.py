@@ -333,7 +333,7 @@ def make_executor(
     if kind == "processes":
         return ProcessExecutor(workers, warm)
     if kind == "dask":
-        from pipeline.jobs.dask_executor import DaskExecutor, scheduler_address
+        from pipeline.run.dask_executor import DaskExecutor, scheduler_address
 
         if scheduler is not None:
             scheduler_address(scheduler)  # a bad address says so before Dask is imported

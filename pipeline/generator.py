@@ -20,11 +20,11 @@ from pipeline.io.output import check_output, free_space, size_text, stdout_bytes
 from pipeline.io.parquet_concat import Joiner
 from pipeline.io.runinfo import METADATA_KEY, machine
 from pipeline.io.sidecars import OutputLock, clear_stale_temporaries
-from pipeline.jobs.executors import InlineExecutor, LocalExecutor, warm_kernels
-from pipeline.jobs.parts import encode
-from pipeline.jobs.setup import sigterm_as_interrupt
 from pipeline.rating import GRADE_TYPE
 from pipeline.rating.ladder import GRADES, grade_grids
+from pipeline.run.executors import InlineExecutor, LocalExecutor, warm_kernels
+from pipeline.run.job import sigterm_as_interrupt
+from pipeline.run.parts import encode
 from pipeline.solver import codes, solve_grids
 from pipeline.symmetry import random_symmetries
 

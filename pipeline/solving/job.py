@@ -24,14 +24,14 @@ import pyarrow as pa
 from pipeline.errors import ExecutorLost, InputError, RunFailed, RunInterrupted
 from pipeline.io.inputs import STDIN
 from pipeline.io.text_columns import check_text_columns
-from pipeline.jobs.batch import SolveOptions, solve_record_batch
-from pipeline.jobs.checkpoint import Checkpoint, Progress, StreamSink
-from pipeline.jobs.executors import warm_kernels
-from pipeline.jobs.parts import Part, encode, verdict_counts
-from pipeline.jobs.results import result_schema
-from pipeline.jobs.setup import Job, JobOptions, sigterm_as_interrupt, start_job
+from pipeline.results.schema import result_schema
+from pipeline.run.checkpoint import Checkpoint, Progress, StreamSink
+from pipeline.run.executors import warm_kernels
+from pipeline.run.job import Job, JobOptions, sigterm_as_interrupt, start_job
+from pipeline.run.parts import Part, encode, verdict_counts
 from pipeline.solver.codes import VERDICT_NAMES
 from pipeline.solver.registry import get_strategy
+from pipeline.solving.batch import SolveOptions, solve_record_batch
 
 SOLVED_SUFFIX = ".solved.parquet"
 SOURCE_TYPE = pa.dictionary(pa.int32(), pa.string())  # the `source` column of several inputs

@@ -11,7 +11,7 @@ import pyarrow as pa
 
 from pipeline.grid import ParsedGrids, format_grids, parse_puzzles
 from pipeline.io.dataset import optional_column
-from pipeline.jobs.results import build_results
+from pipeline.results.schema import build_results
 from pipeline.solver import (
     DEFAULT_STRATEGY,
     MAX_NODES,

@@ -25,7 +25,7 @@ from pipeline.errors import InputError, printable
 from pipeline.io.inputs import STDIN, Inputs, expand, open_inputs
 from pipeline.io.output import STDOUT, OutputLock, Target, check_output, default_output
 from pipeline.io.runinfo import run_metadata
-from pipeline.jobs.executors import Executor, make_executor
+from pipeline.run.executors import Executor, make_executor
 from pipeline.solver.registry import kernel_cached
 
 if TYPE_CHECKING:

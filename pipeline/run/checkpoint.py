@@ -39,7 +39,7 @@ from pipeline.io.output import (
 from pipeline.io.parquet_concat import Joiner, ParquetFooterError, parse_footer
 from pipeline.io.runinfo import METADATA_KEY
 from pipeline.io.sidecars import CHECKPOINT, clear_stale_temporaries
-from pipeline.jobs.parts import EXTENSIONS, Part, encode
+from pipeline.run.parts import EXTENSIONS, Part, encode
 
 _META = "run.json"
 _PART = re.compile(r"part-(\d{12})-(\d+)-(\d+)-(\d+)-([0-9a-f]{8})\.(parquet|csv|jsonl)")
