@@ -5,10 +5,9 @@ round); chunks are independent, so a corpus of any size is made a chunk at a tim
 The same seed gives the same puzzles on every machine (numpy's PCG64 and a deterministic solver).
 """
 
-import json
+import itertools
 from collections.abc import Iterator
 from pathlib import Path
-from typing import BinaryIO
 
 import numpy as np
 import polars as pl
@@ -16,15 +15,14 @@ import pyarrow as pa
 
 from pipeline.errors import InputError, RunInterrupted
 from pipeline.grid import MIN_UNIQUE_CLUES, clue_counts, format_grids
-from pipeline.io.output import check_output, free_space, size_text, stdout_bytes, write_atomically
-from pipeline.io.parquet_concat import Joiner
-from pipeline.io.runinfo import METADATA_KEY, machine
+from pipeline.io.output import check_output, free_space, size_text
+from pipeline.io.runinfo import machine
 from pipeline.io.sidecars import OutputLock, clear_stale_temporaries
+from pipeline.io.writers import write_tables
 from pipeline.rating import GRADE_TYPE
 from pipeline.rating.ladder import GRADES, grade_grids
 from pipeline.run.executors import InlineExecutor, LocalExecutor, warm_kernels
 from pipeline.run.job import sigterm_as_interrupt
-from pipeline.run.parts import encode
 from pipeline.solver import codes, solve_grids
 from pipeline.symmetry import random_symmetries
 
@@ -267,34 +265,24 @@ def generate_file(
         if needed > free:
             raise InputError(f"{target}: {n:,} puzzles need about {size_text(needed)}; "
                              f"{size_text(free)} are free")  # fmt: skip
-    written = 0
     options = {"n": n, "seed": seed, "clues": clues, "grade": grade, "min_grade": min_grade}
     # what a rerun recognises as this tool's own output (Parquet; text by its first lines)
-    meta = {METADATA_KEY: json.dumps({"command": "generate", "rows": n, "options": options,
-                                      **machine()}, sort_keys=True).encode()}  # fmt: skip
+    metadata = {"command": "generate", "rows": n, "options": options, **machine()}
 
-    def write(sink: BinaryIO) -> None:
-        nonlocal written
-        joiner = Joiner(sink) if target.format == "parquet" else None
+    def write() -> int:
         chunks = generate_chunks(n, seed, clues, workers, grade=grade, min_grade=min_grade)
-        for i, chunk in enumerate(chunks):
-            data = encode(chunk.to_arrow(), target.format, header=i == 0)
-            sink.write(data) if joiner is None else joiner.add(data)
-            written += chunk.height
-        if written == 0:
-            empty = _chunk(0, 0, 0, seed, clues, accept).to_arrow().replace_schema_metadata(meta)
-            sink.write(encode(empty, target.format))
-        elif joiner is not None:
-            joiner.finish(meta)
+        first = next(chunks, None)
+        if first is None:  # n == 0: the columns alone
+            first = _chunk(0, 0, 0, seed, clues, accept)
+        tables = (chunk.to_arrow() for chunk in itertools.chain([first], chunks))
+        return write_tables(target, first.to_arrow().schema, tables, metadata)
 
     with sigterm_as_interrupt():
         try:
             if target.path is None:
-                write(stdout_bytes())
-            else:
-                with OutputLock(target.path):  # no other run writes it meanwhile
-                    clear_stale_temporaries(target.path)
-                    write_atomically(target.path, write)
+                return write()
+            with OutputLock(target.path):  # no other run writes it meanwhile
+                clear_stale_temporaries(target.path)
+                return write()
         except KeyboardInterrupt:
             raise RunInterrupted() from None
-    return written

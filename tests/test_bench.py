@@ -272,3 +272,36 @@ def test_bad_input_is_one_line(datasets, tmp_path):
     run = CliRunner().invoke(app, ["bench", str(tmp_path / "none.csv")])
     assert run.exit_code == 2 and run.stderr.count("\n") == 1, run.output
     assert run.stderr.startswith(f"error: {tmp_path / 'none.csv'}: ")
+
+
+def test_the_output_is_parquet_whatever_its_name_says_or_refused(datasets, tmp_path):
+    """`report` reads bench results as Parquet: `-o out.csv` wrote Parquet bytes into a file
+    named .csv; now it is one line before any work."""
+    result = CliRunner().invoke(app, ["bench", str(datasets[0]), "-o", str(tmp_path / "b.csv")])
+
+    assert result.exit_code == 2
+    assert "must be parquet" in result.output
+    assert not (tmp_path / "b.csv").exists()
+
+
+def test_ids_of_any_type_are_kept_as_text(tmp_path):
+    """A Parquet dataset whose ids are lists, structs or bytes: bench keeps ids as text, as a
+    CSV holds them (`io.text_columns`); the run ended in a traceback, after every measurement."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    puzzles = pipeline.generate(3, seed=5)["puzzle"].to_list()
+    for name, ids in {
+        "list": pa.array([[1, 2], [3], []], pa.list_(pa.int64())),
+        "struct": pa.array([{"a": 1}, {"a": 2}, {"a": 3}]),
+        "bytes": pa.array([b"\x00\x01", b"\xff", b""], pa.binary()),
+    }.items():
+        data = tmp_path / f"{name}.parquet"
+        pq.write_table(pa.table({"id": ids, "puzzle": puzzles}), data)
+        out = tmp_path / f"{name}.bench.parquet"
+
+        bench([data], strategy="fast", repeats=1, output=out)
+
+        kept = pl.read_parquet(out)["id"].to_list()
+        assert kept == {"list": ["1 2", "3", ""], "struct": ['{"a":1}', '{"a":2}', '{"a":3}'],
+                        "bytes": ["0001", "ff", ""]}[name]  # fmt: skip

@@ -24,8 +24,9 @@ from polars.testing import assert_frame_equal
 
 from pipeline import generate
 from pipeline.errors import CheckpointError
+from pipeline.io.writers import encode
 from pipeline.run.checkpoint import Checkpoint
-from pipeline.run.parts import Part, encode
+from pipeline.run.parts import Part
 from tests.conftest import COMMAND, assert_one_line_error, cli, command, linux_only
 
 HARD = ("--strategy", "backtrack", "--batch-size", "20", "-q")

@@ -25,26 +25,25 @@ reads and compares.
 """
 
 import datetime
-import json
-import statistics
 import sys
 import time
 from contextlib import nullcontext
-from dataclasses import asdict, dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import Any
 
 import polars as pl
 import pyarrow as pa
-import pyarrow.parquet as pq
 
-from pipeline.bench.reference import Reference, TdokuRuns, read_reference, tdoku_binary
+from pipeline.bench.reference import TdokuRuns, read_reference, tdoku_binary
+from pipeline.bench.table import BenchResult, BenchRow
 from pipeline.errors import InputError
 from pipeline.io.dataset import open_dataset
-from pipeline.io.output import check_path, default_output, parquet_options, write_atomically
-from pipeline.io.runinfo import METADATA_KEY, machine
+from pipeline.io.output import Target, check_output, default_output
+from pipeline.io.runinfo import machine
 from pipeline.io.sidecars import OutputLock, clear_stale_temporaries
+from pipeline.io.text_columns import for_text
+from pipeline.io.writers import write_tables
 from pipeline.results.measures import effort
 from pipeline.results.schema import result_schema
 from pipeline.run.executors import Executor, InlineExecutor, LocalExecutor, warm_kernels
@@ -52,111 +51,6 @@ from pipeline.solver.registry import REGISTRY, STRATEGIES
 from pipeline.solving.batch import SolveOptions, solve_record_batch
 
 BATCH_SIZE = 50_000
-
-
-@dataclass
-class BenchRow:
-    """The figures of one dataset x strategy."""
-
-    dataset: str
-    strategy: str
-    puzzles: int
-    puzzles_per_s: float  # the best repeat's
-    wall_s: float  # the best repeat's
-    max_nodes: int | None
-    path: str
-    us_per_puzzle: float | None = None  # the figures of searched puzzles: None without any
-    nodes_per_puzzle: float | None = None
-    guesses_per_puzzle: float | None = None
-    no_guess_pct: float | None = None
-    limit: int = 0
-    rates: list[float] = field(default_factory=list)  # puzzles/s of every repeat, in order
-    references: dict[str, float | None] = field(default_factory=dict)  # label -> puzzles/s
-
-    @property
-    def median_per_s(self) -> float:
-        return statistics.median(self.rates) if self.rates else self.puzzles_per_s
-
-    @property
-    def min_per_s(self) -> float:
-        return min(self.rates) if self.rates else self.puzzles_per_s
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self) | {"median_per_s": self.median_per_s, "min_per_s": self.min_per_s}
-
-
-def _num(value: float | None, places: int) -> str:
-    return "-" if value is None else f"{value:,.{places}f}"
-
-
-@dataclass
-class BenchResult:
-    """Every row of the table; `to_markdown()` is what the `bench` command prints."""
-
-    rows: list[BenchRow]
-    workers: int
-    output: str | None = None
-    metadata: dict[str, Any] = field(default_factory=dict, repr=False)
-    references: list[Reference] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)  # references skipped or failed
-
-    def to_markdown(self) -> str:
-        refs = [r.label for r in self.references]
-        headers = ["dataset", "strategy", "puzzles", "puzzles/s", "median", "min", "us/puzzle",
-                   "nodes/puzzle", "guesses/puzzle", "% no guess", "limit"]  # fmt: skip
-        for label in refs:
-            headers += [f"{label} puzzles/s", f"% of {label}"]
-        lines = ["| " + " | ".join(headers) + " |", "|---|---|" + "---:|" * (len(headers) - 2)]
-        for r in self.rows:
-            cells = [r.dataset, r.strategy, f"{r.puzzles:,}", _num(r.puzzles_per_s, 0),
-                     _num(r.median_per_s, 0), _num(r.min_per_s, 0), _num(r.us_per_puzzle, 1),
-                     _num(r.nodes_per_puzzle, 1), _num(r.guesses_per_puzzle, 1),
-                     _num(r.no_guess_pct, 1), f"{r.limit:,}"]  # fmt: skip
-            for label in refs:
-                ref = r.references.get(label)
-                cells += [_num(ref, 0), _num(100 * r.puzzles_per_s / ref if ref else None, 0)]
-            lines.append("| " + " | ".join(cells) + " |")
-        return "\n".join(lines) + "\n\n" + "\n".join(self.footer()) + "\n"
-
-    def footer(self) -> list[str]:
-        """What the figures are, the machine, the versions and the options: one line each."""
-        meta = self.metadata
-        on = f"{self.workers} worker{'s' if self.workers > 1 else ''}"
-        repeats = meta.get("repeats", 1)
-        lines = [
-            f"puzzles/s: rows over the wall time of solving ({on}, kernels loaded first), best "
-            f"of {repeats} repeat{'s' if repeats != 1 else ''}; median and min: of the "
-            "repeats; us, nodes and guesses per searched puzzle, of the fastest repeat; limit: "
-            "puzzles left at the node budget.",
-        ]
-        cpu, versions = meta.get("cpu") or {}, meta.get("versions") or {}
-        if cpu or versions:
-            listed = ", ".join(f"{k.replace('_', '-')} {v}" for k, v in versions.items())
-            lines.append(
-                f"machine: {cpu.get('model', '?')}, {cpu.get('count', '?')} cores; {listed}; "
-                f"started {meta.get('started_at', '?')}."
-            )
-        if meta.get("options"):
-            shown = [f"{k} ({v})" if "; " in str(v) else f"{k} {v}"
-                     for k, v in meta["options"].items()]  # fmt: skip
-            lines.append("options: " + ", ".join(shown) + ".")
-        for ref in self.references:
-            lines.append(f"{ref.label}: {ref.note} ({ref.source}).".replace(" ()", ""))
-        lines += [f"note: {n}." for n in self.notes]
-        return lines
-
-    def to_json(self) -> str:
-        return json.dumps(
-            {
-                "workers": self.workers,
-                "output": self.output,
-                "metadata": {k: v for k, v in self.metadata.items() if k != "runs"},
-                "references": [r.to_dict() for r in self.references],
-                "notes": self.notes,
-                "rows": [r.to_dict() for r in self.rows],
-            },
-            indent=2,
-        )
 
 
 def _executor(workers: int, strategies: tuple[str, ...]) -> Executor:
@@ -192,8 +86,9 @@ def _names(paths: list[Path]) -> list[str]:
 
 def _with_identity(table: pa.Table, dataset: str, strategy: str) -> pa.Table:
     """The result table with `dataset` and `strategy` first and `id` as text (null without)."""
-    ids = table.column("id").cast(pa.string()) if "id" in table.column_names else None
-    if ids is None:
+    if "id" in table.column_names:  # ids of any type, as CSV would hold them (`text_columns`)
+        ids = for_text(table.select(["id"]), "csv").column(0).cast(pa.string())
+    else:
         ids = pa.nulls(table.num_rows, pa.string())
     columns = {
         "dataset": pa.array([dataset] * table.num_rows, pa.string()),
@@ -213,13 +108,6 @@ def bench_schema() -> pa.Schema:
         pa.field("strategy", pa.string(), nullable=False),
     ]
     return pa.schema(extra + list(schema))
-
-
-def _write(path: Path, tables: list[pa.Table], metadata: dict[str, Any]) -> None:
-    schema = bench_schema().with_metadata({METADATA_KEY: json.dumps(metadata, sort_keys=True)})
-    table = pa.concat_tables(tables).cast(schema) if tables else schema.empty_table()
-    table = table.replace_schema_metadata(schema.metadata)
-    write_atomically(path, lambda f: pq.write_table(table, f, **parquet_options(table.schema)))
 
 
 def _measure(
@@ -311,13 +199,16 @@ def bench(
         raise InputError(f"unknown strategy {strategy!r}; choose all, {', '.join(STRATEGIES)}")
     if workers < 1 or repeats < 1 or (rows is not None and rows < 1):
         raise InputError("workers, repeats and rows must be at least 1")
-    out = check_path(output, inputs=paths, force=force) if output is not None else None
+    target = None
+    if output is not None:  # Parquet only: what `report` reads
+        target = check_output(output, inputs=paths, force=force, formats=("parquet",))
+    out = target.path if target is not None else None
     with nullcontext() if out is None else OutputLock(out):  # no other run writes it meanwhile
         if out is not None:
             clear_stale_temporaries(out)
-        return _bench(paths, strategy, strategies, workers, out, max_nodes=max_nodes, rows=rows,
-                      solutions=solutions, repeats=repeats, reference=reference, tdoku=tdoku,
-                      progress=progress)  # fmt: skip
+        return _bench(paths, strategy, strategies, workers, target, max_nodes=max_nodes,
+                      rows=rows, solutions=solutions, repeats=repeats, reference=reference,
+                      tdoku=tdoku, progress=progress)  # fmt: skip
 
 
 def _bench(
@@ -325,7 +216,7 @@ def _bench(
     strategy: str,
     strategies: tuple[str, ...],
     workers: int,
-    out: Path | None,
+    target: Target | None,
     *,
     max_nodes: int | None,
     rows: int | None,
@@ -350,54 +241,21 @@ def _bench(
         for name, path in zip(_names(paths), paths, strict=True)
     ]
     started_at = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
-    best: dict[tuple[str, str], tuple[BenchRow, list[pa.Table]]] = {}
-    rates: dict[tuple[str, str], list[float]] = {}
     measured = TdokuRuns(binary, solutions) if binary is not None else None
-    pool = _executor(workers, tuple(strategies))
-    pool.start()
     try:
-        for repeat in range(repeats):  # round-robin: a disturbance spreads over every row
-            for name, path, batches in loaded:
-                for s in strategies:
-                    row, parts = _measure(name, path, batches, options[s], pool)
-                    rates.setdefault((name, s), []).append(row.puzzles_per_s)
-                    if (name, s) not in best or row.wall_s < best[(name, s)][0].wall_s:
-                        best[(name, s)] = (row, parts)
-                    if progress:
-                        print(f"bench: {name} / {s} ({repeat + 1} of {repeats}): "
-                              f"{row.puzzles:,} puzzles, {row.puzzles_per_s:,.0f}/s",
-                              file=sys.stderr, flush=True)  # fmt: skip
-                if measured is not None:
-                    measured.measure(name, _puzzles(best[(name, strategies[0])][1]))
-        pool.close()
+        best, rates = _repeats(loaded, options, workers, repeats, measured, progress)
     finally:
-        pool.terminate()
         if measured is not None:
             measured.close()
     if measured is not None:
         references.append(measured.reference)
         notes += measured.notes
-    results, tables, runs = [], [], []
-    for (name, s), (row, parts) in best.items():
+    results, runs = [], []
+    for (name, s), (row, _) in best.items():
         row.rates = rates[(name, s)]
         row.references = {ref.label: ref.rate(name, row.path) for ref in references}
         results.append(row)
-        runs.append(
-            {
-                "dataset": name,
-                "path": row.path,
-                "strategy": s,
-                "rows": row.puzzles,
-                "wall_s": round(row.wall_s, 4),
-                "rows_per_s": round(row.puzzles_per_s, 1),
-                "rates": [round(r, 1) for r in row.rates],
-                "repeats": repeats,
-                "max_nodes": row.max_nodes,
-                "solutions": solutions,
-            }
-        )
-        if out is not None:
-            tables += [_with_identity(t, name, s) for t in parts]
+        runs.append(_run_record(row, repeats, solutions))
     metadata = {
         "command": "bench",
         "started_at": started_at,
@@ -409,7 +267,64 @@ def _bench(
         "runs": runs,
         **machine(),
     }
-    if out is not None:
-        _write(out, tables, metadata)
-    return BenchResult(results, workers, None if out is None else str(out), metadata,
-                       references, notes)  # fmt: skip
+    if target is not None:
+        tables = (_with_identity(t, name, s) for (name, s), (_, parts) in best.items()
+                  for t in parts)  # fmt: skip
+        write_tables(target, bench_schema(), tables, metadata)
+    output = None if target is None else str(target)
+    return BenchResult(results, workers, output, metadata, references, notes)
+
+
+Measured = dict[tuple[str, str], tuple[BenchRow, list[pa.Table]]]
+
+
+def _repeats(
+    loaded: list[tuple[str, Path, list[pa.RecordBatch]]],
+    options: dict[str, SolveOptions],
+    workers: int,
+    repeats: int,
+    tdoku: TdokuRuns | None,
+    progress: bool,
+) -> tuple[Measured, dict[tuple[str, str], list[float]]]:
+    """Every dataset x strategy `repeats` times, round-robin (a disturbance spreads over every
+    row): the fastest repeat of each, with its result tables, and the rates of all of them.
+    `tdoku` measures each dataset once a repeat too."""
+    strategies = tuple(options)
+    best: Measured = {}
+    rates: dict[tuple[str, str], list[float]] = {}
+    pool = _executor(workers, strategies)
+    pool.start()
+    try:
+        for repeat in range(repeats):
+            for name, path, batches in loaded:
+                for s in strategies:
+                    row, parts = _measure(name, path, batches, options[s], pool)
+                    rates.setdefault((name, s), []).append(row.puzzles_per_s)
+                    if (name, s) not in best or row.wall_s < best[(name, s)][0].wall_s:
+                        best[(name, s)] = (row, parts)
+                    if progress:
+                        print(f"bench: {name} / {s} ({repeat + 1} of {repeats}): "
+                              f"{row.puzzles:,} puzzles, {row.puzzles_per_s:,.0f}/s",
+                              file=sys.stderr, flush=True)  # fmt: skip
+                if tdoku is not None:
+                    tdoku.measure(name, _puzzles(best[(name, strategies[0])][1]))
+        pool.close()
+    finally:
+        pool.terminate()
+    return best, rates
+
+
+def _run_record(row: BenchRow, repeats: int, solutions: int) -> dict[str, Any]:
+    """One dataset x strategy as the output's metadata records it (`report` reads it)."""
+    return {
+        "dataset": row.dataset,
+        "path": row.path,
+        "strategy": row.strategy,
+        "rows": row.puzzles,
+        "wall_s": round(row.wall_s, 4),
+        "rows_per_s": round(row.puzzles_per_s, 1),
+        "rates": [round(r, 1) for r in row.rates],
+        "repeats": repeats,
+        "max_nodes": row.max_nodes,
+        "solutions": solutions,
+    }

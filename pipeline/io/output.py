@@ -1,9 +1,9 @@
-"""Output files: their format, checked before a job starts, locked while it runs, written
-atomically. Nothing the user owns is written over by surprise.
+"""Output files: their format, checked before a job starts, locked while it runs. Nothing the
+user owns is written over by surprise.
 
     target = check_output(out, inputs=[in_path], force=False)   # or InputError, one line
     with OutputLock(target.path):                               # or InputError: in use
-        write_atomically(target.path, lambda f: f.write(data))
+        write_tables(target, schema, tables)                    # io.writers
 
 What `check_output` refuses, before any work: a directory; a missing parent directory; anything
 that exists and is not a regular file (a device, a FIFO, a socket: `-` is stdout); the same file
@@ -14,29 +14,23 @@ a job keeps beside it (`io.sidecars`, where `OutputLock` lives). A rerun may rep
 earlier result. An output that is a symbolic link is written through: its target is replaced
 (or created), the link stays.
 
-A file is written to a temporary name beside its destination, flushed to disk, then renamed
-over it: readers see the old file or the whole new one, never a part, even after `kill -9`.
-Results for stdout (`-o -`) go through `stdout_bytes()`, which takes every byte or says why not.
+Writing, atomically or to stdout, is `io.writers`.
 """
 
 import contextlib
-import io
 import os
 import re
 import stat
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
-import pyarrow as pa
 
 from pipeline.errors import InputError
 from pipeline.io.parquet_concat import ParquetFooterError, read_footer
 from pipeline.io.runinfo import METADATA_KEY
 from pipeline.io.sidecars import OutputLock as OutputLock  # re-exported: where jobs find it
-from pipeline.io.sidecars import check_name_room, temporary_name
+from pipeline.io.sidecars import check_name_room
 
 INPUT_SUFFIXES = {".csv", ".tsv", ".tab", ".txt", ".parquet", ".pq", ".gz", ".zst", ".zstd"}
 FORMATS = {".parquet": "parquet", ".pq": "parquet", ".csv": "csv", ".jsonl": "jsonl",
@@ -208,16 +202,6 @@ def _mentions_us(path: Path) -> bool:
         return b"sudoku-pipeline" in f.read(8192)
 
 
-def parquet_options(schema: pa.Schema) -> dict[str, Any]:
-    """How this tool writes Parquet (`pq.write_table` / `pq.ParquetWriter` keywords, for a
-    schema): zstd, page checksums, and dictionary encoding only for the dictionary
-    columns. Puzzles, solutions and messages are nearly all distinct: trying a dictionary on
-    them first cost 0.1 s per 1M findings (0.29 -> 0.19 s) and made the file 45% larger."""
-    dictionaries = [f.name for f in schema if pa.types.is_dictionary(f.type)]
-    return dict(compression="zstd", use_dictionary=dictionaries or False,
-                write_page_checksum=True)  # fmt: skip
-
-
 def size_text(size: float) -> str:
     """A size in bytes, for people: `512 bytes`, `3.4 MB`, `1.2 GB` (never "0.0 GB")."""
     for unit, scale in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
@@ -231,73 +215,3 @@ def free_space(folder: Path) -> int:
     info = os.statvfs(folder)
     blocks = info.f_bfree if os.geteuid() == 0 else info.f_bavail
     return blocks * info.f_frsize
-
-
-def fsync_dir(path: Path) -> None:
-    """Make a rename inside `path` durable."""
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def write_atomically(path: Path, write: Callable[[Any], object]) -> None:
-    """Call `write(file)` on a temporary file beside `path`, fsync it, and rename it to `path`:
-    readers see the old file or the whole new one, never a part (a kill -9 included). An
-    `OSError` of the writing (a full disk, a file-size limit) names `path`."""
-    tmp = temporary_name(path)
-    try:
-        with open(tmp, "wb") as f:
-            write(f)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except OSError as e:
-        if e.filename is not None or e.errno is None:
-            raise
-        raise OSError(e.errno, e.strerror, str(path)) from None
-    finally:
-        tmp.unlink(missing_ok=True)
-    fsync_dir(path.parent)
-
-
-class _Descriptor(io.RawIOBase):
-    """A file descriptor that takes every byte of each write, or raises (`BrokenPipeError`)."""
-
-    def __init__(self, fd: int) -> None:
-        super().__init__()
-        self._fd = fd
-        self._at = 0
-
-    def writable(self) -> bool:
-        return True
-
-    def write(self, data: Any) -> int:
-        view = memoryview(data).cast("B")
-        while view:
-            taken = os.write(self._fd, view)
-            view = view[taken:]
-            self._at += taken
-        return len(memoryview(data).cast("B"))
-
-    def tell(self) -> int:
-        return self._at
-
-
-def stdout_bytes() -> Any:
-    """Binary stdout for a job's results.
-
-    `sys.stdout.buffer` is not enough: when the reader closes the pipe in the middle of one large
-    write (`solve -o - | head -1`), Linux returns the bytes taken so far, and CPython 3.11's
-    buffered writer reports the whole write done, so the job ended "successfully" with most of
-    its output gone. Here each write loops until every byte is taken, and a closed pipe is an
-    error (the CLI's quiet exit 141). Where stdout is no file (a test's captured output), its
-    buffer is used as it is.
-    """
-    try:
-        fd = sys.stdout.fileno()
-    except (AttributeError, OSError, ValueError):
-        return sys.stdout.buffer
-    sys.stdout.flush()
-    return _Descriptor(fd)

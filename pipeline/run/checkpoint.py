@@ -28,18 +28,11 @@ import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
 from pipeline.errors import CheckpointError, InputError
-from pipeline.io.output import (
-    Target,
-    free_space,
-    parquet_options,
-    size_text,
-    stdout_bytes,
-    write_atomically,
-)
-from pipeline.io.parquet_concat import Joiner, ParquetFooterError, parse_footer
-from pipeline.io.runinfo import METADATA_KEY
+from pipeline.io.output import Target, free_space, size_text
+from pipeline.io.parquet_concat import ParquetFooterError, parse_footer
 from pipeline.io.sidecars import CHECKPOINT, clear_stale_temporaries
-from pipeline.run.parts import EXTENSIONS, Part, encode
+from pipeline.io.writers import EXTENSIONS, PartStream, join_parts, write_atomically
+from pipeline.run.parts import Part
 
 _META = "run.json"
 _PART = re.compile(r"part-(\d{12})-(\d+)-(\d+)-(\d+)-([0-9a-f]{8})\.(parquet|csv|jsonl)")
@@ -201,7 +194,7 @@ class Checkpoint:
             )
 
         def write(f: BinaryIO) -> None:
-            _join(f, self.format, [p.path for p in parts], empty, metadata)
+            join_parts(f, self.format, [p.path for p in parts], empty, metadata)
 
         # the join writes a second copy of the parts: say so now, not after a disk is full
         needed = sum(p.path.stat().st_size for p in parts) + _FOOTER_ROOM
@@ -290,50 +283,17 @@ def _part_counts(part: _Stored, fmt: str, columns: list[str]) -> dict[str, int]:
     return dict(zip(counted[:, 0].to_list(), counted[:, 1].to_list(), strict=True))
 
 
-def _join(
-    sink: BinaryIO, fmt: str, parts: list[Path], empty: pa.Table, metadata: dict[str, Any]
-) -> None:
-    """The parts as one output: Parquet by footers (with the run's metadata), text by bytes."""
-    if fmt == "parquet":
-        meta = {METADATA_KEY: json.dumps(metadata, sort_keys=True, default=str).encode()}
-        if not parts:
-            empty = empty.replace_schema_metadata(meta)
-            pq.write_table(empty, sink, **parquet_options(empty.schema))
-            return
-        joiner = Joiner(sink)
-        for path in parts:
-            joiner.add(path)
-        joiner.finish(meta)
-        return
-    if not parts:
-        sink.write(encode(empty, fmt, header=True))
-    for path in parts:
-        with open(path, "rb") as source:
-            shutil.copyfileobj(source, sink, 1 << 22)
-
-
 class StreamSink:
-    """Parts written to stdout as they come, in order (nothing kept: no resume)."""
+    """Parts written to stdout as they come, in order (nothing kept: no resume); the same
+    `add` and `commit` as a `Checkpoint`."""
 
     def __init__(self, target: Target) -> None:
-        self.format = target.format
-        self.out = stdout_bytes()
-        self._joiner = Joiner(self.out) if self.format == "parquet" else None
-        self.rows = 0
+        self._stream = PartStream(target.format)
 
     def add(self, part: Part) -> None:
-        if self._joiner is not None:
-            self._joiner.add(part.data)
-        else:
-            self.out.write(part.data)
-        self.rows += part.rows
+        self._stream.add(part.data, part.rows)
 
     def commit(self, rows: int, empty: pa.Table, metadata: dict[str, Any]) -> None:
-        if self.rows != rows:
-            raise InputError(f"wrote {self.rows:,} rows where the input has {rows:,}")
-        if self._joiner is not None and self._joiner.footers:
-            meta = {METADATA_KEY: json.dumps(metadata, sort_keys=True, default=str).encode()}
-            self._joiner.finish(meta)
-        elif self.rows == 0:
-            _join(self.out, self.format, [], empty, metadata)
-        self.out.flush()
+        if self._stream.rows != rows:
+            raise InputError(f"wrote {self._stream.rows:,} rows where the input has {rows:,}")
+        self._stream.finish(empty, metadata)

@@ -2,21 +2,14 @@
 
 The work that grows with rows happens in the workers, encoding included: a worker turns its
 batch's result table into the bytes of a Parquet file (or CSV or JSON Lines text), and the
-parent only writes those bytes and, at the end, joins them into one output (Parquet parts by
-their footers, `io.parquet_concat`; text parts by concatenation). Nothing is decoded again.
+parent only writes those bytes and, at the end, joins them into one output (`io.writers`:
+Parquet parts by their footers, text parts by concatenation). Nothing is decoded again.
 """
 
-import io
 from dataclasses import dataclass, field
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.parquet as pq
-
-from pipeline.io.output import parquet_options
-from pipeline.io.text_columns import for_text
-
-EXTENSIONS = {"parquet": "parquet", "csv": "csv", "jsonl": "jsonl"}
 
 
 @dataclass(frozen=True)
@@ -31,26 +24,6 @@ class Part:
     first_row: int
     data: bytes = field(repr=False)
     counts: dict[str, int] = field(default_factory=dict)
-
-
-def encode(table: pa.Table, fmt: str, header: bool = True) -> bytes:
-    """`table` as a whole Parquet file, or as CSV (with a header line when `header`) or JSON
-    Lines text (each column in a form text can hold: `io.text_columns`)."""
-    sink = io.BytesIO()
-    if fmt == "parquet":
-        pq.write_table(table, sink, **parquet_options(table.schema))
-    elif fmt in ("csv", "jsonl"):
-        import polars as pl  # text outputs only: solving to Parquet does not import polars
-
-        frame = pl.from_arrow(for_text(table, fmt))
-        assert isinstance(frame, pl.DataFrame)
-        if fmt == "csv":
-            frame.write_csv(sink, include_header=header)
-        else:
-            frame.write_ndjson(sink)
-    else:
-        raise ValueError(f"unknown format {fmt!r}")
-    return sink.getvalue()
 
 
 def verdict_counts(table: pa.Table, names: tuple[str, ...]) -> dict[str, int]:

@@ -24,11 +24,12 @@ import pyarrow as pa
 from pipeline.errors import ExecutorLost, InputError, RunFailed, RunInterrupted
 from pipeline.io.inputs import STDIN
 from pipeline.io.text_columns import check_text_columns
+from pipeline.io.writers import encode
 from pipeline.results.schema import result_schema
 from pipeline.run.checkpoint import Checkpoint, Progress, StreamSink
 from pipeline.run.executors import warm_kernels
 from pipeline.run.job import Job, JobOptions, sigterm_as_interrupt, start_job
-from pipeline.run.parts import Part, encode, verdict_counts
+from pipeline.run.parts import Part, verdict_counts
 from pipeline.solver.codes import VERDICT_NAMES
 from pipeline.solver.registry import get_strategy
 from pipeline.solving.batch import SolveOptions, solve_record_batch

@@ -24,16 +24,14 @@ from typing import Any, NamedTuple, Unpack
 import numpy as np
 import polars as pl
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from pipeline.canonical_forms import canonical_grids
 from pipeline.errors import ExecutorLost, InputError, RunFailed, RunInterrupted
 from pipeline.grid import CELLS, PuzzleColumn, clue_counts
 from pipeline.io.dataset import optional_column
 from pipeline.io.frames import ColumnNames, PuzzleInput, puzzle_batch
-from pipeline.io.output import Target, parquet_options, stdout_bytes, write_atomically
-from pipeline.io.runinfo import METADATA_KEY
 from pipeline.io.sidecars import SPOOL, clear_stale_temporaries, findings_spool
+from pipeline.io.writers import write_tables
 from pipeline.run.executors import warm_kernels
 from pipeline.run.job import (
     DEFAULT_BATCH_SIZE,
@@ -42,7 +40,6 @@ from pipeline.run.job import (
     sigterm_as_interrupt,
     start_job,
 )
-from pipeline.run.parts import encode
 from pipeline.run.pool import map_chunks
 from pipeline.solver import MAX_NODES
 from pipeline.validate.catalogue import (
@@ -284,45 +281,6 @@ def _merged(
                 yield sort_findings(pa.concat_tables(parts)) if len(parts) > 1 else parts[0]
 
 
-def _write_findings(target: Target, schema: pa.Schema, tables: Iterator[pa.Table]) -> None:
-    """Write `tables` to the output (a file, atomically, or stdout) in its format; Parquet in
-    row groups of about 64k findings."""
-
-    def groups() -> Iterator[pa.Table]:
-        pending: list[pa.Table] = []
-        size = 0
-        for table in tables:
-            pending.append(table)
-            size += table.num_rows
-            if size >= _ROW_GROUP_ROWS:
-                yield pa.concat_tables(pending).cast(schema)
-                pending, size = [], 0
-        if pending:
-            yield pa.concat_tables(pending).cast(schema)
-
-    def write(f: Any) -> None:
-        if target.format == "parquet":
-            with pq.ParquetWriter(f, schema, **parquet_options(schema)) as writer:
-                written = 0
-                for table in groups():
-                    writer.write_table(table)
-                    written += table.num_rows
-                if not written:  # the schema, even with no findings
-                    writer.write_table(schema.empty_table())
-            return
-        header = True
-        for table in groups():
-            f.write(encode(table, target.format, header=header))
-            header = False
-        if header:
-            f.write(encode(schema.empty_table(), target.format, header=True))
-
-    if target.path is None:
-        write(stdout_bytes())
-    else:
-        write_atomically(target.path, write)
-
-
 def validate_file(
     input_path: str | Path,
     output: str | Path | None = None,
@@ -403,11 +361,8 @@ def _run(job: Job, checks: ValidateOptions) -> ValidationSummary:
             summary.metadata = job.metadata(rows, asdict(checks), summary.rows_per_s,
                                             findings=summary.findings,
                                             levels=summary.levels)  # fmt: skip
-            schema = schema.with_metadata(
-                {METADATA_KEY: json.dumps(summary.metadata, sort_keys=True, default=str)}
-            )
-            _write_findings(job.target, schema, _merged(stream, batches, repeats, id_batches,
-                                                           id_type))  # fmt: skip
+            findings = _merged(stream, batches, repeats, id_batches, id_type)
+            write_tables(job.target, schema, findings, summary.metadata, _ROW_GROUP_ROWS)
     except ExecutorLost as e:
         pool.terminate()
         raise RunFailed(str(e)) from None
