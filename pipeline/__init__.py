@@ -29,7 +29,7 @@ _API = {
     "generate_file": "pipeline.generator",
     "solve_file": "pipeline.solving.job",
     "validate_file": "pipeline.validate.job",
-    "validate_puzzles": "pipeline.validate.job",
+    "validate_puzzles": "pipeline.validate.inmemory",
     "STRATEGIES": "pipeline.solver.registry",
     "rate": "pipeline.rating",
     "canonical": "pipeline.canonical_forms",

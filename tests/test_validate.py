@@ -442,7 +442,7 @@ WARM_THEN_BATCH = """
 import sys
 import pyarrow as pa
 from numba.core.registry import CPUDispatcher
-from pipeline.validate.job import ValidateOptions, validate_record_batch, warm_validation
+from pipeline.validate.batch import ValidateOptions, validate_record_batch, warm_validation
 
 checks = ValidateOptions(max_nodes=None, minimal=sys.argv[1] == "1", symmetry=sys.argv[2] == "1")
 warm_validation(checks)

@@ -21,14 +21,15 @@ from typing import Any, Unpack
 import numpy as np
 import pyarrow as pa
 
-from pipeline.errors import ExecutorLost, InputError, RunFailed, RunInterrupted
+from pipeline.errors import InputError
 from pipeline.io.inputs import STDIN
 from pipeline.io.text_columns import check_text_columns
 from pipeline.io.writers import encode
 from pipeline.results.schema import result_schema
 from pipeline.run.checkpoint import Checkpoint, Progress, StreamSink
 from pipeline.run.executors import warm_kernels
-from pipeline.run.job import Job, JobOptions, sigterm_as_interrupt, start_job
+from pipeline.run.job import Job, JobOptions, start_job
+from pipeline.run.loop import running
 from pipeline.run.parts import Part, verdict_counts
 from pipeline.solver.codes import VERDICT_NAMES
 from pipeline.solver.registry import get_strategy
@@ -165,54 +166,39 @@ def solve_file(
 
 def _run(job: Job, search: SolveOptions, resume: bool) -> RunSummary:
     """The solve job, its output locked."""
-    pool, empty = job.executor, _empty(job, search)
+    empty = _empty(job, search)
     # before any work: a column text cannot hold; a folder of the user's at <output>.partial
     check_text_columns(empty.schema, job.target.format)
     if job.output is not None:
         Checkpoint(job.output, job.target.format).check_ours()
-    with sigterm_as_interrupt():
-        try:
-            # before a checkpoint: a cluster that cannot be reached leaves nothing behind
-            job.start_executor(get_strategy(search.strategy).kernels())
-        except KeyboardInterrupt:
-            pool.terminate()
-            raise RunInterrupted() from None
-    sink: Checkpoint | StreamSink
-    if job.output is None:
-        sink, progress = StreamSink(job.target), Progress()
-    else:
-        sink = Checkpoint(job.output, job.target.format)
-        identity = _identity(job, search)
-        if resume:
-            progress = sink.resume(identity, empty.column_names)
-        else:
-            if sink.exists():
-                print(f"note: starting over; discarding the checkpoint at {sink.folder}",
-                      file=sys.stderr)  # fmt: skip
-            sink.start(identity)
-            progress = Progress()
-    counts = Counter(progress.counts)
-    done = read = progress.rows
+    sink: Checkpoint | StreamSink | None = None
 
-    def counted() -> Iterator[tuple]:
-        nonlocal read
-        for task in _tasks(job, progress.source, progress.next_row, done):
-            read += task[3].num_rows
-            yield task
+    def kept() -> tuple[int | None, Path | None]:
+        """What a stopped run keeps: the rows on disk (not a count kept in memory: a stop may
+        come between a part written and counted), and where."""
+        if isinstance(sink, Checkpoint):
+            return sink.rows_kept(), sink.folder
+        return None, None
 
-    stream = counted()
-    results = pool.map_ordered(solve_part, stream, search, job.target.format)
-    bar = None
     try:
-        with sigterm_as_interrupt():
-            bar = job.progress_bar(initial=done)
-            for part in results:
+        # the workers start first: a cluster that cannot be reached leaves nothing behind
+        with running(job, get_strategy(search.strategy).kernels(), kept=kept) as run:
+            sink, progress = _sink(job, search, resume, empty)
+            run.show_progress(initial=progress.rows)
+            counts = Counter(progress.counts)
+            done = read = progress.rows
+
+            def counted() -> Iterator[tuple]:
+                nonlocal read
+                for task in _tasks(job, progress.source, progress.next_row, done):
+                    read += task[3].num_rows
+                    yield task
+
+            for part in run.map(solve_part, counted(), search, job.target.format):
                 sink.add(part)
                 counts.update(part.counts)
                 done += part.rows
-                job.advance(bar, part.rows)
-            pool.close()
-            job.finish_bar(bar)
+            run.finish()
             wall = job.wall()
             rate = (done - progress.rows) / wall if wall > 0 else None
             renamed = {n: ds.renamed for n, ds in zip(job.inputs.names, job.inputs.datasets,
@@ -221,27 +207,10 @@ def _run(job: Job, search: SolveOptions, resume: bool) -> RunSummary:
                                     renamed_columns=renamed or None)  # fmt: skip
             # An interrupt while joining keeps the (complete) checkpoint: --resume joins again.
             sink.commit(read, empty, metadata)
-    except ExecutorLost as e:
-        pool.terminate()
-        kept = sink.rows_kept() if isinstance(sink, Checkpoint) else None
-        raise RunFailed(str(e), kept, getattr(sink, "folder", None)) from None
     except InputError:  # the input failed part-way (a truncated .gz, say)
-        pool.terminate()
         if isinstance(sink, Checkpoint) and sink.rows_kept() == progress.rows == 0:
             sink.remove()  # nothing worth resuming: leave no folder behind
         raise
-    except KeyboardInterrupt:
-        pool.terminate()
-        if not isinstance(sink, Checkpoint):
-            raise RunInterrupted() from None
-        # count what is on disk: the interrupt may have come between a part and `done +=`
-        raise RunInterrupted(sink.rows_kept(), sink.folder) from None
-    finally:
-        if bar is not None:
-            bar.close()
-        # close the readers now (pyarrow's read-ahead threads), not at interpreter exit
-        results.close()
-        stream.close()
     if isinstance(sink, Checkpoint):
         sink.remove()
     return RunSummary(
@@ -251,8 +220,26 @@ def _run(job: Job, search: SolveOptions, resume: bool) -> RunSummary:
         verdicts={v: counts.get(v, 0) for v in VERDICT_NAMES},
         wall_s=wall,
         rows_per_s=rate or 0.0,
-        workers=pool.workers,
+        workers=job.executor.workers,
         strategy=search.strategy,
         resumed_rows=progress.rows,
         metadata=metadata,
     )
+
+
+def _sink(
+    job: Job, search: SolveOptions, resume: bool, empty: pa.Table
+) -> tuple[Checkpoint | StreamSink, Progress]:
+    """Where the parts go, and how far an earlier run got: a checkpoint beside the output
+    (started afresh, or resumed), or stdout."""
+    if job.output is None:
+        return StreamSink(job.target), Progress()
+    checkpoint = Checkpoint(job.output, job.target.format)
+    identity = _identity(job, search)
+    if resume:
+        return checkpoint, checkpoint.resume(identity, empty.column_names)
+    if checkpoint.exists():
+        print(f"note: starting over; discarding the checkpoint at {checkpoint.folder}",
+              file=sys.stderr)  # fmt: skip
+    checkpoint.start(identity)
+    return checkpoint, Progress()

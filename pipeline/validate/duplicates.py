@@ -164,6 +164,10 @@ class Repeats(NamedTuple):
         return [("duplicate", self.rows, self.first_rows),
                 ("symmetry_duplicate", self.symmetric_rows, self.symmetric_first_rows)]  # fmt: skip
 
+    def any(self) -> bool:
+        """Whether any row repeats an earlier one, exactly or up to symmetry."""
+        return len(self.rows) + len(self.symmetric_rows) > 0
+
     def first_rows_needed(self) -> np.ndarray:
         """Every row repeated by a later one, ascending and distinct."""
         return np.unique(np.concatenate([self.first_rows, self.symmetric_first_rows]))
