@@ -7,6 +7,7 @@ The same seed gives the same puzzles on every machine (numpy's PCG64 and a deter
 
 import itertools
 from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -21,8 +22,9 @@ from pipeline.io.sidecars import OutputLock, clear_stale_temporaries
 from pipeline.io.writers import write_tables
 from pipeline.rating import GRADE_TYPE
 from pipeline.rating.ladder import GRADES, grade_grids
-from pipeline.run.executors import InlineExecutor, LocalExecutor, warm_kernels
+from pipeline.run.executors import InlineExecutor, ThreadExecutor
 from pipeline.run.job import sigterm_as_interrupt
+from pipeline.run.warmup import warm
 from pipeline.solver import codes, solve_grids
 from pipeline.symmetry import random_symmetries
 
@@ -183,7 +185,7 @@ def generate_chunks(
     min_grade: str | None = None,
 ) -> Iterator[pl.DataFrame]:
     """`generate`, a chunk of puzzles at a time, in order; with `workers` > 1 (or None: all
-    cores) the chunks are made on worker processes."""
+    cores) the chunks are made on worker threads."""
     _check(n, clues, seed)
     accept = accepted_grades(grade, min_grade)
     size = CHUNK if accept is None else GRADED_CHUNK
@@ -193,7 +195,8 @@ def generate_chunks(
     if workers == 1 or len(specs) <= 1:
         executor = InlineExecutor()
     else:
-        executor = LocalExecutor(workers, warm=warm_kernels)
+        kernels = ("fast", "clash", *(("rating",) if accept is not None else ()))
+        executor = ThreadExecutor(workers, warm=partial(warm, kernels))
     try:
         for table in executor.map_ordered(_chunk_task, specs):
             yield pl.from_arrow(table)

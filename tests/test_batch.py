@@ -177,3 +177,41 @@ def test_reading_renames_exactly_the_result_columns():
             pa.array([0], pa.int64()), pa.array([SEED]), parse_puzzles([SEED]),
             solve_grids(parse_puzzles([SEED]).grids), extra={"clues": pa.array(["x"])},
         )  # fmt: skip
+
+
+WARM_THEN_SOLVE = """
+import sys
+import pyarrow as pa
+from numba.core.registry import CPUDispatcher
+from pipeline.run.warmup import warm
+from pipeline.solving.batch import SolveOptions, solve_record_batch
+
+options = SolveOptions(sys.argv[1], canonical=sys.argv[2] == "1", rate=sys.argv[2] == "1")
+warm(options.kernels())
+
+def loaded():
+    return {(module, name): len(value.overloads)
+            for module, m in list(sys.modules.items()) if module.startswith("pipeline.")
+            for name, value in vars(m).items() if isinstance(value, CPUDispatcher)}
+
+before = loaded()
+puzzle = sys.argv[3]
+rows = [puzzle, "11" + puzzle[2:], puzzle[:-1], "." * 81]  # good, clash, malformed, multiple
+batch = pa.record_batch({"row": pa.array(range(len(rows)), pa.int64()), "puzzle": rows})
+solve_record_batch(batch, options)
+after = loaded()
+print(sorted(key for key in after if after[key] != before.get(key, 0)))
+"""
+
+
+@pytest.mark.parametrize(("strategy", "added"), [("fast", False), ("mrv", True)])
+def test_the_warm_up_loads_every_kernel_a_batch_calls(strategy, added):
+    """Workers solve a batch only after `warm(options.kernels())`: a kernel it missed would
+    compile in every worker at once on a first run, with no word of it (--rate, --canonical)."""
+    import subprocess
+    import sys
+
+    argv = [sys.executable, "-c", WARM_THEN_SOLVE, strategy, str(int(added)), SEED]
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"

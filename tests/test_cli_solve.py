@@ -28,7 +28,7 @@ from pipeline import generate
 from pipeline.errors import InputError
 from pipeline.results.schema import result_schema
 from pipeline.run.checkpoint import Checkpoint
-from pipeline.run.executors import LocalExecutor
+from pipeline.run.executors import ThreadExecutor
 from pipeline.solving.job import RunSummary, solve_file
 from tests.conftest import COMMAND, assert_one_line_error, cli, command, linux_only
 
@@ -617,7 +617,7 @@ def test_the_executor_keeps_order_with_a_bounded_number_of_batches_in_flight():
             pulled += 1
             yield i
 
-    executor = LocalExecutor(workers=1)
+    executor = ThreadExecutor(workers=1)
     seen = []
     for value in executor.map_ordered(square, items()):
         seen.append(value)

@@ -9,7 +9,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from pipeline.run.executors import warm_kernels
+from pipeline.run.warmup import warm
 from tests.conftest import assert_one_line_error, cli, command, linux_only
 from tests.test_outputs_faults import CORPUS, names
 
@@ -71,7 +71,7 @@ def test_a_full_disk_mid_run_names_the_checkpoint_and_what_it_keeps(tmp_path, ti
 def kernels_cached() -> None:
     """The kernels compiled and in numba's cache (CORPUS made generate's): under a file-size
     limit, a first run's cache files could fail before the output does."""
-    warm_kernels(("fast",))
+    warm(("fast", "clash"))
 
 
 @linux_only

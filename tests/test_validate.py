@@ -442,10 +442,11 @@ WARM_THEN_BATCH = """
 import sys
 import pyarrow as pa
 from numba.core.registry import CPUDispatcher
-from pipeline.validate.batch import ValidateOptions, validate_record_batch, warm_validation
+from pipeline.run.warmup import warm
+from pipeline.validate.batch import ValidateOptions, validate_record_batch
 
 checks = ValidateOptions(max_nodes=None, minimal=sys.argv[1] == "1", symmetry=sys.argv[2] == "1")
-warm_validation(checks)
+warm(checks.kernels())
 
 def loaded():
     return {(module, name): len(value.overloads)

@@ -46,7 +46,8 @@ from pipeline.io.text_columns import for_text
 from pipeline.io.writers import write_tables
 from pipeline.results.measures import effort
 from pipeline.results.schema import result_schema
-from pipeline.run.executors import Executor, InlineExecutor, LocalExecutor, warm_kernels
+from pipeline.run.executors import Executor, InlineExecutor, ThreadExecutor
+from pipeline.run.warmup import warm
 from pipeline.solver.registry import REGISTRY, STRATEGIES
 from pipeline.solving.batch import SolveOptions, solve_record_batch
 
@@ -56,8 +57,8 @@ BATCH_SIZE = 50_000
 def _executor(workers: int, strategies: tuple[str, ...]) -> Executor:
     """This process for one worker, else a pool; either way `start()` loads every kernel the
     strategies call before the caller starts a clock."""
-    warm = partial(warm_kernels, strategies)
-    return InlineExecutor(warm) if workers == 1 else LocalExecutor(workers, warm)
+    warm_up = partial(warm, (*strategies, "clash"))
+    return InlineExecutor(warm_up) if workers == 1 else ThreadExecutor(workers, warm_up)
 
 
 def _load(path: Path, rows: int | None, workers: int) -> list[pa.RecordBatch]:

@@ -1,4 +1,4 @@
-"""The Dask executor: the same ordered, bounded map as `LocalExecutor`, on a Dask cluster.
+"""The Dask executor: the same ordered, bounded map as `ThreadExecutor`, on a Dask cluster.
 
 The client (this process) reads the input and writes the output; workers only solve batches.
 With a scheduler address it joins a running cluster (`dask scheduler` + `dask worker` on any

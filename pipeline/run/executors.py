@@ -3,7 +3,7 @@ bounded number of batches in flight (so memory stays bounded whatever the input)
 
 Every executor has the same interface, used by solve, validate, generate and bench alike:
 
-    executor = make_executor("local", workers=2, warm=warm_kernels)
+    executor = make_executor("local", workers=2, warm=partial(warm, ("fast", "clash")))
     executor.start()              # workers up, kernels loaded: nothing left for the clock
     for result in executor.map_ordered(fn, items, *args): ...   # as often as needed
     executor.close()              # the job is done: let the workers go
@@ -21,7 +21,7 @@ worker dies or its consumer stops early.
 * `DaskExecutor` (dask_executor.py) runs on a Dask cluster.
 
 `warm` is a picklable function of no arguments run once in `start()`, in each worker process
-(or once in this process for threads): loading the kernels the job will call.
+(or once in this process for threads): loading the kernels the job will call (`warmup.warm`).
 """
 
 import os
@@ -63,21 +63,6 @@ class Executor(Protocol):
 
     def terminate(self) -> None:
         """Stop at once: end the workers, drop what is queued."""
-
-
-def warm_kernels(strategies: tuple[str, ...] = ("fast",)) -> None:
-    """Load (or compile) every kernel a batch of these strategies may call: the strategies'
-    own and the checks that run for clashing givens."""
-    import numpy as np
-
-    from pipeline.solver import solve_grids
-    from pipeline.solver.checks import first_clash
-
-    grids = np.zeros((2, 81), dtype=np.uint8)
-    grids[1, :2] = 1  # a clash
-    for strategy in strategies:
-        solve_grids(grids, strategy, max_nodes=1000)
-    first_clash(grids[1:])
 
 
 class InlineExecutor:
@@ -339,6 +324,3 @@ def make_executor(
             scheduler_address(scheduler)  # a bad address says so before Dask is imported
         return DaskExecutor(scheduler, workers, warm)
     raise InputError(f"unknown executor {kind!r}; choose one of {', '.join(EXECUTORS)}")
-
-
-LocalExecutor = ThreadExecutor  # the local default: what `--executor local` runs

@@ -2,7 +2,7 @@
 the executor, the progress bar and the run's metadata. Used by solve and validate.
 
     job = start_job("solve", ["x.csv"], None, ".solved.parquet", {"workers": 2},
-                    warm=warm_kernels)
+                    kernels=("fast", "clash"))
     with job.locked():                        # no second run writes this output meanwhile
         job.start_executor(kernels)           # says so when the kernels compile (first run)
         bar = job.progress_bar()
@@ -15,9 +15,10 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager, nullcontext
 from dataclasses import asdict, dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypedDict
 
@@ -26,6 +27,7 @@ from pipeline.io.inputs import STDIN, Inputs, expand, open_inputs
 from pipeline.io.output import STDOUT, OutputLock, Target, check_output, default_output
 from pipeline.io.runinfo import run_metadata
 from pipeline.run.executors import Executor, make_executor
+from pipeline.run.warmup import compiled_names, warm
 from pipeline.solver.registry import kernel_cached
 
 if TYPE_CHECKING:
@@ -117,6 +119,7 @@ class Job:
     reading: ReadOptions
     batch_size: int
     progress: bool
+    kernels: tuple[str, ...] = ()  # what the workers load as they start (`warmup.KERNELS`)
     started: float = field(default_factory=time.perf_counter)
     started_at: str = field(
         default_factory=lambda: datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
@@ -135,10 +138,10 @@ class Job:
         """Hold the output's lock (a file output) while the job runs."""
         return nullcontext() if self.target.path is None else OutputLock(self.target.path)
 
-    def start_executor(self, kernels: Iterable[tuple[str, str]]) -> None:
-        """Start the workers; on a first run (`kernels`, named (module, name), not all in
-        numba's cache yet), say that the kernels are being compiled."""
-        cached = all(kernel_cached(module, name) for module, name in kernels)
+    def start_executor(self) -> None:
+        """Start the workers, which load the job's kernels; on a first run (not all in numba's
+        cache yet), say that the kernels are being compiled."""
+        cached = all(kernel_cached(module, name) for module, name in compiled_names(self.kernels))
         if self.progress and not cached:
             print(f"{self.command}: compiling the solver kernels (first run only, about 10 s;"
                   " later runs load them in a moment)", file=sys.stderr, flush=True)  # fmt: skip
@@ -193,7 +196,7 @@ def start_job(
     suffix: str,
     options: JobOptions,
     *,
-    warm: Callable[[], None] | None = None,
+    kernels: tuple[str, ...] = (),
     batch_size: int = DEFAULT_BATCH_SIZE,
     formats: tuple[str, ...] | None = None,
     passthrough: bool = True,
@@ -224,14 +227,15 @@ def start_job(
                           format=options.get("format"), formats=formats)  # fmt: skip
     kind = options.get("executor", "local")
     scheduler = options.get("scheduler")
-    pool = make_executor(kind, options.get("workers"), scheduler, warm)
+    warm_up = partial(warm, kernels) if kernels else None
+    pool = make_executor(kind, options.get("workers"), scheduler, warm_up)
     opened = open_inputs(names, batch_size=batch_size, passthrough=passthrough,
                          reserved=reserved, **reading.dataset_options())  # fmt: skip
     for ds in opened.datasets:  # a header guessed from content: no row goes unsaid
         if ds.header_note and options.get("progress", True):
             print(f"note: {printable(ds.header_note)}", file=sys.stderr)
     return Job(command, opened, target, pool, kind, scheduler, reading, batch_size,
-               options.get("progress", True), started)  # fmt: skip
+               options.get("progress", True), kernels, started)  # fmt: skip
 
 
 @contextmanager

@@ -1,7 +1,7 @@
 """The run loop every file job shares: workers started, batches mapped in input order, the
 progress bar moved, and every way a run can end said the same way.
 
-    with running(job, kernels, kept=lambda: (rows_on_disk, folder)) as run:
+    with running(job, kept=lambda: (rows_on_disk, folder)) as run:
         for part in run.map(solve_part, tasks, options):   # in input order; the bar follows
             sink.add(part)
         run.finish()                                        # workers done, the bar complete
@@ -78,16 +78,14 @@ class Run:
 
 
 @contextmanager
-def running(
-    job: Job, kernels: Iterable[tuple[str, str]], *, kept: Kept = nothing_kept
-) -> Iterator[Run]:
-    """Start `job`'s workers (they load `kernels`, named (module, name)) and run the block;
-    see the module's docstring for how it ends."""
+def running(job: Job, *, kept: Kept = nothing_kept) -> Iterator[Run]:
+    """Start `job`'s workers (they load the job's kernels) and run the block; see the module's
+    docstring for how it ends."""
     pool = job.executor
     run = None
     try:
         with sigterm_as_interrupt():
-            job.start_executor(kernels)
+            job.start_executor()
             run = Run(job)
             yield run
     except ExecutorLost as e:

@@ -45,6 +45,12 @@ class SolveOptions:
         if self.rate_samples < 0 or self.rate_seed < 0:
             raise ValueError("rate_samples and rate_seed must be at least 0")
 
+    def kernels(self) -> tuple[str, ...]:
+        """The kernels a batch of these options calls (`run.warmup.KERNELS`): the strategy's,
+        the clash check, and those of the columns asked for."""
+        return (self.strategy, "clash", *(("canonical",) if self.canonical else ()),
+                *(("rating",) if self.rate else ()))  # fmt: skip
+
     def added_schema(self) -> pa.Schema:
         """The columns these options add to the result schema (after its own)."""
         fields = [pa.field("canonical", pa.string())] if self.canonical else []

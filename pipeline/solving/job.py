@@ -14,7 +14,6 @@ import sys
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
-from functools import partial
 from pathlib import Path
 from typing import Any, Unpack
 
@@ -27,12 +26,10 @@ from pipeline.io.text_columns import check_text_columns
 from pipeline.io.writers import encode
 from pipeline.results.schema import result_schema
 from pipeline.run.checkpoint import Checkpoint, Progress, StreamSink
-from pipeline.run.executors import warm_kernels
 from pipeline.run.job import Job, JobOptions, start_job
 from pipeline.run.loop import running
 from pipeline.run.parts import Part, verdict_counts
 from pipeline.solver.codes import VERDICT_NAMES
-from pipeline.solver.registry import get_strategy
 from pipeline.solving.batch import SolveOptions, solve_record_batch
 
 SOLVED_SUFFIX = ".solved.parquet"
@@ -153,8 +150,7 @@ def solve_file(
         search = SolveOptions(strategy, solutions, max_nodes, canonical, rate, rate_samples)
     except ValueError as e:
         raise InputError(str(e)) from None
-    warm = partial(warm_kernels, (search.strategy,))
-    job = start_job("solve", inputs, output, SOLVED_SUFFIX, options, warm=warm,
+    job = start_job("solve", inputs, output, SOLVED_SUFFIX, options, kernels=search.kernels(),
                     reserved=tuple(search.added_schema().names))  # fmt: skip
     if resume and job.output is None:
         raise InputError("--resume needs an output file (a run to stdout keeps nothing)")
@@ -182,7 +178,7 @@ def _run(job: Job, search: SolveOptions, resume: bool) -> RunSummary:
 
     try:
         # the workers start first: a cluster that cannot be reached leaves nothing behind
-        with running(job, get_strategy(search.strategy).kernels(), kept=kept) as run:
+        with running(job, kept=kept) as run:
             sink, progress = _sink(job, search, resume, empty)
             run.show_progress(initial=progress.rows)
             counts = Counter(progress.counts)

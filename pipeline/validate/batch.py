@@ -13,7 +13,6 @@ import pyarrow as pa
 
 from pipeline.canonical_forms import canonical_grids
 from pipeline.grid import CELLS, clue_counts
-from pipeline.run.executors import warm_kernels
 from pipeline.solver import MAX_NODES
 from pipeline.validate.checks import check_rows
 from pipeline.validate.duplicates import row_keys
@@ -26,6 +25,13 @@ class ValidateOptions:
     max_nodes: int | None = None
     minimal: bool = False
     symmetry: bool = False  # also find duplicates up to symmetry (canonical forms)
+
+    def kernels(self) -> tuple[str, ...]:
+        """The kernels a batch of these checks calls (`run.warmup.KERNELS`): the two-solution
+        search and the clash check, the solve kernel for `minimal`, the canonical forms for
+        `symmetry`."""
+        return ("two_solutions", "clash", *(("fast",) if self.minimal else ()),
+                *(("canonical",) if self.symmetry else ()))  # fmt: skip
 
     def __post_init__(self) -> None:
         if self.max_nodes is not None and not 1 <= self.max_nodes <= MAX_NODES:
@@ -43,33 +49,6 @@ class BatchReport(NamedTuple):
     keys: np.ndarray  # (rows, 2) uint64, duplicates.row_keys
     clues: np.ndarray  # (82,) int64: puzzles by number of givens
     forms: np.ndarray | None  # (rows, 2) uint64: keys of the canonical forms, when asked
-
-
-def warm_validation(checks: ValidateOptions) -> None:
-    """Load (or compile, on a first run: once, before any worker starts) every kernel a batch
-    of these checks calls: the two-solution search and the clash check, the solve kernel for
-    `minimal`, the canonical forms for `symmetry`."""
-    from pipeline.solver import find_two_solutions
-    from pipeline.solver.checks import first_clash
-
-    grids = np.zeros((2, CELLS), dtype=np.uint8)
-    grids[1, :2] = 1  # a clash
-    find_two_solutions(grids, max_nodes=1000)
-    first_clash(grids[1:])
-    if checks.minimal:
-        warm_kernels(("fast",))
-    if checks.symmetry:
-        canonical_grids(grids)
-
-
-def validation_kernels(checks: ValidateOptions) -> list[tuple[str, str]]:
-    """(module, name) of the kernels `warm_validation` loads that take long to compile."""
-    kernels = [("pipeline.solver.fast", "two_solutions_kernel")]
-    if checks.minimal:
-        kernels.append(("pipeline.solver.fast", "solve_kernel"))
-    if checks.symmetry:
-        kernels.append(("pipeline.canonical_forms.batch", "canonical_kernel"))
-    return kernels
 
 
 def validate_record_batch(batch: pa.RecordBatch, options: ValidateOptions) -> BatchReport:

@@ -15,7 +15,6 @@ The stream a killed run left (`kill -9`: no cleanup) is deleted by the next run 
 import os
 import tempfile
 from dataclasses import asdict
-from functools import partial
 from pathlib import Path
 from typing import Unpack
 
@@ -29,8 +28,6 @@ from pipeline.run.loop import running
 from pipeline.validate.batch import (
     ValidateOptions,
     validate_record_batch,
-    validation_kernels,
-    warm_validation,
 )
 from pipeline.validate.catalogue import findings_schema
 from pipeline.validate.duplicates import DuplicateIndex, find_repeats
@@ -68,7 +65,7 @@ def validate_file(
     except ValueError as e:
         raise InputError(str(e)) from None
     job = start_job("validate", input_path, output, FINDINGS_SUFFIX, options,
-                    warm=partial(warm_validation, checks),
+                    kernels=checks.kernels(),
                     batch_size=MINIMAL_BATCH_SIZE if minimal else DEFAULT_BATCH_SIZE,
                     passthrough=False)  # fmt: skip
     if job.inputs.several:
@@ -87,7 +84,7 @@ def _run(job: Job, checks: ValidateOptions) -> ValidationSummary:
     index, tally, batches = DuplicateIndex(), Tally(), []
     forms = DuplicateIndex() if checks.symmetry else None
     try:
-        with running(job, validation_kernels(checks)) as run:
+        with running(job) as run:
             with (
                 pa.OSFile(os.fsencode(stream), "wb") as sink,
                 pa.ipc.new_stream(sink, schema, options=_IPC_OPTIONS) as writer,
