@@ -5,8 +5,9 @@ The public Python API; the command line (`sudoku-pipeline`) is a thin layer over
 One board: `solve_sudoku`, `solve_unique`, `is_valid`, `solve`.
 Many boards in memory (a list of strings, a polars Series or DataFrame, an `(n, 81)` int
 array): `solve_batch` (a DataFrame in the result schema), `validate_puzzles` (a DataFrame of
-findings), both with `workers=` for warm worker processes; `generate` (seeded puzzles with
-unique solutions).
+findings), both with `workers=` to split the work over worker threads; `generate` (seeded
+puzzles with unique solutions); `rate` and `canonical` (a rating and the canonical form of
+each puzzle).
 Files, the commands' twins: `solve_file`, `validate_file`, `generate_file`, and
 `pipeline.report.report`, `pipeline.bench.bench`.
 

@@ -69,6 +69,13 @@ class RunInterrupted(PipelineError):
         super().__init__(message)
 
 
+def first_line(error: BaseException) -> str:
+    """The first line of an exception's message (its type's name when it has none), for a
+    one-line error."""
+    text = str(error).strip() or type(error).__name__
+    return text.splitlines()[0]
+
+
 def printable(text: str) -> str:
     """`text` as one printable line, for `error: ...` and `note: ...`: a control character
     (a file may be named `a\\nb.csv`) written as Python escapes it (`\\n`, `\\x07`), and a byte

@@ -1,6 +1,7 @@
 """The docs say what the code does: generated sections are up to date, every command has help
 with an example, and that example runs."""
 
+import re
 import shlex
 import shutil
 from pathlib import Path
@@ -34,6 +35,17 @@ def test_every_finding_template_can_be_filled():
               "problems": "p", "count": 1, "givens": 20, "first_row": 4}  # fmt: skip
     for code in CATALOGUE:
         assert message(code.code, **fields)
+
+
+def test_validate_help_lists_every_finding_code_at_its_level():
+    """The help names the codes by level as the catalogue has them (it is written out by hand
+    so that `--help` need not import pyarrow)."""
+    text = " ".join(CliRunner().invoke(app, ["validate", "--help"]).output.split())
+    for level, title in (("error", "Errors"), ("warning", "Warnings"), ("info", "Info")):
+        listed = re.search(rf"{title}: ([a-z_, ]+)\.", text)
+        assert listed, title
+        codes = {c.code for c in CATALOGUE if c.level == level}
+        assert set(listed.group(1).split(", ")) == codes, level
 
 
 @pytest.mark.parametrize("command", COMMANDS)

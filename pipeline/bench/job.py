@@ -15,7 +15,7 @@ before the clock starts, so the figures measure solving only:
 * us/puzzle, nodes/puzzle, guesses/puzzle: kernel time, nodes and guesses per searched puzzle,
   from the fastest repeat.
 
-Optional reference columns (`bench_reference`): figures read from a file (`reference`), or
+Optional reference columns (`bench.reference`): figures read from a file (`reference`), or
 tdoku's harness measured on the same puzzles (`tdoku`, the path of its `run_benchmark`).
 The JSON and the table's footer record the machine, the library versions and the options.
 

@@ -26,7 +26,7 @@ from typing import Any
 
 import polars as pl
 
-from pipeline.errors import InputError
+from pipeline.errors import InputError, first_line
 
 TDOKU_SECONDS = 1  # warm-up and timing of each tdoku run (run_benchmark takes whole seconds)
 TDOKU_TIMEOUT = 120  # seconds before a tdoku run is given up (its loop stops after ~2 s)
@@ -79,7 +79,7 @@ def read_reference(path: str | Path) -> Reference:
         try:
             frame = pl.read_csv(path, comment_prefix="#")
         except pl.exceptions.PolarsError as e:
-            raise _bad(path, str(e).splitlines()[0]) from None
+            raise _bad(path, first_line(e)) from None
         if not {"dataset", "puzzles_per_s"} <= set(frame.columns):
             raise _bad(path, "want the columns dataset, puzzles_per_s")
         raw = dict(frame.select("dataset", "puzzles_per_s").rows())
@@ -122,7 +122,7 @@ def run_tdoku(binary: Path, data: Path, puzzles: int, solutions: int) -> dict[st
     try:
         done = subprocess.run(command, capture_output=True, text=True, timeout=TDOKU_TIMEOUT)
     except (OSError, subprocess.TimeoutExpired) as e:
-        raise RuntimeError(f"{type(e).__name__}: {e}".splitlines()[0]) from None
+        raise RuntimeError(f"{type(e).__name__}: {first_line(e)}") from None
     for line in done.stdout.splitlines():
         fields = line.split(",")
         if len(fields) >= 9 and fields[-5] == "tdoku" and done.returncode == 0:

@@ -5,7 +5,7 @@ grid to the candidate search of `search.py`. Both also name one variant that giv
 form, from which `symmetry_kernel` builds the symmetry.
 
 No array is sliced or reassigned per grid: numba counts references (atomically) on each such
-array (see docs/BENCHMARKS.md, "Measured in the kernels").
+array (see docs/BENCHMARKS.md, "Ideas measured").
 
 numba's on-disk cache of these kernels is not invalidated when only `search.py` or
 `full.py` changes (it watches this file alone): after editing those, delete

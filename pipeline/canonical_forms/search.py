@@ -45,8 +45,8 @@ beat the best row (`_FLOORS`, labels counted as 1) is skipped before any labelli
 row is taken without looking at its stacks. Complete grids go to `full.py`: their
 first row would split every candidate 216 ways.
 
-How it is kept fast (each step measured; the figures are in docs/BENCHMARKS.md, "Measured in
-the kernels"): a candidate is two int64 words (below); the helpers take ints, never arrays
+How it is kept fast (each step measured; the figures are in docs/BENCHMARKS.md, "Ideas
+measured"): a candidate is two int64 words (below); the helpers take ints, never arrays
 (numba passes an array as a dozen words plus atomic reference counts); no array is reassigned
 or sliced per candidate or per grid (a grid that overflows the buffers is run again with twice
 the room); the rows still to try are a bit set; blank and one-given stacks are valued and

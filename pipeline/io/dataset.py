@@ -43,7 +43,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from pipeline.errors import InputError
+from pipeline.errors import InputError, first_line
 from pipeline.grid import ParsedGrids, parse_puzzles
 from pipeline.io.columns import (
     ID_NAMES,
@@ -165,7 +165,7 @@ class Dataset:
                 self._rows_read[0] = row
                 yield pa.RecordBatch.from_arrays([rows, *batch.columns], schema=self.schema)
         except (OSError, pa.ArrowException) as e:
-            raise InputError(f"{self._name}: read failed ({_first_line(e)})") from None
+            raise InputError(f"{self._name}: read failed ({first_line(e)})") from None
 
     def estimated_rows(self) -> int | None:
         """The number of rows, when known (`num_rows`), else an estimate for a progress bar's
@@ -183,9 +183,6 @@ class Dataset:
         if not bytes_read or not rows_read:
             return None
         return max(rows_read, round(rows_read * self.size_bytes / bytes_read))
-
-    def __iter__(self) -> Iterator[pa.RecordBatch]:
-        return self.batches()
 
     @property
     def _name(self) -> str:
@@ -208,11 +205,6 @@ class Dataset:
                     array = _as_ids(array, self._id_type)
             arrays.append(array)
         return pa.RecordBatch.from_arrays(arrays, names=names)
-
-
-def _first_line(error: BaseException) -> str:
-    text = str(error).strip() or type(error).__name__
-    return text.splitlines()[0]
 
 
 def _as_ids(array: pa.Array, id_type: pa.DataType) -> pa.Array:
@@ -316,7 +308,7 @@ def _open_parquet(
         try:
             first = next(head, None)
         except (OSError, pa.ArrowException) as e:  # a damaged file
-            raise InputError(f"{name}: read failed ({_first_line(e)})") from None
+            raise InputError(f"{name}: read failed ({first_line(e)})") from None
         finally:
             head.close()  # release pyarrow's reader (and its threads) now, not at exit
     sample = {n: as_text(first.column(n)).to_pylist() if first else [] for n in texts}

@@ -22,7 +22,7 @@ from typing import IO, Protocol
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from pipeline.errors import InputError
+from pipeline.errors import InputError, first_line
 from pipeline.io.lines import (
     BOM,
     ByteStream,
@@ -33,8 +33,9 @@ from pipeline.io.lines import (
     split_lines,
     text_lines,
 )
+from pipeline.io.parquet_concat import MAGIC
 
-FORMATS = ("csv", "tsv", "txt", "parquet")
+INPUT_FORMATS = ("csv", "tsv", "txt", "parquet")
 FORMAT_SUFFIXES = {
     ".csv": "csv",
     ".tsv": "tsv",
@@ -44,7 +45,8 @@ FORMAT_SUFFIXES = {
     ".pq": "parquet",
 }
 COMPRESSION_SUFFIXES = {".gz": "gzip", ".gzip": "gzip", ".zst": "zstd", ".zstd": "zstd"}
-MAGIC = {"gzip": b"\x1f\x8b", "zstd": b"\x28\xb5\x2f\xfd", "parquet": b"PAR1"}
+# the first bytes of each kind of file (Parquet's: `parquet_concat.MAGIC`, which also ends one)
+SIGNATURES = {"gzip": b"\x1f\x8b", "zstd": b"\x28\xb5\x2f\xfd", "parquet": MAGIC}
 HEAD_BYTES = 1 << 20  # how much (decompressed) text is sniffed for the header and columns
 BINARY_PROBE = 4096  # the first bytes that must look like text
 BINARY_SHARE = 0.25  # at most this share of them control bytes (NUL too) or not UTF-8
@@ -53,8 +55,8 @@ _CONTROL = re.compile(r"[\x00-\x08\x0e-\x1f\x7f]")
 
 def check_format(fmt: str | None) -> str | None:
     """A forced format (`csv`, `tsv`, `txt`, `parquet`), checked; None: detect it."""
-    if fmt is not None and fmt not in FORMATS:
-        raise InputError(f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}")
+    if fmt is not None and fmt not in INPUT_FORMATS:
+        raise InputError(f"unknown format {fmt!r}; expected one of {', '.join(INPUT_FORMATS)}")
     return fmt
 
 
@@ -91,12 +93,16 @@ def check_file(path: Path, fmt: str, compression: str | None) -> int:
         raise InputError(f"{path}: permission denied") from None
     except OSError as e:
         raise InputError(f"{path}: cannot read ({e.strerror or e})") from None
-    if compression and size and not head.startswith(MAGIC[compression]):
+    if compression and size and not head.startswith(SIGNATURES[compression]):
         raise InputError(f"{path}: not a {compression} file")
     for name, suffix in (("gzip", ".gz"), ("zstd", ".zst")):
-        if compression is None and head.startswith(MAGIC[name]):
+        if compression is None and head.startswith(SIGNATURES[name]):
             raise InputError(f"{path}: is {name}-compressed but its name does not end in {suffix}")
-    if fmt == "parquet" and compression is None and (size < 12 or head != MAGIC["parquet"] * 2):
+    if (
+        fmt == "parquet"
+        and compression is None
+        and (size < 12 or head != SIGNATURES["parquet"] * 2)
+    ):
         raise InputError(f"{path}: not a Parquet file")
     return size
 
@@ -150,14 +156,14 @@ def read_head(path: Path, compression: str | None) -> tuple[bytes, bool]:
         with open_stream(path, compression) as stream:
             data = stream.read(HEAD_BYTES + 1)
     except (OSError, pa.ArrowException) as e:
-        raise InputError(f"{path}: cannot read ({_first_line(e)})") from None
+        raise InputError(f"{path}: cannot read ({first_line(e)})") from None
     return text_head(str(path), data)
 
 
 def text_head(name: str, data: bytes) -> tuple[bytes, bool]:
     """`data` (the first `HEAD_BYTES + 1` bytes of a text) cut after its last whole line, and
     whether it is the whole text; `InputError` when it is no text at all."""
-    if data.startswith(MAGIC["parquet"]):
+    if data.startswith(SIGNATURES["parquet"]):
         raise InputError(f"{name}: is a Parquet file, not text")
     if looks_binary(data[:BINARY_PROBE]):
         raise InputError(f"{name}: not a text file (binary bytes)")
@@ -286,7 +292,7 @@ class ParquetReader:
             self._source = open_file(source) if isinstance(source, str) else source  # kept open
             self.file = pq.ParquetFile(self._source, buffer_size=1 << 20, pre_buffer=False)
         except (OSError, pa.ArrowException, UnicodeDecodeError) as e:  # a column name not UTF-8
-            raise InputError(f"{name}: not a Parquet file ({_first_line(e)})") from None
+            raise InputError(f"{name}: not a Parquet file ({first_line(e)})") from None
         stored = self.file.schema_arrow.names
         # the columns' names, repeats told apart as a CSV header's are (note, note -> note_2)
         self.names = unique_names(stored)
@@ -300,7 +306,7 @@ class ParquetReader:
             with open_stream(path, compression) as stream:
                 copy = spool(str(path), stream, b"", f" (after {compression} decompression)")
         except (OSError, pa.ArrowException) as e:
-            raise InputError(f"{path}: cannot decompress ({_first_line(e)})") from None
+            raise InputError(f"{path}: cannot decompress ({first_line(e)})") from None
         return cls(str(path), copy)
 
     def batches(
@@ -344,7 +350,7 @@ def spool(name: str, stream: ByteStream, head: bytes, how: str = "") -> IO[bytes
         copy.seek(max(0, size - 4))
         tail = copy.read(4)
         copy.seek(0)
-        if size < 12 or copy.read(4) != MAGIC["parquet"] or tail != MAGIC["parquet"]:
+        if size < 12 or copy.read(4) != SIGNATURES["parquet"] or tail != SIGNATURES["parquet"]:
             raise InputError(f"{name}: not a Parquet file{how}")
     except BaseException:
         copy.close()
@@ -400,9 +406,3 @@ def rechunk(batches: Iterator[pa.RecordBatch], size: int) -> Iterator[pa.RecordB
                 pending, count = [], 0
     if count:
         yield pending[0] if len(pending) == 1 else pa.concat_batches(pending)
-
-
-def _first_line(error: BaseException) -> str:
-    """The first line of an exception's message, for one-line errors."""
-    text = str(error).strip() or type(error).__name__
-    return text.splitlines()[0]

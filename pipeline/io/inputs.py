@@ -21,8 +21,8 @@ import pyarrow as pa
 
 from pipeline.errors import InputError
 from pipeline.io.dataset import Dataset, agree_on_id_type, open_dataset
+from pipeline.io.stdin import STDIN
 
-STDIN = "-"
 _GLOB_CHARS = set("*?[")
 
 

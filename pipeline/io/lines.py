@@ -15,16 +15,9 @@ The rules, the same for the sniffed head (`head_lines`) and for the stream (`Lin
 * Cells stay bytes until they become strings (`as_text`): a cell that is not UTF-8 gets U+FFFD
   for its bad bytes, and only that cell.
 
-Speed, CPU seconds (`time.process_time`, taskset -c 1, best of 3, open + every batch) for a
-164 MB Kaggle CSV of 999,900 rows: 0.17 s (5.7 M rows/s), against 0.10 s for the pyarrow
-streaming CSV reader this replaces (whose rows must fit its block, whose invalid-row handler
-never sees a line that is not UTF-8, and which cannot keep an unbalanced quote to its line);
-about 0.07 us a row more, 3% of the fastest kernel's 2.2 us a puzzle. Every field quoted:
-0.28 s (1.8 s when every line holding a quote went through Python's `csv`, 2.5 us a line).
-`.txt`: 0.06 s, as before. What did not pay: pyarrow's `read_csv` on each block as a fast path
-(0.65 ms a 1 MiB block, no faster than split_pattern and take); `bytearray.find(b"\n\n")` to
-spot empty lines (1.4 ms a block: CPython searches two-byte patterns slowly; the lengths
-after the split tell it for free).
+The text is split with pyarrow's compute functions a block at a time (no Python per line);
+how fast, against the pyarrow CSV reader it replaced, and what was tried and dropped, is in
+docs/BENCHMARKS.md ("Ideas measured").
 """
 
 from __future__ import annotations

@@ -33,7 +33,7 @@ from pipeline.io.sidecars import OutputLock as OutputLock  # re-exported: where 
 from pipeline.io.sidecars import check_name_room
 
 INPUT_SUFFIXES = {".csv", ".tsv", ".tab", ".txt", ".parquet", ".pq", ".gz", ".zst", ".zstd"}
-FORMATS = {".parquet": "parquet", ".pq": "parquet", ".csv": "csv", ".jsonl": "jsonl",
+OUTPUT_SUFFIXES = {".parquet": "parquet", ".pq": "parquet", ".csv": "csv", ".jsonl": "jsonl",
            ".ndjson": "jsonl"}  # fmt: skip
 STDOUT = "-"
 
@@ -67,19 +67,19 @@ def output_format(path: str | Path, format: str | None = None) -> str:
     """The format of an output: `format` when given, else from the name's suffix; stdout
     (`-`) without a format is CSV. Raises `InputError` for a suffix we cannot write."""
     if format is not None:
-        if format not in set(FORMATS.values()):
-            choices = ", ".join(sorted(set(FORMATS.values())))
+        if format not in set(OUTPUT_SUFFIXES.values()):
+            choices = ", ".join(sorted(set(OUTPUT_SUFFIXES.values())))
             raise InputError(f"unknown output format {format!r}; choose one of {choices}")
         return format
     if str(path) == STDOUT:
         return "csv"
     suffix = Path(path).suffix.lower()
-    if suffix not in FORMATS:
+    if suffix not in OUTPUT_SUFFIXES:
         raise InputError(
             f"{path}: cannot tell the output format from its name; end it in .parquet, .csv or "
             ".jsonl (or give --format)"
         )
-    return FORMATS[suffix]
+    return OUTPUT_SUFFIXES[suffix]
 
 
 def check_output(

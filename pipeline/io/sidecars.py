@@ -2,7 +2,7 @@
 
     .NAME.lock                 `OutputLock`: one run per output
     .NAME.tmp-PID              `write_atomically`'s temporary file
-    NAME.partial/              solve's checkpoint (`jobs.checkpoint`)
+    NAME.partial/              solve's checkpoint (`run.checkpoint`)
     .NAME.findings-PID.arrow   validate's findings spool
 
 Their names must fit beside the output's (`check_name_room`, before any work). A file of a

@@ -24,11 +24,11 @@ from typing import IO
 
 import pyarrow as pa
 
-from pipeline.errors import InputError
+from pipeline.errors import InputError, first_line
 from pipeline.io.columns import MATCH_SHARE, SAMPLE_ROWS, looks_like_header
 from pipeline.io.formats import (
     HEAD_BYTES,
-    MAGIC,
+    SIGNATURES,
     ByteStream,
     head_text_rows,
     spool,
@@ -72,17 +72,17 @@ def open_stdin(fmt: str | None, stream: IO[bytes] | None = None) -> StdinInput:
     raw: ByteStream = stream if stream is not None else sys.stdin.buffer
     try:
         head = _read(raw, HEAD_BYTES + 1)
-        compression = next((c for c in ("gzip", "zstd") if head.startswith(MAGIC[c])), None)
+        compression = next((c for c in ("gzip", "zstd") if head.startswith(SIGNATURES[c])), None)
         if compression:
             buffered = io.BufferedReader(_Chain(head, raw), 1 << 16)  # type: ignore[arg-type]
             raw = pa.CompressedInputStream(buffered, compression)
             head = _read(raw, HEAD_BYTES + 1)
-        if fmt == "parquet" or (fmt is None and head.startswith(MAGIC["parquet"])):
+        if fmt == "parquet" or (fmt is None and head.startswith(SIGNATURES["parquet"])):
             how = f" (after {compression} decompression)" if compression else ""
             copy = spool(NAME, raw, head, how)
             return StdinInput("parquet", compression, b"", True, None, copy)
     except (OSError, pa.ArrowException) as e:
-        raise InputError(f"{NAME}: cannot read ({str(e).strip().splitlines()[0]})") from None
+        raise InputError(f"{NAME}: cannot read ({first_line(e)})") from None
     text, at_eof = text_head(NAME, head)
     fmt = fmt or sniff_text_format(text)
     return StdinInput(fmt, compression, text, at_eof, StdinBytes(head, raw), None)

@@ -22,7 +22,7 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from pipeline.errors import ReportError, printable
+from pipeline.errors import ReportError, first_line, printable
 from pipeline.io.runinfo import METADATA_KEY
 from pipeline.report.metadata import read_metadata, run_entries
 from pipeline.report.ratings import rating_figures
@@ -69,7 +69,7 @@ def _read(path: Path) -> tuple[pl.DataFrame, dict[str, Any], list[str]]:
         with open(path, "rb") as f:
             schema = pq.read_schema(f)
     except (pa.ArrowException, OSError) as e:
-        detail = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        detail = first_line(e)
         raise ReportError(f"{path}: not a Parquet file ({detail})") from None
     missing = [c for c in REQUIRED_COLUMNS if c not in schema.names]
     if missing:
@@ -87,7 +87,7 @@ def _read(path: Path) -> tuple[pl.DataFrame, dict[str, Any], list[str]]:
         if "dataset" in frame.columns and "strategy" in frame.columns:
             frame = frame.with_columns(pl.col("dataset", "strategy").cast(pl.String, strict=True))
     except (pl.exceptions.PolarsError, pa.ArrowException, OSError) as e:
-        detail = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        detail = first_line(e)
         raise ReportError(f"{path}: not a readable result file ({detail})") from None
     return frame, meta, notes
 

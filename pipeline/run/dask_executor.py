@@ -15,7 +15,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from pipeline.errors import ExecutorLost, InputError
+from pipeline.errors import ExecutorLost, InputError, first_line
 
 INSTALL_HINT = "pip install 'sudoku-pipeline[dask]'"
 LOST_AFTER_S = 20.0  # how long the scheduler may stay unreachable before the run gives up
@@ -61,7 +61,7 @@ def _connect_within(client: Callable[..., Any], address: str, seconds: float) ->
         raise InputError(f"no Dask scheduler answered at {address} within {seconds + 5:.0f} s")
     if isinstance(outcome[0], BaseException):
         e = outcome[0]
-        reason = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        reason = first_line(e)
         if isinstance(e, MemoryError) or "deserialize" in reason.lower():
             reason = "what answers there does not speak Dask's protocol"
         raise InputError(f"cannot reach the Dask scheduler at {address}: {reason}")

@@ -38,7 +38,7 @@ counts a guess per branch point) is about half of it.
 Givens that clash (two equal digits in a row, column or box) and values above 9 are found while
 loading the givens (`_load_givens`, a few bit operations per digit): verdict `INVALID`, nodes 0,
 guesses 0, no solution. Ideas measured here and not kept are listed in docs/BENCHMARKS.md
-("Measured in the kernels").
+("Ideas measured").
 """
 
 import numpy as np

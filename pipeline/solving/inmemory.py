@@ -35,9 +35,9 @@ def solve_batch(
     `id_column=`). TypeError for what is not a column of puzzles, ValueError for one that
     cannot be read (ints outside 0-9, a column not found).
 
-    `workers`: None or 1 solves in this process; more splits the puzzles into chunks for that
-    many worker processes, started on first use and kept warm for the next call (see
-    `pipeline.run.pool`); the rows are the same, in the same order.
+    `workers`: None or 1 solves in this thread; more splits the puzzles into chunks solved on
+    that many worker threads of this process (`pipeline.run.pool`: nothing to start, nothing
+    kept between calls); the rows are the same, in the same order.
     """
     options = SolveOptions(strategy, solutions, max_nodes)
     batch = puzzle_batch(

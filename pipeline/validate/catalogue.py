@@ -3,7 +3,8 @@
 A finding names the row, a code, a level and a sentence for people; evidence columns carry what
 a program needs to act on it. `CATALOGUE` lists the codes in the order a row's findings are
 listed, each with its level, a title, what it says of the row, and the template of its message;
-the README's table of codes and `validate --help` are made from it.
+the README's table of codes is made from it (`make docs`), and a test holds `validate --help`'s
+list of codes to it (the help is written out: the command line starts without pyarrow).
 
 Errors are rows that are not what a puzzle corpus claims (validate exits 1 on them). A
 duplicate is a warning: each copy is a correct puzzle, the corpus is only redundant. A row
