@@ -47,7 +47,7 @@ MAGIC = {"gzip": b"\x1f\x8b", "zstd": b"\x28\xb5\x2f\xfd", "parquet": b"PAR1"}
 HEAD_BYTES = 1 << 20  # how much (decompressed) text is sniffed for the header and columns
 BINARY_PROBE = 4096  # the first bytes that must look like text
 BINARY_SHARE = 0.25  # at most this share of them control bytes or not UTF-8
-_CONTROL = re.compile(r"[\x01-\x08\x0e-\x1f\x7f]")
+_CONTROL = re.compile(r"[\x00-\x08\x0e-\x1f\x7f]")
 
 
 def check_format(fmt: str | None) -> str | None:
@@ -162,10 +162,9 @@ def text_head(name: str, data: bytes) -> tuple[bytes, bool]:
 
 
 def looks_binary(probe: bytes) -> bool:
-    """Whether bytes are no text: a NUL, or more than `BINARY_SHARE` of them control bytes or
-    bytes that are not UTF-8 (a Latin-1 accent now and then is fine)."""
-    if b"\x00" in probe:
-        return True
+    """Whether bytes are no text: more than `BINARY_SHARE` of them control bytes (NUL included)
+    or bytes that are not UTF-8. A Latin-1 accent or a NUL now and then is a damaged row, not a
+    binary file: an image, an archive or UTF-16 text holds far more of them."""
     text = probe.decode("utf-8", errors="replace")
     bad = text.count("\ufffd") + len(_CONTROL.findall(text))
     return bad > BINARY_SHARE * max(len(text), 1)
