@@ -257,6 +257,23 @@ def test_a_nul_byte_in_a_row_is_a_malformed_row_not_a_binary_file(kind):
     assert len(verdicts) == 3 and verdicts.count("malformed") == 1
 
 
+def test_a_parquet_page_of_an_unknown_type_is_a_read_error_not_rows_lost(tmp_path):
+    """pyarrow skips a page whose type it does not know (a damaged page header) and reads the
+    column chunk as empty, without a word: the footer's count of rows is the only witness."""
+    path = tmp_path / "x.parquet"
+    pq.write_table(pa.table({"puzzle": [P1, P2, P1]}), path, use_dictionary=False,
+                   compression="none")  # fmt: skip
+    data = bytearray(path.read_bytes())
+    page = pq.read_metadata(path).row_group(0).column(0).data_page_offset
+    assert data[page : page + 2] == b"\x15\x00"  # the page header's first field: DATA_PAGE
+    data[page + 1] = 0x0E  # page type 7: no such type
+    path.write_bytes(data)
+    lost = r"x\.parquet: read failed \(row group 0: 0 rows read, 3 in its footer"
+    with pytest.raises(InputError, match=lost):
+        for _ in open_dataset(path).batches():
+            pass
+
+
 def no_line_break(line: bytes) -> bytes:
     return line.replace(b"\n", b"").replace(b"\r", b"")
 
