@@ -49,3 +49,20 @@ def assert_one_line_error(stderr: str, *fragments: str) -> None:
     assert lines[0].startswith("error: "), stderr
     for fragment in fragments:
         assert fragment in lines[0], lines[0]
+
+
+# --- the order of the tests --------------------------------------------------------------------
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--reverse-order",
+        action="store_true",
+        help="run the tests in reverse order: a test that leans on what another left behind "
+        "fails (`make stress` runs every other round so)",
+    )
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if config.getoption("--reverse-order"):
+        items.reverse()
