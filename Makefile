@@ -9,7 +9,7 @@ STAMP  := $(VENV)/.installed
 PYCACHE = $(BIN)/python -m compileall -q pipeline
 DEV    := $(VENV)/.installed-dev
 
-.PHONY: venv run test lint format bench data docs clean
+.PHONY: venv run test stress lint format bench data docs clean
 
 venv: $(STAMP)
 
@@ -33,6 +33,14 @@ run: venv
 
 test: $(DEV)
 	$(BIN)/python -m pytest -q
+
+# The whole suite N times in a row beside LOAD processes that keep the cores busy (solving, in
+# a loop), every other round in reverse order; stops at the first failure, then prints
+# "N/N green, median X s". Output of each round in artifacts/stress/. `make stress N=3`.
+N    ?= 10
+LOAD ?= 2
+stress: $(DEV)
+	$(BIN)/python -m scripts.stress --rounds $(N) --load $(LOAD)
 
 lint: $(DEV)
 	$(BIN)/ruff check .

@@ -66,3 +66,20 @@ def tiny_disk(tmp_path: Path) -> Any:
         pytest.skip(f"cannot mount a tmpfs here: {done.stderr.decode().strip()}")
     yield mount
     subprocess.run(["umount", str(mount)], capture_output=True)
+
+
+# --- the order of the tests --------------------------------------------------------------------
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--reverse-order",
+        action="store_true",
+        help="run the tests in reverse order: a test that leans on what another left behind "
+        "fails (`make stress` runs every other round so)",
+    )
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if config.getoption("--reverse-order"):
+        items.reverse()

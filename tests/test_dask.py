@@ -1,16 +1,25 @@
 """Scale out: the same solve and validate jobs on a Dask cluster give the local results.
 
-A real `dask scheduler` and two `dask worker` processes are started on 127.0.0.1 by the tests.
+Real `dask scheduler` and `dask worker` processes are started on 127.0.0.1, a cluster for each
+test that needs one, so that no test sees what another left behind (a killed worker, say). The
+scheduler picks a free port itself and writes its address to a file: no port is chosen first
+and then raced for. A run is cut at a known batch, not at a moment: a worker started with the
+preload `dask_hold.py` holds every batch from a given row on, so the run is certainly mid-way
+when a test kills that worker or the scheduler, on a fast machine as on a loaded one.
 """
 
+import json
 import os
-import shutil
 import signal
 import socket
 import subprocess
 import sys
 import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 import pytest
@@ -22,63 +31,116 @@ pytest.importorskip("distributed")
 
 TIMING = ["solve_ns"]
 BIN = Path(sys.executable).parent
+HOLD = Path(__file__).with_name("dask_hold.py")
+# Bounds, not expectations: each is many times what a loaded 2-core machine needs, and passing
+# one fails the test with what was awaited.
+START_S = 120  # a scheduler, its workers, a run's first batches
+RUN_S = 300  # a whole run
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _dask(*args: str, log: Path) -> subprocess.Popen:
+def _dask(*args: str, log: Path, env: dict[str, str] | None = None) -> subprocess.Popen:
     command = [str(BIN / "dask"), *args]
     with log.open("w") as out:
-        return subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT,
+        return subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, env=env,
                                 start_new_session=True)  # fmt: skip
 
 
 def _stop(process: subprocess.Popen) -> None:
+    """kill -9 the process and all of its own (a worker's nanny and worker process)."""
     if process.poll() is None:
         os.killpg(process.pid, signal.SIGKILL)
-        process.wait(timeout=10)
+    process.wait(timeout=60)
 
 
-@pytest.fixture(scope="module")
-def cluster(tmp_path_factory):
-    """A scheduler and two single-threaded workers on loopback; yields (address, workers)."""
-    logs = tmp_path_factory.mktemp("dask-logs")
-    port = _free_port()
-    address = f"tcp://127.0.0.1:{port}"
-    scheduler = _dask("scheduler", "--host", "127.0.0.1", "--port", str(port),
-                      "--no-dashboard", log=logs / "scheduler.log")  # fmt: skip
-    workers = [
-        _dask(
-            "worker",
-            address,
-            "--nthreads",
-            "1",
-            "--no-dashboard",
-            "--name",
-            f"w{i}",
-            log=logs / f"worker{i}.log",
-        )  # fmt: skip
-        for i in range(2)
-    ]
-    from distributed import Client
+def wait_for(condition: Callable[[], Any], what: str, running: subprocess.Popen, log: Path) -> Any:
+    """Poll `condition()` until it holds and return its value; fail, saying `what` was awaited
+    and what the process `running` logged (to `log`), when it ends first or after `START_S`."""
+    deadline = time.monotonic() + START_S
+    while not (value := condition()):
+        if running.poll() is not None:
+            pytest.fail(f"waiting for {what}: {' '.join(running.args[:2])} ended first, exit "
+                        f"code {running.returncode}\n{log.read_text()}")  # fmt: skip
+        if time.monotonic() > deadline:
+            pytest.fail(f"waiting for {what}: not within {START_S} s\n{log.read_text()}")
+        time.sleep(0.05)
+    return value
 
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            with Client(address, timeout="5s") as client:
-                client.wait_for_workers(2, timeout=30)
-            break
-        except (OSError, TimeoutError):
-            if time.monotonic() > deadline:
-                raise
-            time.sleep(0.5)
-    yield address, workers
-    for process in [*workers, scheduler]:
-        _stop(process)
+
+@dataclass
+class Cluster:
+    address: str
+    scheduler: subprocess.Popen
+    workers: list[subprocess.Popen]
+    folder: Path  # logs, the scheduler's file, and the `held-<row>` files of held batches
+
+    def held(self) -> list[int]:
+        """The first rows of the batches that workers hold."""
+        return sorted(int(p.name.removeprefix("held-")) for p in self.folder.glob("held-*"))
+
+
+def _address_in(scheduler_file: Path) -> str | None:
+    try:
+        return json.loads(scheduler_file.read_text())["address"]
+    except (FileNotFoundError, ValueError, KeyError):  # not yet written, or written half
+        return None
+
+
+@contextmanager
+def dask_cluster(
+    folder: Path, workers: int = 2, hold_from_row: dict[int, int] | None = None
+) -> Iterator[Cluster]:
+    """A scheduler and `workers` single-threaded workers (`w0`, `w1`, ...) on loopback, all
+    connected; worker `i` holds each batch from row `hold_from_row[i]` on (`dask_hold.py`)."""
+    folder.mkdir()
+    scheduler_file = folder / "scheduler.json"
+    scheduler = _dask("scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
+                      "--scheduler-file", str(scheduler_file),
+                      log=folder / "scheduler.log")  # fmt: skip
+    started = [scheduler]
+    try:
+        address = wait_for(lambda: _address_in(scheduler_file), "the scheduler's address",
+                           scheduler, folder / "scheduler.log")  # fmt: skip
+        for i in range(workers):
+            args = ["worker", address, "--nthreads", "1", "--no-dashboard", "--name", f"w{i}",
+                    "--local-directory", str(folder / f"w{i}")]  # fmt: skip
+            env = None
+            if hold_from_row and i in hold_from_row:
+                args += ["--preload", str(HOLD)]
+                env = {**os.environ, "HOLD_FROM_ROW": str(hold_from_row[i]),
+                       "HELD_IN": str(folder)}  # fmt: skip
+            started.append(_dask(*args, log=folder / f"w{i}.log", env=env))
+        from distributed import Client
+
+        with Client(address, timeout=f"{START_S}s") as client:
+            client.wait_for_workers(workers, timeout=START_S)
+        yield Cluster(address, scheduler, started[1:], folder)
+    finally:
+        for process in reversed(started):
+            _stop(process)
+
+
+def _start_run(corpus: Path, out: Path, address: str, log: Path) -> subprocess.Popen:
+    """`sudoku-pipeline solve` on the cluster at `address` in batches of 250 rows, in the
+    background, its stderr to `log`."""
+    command = [str(BIN / "sudoku-pipeline"), "solve", str(corpus), "-o", str(out), "--quiet",
+               "--executor", "dask", "--scheduler", address, "--batch-size", "250"]  # fmt: skip
+    with log.open("w") as err:
+        return subprocess.Popen(command, stderr=err)
+
+
+def _finish(run: subprocess.Popen, log: Path) -> tuple[int, str]:
+    """The run's exit code and stderr (from `log`), once it ends (within `RUN_S`)."""
+    try:
+        run.wait(timeout=RUN_S)
+    except subprocess.TimeoutExpired:
+        run.kill()
+        run.wait()
+        pytest.fail(f"the run did not end within {RUN_S} s\n{log.read_text()}")
+    return run.returncode, log.read_text()
+
+
+def _parts(out: Path) -> int:
+    return len(list(out.with_name(out.name + ".partial").glob("part-*")))
 
 
 @pytest.fixture(scope="module")
@@ -102,11 +164,11 @@ def local_result(corpus, tmp_path_factory) -> Path:
     return out
 
 
-def test_solve_on_a_running_cluster_equals_local(cluster, corpus, local_result, tmp_path):
-    address, _ = cluster
+def test_solve_on_a_running_cluster_equals_local(corpus, local_result, tmp_path):
     out = tmp_path / "dask.parquet"
-    summary = solve_file(corpus, out, batch_size=250, executor="dask", scheduler=address,
-                         progress=False)  # fmt: skip
+    with dask_cluster(tmp_path / "cluster") as cluster:
+        summary = solve_file(corpus, out, batch_size=250, executor="dask",
+                             scheduler=cluster.address, progress=False)  # fmt: skip
     assert summary.rows == 3000 and summary.workers == 2
     _same_rows(local_result, out)
 
@@ -117,70 +179,48 @@ def test_solve_on_a_local_cluster_equals_local(corpus, local_result, tmp_path):
     _same_rows(local_result, out)
 
 
-def _start_slow_run(
-    tmp_path: Path, address: str, rows: int, seed: int, batch_size: int, parts: int
-) -> tuple[subprocess.Popen, Path]:
-    """Start `sudoku-pipeline solve` on the cluster at `address`, on a corpus slow enough to
-    interrupt (backtracking), and return once `parts` batches are kept in its checkpoint."""
-    path = tmp_path / "hard.csv"
-    generate(rows, seed=seed).select("id", "puzzle").write_csv(path)
-    out = tmp_path / "out.parquet"
-    command = [str(BIN / "sudoku-pipeline"), "solve", str(path), "-o", str(out), "--quiet",
-               "--executor", "dask", "--scheduler", address, "--batch-size", str(batch_size),
-               "--strategy", "backtrack", "--max-nodes", "3000"]  # fmt: skip
-    run = subprocess.Popen(command, stderr=subprocess.PIPE, text=True)
-    partial = out.with_name(out.name + ".partial")
-    deadline = time.monotonic() + 90
-    while len(list(partial.glob("part-*"))) < parts and time.monotonic() < deadline:
-        time.sleep(0.05)
-    return run, out
+def test_a_worker_killed_holding_a_batch_loses_no_rows(corpus, local_result, tmp_path):
+    """Dask gives the batch of a worker that dies holding it to another; the run completes,
+    every row once, in order."""
+    out, log = tmp_path / "out.parquet", tmp_path / "run.log"
+    with dask_cluster(tmp_path / "cluster", hold_from_row={0: 0}) as cluster:
+        run = _start_run(corpus, out, cluster.address, log)
+        wait_for(cluster.held, "worker w0 to hold a batch", run, log)
+        _stop(cluster.workers[0])  # kill -9 the worker holding it
+        code, err = _finish(run, log)
+    assert code == 0, err
+    _same_rows(local_result, out)
 
 
-def test_a_worker_killed_mid_run_loses_no_rows(cluster, tmp_path):
-    """Dask reschedules the batches of a dead worker; the run still completes, in order."""
-    address, workers = cluster
-    run, out = _start_slow_run(tmp_path, address, rows=1500, seed=5, batch_size=25, parts=3)
-    _stop(workers[0])  # kill -9 one of the two workers mid-run
-    _, err = run.communicate(timeout=180)
-    assert run.returncode == 0, err
-    result = pl.read_parquet(out)
-    assert result["row"].to_list() == list(range(1500))
+def test_a_scheduler_that_goes_away_leaves_a_resumable_checkpoint(corpus, local_result, tmp_path):
+    """The scheduler is killed while the fourth batch is held: the run ends with exit code 2
+    and a word on `--resume`, keeping the three batches before it; resuming completes it."""
+    out, log = tmp_path / "out.parquet", tmp_path / "run.log"
+    with dask_cluster(tmp_path / "cluster", workers=1, hold_from_row={0: 750}) as cluster:
+        run = _start_run(corpus, out, cluster.address, log)
+        wait_for(lambda: _parts(out) == 3 and cluster.held() == [750],
+                 "three parts kept and the fourth batch held", run, log)  # fmt: skip
+        _stop(cluster.scheduler)
+        code, err = _finish(run, log)
+    assert code == 2, err
+    assert "--resume" in err and "Traceback" not in err
+    assert _parts(out) == 3  # the batches before the held one, nothing after it
+    # Resume on this machine's own workers: the rows come out whole and in order.
+    done = solve_file(corpus, out, resume=True, workers=1, batch_size=250, progress=False)
+    assert done.resumed_rows == 750
+    _same_rows(local_result, out)
 
 
 def test_without_a_scheduler_to_reach(corpus, tmp_path):
-    command = [str(BIN / "sudoku-pipeline"), "solve", str(corpus), "-o", str(tmp_path / "o.pq"),
-               "--executor", "dask", "--scheduler", f"tcp://127.0.0.1:{_free_port()}"]  # fmt: skip
-    run = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))  # the port is this test's, and nothing listens on it
+        address = f"tcp://127.0.0.1:{taken.getsockname()[1]}"
+        out = tmp_path / "o.pq"
+        command = [str(BIN / "sudoku-pipeline"), "solve", str(corpus), "-o", str(out),
+                   "--executor", "dask", "--scheduler", address]  # fmt: skip
+        run = subprocess.run(command, capture_output=True, text=True, timeout=RUN_S)
     assert run.returncode == 2
     assert run.stderr.strip().startswith("error: cannot reach the Dask scheduler")
     assert "Traceback" not in run.stderr
     assert not (tmp_path / "o.pq.partial").exists()  # no checkpoint of nothing (issue 10, 26)
     assert not list(tmp_path.glob(".o.pq*"))  # nor a lock or a temporary file
-
-
-def test_a_scheduler_that_goes_away_leaves_a_resumable_checkpoint(tmp_path, corpus):
-    logs = tmp_path / "logs"
-    logs.mkdir()
-    port = _free_port()
-    address = f"tcp://127.0.0.1:{port}"
-    scheduler = _dask("scheduler", "--host", "127.0.0.1", "--port", str(port),
-                      "--no-dashboard", log=logs / "s.log")  # fmt: skip
-    worker = _dask("worker", address, "--nthreads", "1", "--no-dashboard", log=logs / "w.log")
-    try:
-        run, out = _start_slow_run(tmp_path, address, rows=1200, seed=8, batch_size=20, parts=2)
-        partial = out.with_name(out.name + ".partial")
-        path = tmp_path / "hard.csv"
-        _stop(scheduler)
-        _, err = run.communicate(timeout=120)
-        assert run.returncode == 2, err
-        assert "--resume" in err and "Traceback" not in err
-        assert list(partial.glob("part-*"))
-        # Resume on this machine's own workers: the rows come out whole and in order.
-        done = solve_file(path, out, resume=True, workers=1, strategy="backtrack",
-                          max_nodes=3000, batch_size=20, progress=False)  # fmt: skip
-        assert done.resumed_rows > 0
-        assert pl.read_parquet(out)["row"].to_list() == list(range(1200))
-    finally:
-        _stop(worker)
-        _stop(scheduler)
-        shutil.rmtree(logs, ignore_errors=True)

@@ -312,7 +312,12 @@ class ParquetReader:
     def batches(
         self, columns: list[str], batch_size: int, start_row: int = 0
     ) -> Iterator[pa.RecordBatch]:
-        """Record batches of `columns` from `start_row` on, skipping whole row groups first."""
+        """Record batches of `columns` from `start_row` on, skipping whole row groups first.
+
+        Each row group is read on its own and must give the rows the footer counts for it:
+        pyarrow skips a page it cannot place (a damaged page header) and reads on, short, without
+        a word. A row group that comes out short (or long) is an `InputError`, before any row of
+        the next group is read, so no row is lost or numbered wrong."""
         meta, first_group = self.file.metadata, 0
         while first_group < meta.num_row_groups:
             group_rows = meta.row_group(first_group).num_rows
@@ -320,19 +325,30 @@ class ParquetReader:
                 break
             start_row -= group_rows
             first_group += 1
-        groups = list(range(first_group, meta.num_row_groups))
-        if not groups:
-            return
-        if self._by_position:  # a name pyarrow sees twice: read every column, pick by place
-            places = [self.names.index(name) for name in columns]
-            every = self.file.iter_batches(batch_size=batch_size, row_groups=groups)
-            batches: Iterator[pa.RecordBatch] = (
-                pa.record_batch([b.column(i) for i in places], names=columns) for b in every
-            )
-        else:
-            batches = self.file.iter_batches(batch_size=batch_size, row_groups=groups,
-                                             columns=columns)  # fmt: skip
-        yield from skip_rows(batches, start_row)
+        for group in range(first_group, meta.num_row_groups):
+            if self._by_position:  # a name pyarrow sees twice: read every column, pick by place
+                places = [self.names.index(name) for name in columns]
+                every = self.file.iter_batches(batch_size=batch_size, row_groups=[group])
+                batches: Iterator[pa.RecordBatch] = (
+                    pa.record_batch([b.column(i) for i in places], names=columns) for b in every
+                )
+            else:
+                batches = self.file.iter_batches(batch_size=batch_size, row_groups=[group],
+                                                 columns=columns)  # fmt: skip
+            yield from skip_rows(self._counted(batches, group), start_row)
+            start_row = 0
+
+    def _counted(self, batches: Iterator[pa.RecordBatch], group: int) -> Iterator[pa.RecordBatch]:
+        """The batches of row group `group`, checked against the footer's count of its rows."""
+        want, got = self.file.metadata.row_group(group).num_rows, 0
+        for batch in batches:
+            got += batch.num_rows
+            if got > want:
+                break
+            yield batch
+        if got != want:
+            raise InputError(f"{self.name}: read failed (row group {group}: {got} rows read, "
+                             f"{want} in its footer; the file is damaged)")  # fmt: skip
 
     def field(self, name: str) -> pa.Field:
         """The stored field of the column `name` (one of `names`)."""
