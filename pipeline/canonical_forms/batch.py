@@ -13,7 +13,6 @@ numba's on-disk cache of these kernels is not invalidated when only `search.py` 
 """
 
 import numpy as np
-from numba import njit
 
 from pipeline.canonical_forms.full import full_form
 from pipeline.canonical_forms.search import (
@@ -23,9 +22,10 @@ from pipeline.canonical_forms.search import (
     read_grid,
     search_form,
 )
+from pipeline.compiled import kernel
 
 
-@njit(nogil=True, cache=True)
+@kernel
 def _symmetry_of(
     grids: np.ndarray,
     forms: np.ndarray,
@@ -57,7 +57,7 @@ def _symmetry_of(
             next_label += 1
 
 
-@njit(nogil=True, cache=True)
+@kernel
 def _forms_from(
     grids: np.ndarray,
     forms: np.ndarray,
@@ -85,7 +85,7 @@ def _forms_from(
     return grids.shape[0]
 
 
-@njit(nogil=True, cache=True)
+@kernel
 def _run(grids: np.ndarray, forms: np.ndarray, cells: np.ndarray, relabel: np.ndarray) -> None:
     capacity = START_CAPACITY
     start = _forms_from(grids, forms, 0, capacity, cells, relabel)
@@ -94,13 +94,13 @@ def _run(grids: np.ndarray, forms: np.ndarray, cells: np.ndarray, relabel: np.nd
         start = _forms_from(grids, forms, start, capacity, cells, relabel)
 
 
-@njit(nogil=True, cache=True)
+@kernel
 def canonical_kernel(grids: np.ndarray, forms: np.ndarray) -> None:
     """Minlex forms of `(n, 81) uint8` grids (cells 0..9) into `forms` `(n, 81) uint8`."""
     _run(grids, forms, np.empty((0, 81), np.int16), np.empty((0, 10), np.uint8))
 
 
-@njit(nogil=True, cache=True)
+@kernel
 def symmetry_kernel(
     grids: np.ndarray, forms: np.ndarray, cells: np.ndarray, relabel: np.ndarray
 ) -> None:

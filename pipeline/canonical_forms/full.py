@@ -24,7 +24,8 @@ grid instead of 46,656: 61 -> 34 us a grid, thread CPU time).
 import itertools
 
 import numpy as np
-from numba import njit
+
+from pipeline.compiled import inline_part, kernel
 
 _NO_ROW = 1 << 40  # larger than any row key (9 labels of 4 bits)
 
@@ -48,7 +49,7 @@ _PERM3 = np.array(list(itertools.permutations(range(3))), np.int64)  # as in _co
 _POSITION = np.argsort(_PERM3, axis=1)  # _POSITION[p, x]: where permutation p puts x
 
 
-@njit(nogil=True, cache=True)
+@kernel
 def _row_key(lines: np.ndarray, t: int, row: int, order: np.ndarray, labels: np.ndarray) -> int:
     key = 0
     for j in range(9):
@@ -56,7 +57,7 @@ def _row_key(lines: np.ndarray, t: int, row: int, order: np.ndarray, labels: np.
     return key
 
 
-@njit(nogil=True, cache=True)
+@kernel
 def full_form(lines: np.ndarray, form: np.ndarray, chosen: np.ndarray) -> None:
     """The form of a complete grid (each line of `lines` holds 1..9 once) into `form` (81), and
     one variant giving it into `chosen`: [t, stack order, o0, o1, o2, source row of target rows
@@ -112,7 +113,7 @@ def full_form(lines: np.ndarray, form: np.ndarray, chosen: np.ndarray) -> None:
         form[j] = j + 1
 
 
-@njit(nogil=True, cache=True, inline="always")
+@inline_part
 def _row1_not_worse(image: np.ndarray, i: int, best_row1: np.ndarray) -> bool:
     """Whether row 1 under column order i (cell j: 1 + target column of its digit in row 0)
     is at most the best row 1 so far."""
@@ -123,7 +124,7 @@ def _row1_not_worse(image: np.ndarray, i: int, best_row1: np.ndarray) -> bool:
     return True
 
 
-@njit(nogil=True, cache=True)
+@kernel
 def _try_order(
     lines: np.ndarray,
     t: int,
@@ -175,7 +176,7 @@ def _try_order(
             return
 
 
-@njit(nogil=True, cache=True)
+@kernel
 def _sort_three(keys: np.ndarray, rows: np.ndarray, at: int) -> None:
     """Sort keys[at:at + 3] ascending, moving rows[at:at + 3] along."""
     for a in range(at, at + 2):

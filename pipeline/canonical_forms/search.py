@@ -57,7 +57,8 @@ computes the first-row bars.
 from typing import TypeAlias
 
 import numpy as np
-from numba import njit
+
+from pipeline.compiled import inline_part, kernel
 
 # What the search works in, made once per batch (`new_scratch`, again twice as large when a
 # grid needs more room): the candidate buffers `(2, capacity, 2) int64` (the one being read and
@@ -129,7 +130,7 @@ _LOWEST_BIT, _FREE_BANDS = _row_tables()
 _MERGE_FROM = 16  # merge twin candidates when more than this many are kept
 
 
-@njit(nogil=True, cache=True, inline="always")
+@inline_part
 def _cell_value(d: int, label: int, p: int, vp: int, q: int, vq: int, new: int) -> tuple[int, int]:
     """(value, next free label) of a cell holding source digit d (0: blank) with label `label`
     (0: not seen yet), after earlier cells of the triplet with digits p, q (0: none) and values
@@ -145,7 +146,7 @@ def _cell_value(d: int, label: int, p: int, vp: int, q: int, vq: int, new: int) 
     return new, new + 1
 
 
-@njit(nogil=True, cache=True, inline="always")
+@inline_part
 def _triplet_key(a: int, b: int, c: int, la: int, lb: int, lc: int, first_new: int) -> int:
     """Relabelled value of source digits (a, b, c) read in this order, with labels (la, lb, lc)
     (0: not seen yet), as 3 nibbles.
@@ -158,7 +159,7 @@ def _triplet_key(a: int, b: int, c: int, la: int, lb: int, lc: int, first_new: i
     return (va << 8) | (vb << 4) | vc
 
 
-@njit(nogil=True, cache=True)
+@kernel
 def _best_orders(
     x: int,
     y: int,
@@ -205,7 +206,7 @@ def _best_orders(
     return best, groups, packed
 
 
-@njit(nogil=True, cache=True, inline="always")
+@inline_part
 def _stack_orders(code: int, state: int, mask: int) -> tuple[int, int, int]:
     """`_best_orders` of a stack's cells (`code`: digits and pattern, as in `stacks`) with the
     labels, the next free label and the allowed orders `mask` of a candidate's `state`."""
@@ -234,7 +235,7 @@ def _stack_orders(code: int, state: int, mask: int) -> tuple[int, int, int]:
     )
 
 
-@njit(nogil=True, cache=True, inline="always")
+@inline_part
 def _label_new(code: int, order: int, state: int) -> int:
     """`state` with the new digits of a stack's cells (`code`) read in `order` given the next
     free labels (nibble 0 of the state counts them on)."""
@@ -253,7 +254,7 @@ def _label_new(code: int, order: int, state: int) -> int:
     return state
 
 
-@njit(nogil=True, cache=True)
+@kernel
 def _merge_duplicates(buffer: np.ndarray, count: int, table: np.ndarray) -> int:
     """Keep one of each group of candidates with the same future, with the hash `table` (a power
     of 2 long, at least 2 * count); returns the new count.
@@ -282,7 +283,7 @@ def _merge_duplicates(buffer: np.ndarray, count: int, table: np.ndarray) -> int:
     return kept
 
 
-@njit(nogil=True, cache=True)
+@kernel
 def read_grid(grids: np.ndarray, i: int, stacks: np.ndarray) -> tuple[bool, int]:
     """Fill `stacks` (`Scratch`) from grid `grids[i]` (81 cells); returns whether the grid is
     complete (every row and column holds 1..9 once) and the rows that cannot be target row 0
@@ -327,7 +328,7 @@ def read_grid(grids: np.ndarray, i: int, stacks: np.ndarray) -> tuple[bool, int]
     return complete, bars
 
 
-@njit(nogil=True, cache=True)
+@kernel
 def _canonical_one(
     forms: np.ndarray,
     i: int,
@@ -444,7 +445,7 @@ def _canonical_one(
     return cur, count
 
 
-@njit(nogil=True, cache=True)
+@kernel
 def search_form(
     forms: np.ndarray,
     i: int,
@@ -470,7 +471,7 @@ def search_form(
     return True
 
 
-@njit(nogil=True, cache=True)
+@kernel
 def new_scratch(capacity: int) -> Scratch:
     """Scratch for `search_form` (`Scratch`) with room for `capacity` candidates, made once per
     batch (again, twice as large, when a grid needs more); at least the 12 candidates to start."""

@@ -15,8 +15,8 @@ transposes with probability 1/2 (our solver treats rows and columns differently)
 """
 
 import numpy as np
-from numba import njit
 
+from pipeline.compiled import kernel
 from pipeline.solver import codes, solve_grids
 
 CHUNK = 4096  # puzzles per solver call: bounds the memory of the symmetric copies
@@ -28,7 +28,7 @@ _FNV_OFFSET = np.uint64(0xCBF29CE484222325)
 _FNV_PRIME = np.uint64(0x100000001B3)
 
 
-@njit(nogil=True, cache=True)
+@kernel
 def _mix(z: np.uint64) -> np.uint64:
     """splitmix64's output function: a 64-bit value to a well-mixed one."""
     z = (z ^ (z >> np.uint64(30))) * _MIX1
@@ -36,14 +36,14 @@ def _mix(z: np.uint64) -> np.uint64:
     return z ^ (z >> np.uint64(31))
 
 
-@njit(nogil=True, cache=True)
+@kernel
 def _below(state: np.ndarray, bound: int) -> int:
     """Next number of the splitmix64 stream in `state[0]`, as an int in [0, bound)."""
     state[0] += _GOLDEN
     return int((_mix(state[0]) >> np.uint64(11)) % np.uint64(bound))
 
 
-@njit(nogil=True, cache=True)
+@kernel
 def _shuffle(state: np.ndarray, items: np.ndarray, start: int, count: int) -> None:
     """Fisher-Yates shuffle of `items[start:start + count]`."""
     for i in range(count - 1, 0, -1):
@@ -51,7 +51,7 @@ def _shuffle(state: np.ndarray, items: np.ndarray, start: int, count: int) -> No
         items[start + i], items[start + j] = items[start + j], items[start + i]
 
 
-@njit(nogil=True, cache=True)
+@kernel
 def _line_order(state: np.ndarray, order: np.ndarray) -> None:
     """A random order of the 9 rows (or columns): bands shuffled, rows shuffled inside each."""
     bands = np.arange(3)
@@ -62,7 +62,7 @@ def _line_order(state: np.ndarray, order: np.ndarray) -> None:
         _shuffle(state, order, 3 * b, 3)
 
 
-@njit(nogil=True, cache=True)
+@kernel
 def puzzle_key(grid: np.ndarray, seed: int) -> np.uint64:
     """A 64-bit key of a puzzle's cells and the seed (FNV-1a over the cells, then mixed)."""
     h = _FNV_OFFSET ^ _mix(np.uint64(seed))
@@ -71,7 +71,7 @@ def puzzle_key(grid: np.ndarray, seed: int) -> np.uint64:
     return _mix(h)
 
 
-@njit(nogil=True, cache=True)
+@kernel
 def draw_symmetry(
     key: np.uint64, sample: int, digits: np.ndarray, rows: np.ndarray, columns: np.ndarray
 ) -> bool:
@@ -89,7 +89,7 @@ def draw_symmetry(
     return _below(state, 2) == 1
 
 
-@njit(nogil=True, cache=True)
+@kernel
 def symmetric_copies(grids: np.ndarray, seed: int, samples: int, out: np.ndarray) -> None:
     """Write `samples` random symmetries of each of `grids (n, 81)` to `out (n * samples, 81)`:
     copy `s` of puzzle `i` at row `i * samples + s`, cell (r, c) moved to (rows[r], columns[c])

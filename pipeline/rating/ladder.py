@@ -20,8 +20,8 @@ Steps are counted per rung: placements for the singles, candidates removed for t
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
 
+from pipeline.compiled import kernel
 from pipeline.rating.board import agrees_with, blank_cells, start_board
 from pipeline.rating.chains import x_chain, xy_chain
 from pipeline.rating.fish import fish
@@ -54,7 +54,7 @@ SEARCH = RUNGS  # grade code of a puzzle the ladder cannot finish
 NO_GRADE = -1  # grade code of a malformed row, clashing givens, or a contradiction found
 
 
-@njit(nogil=True, cache=True)
+@kernel
 def apply_rung(rung: int, values: np.ndarray, candidates: np.ndarray) -> int:
     """One sweep of the technique at `rung` (an index into TECHNIQUES): steps made, or -1."""
     # Each size written out, not read from a table of (technique, size) by rung: a size known
@@ -95,7 +95,7 @@ def apply_rung(rung: int, values: np.ndarray, candidates: np.ndarray) -> int:
     return xy_chain(values, candidates)
 
 
-@njit(nogil=True, cache=True)
+@kernel
 def climb(
     values: np.ndarray,
     candidates: np.ndarray,
@@ -133,7 +133,7 @@ def climb(
     return hardest, wrong
 
 
-@njit(nogil=True, cache=True)
+@kernel
 def grade_kernel(
     grids: np.ndarray,
     skip: np.ndarray,

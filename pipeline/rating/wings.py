@@ -8,13 +8,13 @@ every pair of them) and differ in which pincers fit and which cells lose `z`.
 """
 
 import numpy as np
-from numba import njit
 
+from pipeline.compiled import kernel
 from pipeline.rating.board import POPCOUNT, eliminate, eliminate_from_common_peers
 from pipeline.solver.units import IS_PEER, PEERS
 
 
-@njit(nogil=True, cache=True)
+@kernel
 def wing(values: np.ndarray, candidates: np.ndarray, size: int) -> int:
     """XY-wing (`size` 2): a pivot with candidates {x, y} sees a pincer {x, z} and a pincer
     {y, z}. Whichever of x, y the pivot takes, one pincer is left with z, so z leaves every cell

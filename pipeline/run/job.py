@@ -28,7 +28,6 @@ from pipeline.io.output import STDOUT, OutputLock, Target, check_output, default
 from pipeline.io.runinfo import run_metadata
 from pipeline.run.executors import Executor, make_executor
 from pipeline.run.warmup import compiled_names, warm
-from pipeline.solver.registry import kernel_cached
 
 if TYPE_CHECKING:
     from tqdm import tqdm
@@ -139,13 +138,13 @@ class Job:
         return nullcontext() if self.target.path is None else OutputLock(self.target.path)
 
     def start_executor(self) -> None:
-        """Start the workers, which load the job's kernels; on a first run (not all in numba's
-        cache yet), say that the kernels are being compiled."""
-        cached = all(kernel_cached(module, name) for module, name in compiled_names(self.kernels))
-        if self.progress and not cached:
-            print(f"{self.command}: compiling the solver kernels (first run only, about 10 s;"
-                  " later runs load them in a moment)", file=sys.stderr, flush=True)  # fmt: skip
-        self.executor.start()
+        """Start the workers, which load the job's kernels: on a first run they compile, and
+        a line on stderr says so, with the time it will take (`pipeline.compiled`)."""
+        from pipeline.compiled import expect, notices, stderr_notice
+
+        with notices(stderr_notice(self.command) if self.progress else None):
+            expect(compiled_names(self.kernels))
+            self.executor.start()
 
     def progress_bar(self, initial: int = 0) -> "tqdm | HiddenBar":
         """A progress bar on stderr when it is a terminal, in rows (a total, hence an ETA,

@@ -1,5 +1,5 @@
 """Small numba building blocks shared by the kernels: bit counting, a nanosecond clock, arrays
-without reference counting, one eight-lane vector operation, and `kernel_part`.
+without reference counting, one eight-lane vector operation.
 
 All of them compile to single instructions or a vDSO call and keep `cache=True` working
 (no ctypes function pointers baked into the compiled code).
@@ -7,14 +7,10 @@ All of them compile to single instructions or a vDSO call and keep `cache=True` 
 
 import numpy as np
 from llvmlite import ir
-from numba import njit, types
+from numba import types
 from numba.extending import intrinsic
 
-# The decorator of a numba function that only other kernels call: compiled (and cached) as any,
-# without the Python and C wrappers that a call from Python would need. Measured on the first
-# run's compile of the `fast` kernels (cache cleared, one core, 3 runs alternated): 9.6-10.9 s
-# with wrappers, 8.8-8.9 s without.
-kernel_part = njit(nogil=True, cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+from pipeline.compiled import kernel
 
 _clock_gettime = types.ExternalFunction(
     "clock_gettime", types.int32(types.int32, types.CPointer(types.int64))
@@ -44,7 +40,7 @@ def lowest_bit_index(typingctx, x):  # noqa: ANN001, ANN201
     return x(x), codegen
 
 
-@njit(nogil=True, cache=True)
+@kernel
 def now_ns(buf: np.ndarray) -> int:
     """Monotonic clock in ns; `buf` is a scratch int64 array of length 2 (a struct timespec)."""
     _clock_gettime(_CLOCK_MONOTONIC, buf.ctypes)

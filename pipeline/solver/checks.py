@@ -13,9 +13,8 @@ evidence of a finding.
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
 
-from pipeline.solver.bits import kernel_part
+from pipeline.compiled import kernel, kernel_part
 from pipeline.solver.units import BOX, CELL_UNITS, COLUMN, ROW
 
 NOT_A_DIGIT = 3  # a value of `Clashes.kind`, after ROW, COLUMN and BOX
@@ -50,14 +49,14 @@ def _first_clash_cell(grid: np.ndarray, masks: np.ndarray) -> int:
     return -1
 
 
-@njit(nogil=True, cache=True)
+@kernel
 def _givens_valid_kernel(grids: np.ndarray, out: np.ndarray) -> None:
     masks = np.zeros(27, dtype=np.int32)
     for i in range(grids.shape[0]):
         out[i] = _first_clash_cell(grids[i], masks) < 0
 
 
-@njit(nogil=True, cache=True)
+@kernel
 def _first_clash_kernel(grids: np.ndarray, out: np.ndarray) -> None:
     masks = np.zeros(27, dtype=np.int32)
     for i in range(grids.shape[0]):
@@ -82,7 +81,7 @@ def _first_clash_kernel(grids: np.ndarray, out: np.ndarray) -> None:
                 break
 
 
-@njit(nogil=True, cache=True)
+@kernel
 def _verify_kernel(puzzles: np.ndarray, solutions: np.ndarray, out: np.ndarray) -> None:
     masks = np.zeros(27, dtype=np.int32)
     for i in range(puzzles.shape[0]):

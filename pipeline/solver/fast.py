@@ -42,9 +42,9 @@ guesses 0, no solution. Ideas measured here and not kept are listed in docs/BENC
 """
 
 import numpy as np
-from numba import njit
 
-from pipeline.solver.bits import kernel_part, lowest_bit_index, now_ns, popcount, unowned
+from pipeline.compiled import kernel, kernel_part
+from pipeline.solver.bits import lowest_bit_index, now_ns, popcount, unowned
 from pipeline.solver.codes import INVALID, LIMIT, MULTIPLE, SOLVED, UNSOLVABLE
 from pipeline.solver.fast_propagate import (
     BOARD_SLOTS,
@@ -224,7 +224,7 @@ def _solve_one(
     return verdict, nodes, guesses, branches
 
 
-@njit(nogil=True, cache=True)
+@kernel
 def solve_kernel(
     grids: np.ndarray,
     skip: np.ndarray,
@@ -244,7 +244,7 @@ def solve_kernel(
     _solve_all(grids, skip, max_solutions, max_nodes, results, seconds, 0, branches, 0)
 
 
-@njit(nogil=True, cache=True)
+@kernel
 def two_solutions_kernel(
     grids: np.ndarray,
     skip: np.ndarray,
@@ -318,7 +318,7 @@ def _solve_all(
     boards_owner[0, 0] = fields_owner[0] + choice_owner[0] + clock_owner[0]
 
 
-@njit(nogil=True, cache=True)
+@kernel
 def _branch_points_kernel(grids: np.ndarray, max_solutions: int, branches: np.ndarray) -> None:
     n = grids.shape[0]
     skip = np.zeros(n, dtype=np.bool_)

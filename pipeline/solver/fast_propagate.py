@@ -26,7 +26,8 @@ fixed), then its digit with two configurations (else three, else the fewest).
 
 import numpy as np
 
-from pipeline.solver.bits import clear_eight, kernel_part, lowest_bit_index
+from pipeline.compiled import kernel_part
+from pipeline.solver.bits import clear_eight, lowest_bit_index
 from pipeline.solver.fast_tables import (
     ALL_CELLS,
     COLUMNS_TO_BAND,

@@ -23,14 +23,14 @@ value above 9, makes the verdict `INVALID` without a search (nodes 0, time 0).
 """
 
 import numpy as np
-from numba import njit
 
+from pipeline.compiled import kernel
 from pipeline.solver import codes
 from pipeline.solver.bits import lowest_bit_index, now_ns, popcount
 from pipeline.solver.units import ALL_DIGITS, CELL_UNITS
 
 
-@njit(nogil=True, cache=True)
+@kernel
 def _load(grid: np.ndarray, board: np.ndarray, used: np.ndarray, empties: np.ndarray) -> int:
     """Copy the givens into `board` and `used`; returns the number of empty cells (listed in
     `empties` in row-major order), or -1 when the givens clash or hold a value above 9."""
@@ -55,14 +55,14 @@ def _load(grid: np.ndarray, board: np.ndarray, used: np.ndarray, empties: np.nda
     return m
 
 
-@njit(nogil=True, cache=True)
+@kernel
 def _allowed(used: np.ndarray, cell: int) -> int:
     return ALL_DIGITS & ~(
         used[CELL_UNITS[cell, 0]] | used[CELL_UNITS[cell, 1]] | used[CELL_UNITS[cell, 2]]
     )
 
 
-@njit(nogil=True, cache=True)
+@kernel
 def _search(
     grid: np.ndarray,
     most_constrained: bool,
@@ -169,7 +169,7 @@ def _search(
     return verdict, nodes, guesses
 
 
-@njit(nogil=True, cache=True)
+@kernel
 def reference_kernel(
     grids: np.ndarray,
     skip: np.ndarray,

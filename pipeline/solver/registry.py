@@ -9,8 +9,6 @@ called), so reading the table costs nothing.
 from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import import_module
-from importlib.util import find_spec
-from pathlib import Path
 
 
 @dataclass(frozen=True)
@@ -33,20 +31,8 @@ class Strategy:
         return getattr(import_module(self.module), self.kernel)
 
     def kernels(self) -> tuple[tuple[str, str], ...]:
-        """(module, name) of the strategy's kernel, as `kernel_cached` takes them."""
+        """(module, name) of the strategy's kernel, as `pipeline.compiled.expect` takes them."""
         return ((self.module, self.kernel),)
-
-
-def kernel_cached(module: str, kernel: str) -> bool:
-    """Whether numba's on-disk cache holds the kernel `kernel` of `module`, compiled (a guess
-    from its index file, made without importing numba: the first run of a fresh install says
-    it will compile)."""
-    spec = find_spec(module)
-    if spec is None or spec.origin is None:
-        return False
-    source = Path(spec.origin)
-    found = (source.parent / "__pycache__").glob(f"{source.stem}.{kernel}-*.nbi")
-    return next(found, None) is not None
 
 
 REGISTRY: dict[str, Strategy] = {

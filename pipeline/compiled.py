@@ -1,0 +1,244 @@
+"""How the kernels are compiled, where their machine code is kept, and who is told.
+
+Every numba function of the package is declared with one of two decorators:
+
+    @kernel            # called from Python: nogil, cached
+    @kernel_part       # called from other kernels only: the same, without the Python and C
+                       # wrappers (measured: the first compile of the `fast` kernels
+                       # 9.6-10.9 s with them, 8.8-8.9 s without)
+
+**Where the cache lives.** numba keeps compiled kernels on disk, by default beside the code
+(`__pycache__`), which a read-only install (a container's `USER nobody`, a shared cluster
+install) cannot write, and which `pip uninstall` leaves behind. Here they go to the user's
+cache folder instead: `$NUMBA_CACHE_DIR` when set (numba's own setting, honoured as numba
+honours it), else `$XDG_CACHE_HOME/sudoku-pipeline` (`~/.cache/sudoku-pipeline`), one
+subfolder per folder of the package (named as numba names them: the folder's name and a hash
+of its path, so two copies of the package never share files). numba checks each cache entry
+against a hash of its source file, so an upgrade compiles again by itself. When no such folder
+can be written, the kernels compile in memory for this process only, and the notice says so.
+
+**Who is told.** Compiling takes seconds (the first run after an install); loading from the
+cache a moment. The notice comes exactly when numba starts compiling one of our kernels (its
+`numba:compile` event, never a guess from files): a `CompilingWarning` by default (a notebook
+shows it), or, in the command line, one line on stderr (`notices`). The estimate it gives
+is the sum of the kernels the work at hand needs that are not cached yet (`expect`), from
+`COMPILE_SECONDS`, measured on a 2-core machine.
+"""
+
+import hashlib
+import os
+import sys
+import tempfile
+import threading
+import time
+import warnings
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from numba import njit
+from numba.core import caching, event
+
+PACKAGE = Path(__file__).resolve().parent
+_APP = "sudoku-pipeline"
+
+
+class CompilingWarning(UserWarning):
+    """The kernels are being compiled: a first use after an install takes seconds."""
+
+
+def cache_root() -> Path | None:
+    """The folder the compiled kernels go to (None: none can be written; they compile in
+    memory). Chosen once per process, when the first kernel module is imported."""
+    return _ROOT
+
+
+def cache_folder(source: Path) -> Path | None:
+    """Where numba keeps the compiled kernels of the module file `source` (numba's own
+    naming: the parent folder's name and the SHA-1 of its path)."""
+    if _ROOT is None:
+        return None
+    parent = os.path.dirname(os.path.abspath(source))
+    digest = hashlib.sha1(parent.encode()).hexdigest()
+    return _ROOT / f"{os.path.basename(parent)}_{digest}"
+
+
+def _writable(folder: Path) -> bool:
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        tempfile.TemporaryFile(dir=folder).close()
+    except OSError:
+        return False
+    return True
+
+
+def _choose_root() -> Path | None:
+    configured = os.environ.get("NUMBA_CACHE_DIR")
+    if configured:
+        return Path(configured) if _writable(Path(configured)) else None
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    if not os.path.isabs(base):  # the XDG rule: a relative path is to be ignored
+        base = os.path.join(os.path.expanduser("~"), ".cache")
+    folder = Path(base) / _APP
+    return folder if _writable(folder) else None
+
+
+_ROOT = _choose_root()
+
+
+class _PackageCacheLocator(caching._SourceFileBackedLocatorMixin, caching._CacheLocator):
+    """numba's cache locator for this package's modules: `cache_folder` of the source file."""
+
+    def __init__(self, py_func: Any, py_file: str) -> None:
+        self._py_file = py_file
+        self._lineno = py_func.__code__.co_firstlineno
+        self._cache_path = str(cache_folder(Path(py_file)))
+
+    def get_cache_path(self) -> str:
+        return self._cache_path
+
+    @classmethod
+    def from_function(cls, py_func: Any, py_file: str) -> Any:
+        if _ROOT is None or not Path(py_file).resolve().is_relative_to(PACKAGE):
+            return None  # another package's function: numba's own locators
+        return super().from_function(py_func, py_file)
+
+
+# Before numba's in-tree locator (the code's own `__pycache__`), after the one that honours
+# NUMBA_CACHE_DIR (whose folder `_choose_root` then chose too).
+# (`CacheImpl` since numba 0.61, `_CacheImpl` before)
+_LOCATORS = getattr(caching, "CacheImpl", None) or caching._CacheImpl
+if _PackageCacheLocator not in _LOCATORS._locator_classes:
+    _LOCATORS._locator_classes.insert(1, _PackageCacheLocator)
+
+_CACHE = _ROOT is not None
+kernel = njit(nogil=True, cache=_CACHE)
+kernel_part = njit(nogil=True, cache=_CACHE, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+inline_part = njit(nogil=True, cache=_CACHE, inline="always")  # inlined where it is called
+
+
+def kernel_cached(module: str, name: str) -> bool:
+    """Whether the cache holds `module`'s kernel `name`, compiled (its index file exists; a
+    source changed since is found out only when numba loads it, and then the notice says it)."""
+    from importlib.util import find_spec
+
+    spec = find_spec(module)
+    if spec is None or spec.origin is None:
+        return False
+    folder = cache_folder(Path(spec.origin))
+    if folder is None:
+        return False
+    stem = Path(spec.origin).stem
+    return next(folder.glob(f"{stem}.{name}-*.nbi"), None) is not None
+
+
+# Seconds to compile each kernel from nothing, one core of a 2-core machine (`python -m
+# benchmarks.first_run`): what the notice's estimate adds up. A kernel missing here counts
+# DEFAULT_SECONDS.
+COMPILE_SECONDS: dict[tuple[str, str], float] = {}
+DEFAULT_SECONDS = 3.0
+
+GAP = 2.0  # seconds: a compile that starts this soon after the last one ended is the same work
+
+_lock = threading.Lock()
+_expected: list[tuple[str, str]] = []
+_told = False  # the work at hand was announced (reset when a compile starts after a GAP)
+_last_end = -GAP
+_depth = threading.local()
+
+
+def _say(message: str) -> None:
+    # from numba's compiler, many frames deep: no line of the caller's to point at
+    warnings.warn_explicit(message, CompilingWarning, "sudoku-pipeline", 0, module="pipeline")
+
+
+_notify: Callable[[str], None] = _say
+
+
+def _silent(message: str) -> None:
+    """A notice nobody asked for (`-q`)."""
+
+
+@contextmanager
+def notices(notify: Callable[[str], None] | None) -> Iterator[None]:
+    """Within the block, `notify(message)` hears that kernels compile (the CLI prints it on
+    stderr), None silences it; outside, a `CompilingWarning` says it."""
+    global _notify
+    previous, _notify = _notify, notify or _silent
+    try:
+        yield
+    finally:
+        _notify = previous
+
+
+def expect(kernels: Iterable[tuple[str, str]]) -> float:
+    """The work about to start needs these kernels, (module, name): the seconds it will spend
+    compiling those not cached yet (0: none), which the notice gives when compiling starts."""
+    global _told
+    missing = [k for k in kernels if not kernel_cached(*k)]
+    with _lock:
+        _expected[:] = missing
+        _told = False  # new work: its first compile is announced
+    return estimate(missing)
+
+
+def estimate(kernels: Iterable[tuple[str, str]]) -> float:
+    return sum(COMPILE_SECONDS.get(k, DEFAULT_SECONDS) for k in kernels)
+
+
+def _message(seconds: float) -> str:
+    where = (
+        f"then cached in {_ROOT}"
+        if _ROOT is not None
+        else "in memory for this process only: no cache folder can be written "
+        "(set NUMBA_CACHE_DIR or XDG_CACHE_HOME to a writable folder)"
+    )
+    return f"compiling the solver kernels (first use; about {seconds:.0f} s, {where})"
+
+
+class _Listener(event.Listener):
+    """numba's compile events for our kernels: the first compile of a piece of work (compiles
+    that follow one another within `GAP` seconds) is announced, with the estimate of all of it.
+    """
+
+    def on_start(self, ev: event.Event) -> None:
+        global _told
+        depth = getattr(_depth, "n", 0)
+        _depth.n = depth + 1
+        if depth:
+            return  # a kernel part compiled on behalf of a kernel
+        dispatcher = ev.data.get("dispatcher") if isinstance(ev.data, dict) else None
+        func = getattr(dispatcher, "py_func", None)
+        module = getattr(func, "__module__", "") or ""
+        if func is None or not module.startswith("pipeline."):
+            return
+        with _lock:
+            if time.monotonic() - _last_end > GAP:
+                _told = False
+            if _told:
+                return
+            _told = True
+            own = (module, func.__name__)
+            seconds = estimate(_expected) if own in _expected else estimate([own])
+            _expected.clear()
+        _notify(_message(seconds))
+
+    def on_end(self, ev: event.Event) -> None:
+        global _last_end
+        _depth.n = max(getattr(_depth, "n", 1) - 1, 0)
+        if _depth.n == 0:
+            with _lock:
+                _last_end = time.monotonic()
+
+
+event.register("numba:compile", _Listener())
+
+
+def stderr_notice(command: str) -> Callable[[str], None]:
+    """The CLI's notice: one line on stderr, named after the command."""
+
+    def notify(message: str) -> None:
+        print(f"{command}: {message}", file=sys.stderr, flush=True)
+
+    return notify
