@@ -14,6 +14,7 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 
+from pipeline.compiled import expect, notices, stderr_notice
 from pipeline.errors import InputError, RunInterrupted
 from pipeline.grid import MIN_UNIQUE_CLUES, clue_counts, format_grids
 from pipeline.io.output import check_output, free_space, size_text
@@ -24,7 +25,7 @@ from pipeline.rating import GRADE_TYPE
 from pipeline.rating.ladder import GRADES, grade_grids
 from pipeline.run.executors import InlineExecutor, ThreadExecutor
 from pipeline.run.job import sigterm_as_interrupt
-from pipeline.run.warmup import warm
+from pipeline.run.warmup import compiled_names, warm
 from pipeline.solver import codes, solve_grids
 from pipeline.symmetry import random_symmetries
 
@@ -176,6 +177,11 @@ def _chunk_task(spec: tuple[int, int, int, int, int | None, np.ndarray | None]) 
     return _chunk(*spec).to_arrow()
 
 
+def _kernels(accept: np.ndarray | None) -> tuple[str, ...]:
+    """The kernels generating calls (`run.warmup.KERNELS`): the grades' when filtering by them."""
+    return ("fast", "clash", *(("rating",) if accept is not None else ()))
+
+
 def generate_chunks(
     n: int,
     seed: int = 0,
@@ -195,8 +201,7 @@ def generate_chunks(
     if workers == 1 or len(specs) <= 1:
         executor = InlineExecutor()
     else:
-        kernels = ("fast", "clash", *(("rating",) if accept is not None else ()))
-        executor = ThreadExecutor(workers, warm=partial(warm, kernels))
+        executor = ThreadExecutor(workers, warm=partial(warm, _kernels(accept)))
     try:
         for table in executor.map_ordered(_chunk_task, specs):
             yield pl.from_arrow(table)
@@ -246,6 +251,7 @@ def generate_file(
     format: str | None = None,
     grade: str | None = None,
     min_grade: str | None = None,
+    progress: bool = True,
 ) -> int:
     """Write `generate(n, seed, clues, grade=..., min_grade=...)` to a file, CSV, JSON Lines or
     Parquet by its suffix (or `format`; `-`: stdout, CSV by default), a chunk at a time on
@@ -253,7 +259,8 @@ def generate_file(
     `InputError`, before generating, for an output it cannot write or a corpus that cannot
     finish (more than `MAX_PUZZLES`, or more than the disk holds; a grade too rare, once
     200,000 candidates had none), and `RunInterrupted` after Ctrl-C or SIGTERM (nothing is
-    left behind)."""
+    left behind). `progress`: a line on stderr when the kernels compile (a first run); else
+    not a word."""
     try:
         _check(n, clues, seed)
         accept = accepted_grades(grade, min_grade)
@@ -280,7 +287,8 @@ def generate_file(
         tables = (chunk.to_arrow() for chunk in itertools.chain([first], chunks))
         return write_tables(target, first.to_arrow().schema, tables, metadata)
 
-    with sigterm_as_interrupt():
+    with sigterm_as_interrupt(), notices(stderr_notice("generate") if progress else None):
+        expect(compiled_names(_kernels(accept)))
         try:
             if target.path is None:
                 return write()

@@ -37,6 +37,7 @@ import pyarrow as pa
 
 from pipeline.bench.reference import TdokuRuns, read_reference, tdoku_binary
 from pipeline.bench.table import BenchResult, BenchRow
+from pipeline.compiled import expect, notices, stderr_notice
 from pipeline.errors import InputError
 from pipeline.io.dataset import open_dataset
 from pipeline.io.output import Target, check_output, default_output
@@ -47,17 +48,21 @@ from pipeline.io.writers import write_tables
 from pipeline.results.measures import effort
 from pipeline.results.schema import result_schema
 from pipeline.run.executors import Executor, InlineExecutor, ThreadExecutor
-from pipeline.run.warmup import warm
+from pipeline.run.warmup import compiled_names, warm
 from pipeline.solver.registry import REGISTRY, STRATEGIES
 from pipeline.solving.batch import SolveOptions, solve_record_batch
 
 BATCH_SIZE = 50_000
 
 
+def _kernels(strategies: tuple[str, ...]) -> tuple[str, ...]:
+    return (*strategies, "clash")
+
+
 def _executor(workers: int, strategies: tuple[str, ...]) -> Executor:
     """This process for one worker, else a pool; either way `start()` loads every kernel the
     strategies call before the caller starts a clock."""
-    warm_up = partial(warm, (*strategies, "clash"))
+    warm_up = partial(warm, _kernels(strategies))
     return InlineExecutor(warm_up) if workers == 1 else ThreadExecutor(workers, warm_up)
 
 
@@ -294,7 +299,9 @@ def _repeats(
     best: Measured = {}
     rates: dict[tuple[str, str], list[float]] = {}
     pool = _executor(workers, strategies)
-    pool.start()
+    with notices(stderr_notice("bench") if progress else None):
+        expect(compiled_names(_kernels(strategies)))
+        pool.start()
     try:
         for repeat in range(repeats):
             for name, path, batches in loaded:

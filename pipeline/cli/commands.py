@@ -237,7 +237,7 @@ def generate(
     with one_line_errors():
         generate_file(n, output or "-", seed=seed, clues=clues, workers=workers, force=force,
                       format=None if format is None else format.value, grade=grade,
-                      min_grade=min_grade)  # fmt: skip
+                      min_grade=min_grade, progress=not quiet)  # fmt: skip
     if output not in (None, "-") and not quiet:
         typer.echo(f"wrote {n:,} puzzles to {output}", err=True)
 
