@@ -9,7 +9,7 @@ STAMP  := $(VENV)/.installed
 PYCACHE = $(BIN)/python -m compileall -q pipeline
 DEV    := $(VENV)/.installed-dev
 
-.PHONY: venv run test stress lint format bench data docs clean
+.PHONY: venv run test stress lint format bench data docs clean clean-kernels
 
 venv: $(STAMP)
 
@@ -71,6 +71,12 @@ data: $(DEV)
 docs: $(DEV)
 	$(BIN)/python -m scripts.docs
 
-clean:
+# This checkout's compiled kernels, in the user's cache folder (pipeline/compiled.py): numba
+# sees a change of the file a kernel is in, not of the files whose functions it calls.
+clean-kernels:
+	test ! -x $(BIN)/python || $(BIN)/python -c "import shutil, pipeline.compiled as c; \
+	[shutil.rmtree(c.cache_folder(p), ignore_errors=True) for p in c.PACKAGE.rglob('*.py')]"
+
+clean: clean-kernels
 	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis build *.egg-info
 	find . -name __pycache__ -prune -exec rm -rf {} +
