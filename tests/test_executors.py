@@ -1,0 +1,130 @@
+"""The process executor under faults: a worker that dies, even while it sends a result; Ctrl-C
+while the workers start or send. Every run ends in bounded time, the right way.
+
+Each scenario is a short script run by a Python of its own, in its own process group, so that
+a hang fails its test at the bound (the group is killed) instead of holding up the suite. The
+tasks the workers run are in tests/worker_tasks.py."""
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import linux_only
+
+ROOT = Path(__file__).resolve().parents[1]
+BOUND_S = 60  # far more than any scenario takes, even on a loaded machine
+
+
+def run_scenario(code: str) -> subprocess.CompletedProcess:
+    """`code` run by a fresh Python, in a process group of its own killed at `BOUND_S`."""
+    run = subprocess.Popen([sys.executable, "-c", textwrap.dedent(code)], cwd=ROOT,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                           start_new_session=True)  # fmt: skip
+    try:
+        stdout, stderr = run.communicate(timeout=BOUND_S)
+    except subprocess.TimeoutExpired:
+        os.killpg(run.pid, signal.SIGKILL)
+        stdout, stderr = run.communicate()
+        pytest.fail(f"still running after {BOUND_S} s; it said: {stdout}{stderr[-3000:]}")
+    return subprocess.CompletedProcess(run.args, run.returncode, stdout, stderr)
+
+
+@linux_only
+def test_a_worker_killed_while_it_sends_a_result_ends_the_map_every_time():
+    """A worker's results are 16 MiB each: it is nearly always in the middle of sending one
+    when it is killed (what the OOM killer or kill -9 does)."""
+    done = run_scenario("""
+        import os, signal
+        from pipeline.errors import ExecutorLost
+        from pipeline.jobs.executors import ProcessExecutor
+        from tests.worker_tasks import big_result, worker_pids
+
+        for attempt in range(4):
+            executor = ProcessExecutor(1)
+            executor.start()
+            try:
+                for n, _ in enumerate(executor.map_ordered(big_result, range(1000))):
+                    if n == 2:
+                        os.kill(worker_pids()[0], signal.SIGKILL)
+            except ExecutorLost as e:
+                print(e)
+            assert worker_pids() == [], "a worker is left"
+    """)
+
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == ["a worker process died (out of memory? try a smaller "
+                                        "--batch-size)"] * 4  # fmt: skip
+
+
+@linux_only
+@pytest.mark.parametrize("attempt", range(3))
+def test_ctrl_c_while_workers_send_results_ends_the_program(attempt):
+    """Ctrl-C mid-run: the pool is terminated while its workers are sending, and the program
+    then ends (no thread of the pool left waiting for the rest of a result)."""
+    done = run_scenario("""
+        import os, signal, sys
+        from pipeline.jobs.executors import ProcessExecutor
+        from tests.worker_tasks import big_result, worker_pids
+
+        executor = ProcessExecutor(2)
+        executor.start()
+        try:
+            for n, _ in enumerate(executor.map_ordered(big_result, range(1000))):
+                if n == 2:
+                    os.kill(os.getpid(), signal.SIGINT)
+        except KeyboardInterrupt:
+            executor.terminate()
+            assert worker_pids() == [], "a worker is left"
+            print("interrupted")
+            sys.exit(130)
+    """)
+
+    assert done.returncode == 130, done.stderr
+    assert done.stdout == "interrupted\n"
+    assert done.stderr == ""
+
+
+@linux_only
+@pytest.mark.parametrize("first_pool", [True, False], ids=["first pool", "a later pool"])
+def test_ctrl_c_while_the_workers_start_stops_at_once_without_their_tracebacks(first_pool):
+    """A terminal's Ctrl-C (SIGINT to the whole process group) while the workers load their
+    kernels (here: for minutes): the program stops within seconds, and the workers, which get
+    the SIGINT too, print nothing. `first_pool`: the process's first pool starts
+    multiprocessing's resource tracker too; a later one finds it running."""
+    done = run_scenario(f"""
+        import os, signal, sys, threading, time
+        from pipeline.jobs.executors import ProcessExecutor
+        from tests.worker_tasks import slow_in_workers, worker_pids
+
+        if not {first_pool}:
+            earlier = ProcessExecutor(1)
+            earlier.start()
+            earlier.close()
+        sent = []
+
+        def ctrl_c_once_the_workers_run():
+            while len(worker_pids()) < 2:
+                time.sleep(0.001)
+            sent.append(time.monotonic())
+            os.killpg(0, signal.SIGINT)
+
+        threading.Thread(target=ctrl_c_once_the_workers_run, daemon=True).start()
+        executor = ProcessExecutor(2, warm=slow_in_workers)
+        try:
+            executor.start()
+        except KeyboardInterrupt:
+            print(f"stopped {{time.monotonic() - sent[0]:.1f}} s after Ctrl-C")
+            executor.terminate()
+            assert worker_pids() == [], "a worker is left"
+            sys.exit(130)
+    """)
+
+    assert done.returncode == 130, done.stdout + done.stderr
+    took = float(done.stdout.split()[1])
+    assert took < 10, done.stdout
+    assert done.stderr == ""  # no worker's KeyboardInterrupt traceback
