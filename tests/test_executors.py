@@ -128,3 +128,34 @@ def test_ctrl_c_while_the_workers_start_stops_at_once_without_their_tracebacks(f
     took = float(done.stdout.split()[1])
     assert took < 10, done.stdout
     assert done.stderr == ""  # no worker's KeyboardInterrupt traceback
+
+
+@linux_only
+@pytest.mark.parametrize("executor", ["local", "processes"])
+def test_ctrl_c_while_this_process_loads_the_kernels_is_not_lost(executor):
+    """Ctrl-C while `start()` loads the kernels in this process: it stops the start at once.
+    Raised inside numba's loading (a callback from C), it was lost (the run went on to the end,
+    exit 0) or left the engine half-built (SIGSEGV)."""
+    done = run_scenario(f"""
+        import functools, os, signal, sys, threading
+        from pipeline.jobs.executors import make_executor
+        from tests.worker_tasks import warm_through_c
+
+        began = threading.Event()
+
+        def ctrl_c_once_the_warm_up_runs():
+            began.wait()
+            os.kill(os.getpid(), signal.SIGINT)
+
+        threading.Thread(target=ctrl_c_once_the_warm_up_runs, daemon=True).start()
+        try:
+            make_executor({executor!r}, 1, warm=functools.partial(warm_through_c, began)).start()
+            print("not interrupted")
+        except KeyboardInterrupt:
+            print("interrupted")
+        sys.stdout.flush()
+        os._exit(0)  # as the program does while a worker thread is busy (cli.shell.fail)
+    """)
+
+    assert done.stdout == "interrupted\n", done.stderr
+    assert done.stderr == ""

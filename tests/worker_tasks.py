@@ -3,6 +3,7 @@ import, since every worker process imports it to run them."""
 
 import multiprocessing
 import os
+import threading
 import time
 from pathlib import Path
 
@@ -31,3 +32,19 @@ def worker_pids() -> list[int]:
         if parent == me and spawned:
             found.append(int(stat.parent.name))
     return found
+
+
+def warm_through_c(began: threading.Event) -> None:
+    """A warm-up whose Python code runs called back from C (as numba's LLVM calls back into
+    Python when it loads a compiled kernel): a KeyboardInterrupt raised in the callback is lost
+    there ("Exception ignored on calling ctypes callback function")."""
+    import ctypes
+
+    @ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p)
+    def compare(a: int, b: int) -> int:
+        began.set()
+        time.sleep(5)
+        return 0
+
+    cells = (ctypes.c_int * 2)(1, 2)
+    ctypes.CDLL(None).qsort(cells, 2, ctypes.sizeof(ctypes.c_int), compare)

@@ -41,7 +41,7 @@ if TYPE_CHECKING:  # multiprocessing is imported by the process executor only
 
 EXECUTORS = ("local", "processes", "dask")
 WORKER_ENV = {"POLARS_MAX_THREADS": "1", "OMP_NUM_THREADS": "1"}
-WORKER_THREAD = "sudoku-worker-"  # the name of ThreadExecutor's threads
+WORKER_THREAD = "sudoku-worker-"  # the name of ThreadExecutor's threads (and of `warm_here`'s)
 CLOSE_S = 10.0  # how long `ProcessExecutor.close` gives a worker to end before killing it
 
 
@@ -81,6 +81,28 @@ def warm_kernels(strategies: tuple[str, ...] = ("fast",)) -> None:
     first_clash(grids[1:])
 
 
+def warm_here(warm: Callable[[], None]) -> None:
+    """Run `warm` in this process, on a thread of its own, and wait for it. Ctrl-C then ends
+    the wait at once, and never lands inside numba's loading of a kernel: a KeyboardInterrupt
+    raised in its LLVM callbacks is swallowed (the run goes on as if no Ctrl-C came) or leaves
+    the engine half-built, and the process dies of SIGSEGV. An interrupted warm-up finishes in
+    the background (a daemon thread, named as the workers are: `cli.shell.fail` ends the
+    program without waiting for it)."""
+    failed: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            warm()
+        except BaseException as e:  # noqa: BLE001 - raised again in the caller's thread
+            failed.append(e)
+
+    thread = threading.Thread(target=run, name=f"{WORKER_THREAD}warm", daemon=True)
+    thread.start()
+    thread.join()
+    if failed:
+        raise failed[0]
+
+
 class InlineExecutor:
     """Everything in this process: one worker, nothing to start."""
 
@@ -90,7 +112,7 @@ class InlineExecutor:
 
     def start(self) -> None:
         if self._warm is not None:
-            self._warm()
+            warm_here(self._warm)
 
     def map_ordered(
         self, fn: Callable[..., Any], items: Iterable[Any], *args: Any
@@ -140,7 +162,7 @@ class ThreadExecutor(_LocalPool):
         if self._threads:
             return
         if self._warm is not None:
-            self._warm()
+            warm_here(self._warm)
         for i in range(self.workers):
             # daemon threads: an interrupted run exits without waiting for a batch to end
             thread = threading.Thread(target=self._work, name=f"{WORKER_THREAD}{i}", daemon=True)
@@ -220,7 +242,7 @@ class ProcessExecutor(_LocalPool):
         from pipeline.jobs.worker_process import spawn_worker
 
         if self._warm is not None:
-            self._warm()
+            warm_here(self._warm)
         # One polars/pyarrow thread per worker: the workers are the parallelism. The variables
         # are set while the workers spawn (they keep their copy), then put back.
         saved = {k: os.environ.get(k) for k in WORKER_ENV}
