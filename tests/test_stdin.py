@@ -2,6 +2,7 @@
 
 import gzip
 import io
+import os
 import sys
 from pathlib import Path
 
@@ -11,6 +12,7 @@ import pytest
 
 from pipeline.errors import InputError
 from pipeline.io.dataset import open_dataset
+from tests.conftest import assert_one_line_error, command, linux_only
 
 P1 = "004300209005009001070060043006002087190007400050083000600000105003508690042910300"
 S1 = "864371259325849761971265843436192587198657432257483916689734125713528694542916378"
@@ -153,3 +155,13 @@ def test_empty_standard_input_has_no_rows(monkeypatch):
     stdin(monkeypatch, b"")
     ds = open_dataset("-")
     assert (ds.format, ds.num_rows, list(ds.batches())) == ("txt", 0, [])
+
+
+@linux_only
+def test_a_closed_standard_input_is_one_line(tmp_path):
+    """`sudoku-pipeline solve - <&-`"""
+    done = command("solve", "-", "-o", tmp_path / "out.csv", preexec_fn=lambda: os.close(0))
+
+    assert done.returncode == 2, done.stderr
+    assert_one_line_error(done.stderr, "standard input", "closed")
+    assert os.listdir(tmp_path) == []

@@ -69,6 +69,8 @@ class StdinBytes:
 
 def open_stdin(fmt: str | None, stream: IO[bytes] | None = None) -> StdinInput:
     """Sniff standard input (or `stream`): see the module docstring."""
+    if stream is None and sys.stdin is None:  # started with `<&-`
+        raise InputError(f"{NAME} is closed: there is nothing to read from -")
     raw: ByteStream = stream if stream is not None else sys.stdin.buffer
     try:
         head = _read(raw, HEAD_BYTES + 1)
