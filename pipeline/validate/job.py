@@ -391,10 +391,10 @@ def _run(job: Job, checks: ValidateOptions) -> ValidationSummary:
             run = dict(input=job.inputs.names[0], output=str(job.target), rows=rows,
                        wall_s=wall, rows_per_s=rows / wall if wall > 0 else 0.0,
                        workers=pool.workers, minimal=checks.minimal)  # fmt: skip
-            id_batches = None  # the input read again for the repeats' ids (not stdin: once)
+            id_batches = None  # the input read again for the repeats' ids (not a stream: once)
             id_type = ds.schema.field("id").type if ds.id_column is not None else None
             has_repeats = len(repeats.rows) + len(repeats.symmetric_rows) > 0
-            if ds.id_column is not None and has_repeats and not ds.from_stdin:
+            if ds.id_column is not None and has_repeats and not ds.stream:
                 id_batches = ds.batches()
             summary = tally.summary(**run)
             summary.metadata = job.metadata(rows, asdict(checks), summary.rows_per_s,
