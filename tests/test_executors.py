@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -159,3 +160,38 @@ def test_ctrl_c_while_this_process_loads_the_kernels_is_not_lost(executor):
 
     assert done.stdout == "interrupted\n", done.stderr
     assert done.stderr == ""
+
+
+@linux_only
+def test_workers_end_soon_after_their_parent_is_killed():
+    """kill -9 of the program (or the OOM killer) while its workers are mid-task: they end
+    too, at once, instead of finishing their batch or waiting for work, holding the terminal's
+    stderr open."""
+    done = run_scenario("""
+        import os, signal, time
+        from pipeline.jobs.executors import ProcessExecutor
+        from tests.worker_tasks import nap, worker_pids
+
+        executor = ProcessExecutor(2)
+        executor.start()
+        results = executor.map_ordered(nap, [0.01, 0.01, 300, 300, 300])
+        next(results)
+        print(*worker_pids(), flush=True)
+        os.kill(os.getpid(), signal.SIGKILL)
+    """)
+    workers = [int(pid) for pid in done.stdout.split()]
+
+    assert done.returncode == -signal.SIGKILL
+    assert len(workers) == 2
+    deadline = time.monotonic() + 10
+    while any(map(running, workers)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not [pid for pid in workers if running(pid)]
+
+
+def running(pid: int) -> bool:
+    """Whether process `pid` exists and is no zombie."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False

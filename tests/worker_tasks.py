@@ -48,3 +48,8 @@ def warm_through_c(began: threading.Event) -> None:
 
     cells = (ctypes.c_int * 2)(1, 2)
     ctypes.CDLL(None).qsort(cells, 2, ctypes.sizeof(ctypes.c_int), compare)
+
+
+def nap(seconds: float) -> float:
+    time.sleep(seconds)
+    return seconds
