@@ -195,3 +195,21 @@ def running(pid: int) -> bool:
         return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
     except OSError:
         return False
+
+
+def test_an_error_in_a_task_comes_in_its_turn_with_the_worker_traceback():
+    done = run_scenario("""
+        from pipeline.jobs.executors import ProcessExecutor
+        from tests.worker_tasks import square_or_fail
+
+        executor = ProcessExecutor(2)
+        got = []
+        try:
+            for result in executor.map_ordered(square_or_fail, range(10)):
+                got.append(result)
+        except ValueError as e:
+            print(got, e, "square_or_fail" in str(e.__cause__))
+    """)
+
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "[0, 1, 4] no 3 here True\n"

@@ -53,3 +53,9 @@ def warm_through_c(began: threading.Event) -> None:
 def nap(seconds: float) -> float:
     time.sleep(seconds)
     return seconds
+
+
+def square_or_fail(item: int) -> int:
+    if item == 3:
+        raise ValueError("no 3 here")
+    return item * item
