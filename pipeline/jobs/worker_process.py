@@ -11,16 +11,18 @@ Why not `concurrent.futures.ProcessPoolExecutor`: its workers write to one share
 read by a manager thread of this process. A worker killed in the middle of writing a result
 (kill -9, the OOM killer, or the pool's own `terminate()` after Ctrl-C) leaves that thread
 reading the rest of the message forever: the run waits silently for a batch that never comes,
-or, after Ctrl-C, the interpreter's exit waits for the thread, with zombie workers, and a second
-Ctrl-C cannot end it. Here a worker that dies closes the only write end of its result pipe, so
-this process reads EOF and says the worker is lost; and it runs no thread of its own, so after
-`kill()` nothing is left to wait for at exit.
+or, after Ctrl-C, the interpreter's exit waits for that thread forever, with zombie workers
+(tests/test_executors.py shows both). Here a worker that dies closes the only write end of its
+result pipe, so this process reads EOF and says the worker is lost; and it runs no thread of
+its own, so after `kill()` nothing is left to wait for at exit.
 
 Signals: a terminal's Ctrl-C goes to the whole process group, workers included. SIGINT is
 blocked in this thread while a worker is forked: the worker inherits the mask, so a Ctrl-C
 while it imports cannot print a KeyboardInterrupt traceback; once started it ignores SIGINT
-and leaves it to this process. Nothing else is done with SIGINT blocked: this process waits for
-its workers in `multiprocessing.connection.wait`, which a Ctrl-C interrupts at once.
+and leaves it to this process. (multiprocessing's resource tracker, which the first spawn of a
+process starts, unblocks SIGINT behind its back: it is started before SIGINT is blocked.)
+Nothing else is done with SIGINT blocked: this process waits for its workers in
+`multiprocessing.connection.wait`, which a Ctrl-C interrupts at once.
 
 A worker ends when its task pipe closes: this process told it to (`stop()`) or is gone (kill -9
 included; it then ends at once, even mid-batch, instead of holding the terminal's stderr open).
