@@ -68,3 +68,23 @@ def test_a_reader_that_stops_early_ends_the_job_quietly_with_141(job, tmp_path):
 
     assert run.wait(timeout=120) == 141
     assert run.stderr.read() == b""
+
+
+def test_ctrl_c_while_the_command_line_is_built_is_one_line_and_130():
+    """Ctrl-C after the program's first imports, while Typer builds the command (a quarter of a
+    second on a busy machine), before a command runs: one line, as at any other moment."""
+    done = run_python("""
+        import sys
+        import typer.main
+        from pipeline.cli import main
+
+        def interrupted(app):  # where the Ctrl-C lands
+            raise KeyboardInterrupt
+
+        typer.main.get_command = interrupted
+        sys.argv = ["sudoku-pipeline", "solve", "x.csv"]
+        main()
+    """)
+
+    assert done.returncode == 130, done.stderr
+    assert done.stderr == "error: interrupted\n"

@@ -5,6 +5,7 @@ kill -9 and Ctrl-C at random moments (a loop, bounded in time), two runs on one 
 disk, damaged checkpoints, interrupted validate and generate runs, a closed pipe, and addresses
 that are not a Dask scheduler."""
 
+import contextlib
 import http.server
 import json
 import os
@@ -112,6 +113,74 @@ def test_ctrl_c_at_random_moments_exits_130_within_a_second_or_two(tmp_path, har
             resumed = command("solve", corpus, "-o", out, *HARD)
         assert resumed.returncode == 0, resumed.stderr
         same_results(pl.read_parquet(out), baseline)
+
+
+def alive_in_group(group: int) -> list[int]:
+    """The processes of a process group still running (zombies aside)."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            state, _parent, pgrp = stat.read_text().rsplit(")", 1)[1].split()[:3]
+        except (OSError, IndexError):
+            continue
+        if int(pgrp) == group and state != "Z":
+            found.append(int(stat.parent.name))
+    return found
+
+
+def a_worker_of(run: subprocess.Popen) -> int:
+    for pid in alive_in_group(run.pid):
+        try:
+            if pid != run.pid and b"spawn_main" in Path(f"/proc/{pid}/cmdline").read_bytes():
+                return pid
+        except OSError:
+            continue
+    raise AssertionError("no worker process found")
+
+
+@linux_only
+def test_worker_processes_stopped_mid_run_end_the_run_every_time(tmp_path, hard):
+    """The issue's stress run, smaller: once the checkpoint holds 2 parts, Ctrl-C (to the
+    group), SIGTERM (to the main process) or kill -9 of one worker, in turn; every run ends,
+    with its one line, well within the bound, and leaves no process behind."""
+    corpus, _ = hard
+    ways = {"ctrl-c": (130, "interrupted"), "sigterm": (130, "interrupted"),
+            "kill -9 a worker": (2, "a worker process died")}  # fmt: skip
+    outcomes = []
+    for attempt in range(9):
+        how = list(ways)[attempt % 3]
+        out = tmp_path / f"out{attempt}.parquet"
+        run = start(corpus, out, "--executor", "processes", "--workers", "2")
+        try:
+            partial = tmp_path / f"out{attempt}.parquet.partial"
+            while len(list(partial.glob("part-*"))) < 2 and run.poll() is None:
+                time.sleep(0.005)
+            if run.poll() is not None:  # ended before it could be stopped: a fine outcome
+                outcomes.append(run.wait())
+                continue
+            if how == "ctrl-c":
+                os.killpg(run.pid, signal.SIGINT)
+            elif how == "sigterm":
+                os.kill(run.pid, signal.SIGTERM)
+            else:
+                os.kill(a_worker_of(run), signal.SIGKILL)
+            try:
+                _, stderr = run.communicate(timeout=20)
+            except subprocess.TimeoutExpired:
+                pytest.fail(f"attempt {attempt} ({how}): still running after 20 s")
+            deadline = time.monotonic() + 5
+            while alive_in_group(run.pid) and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert alive_in_group(run.pid) == [], f"attempt {attempt} ({how}) left processes"
+        finally:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(run.pid, signal.SIGKILL)
+            run.communicate()
+        code, said = ways[how]
+        assert run.returncode == code, f"attempt {attempt} ({how}): {stderr}"
+        assert_one_line_error(stderr, said, "--resume")
+        outcomes.append(how)
+    assert len([o for o in outcomes if o in ways]) >= 5  # most runs were stopped mid-run
 
 
 @linux_only

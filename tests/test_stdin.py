@@ -1,8 +1,14 @@
-"""`-` as an input: standard input, its format sniffed from its bytes, read once, streamed."""
+"""`-` as an input: standard input, its format sniffed from its bytes, read once, streamed; and
+the other streams read the same way: a named pipe, `/dev/stdin`, `<(...)` (`/dev/fd/N`)."""
 
 import gzip
 import io
+import os
+import shutil
+import signal
+import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pyarrow as pa
@@ -11,6 +17,7 @@ import pytest
 
 from pipeline.errors import InputError
 from pipeline.io.dataset import open_dataset
+from tests.conftest import COMMAND, assert_one_line_error, command, linux_only
 
 P1 = "004300209005009001070060043006002087190007400050083000600000105003508690042910300"
 S1 = "864371259325849761971265843436192587198657432257483916689734125713528694542916378"
@@ -153,3 +160,119 @@ def test_empty_standard_input_has_no_rows(monkeypatch):
     stdin(monkeypatch, b"")
     ds = open_dataset("-")
     assert (ds.format, ds.num_rows, list(ds.batches())) == ("txt", 0, [])
+
+
+# --- other streams, and a closed standard input: the program itself ---------------------------
+
+
+def finish_or_stop(run: subprocess.Popen, seconds: float = 60) -> tuple[str, str]:
+    """The output of a run that should end by itself; fails (after SIGTERM, then SIGKILL to
+    its process group) when it does not."""
+    try:
+        return run.communicate(timeout=seconds)
+    except subprocess.TimeoutExpired:
+        run.send_signal(signal.SIGTERM)
+        try:
+            run.communicate(timeout=10)
+            pytest.fail(f"still running after {seconds} s; SIGTERM ended it")
+        except subprocess.TimeoutExpired:
+            os.killpg(run.pid, signal.SIGKILL)
+            run.communicate()
+            pytest.fail(f"still running after {seconds} s, and SIGTERM did not end it")
+
+
+def start(*args: object) -> subprocess.Popen:
+    return subprocess.Popen([*COMMAND, *(str(a) for a in args)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True)  # fmt: skip
+
+
+def blocked_in_a_pipe(pid: int) -> bool:
+    """Whether the process sleeps in a FIFO's open (waiting for a writer) or a pipe's read."""
+    try:
+        where = Path(f"/proc/{pid}/wchan").read_text()
+    except OSError:
+        return False
+    return "partner" in where or "pipe" in where
+
+
+@linux_only
+@pytest.mark.parametrize("name", ["puzzles", "puzzles.csv"])
+def test_a_named_pipe_is_read_as_it_is_written(tmp_path, name):
+    """`mkfifo p; producer > p & sudoku-pipeline solve p -o out.parquet`: the format is sniffed
+    (or taken from the name), the pipe opened once and read as a stream, as `-` is."""
+    corpus, fifo, out = tmp_path / "corpus.csv", tmp_path / name, tmp_path / "out.parquet"
+    corpus.write_bytes(SHAPES["csv"])
+    os.mkfifo(fifo)
+    producer = subprocess.Popen(["sh", "-c", f'cat "{corpus}" > "{fifo}"'])
+    try:
+        run = start("solve", fifo, "-o", out, "-q")
+        _, stderr = finish_or_stop(run)
+    finally:
+        producer.kill()
+        producer.wait()
+
+    assert run.returncode == 0, stderr
+    solved = pq.read_table(out).to_pydict()
+    assert (solved["id"], solved["solution"]) == ([1, 2], [S1, S2])
+
+
+@linux_only
+@pytest.mark.parametrize("how", ["ctrl-c", "sigterm"])
+@pytest.mark.parametrize("writer", ["nobody writes", "the writer stalls"])
+def test_a_named_pipe_that_gives_nothing_yields_to_ctrl_c_and_sigterm(tmp_path, writer, how):
+    fifo = tmp_path / "puzzles.csv"
+    os.mkfifo(fifo)
+    producer = None
+    if writer == "the writer stalls":  # opens the pipe, writes nothing, keeps it open
+        producer = subprocess.Popen(["sh", "-c", f'exec sleep 600 > "{fifo}"'])
+    run = start("solve", fifo, "-o", tmp_path / "out.parquet")
+    try:
+        deadline = time.monotonic() + 60
+        while not blocked_in_a_pipe(run.pid) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        if how == "ctrl-c":
+            os.killpg(run.pid, signal.SIGINT)
+        else:
+            os.kill(run.pid, signal.SIGTERM)
+        _, stderr = finish_or_stop(run, 20)
+    finally:
+        if producer is not None:
+            producer.kill()
+            producer.wait()
+
+    assert run.returncode == 130, stderr
+    assert_one_line_error(stderr, "interrupted")
+    assert sorted(os.listdir(tmp_path)) == ["puzzles.csv"]
+
+
+@linux_only
+@pytest.mark.skipif(shutil.which("bash") is None, reason="process substitution needs bash")
+def test_dev_stdin_and_process_substitution_are_read_as_dash_is(tmp_path):
+    corpus = tmp_path / "corpus.csv"
+    corpus.write_bytes(SHAPES["csv"])
+    program = " ".join(COMMAND)
+    runs = {
+        "piped.csv": f'cat "{corpus}" | {program} solve /dev/stdin -o "{tmp_path}/piped.csv" -q',
+        "substituted.csv": f'{program} solve <(cat "{corpus}") -o "{tmp_path}/substituted.csv" -q',
+        "stdout": f'cat "{corpus}" | {program} solve /dev/stdin -q --format csv',  # as for -
+    }
+    for name, line in runs.items():
+        done = subprocess.run(["bash", "-c", line], capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, f"{name}: {done.stderr}"
+        text = done.stdout if name == "stdout" else (tmp_path / name).read_text()
+        assert text.count("solved") == 2, f"{name}: {text}"
+    # a file on standard input is a file: its name says no format, so the line says what to do
+    redirected = f'{program} solve /dev/stdin -o "{tmp_path}/redirected.csv" < "{corpus}"'
+    done = subprocess.run(["bash", "-c", redirected], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2
+    assert_one_line_error(done.stderr, "/dev/stdin: standard input", "give -")
+
+
+@linux_only
+def test_a_closed_standard_input_is_one_line(tmp_path):
+    """`sudoku-pipeline solve - <&-`"""
+    done = command("solve", "-", "-o", tmp_path / "out.csv", preexec_fn=lambda: os.close(0))
+
+    assert done.returncode == 2, done.stderr
+    assert_one_line_error(done.stderr, "standard input", "closed")
+    assert os.listdir(tmp_path) == []

@@ -340,3 +340,6 @@ def main() -> None:
         if shell.interrupted_silently(done.code):
             typer.echo("error: interrupted", err=True)
         shell.leave(done.code)
+    except KeyboardInterrupt:  # before any command ran: while Typer built the command line
+        typer.echo("error: interrupted", err=True)
+        shell.leave(shell.EXIT_INTERRUPTED)

@@ -6,7 +6,8 @@
 
 Formats come from the name: `.csv`, `.tsv`/`.tab`, `.txt` (one puzzle a line), `.parquet`/`.pq`,
 each optionally `.gz` or `.zst`; the content must match the name (`format=` forces a format).
-`-` is standard input, its format sniffed from its bytes (`stdin.py`). Puzzles and solutions
+`-` is standard input, its format sniffed from its bytes (`stdin.py`); a named pipe,
+`/dev/stdin` or `<(...)` is read the same way, once. Puzzles and solutions
 are always read as strings, so puzzles with leading zeros stay intact; an empty field is null
 and stays in place.
 
@@ -76,7 +77,7 @@ from pipeline.io.formats import (
     valid_text,
 )
 from pipeline.io.stdin import NAME as STDIN_NAME
-from pipeline.io.stdin import STDIN, open_stdin
+from pipeline.io.stdin import STDIN, is_standard_input, is_stream, open_stdin, open_stream
 
 __all__ = ["Dataset", "open_dataset", "agree_on_id_type", "pick_columns", "read_puzzles",
            "PUZZLE_NAMES", "SOLUTION_NAMES", "ID_NAMES"]  # fmt: skip
@@ -113,6 +114,7 @@ class Dataset:
     header_note: str | None = None  # a header guessed from content alone, said in a sentence
     extra_columns: dict[str, str] = field(default_factory=dict)  # input name -> result name
     extra_schema: pa.Schema = field(default_factory=lambda: pa.schema([]))  # by result name
+    stream: bool = False  # standard input or a named pipe: read once, no second pass
 
     @property
     def from_stdin(self) -> bool:
@@ -248,18 +250,25 @@ def open_dataset(
     forced = check_format(format)
     options = dict(overrides=(column, solution_column, id_column), passthrough=passthrough)
     options["reserved"] = tuple(reserved)
-    if str(path) == STDIN:
-        stdin = open_stdin(forced)
-        fmt, source, name = stdin.format, stdin.source, STDIN_NAME
+    if str(path) == STDIN or is_stream(path):
+        from_stdin = str(path) == STDIN
+        stdin = open_stdin(forced) if from_stdin else open_stream(Path(path), forced)
+        fmt, source, name = stdin.format, stdin.source, STDIN_NAME if from_stdin else str(path)
         _check_options(name, fmt, separator, has_header)
-        common = dict(path=Path(STDIN), format=fmt, compression=stdin.compression, size_bytes=0)
-        common["batch_size"] = batch_size
+        common = dict(path=Path(path), format=fmt, compression=stdin.compression, size_bytes=0)
+        common |= {"batch_size": batch_size, "stream": True}
         if stdin.parquet is not None:
             return _open_parquet(ParquetReader(name, stdin.parquet), common, **options)
         head, at_eof = stdin.head, stdin.at_eof
     else:
         path = Path(path)
-        fmt, compression = detect_format(path, forced)
+        try:
+            fmt, compression = detect_format(path, forced)
+        except InputError:
+            if is_standard_input(path):  # `/dev/stdin < file`
+                raise InputError(f"{path}: standard input, its format not in its name: give - "
+                                 "(its format is sniffed) or --input-format") from None  # fmt: skip
+            raise
         size = check_file(path, fmt, compression)
         name = str(path)
         _check_options(name, fmt, separator, has_header)

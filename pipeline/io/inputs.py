@@ -94,8 +94,8 @@ class Inputs:
         """What makes a checkpoint belong to these inputs: each file as it is now."""
         out = []
         for name, ds in zip(self.names, self.datasets, strict=True):
-            if name == STDIN:
-                out.append({"input": STDIN})
+            if ds.stream:  # standard input, a named pipe: nothing to tell it by
+                out.append({"input": name})
                 continue
             stat = ds.path.stat()
             out.append({"input": str(ds.path.resolve()), "input size": stat.st_size,

@@ -17,7 +17,9 @@ worker dies or its consumer stops early.
   every core with no process to start, nothing to pickle and one copy of the kernels in memory;
 * `ProcessExecutor` uses a pool of spawned worker processes (polars and pyarrow hold threads,
   and `fork` can deadlock them), each loading the kernels from numba's cache: isolation, at the
-  cost of start-up and of pickling every batch;
+  cost of start-up and of pickling every batch. Each worker has pipes of its own
+  (worker_process.py), so a worker that dies, even mid-batch, or a Ctrl-C ends the run in
+  bounded time;
 * `DaskExecutor` (dask_executor.py) runs on a Dask cluster.
 
 `warm` is a picklable function of no arguments run once in `start()`, in each worker process
@@ -26,22 +28,21 @@ worker dies or its consumer stops early.
 
 import os
 import queue
-import signal
 import threading
-import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any, Protocol
 
-from pipeline.errors import ExecutorLost, InputError
+from pipeline.errors import InputError
 
 if TYPE_CHECKING:  # multiprocessing is imported by the process executor only
-    from concurrent.futures import ProcessPoolExecutor
+    from pipeline.run.worker_process import WorkerProcess
 
 EXECUTORS = ("local", "processes", "dask")
 WORKER_ENV = {"POLARS_MAX_THREADS": "1", "OMP_NUM_THREADS": "1"}
-WORKER_THREAD = "sudoku-worker-"  # the name of ThreadExecutor's threads
+WORKER_THREAD = "sudoku-worker-"  # the name of ThreadExecutor's threads (and of `warm_here`'s)
+CLOSE_S = 10.0  # how long `ProcessExecutor.close` gives a worker to end before killing it
 
 
 class Executor(Protocol):
@@ -65,6 +66,28 @@ class Executor(Protocol):
         """Stop at once: end the workers, drop what is queued."""
 
 
+def warm_here(warm: Callable[[], None]) -> None:
+    """Run `warm` in this process, on a thread of its own, and wait for it. Ctrl-C then ends
+    the wait at once, and never lands inside numba's loading of a kernel: a KeyboardInterrupt
+    raised in its LLVM callbacks is swallowed (the run goes on as if no Ctrl-C came) or leaves
+    the engine half-built, and the process dies of SIGSEGV. An interrupted warm-up finishes in
+    the background (a daemon thread, named as the workers are: `cli.shell.fail` ends the
+    program without waiting for it)."""
+    failed: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            warm()
+        except BaseException as e:  # noqa: BLE001 - raised again in the caller's thread
+            failed.append(e)
+
+    thread = threading.Thread(target=run, name=f"{WORKER_THREAD}warm", daemon=True)
+    thread.start()
+    thread.join()
+    if failed:
+        raise failed[0]
+
+
 class InlineExecutor:
     """Everything in this process: one worker, nothing to start."""
 
@@ -74,7 +97,7 @@ class InlineExecutor:
 
     def start(self) -> None:
         if self._warm is not None:
-            self._warm()
+            warm_here(self._warm)
 
     def map_ordered(
         self, fn: Callable[..., Any], items: Iterable[Any], *args: Any
@@ -124,7 +147,7 @@ class ThreadExecutor(_LocalPool):
         if self._threads:
             return
         if self._warm is not None:
-            self._warm()
+            warm_here(self._warm)
         for i in range(self.workers):
             # daemon threads: an interrupted run exits without waiting for a batch to end
             thread = threading.Thread(target=self._work, name=f"{WORKER_THREAD}{i}", daemon=True)
@@ -184,120 +207,112 @@ class ThreadExecutor(_LocalPool):
             self._tasks.put(None)
 
 
-def _exit_with_parent(parent: int) -> None:
-    """End this worker soon after its parent is gone (`kill -9` of the run, an OOM kill): a
-    pool's workers otherwise wait for work forever, holding the terminal's stderr open."""
-    while os.getppid() == parent:
-        time.sleep(0.25)
-    os._exit(1)
-
-
-def _init_worker(parent: int, warm: Callable[[], None] | None) -> None:
-    """Runs once in each worker: leave Ctrl-C to the parent, die with it, load the kernels."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    threading.Thread(target=_exit_with_parent, args=(parent,), daemon=True).start()
-    if warm is not None:
-        warm()
-
-
-def _ready(seconds: float) -> int:
-    time.sleep(seconds)
-    return os.getpid()
-
-
 class ProcessExecutor(_LocalPool):
-    """A pool of `workers` processes on this machine."""
+    """`workers` processes on this machine (worker_process.py: why not concurrent.futures);
+    results in input order, at most `in_flight_per_worker` batches a worker queued or
+    running, and `max_in_flight` sent and not yet yielded."""
 
     def _idle(self) -> None:
-        self._pool: ProcessPoolExecutor | None = None
-        self._saved_env: dict[str, str | None] = {}
+        self._pool: list[WorkerProcess] = []
 
     def start(self) -> None:
         """Spawn every worker and wait until each has run `warm`. `warm` runs here first:
         on a first run the kernels compile once, in this process, and the workers load them
-        from the cache it filled instead of each compiling them at the same time."""
-        if self._pool is not None:
+        from the cache it filled instead of each compiling them at the same time. Ctrl-C stops
+        the wait at once."""
+        if self._pool:
             return
-        from concurrent.futures import ProcessPoolExecutor
-        from concurrent.futures.process import BrokenProcessPool
         from multiprocessing import get_context
 
+        from pipeline.run.worker_process import spawn_worker
+
         if self._warm is not None:
-            self._warm()
+            warm_here(self._warm)
         # One polars/pyarrow thread per worker: the workers are the parallelism. The variables
         # are set while the workers spawn (they keep their copy), then put back.
-        self._saved_env = {k: os.environ.get(k) for k in WORKER_ENV}
+        saved = {k: os.environ.get(k) for k in WORKER_ENV}
         os.environ.update(WORKER_ENV)
-        # SIGINT blocked while the workers spawn: they inherit the mask, so a Ctrl-C to the
-        # process group while they import cannot print their KeyboardInterrupt tracebacks
-        # (they ignore SIGINT once started); this process still gets it.
-        mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
         try:
-            self._pool = ProcessPoolExecutor(
-                self.workers,
-                mp_context=get_context("spawn"),
-                initializer=_init_worker,
-                initargs=(os.getpid(), self._warm),
-            )
-            pids: set[int] = set()
-            for _ in range(100):  # each wait holds a worker for a moment: all get a turn
-                pids |= set(self._pool.map(_ready, [0.02] * self.workers))
-                if len(pids) >= self.workers:
-                    break
-        except BrokenProcessPool:
+            for i in range(self.workers):
+                name = f"sudoku-process-{i}"
+                self._pool.append(spawn_worker(get_context("spawn"), self._warm, name))
+            for worker in self._pool:
+                worker.wait_ready()
+        except BaseException:
             self.terminate()
-            raise ExecutorLost("a worker process died while starting") from None
+            raise
         finally:
-            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
-            self._restore_env()
+            for k, v in saved.items():
+                if v is None:
+                    os.environ.pop(k, None)
+                else:
+                    os.environ[k] = v
 
     def map_ordered(
         self, fn: Callable[..., Any], items: Iterable[Any], *args: Any
     ) -> Iterator[Any]:
         """Yield `fn(item, *args)` for each item, in the order of `items`."""
-        from concurrent.futures.process import BrokenProcessPool
-
         self.start()
-        pool = self._pool
-        assert pool is not None
-        pending: deque[Future[Any]] = deque()
+        per_worker = -(-self.max_in_flight // self.workers)
+        done: dict[int, tuple[bool, Any]] = {}  # outcomes that came before their turn
+        source, more = iter(items), True
+        sent = taken = 0
         try:
-            for item in items:
-                pending.append(pool.submit(fn, item, *args))
-                if len(pending) >= self.max_in_flight:
-                    yield pending.popleft().result()
-            while pending:
-                yield pending.popleft().result()
-        except BrokenProcessPool:  # the OOM killer, or someone's kill -9
-            self.terminate()
-            raise ExecutorLost(
-                "a worker process died (out of memory? try a smaller --batch-size)"
-            ) from None
-        except BaseException:  # an error, Ctrl-C, or the consumer stopped early
+            while True:
+                while more and sent - taken < self.max_in_flight:
+                    worker = min(self._pool, key=lambda w: w.busy)
+                    if worker.busy >= per_worker:
+                        break
+                    try:
+                        item = next(source)
+                    except StopIteration:
+                        more = False
+                        break
+                    worker.send((sent, fn, (item, *args)))
+                    sent += 1
+                while taken in done:
+                    ok, value = done.pop(taken)
+                    taken += 1
+                    if not ok:
+                        raise value
+                    yield value
+                if not more and taken == sent:
+                    return
+                self._collect(done)
+        except BaseException:  # a lost worker, an error, Ctrl-C, or the consumer stopped early
             self.terminate()
             raise
 
+    def _collect(self, done: dict[int, tuple[bool, Any]]) -> None:
+        """Wait for outcomes (Ctrl-C interrupts the wait) and file them in `done`; a task that
+        could not even be read raises its error now; `ExecutorLost` if a worker died."""
+        from multiprocessing.connection import wait
+
+        from pipeline.run.worker_process import lost
+
+        by_pipe = {worker.results: worker for worker in self._pool}
+        ended = {worker.sentinel for worker in self._pool}
+        ready = wait([*by_pipe, *ended])
+        for pipe in ready:
+            if pipe in by_pipe:
+                index, ok, value = by_pipe[pipe].receive()
+                if index is None:
+                    raise value
+                done[index] = (ok, value)
+        if ended.intersection(ready):
+            raise lost()
+
     def close(self) -> None:
-        """Let the workers finish and go."""
-        pool, self._pool = self._pool, None
-        if pool is not None:
-            pool.shutdown(wait=True)
+        """Let the workers go (nothing is left for them to do)."""
+        pool, self._pool = self._pool, []
+        for worker in pool:
+            worker.stop(CLOSE_S)
 
     def terminate(self) -> None:
-        """Stop at once: kill the workers, drop what is queued."""
-        pool, self._pool = self._pool, None
-        if pool is None:
-            return
-        for process in list(getattr(pool, "_processes", {}).values()):
-            process.terminate()
-        pool.shutdown(wait=False, cancel_futures=True)
-
-    def _restore_env(self) -> None:
-        for k, v in self._saved_env.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
+        """Stop at once: kill the workers and reap them; what they held is dropped."""
+        pool, self._pool = self._pool, []
+        for worker in pool:
+            worker.kill()
 
 
 def make_executor(

@@ -26,6 +26,7 @@ from pipeline.errors import InputError, printable
 from pipeline.io.inputs import STDIN, Inputs, expand, open_inputs
 from pipeline.io.output import STDOUT, OutputLock, Target, check_output, default_output
 from pipeline.io.runinfo import run_metadata
+from pipeline.io.stdin import is_stream
 from pipeline.run.executors import Executor, make_executor
 from pipeline.run.warmup import compiled_names, warm
 
@@ -202,7 +203,7 @@ def start_job(
     reserved: tuple[str, ...] = (),
 ) -> Job:
     """Check the options and the output, choose the executor, open the inputs. The output
-    defaults to the input's stem with `suffix`, beside it (stdout for stdin). Raises
+    defaults to the input's stem with `suffix`, beside it (stdout for stdin or a pipe). Raises
     `InputError` (one line) before any work is done. `passthrough`: whether the inputs' other
     columns travel along (solve: yes; validate: no use for them), renamed when they would take
     one of the `reserved` names (columns the job adds)."""
@@ -216,7 +217,7 @@ def start_job(
         raise InputError(f"batch_size must be at least 1, not {batch_size}")
     names = expand(inputs)
     if output is None:
-        if names == [STDIN]:
+        if len(names) == 1 and (names[0] == STDIN or is_stream(names[0])):  # read as - is
             output = STDOUT
         elif len(names) > 1:
             raise InputError(f"{command}: several inputs go into one output: give -o")

@@ -154,8 +154,10 @@ def solve_file(
                     reserved=tuple(search.added_schema().names))  # fmt: skip
     if resume and job.output is None:
         raise InputError("--resume needs an output file (a run to stdout keeps nothing)")
-    if resume and STDIN in job.inputs.names:
-        raise InputError("--resume cannot continue from stdin: it can be read once only")
+    streams = [n for n, ds in zip(job.inputs.names, job.inputs.datasets, strict=True) if ds.stream]
+    if resume and streams:
+        stream = "stdin" if streams[0] == STDIN else streams[0]
+        raise InputError(f"--resume cannot continue from {stream}: it can be read once only")
     with job.locked():
         return _run(job, search, resume)
 

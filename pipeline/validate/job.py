@@ -111,9 +111,9 @@ def _run(job: Job, checks: ValidateOptions) -> ValidationSummary:
             summary.metadata = job.metadata(rows, asdict(checks), summary.rows_per_s,
                                             findings=summary.findings,
                                             levels=summary.levels)  # fmt: skip
-            id_batches = None  # the input read again for the repeats' ids (not stdin: once)
+            id_batches = None  # the input read again for the repeats' ids (not a stream: once)
             id_type = ds.schema.field("id").type if ds.id_column is not None else None
-            if ds.id_column is not None and repeats.any() and not ds.from_stdin:
+            if ds.id_column is not None and repeats.any() and not ds.stream:
                 id_batches = ds.batches()
             findings = merged(stream, batches, repeats, id_batches, id_type)
             write_tables(job.target, schema, findings, summary.metadata, _ROW_GROUP_ROWS)
