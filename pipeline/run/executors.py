@@ -235,7 +235,7 @@ class ProcessExecutor(_LocalPool):
         try:
             for i in range(self.workers):
                 name = f"sudoku-process-{i}"
-                self._pool.append(spawn_worker(get_context("spawn"), self._warm, name))
+                spawn_worker(get_context("spawn"), self._warm, name, self._pool)
             for worker in self._pool:
                 worker.wait_ready()
         except BaseException:

@@ -1,7 +1,8 @@
 """One worker process of `--executor processes`, and the two pipes it shares with this process
 (tasks in, results out): nothing else is shared, so every way a run can stop stays bounded.
 
-    worker = spawn_worker(get_context("spawn"), warm, "sudoku-process-0")
+    spawn_worker(get_context("spawn"), warm, "sudoku-process-0", pool)   # appended to `pool`
+    worker = pool[-1]
     worker.wait_ready()                       # its kernels are loaded
     worker.send((0, fn, (item, *args)))       # a task: (index, function, arguments)
     index, ok, value = worker.receive()       # its outcome: the result, or the task's error
@@ -16,12 +17,17 @@ or, after Ctrl-C, the interpreter's exit waits for that thread forever, with zom
 result pipe, so this process reads EOF and says the worker is lost; and it runs no thread of
 its own, so after `kill()` nothing is left to wait for at exit.
 
-Signals: a terminal's Ctrl-C goes to the whole process group, workers included. SIGINT is
-blocked in this thread while a worker is forked: the worker inherits the mask, so a Ctrl-C
-while it imports cannot print a KeyboardInterrupt traceback; once started it ignores SIGINT
-and leaves it to this process. (multiprocessing's resource tracker, which the first spawn of a
-process starts, unblocks SIGINT behind its back: it is started before SIGINT is blocked.)
-Nothing else is done with SIGINT blocked: this process waits for its workers in
+Signals: a terminal's Ctrl-C goes to the whole process group, workers included. While a
+worker is forked, handed its start-up data and counted among the pool's (`spawn_worker`),
+SIGINT and SIGTERM are held over (their handlers deferred to the end of it: blocking them in
+this thread alone does not stop another thread taking them) and blocked in this thread. A
+Ctrl-C or SIGTERM (a KeyboardInterrupt here) in the middle left a worker reading a cut pipe,
+which printed `EOFError: Ran out of input` from multiprocessing's spawn_main after this
+process's one line, or a worker nobody would stop. The worker inherits the mask, so a Ctrl-C
+while it imports cannot print a KeyboardInterrupt traceback either; once started it ignores
+SIGINT (leaving it to this process) and takes SIGTERM again. (multiprocessing's resource
+tracker, which the first spawn of a process starts, unblocks both behind its back: it is
+started first.) Nothing slow is done meanwhile: this process waits for its workers in
 `multiprocessing.connection.wait`, which a Ctrl-C interrupts at once.
 
 A worker ends when its task pipe closes: this process told it to (`stop()`) or is gone (kill -9
@@ -137,9 +143,13 @@ def lost() -> ExecutorLost:
 
 
 def spawn_worker(
-    context: SpawnContext, warm: Callable[[], None] | None, name: str
-) -> WorkerProcess:
-    """Start a worker process (`warm` loads its kernels); see the module docstring."""
+    context: SpawnContext,
+    warm: Callable[[], None] | None,
+    name: str,
+    pool: list[WorkerProcess],
+) -> None:
+    """Start a worker process (`warm` loads its kernels) and append it to `pool`, with no
+    signal in between: see the module docstring."""
     if os.name == "posix":  # the tracker a spawn starts unblocks SIGINT: start it first
         from multiprocessing import resource_tracker
 
@@ -149,24 +159,56 @@ def spawn_worker(
     process = context.Process(target=_serve, args=(task_reader, result_writer, warm),
                               name=name, daemon=True)  # fmt: skip
     try:
-        with _sigint_blocked():
+        with _signals_held(), _signals_blocked():
             process.start()
+            pool.append(WorkerProcess(process, task_writer, result_reader))
     finally:  # the worker holds its own ends now
         task_reader.close()
         result_writer.close()
-    return WorkerProcess(process, task_writer, result_reader)
+
+
+_HELD = (signal.SIGINT, signal.SIGTERM)
 
 
 @contextmanager
-def _sigint_blocked() -> Iterator[None]:
+def _signals_blocked() -> Iterator[None]:
+    """The signals blocked in this thread: the worker forked meanwhile inherits the mask."""
     if not hasattr(signal, "pthread_sigmask"):  # Windows: no process groups to worry about
         yield
         return
-    mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, set(_HELD))
     try:
         yield
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+
+
+@contextmanager
+def _signals_held() -> Iterator[None]:
+    """SIGINT and SIGTERM held over until the block is done, then handled as they would have
+    been. Blocking them in this thread is not enough: another thread of the process (pyarrow's,
+    numpy's) takes the signal, and Python runs the handler in the main thread all the same.
+    Handlers can only be set in the main thread; elsewhere the block runs as it is."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    came: list[int] = []
+    previous = {s: signal.getsignal(s) for s in _HELD}
+    for signum, handler in previous.items():
+        if handler not in (signal.SIG_IGN, None):  # one ignored stays ignored
+            signal.signal(signum, lambda signum, frame: came.append(signum))
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            if handler is not None:
+                signal.signal(signum, handler)
+        for signum in dict.fromkeys(came):
+            handler = previous[signum]
+            if callable(handler):
+                handler(signum, None)  # a KeyboardInterrupt, as it would have been
+            else:
+                os.kill(os.getpid(), signum)  # the default action, now
 
 
 # --- in the worker ----------------------------------------------------------------------------
@@ -176,6 +218,8 @@ def _serve(tasks: Connection, results: Connection, warm: Callable[[], None] | No
     """A worker's life: leave Ctrl-C to the parent, load the kernels, say so, then run the
     tasks as they come, in order, until told to stop."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if hasattr(signal, "pthread_sigmask"):  # blocked while it was forked: see the docstring
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})
     inbox: queue.SimpleQueue[Any] = queue.SimpleQueue()
     threading.Thread(target=_receive_tasks, args=(tasks, inbox), daemon=True).start()
     try:
