@@ -45,8 +45,15 @@ def commands(folder: Path) -> dict[str, tuple[list[str], bool]]:
             False,
         ),
         "validate --symmetry": (
-            ["validate", SAMPLE, "-o", f"{out}.sym.parquet", "--force", "--exit-zero",
-             "--symmetry"],  # fmt: skip
+            [
+                "validate",
+                SAMPLE,
+                "-o",
+                f"{out}.sym.parquet",
+                "--force",
+                "--exit-zero",
+                "--symmetry",
+            ],  # fmt: skip
             False,
         ),
     }
@@ -117,8 +124,11 @@ def main() -> None:
     body = (
         f"Measured {stamp} on {machine()} with `python -m benchmarks.first_run"
         f"{' --kernels' if args.kernels else ''}` (each command a real process with an empty "
-        "cache folder of its own).\n\n" + "\n".join(lines + kernels) + "\n\n"
-        + "\n".join(f"- {v}" for v in verdicts) + "\n"
+        "cache folder of its own).\n\n"
+        + "\n".join(lines + kernels)
+        + "\n\n"
+        + "\n".join(f"- {v}" for v in verdicts)
+        + "\n"
     )
     if args.write:
         write_section(args.write, "first-run", body)

@@ -155,7 +155,7 @@ def test_ctrl_c_while_this_process_loads_the_kernels_is_not_lost(executor):
         except KeyboardInterrupt:
             print("interrupted")
         sys.stdout.flush()
-        os._exit(0)  # as the program does while a worker thread is busy (cli.shell.fail)
+        os._exit(0)  # as the program does while a worker thread is busy (cli.process.fail)
     """)
 
     assert done.stdout == "interrupted\n", done.stderr

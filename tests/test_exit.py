@@ -19,11 +19,11 @@ def run_python(code: str) -> subprocess.CompletedProcess:
 def test_leaving_runs_exit_handlers_and_flushes_what_was_printed():
     done = run_python("""
         import atexit, sys
-        from pipeline.cli import shell
+        from pipeline.cli import process
         atexit.register(lambda: print("handler ran"))
         print("buffered, not yet flushed", end=" ")
         sys.stderr.write("to stderr")
-        shell.leave(3)
+        process.leave(3)
     """)
 
     assert done.returncode == 3
@@ -35,12 +35,12 @@ def test_leaving_waits_for_a_thread_that_is_still_working(tmp_path):
     done = run_python(f"""
         import threading, time
         from pathlib import Path
-        from pipeline.cli import shell
+        from pipeline.cli import process
         def work():
             time.sleep(0.3)
             Path({str(tmp_path / "done")!r}).write_text("finished")
         threading.Thread(target=work).start()
-        shell.leave(None)
+        process.leave(None)
     """)
 
     assert done.returncode == 0, done.stderr

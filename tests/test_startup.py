@@ -10,7 +10,7 @@ import pytest
 import typer.main
 
 from pipeline.cli import app
-from pipeline.cli.shell import _plain_conversions
+from pipeline.cli.help import _plain_conversions
 
 SAMPLE = Path(__file__).resolve().parents[1] / "data" / "sample.csv"
 

@@ -1,5 +1,6 @@
 """The `sudoku-pipeline` command line: `commands` (one function per command, each a thin layer
-over the Python API) and `shell` (what they share: help, errors, the file jobs' options)."""
+over the Python API), `options` (the file jobs' shared options), `help` (plain help, values
+converted without pydantic) and `process` (signals, one-line errors, exit codes)."""
 
 import os
 import signal
@@ -16,7 +17,7 @@ def _interrupted_while_starting(signum: int, frame: object) -> None:
 # Run as the program (the console script; not a spawned worker process, which is given the
 # parent's argv, nor a test importing the app): the first signals are answered before typer
 # and the jobs are imported, instead of a KeyboardInterrupt traceback out of an import.
-# `shell.take_signals()` hands them on to the command once it is loaded. A signal the
+# `process.take_signals()` hands them on to the command once it is loaded. A signal the
 # program was started ignoring (nohup, `&` in a script) stays ignored.
 if (
     os.path.basename(sys.argv[0] if sys.argv else "") == "sudoku-pipeline"

@@ -11,23 +11,22 @@ from typing import Annotated, Any
 
 import typer
 
-from pipeline.cli import shell
-from pipeline.cli.shell import (
+from pipeline.cli import process
+from pipeline.cli.help import Command, Group
+from pipeline.cli.options import (
     AsJson,
-    Command,
     Force,
     FormatOption,
     Workers,
-    fail,
     file_job,
     job_options,
-    one_line_errors,
     print_summary,
 )
+from pipeline.cli.process import fail, one_line_errors
 from pipeline.solver.registry import DEFAULT_STRATEGY, MAX_NODES, STRATEGIES
 
 app = typer.Typer(
-    cls=shell.Group,
+    cls=Group,
     help="Solve, validate and report on Sudoku puzzle corpora in bulk.",
     no_args_is_help=True,
     add_completion=True,
@@ -332,14 +331,14 @@ def bench(
 
 def main() -> None:
     """The `sudoku-pipeline` program."""
-    shell.AS_PROGRAM = True
-    shell.take_signals()
+    process.AS_PROGRAM = True
+    process.take_signals()
     try:
         app()
     except SystemExit as done:
-        if shell.interrupted_silently(done.code):
+        if process.interrupted_silently(done.code):
             typer.echo("error: interrupted", err=True)
-        shell.leave(done.code)
+        process.leave(done.code)
     except KeyboardInterrupt:  # before any command ran: while Typer built the command line
         typer.echo("error: interrupted", err=True)
-        shell.leave(shell.EXIT_INTERRUPTED)
+        process.leave(process.EXIT_INTERRUPTED)

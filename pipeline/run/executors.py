@@ -71,7 +71,7 @@ def warm_here(warm: Callable[[], None]) -> None:
     the wait at once, and never lands inside numba's loading of a kernel: a KeyboardInterrupt
     raised in its LLVM callbacks is swallowed (the run goes on as if no Ctrl-C came) or leaves
     the engine half-built, and the process dies of SIGSEGV. An interrupted warm-up finishes in
-    the background (a daemon thread, named as the workers are: `cli.shell.fail` ends the
+    the background (a daemon thread, named as the workers are: `cli.process.fail` ends the
     program without waiting for it)."""
     failed: list[BaseException] = []
 
