@@ -83,3 +83,39 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     if config.getoption("--reverse-order"):
         items.reverse()
+
+
+def live_processes(group: int) -> list[int]:
+    """The processes of a process group that still run (zombies aside)."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            state, _parent, pgrp = stat.read_text().rsplit(")", 1)[1].split()[:3]
+        except (OSError, IndexError):
+            continue
+        if int(pgrp) == group and state != "Z":
+            found.append(int(stat.parent.name))
+    return found
+
+
+# A program's prelude for the warm-up tests: `compiled_by(batch)` runs a batch after the
+# warm-up and prints the numba functions it had to compile (none, when the warm-up is whole).
+COMPILED_BY = """
+import sys
+import pyarrow as pa
+from numba.core.registry import CPUDispatcher
+
+def loaded():
+    return {(module, name): len(value.overloads)
+            for module, m in list(sys.modules.items()) if module.startswith("pipeline.")
+            for name, value in vars(m).items() if isinstance(value, CPUDispatcher)}
+
+def compiled_by(run_batch):
+    puzzle = sys.argv[-1]
+    rows = [puzzle, "11" + puzzle[2:], puzzle[:-1], "." * 81]  # good, clash, malformed, multiple
+    batch = pa.record_batch({"row": pa.array(range(len(rows)), pa.int64()), "puzzle": rows})
+    before = loaded()
+    run_batch(batch)
+    after = loaded()
+    print(sorted(key for key in after if after[key] != before.get(key, 0)))
+"""

@@ -13,6 +13,7 @@ from pipeline.io.columns import RESERVED_NAMES
 from pipeline.results.schema import COLUMNS, build_results, empty_results, result_schema
 from pipeline.solver import solve_grids
 from pipeline.solving.batch import SolveOptions, solve_record_batch
+from tests.conftest import COMPILED_BY
 
 SEED = "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79"
 SOLUTION = "534678912672195348198342567859761423426853791713924856961537284287419635345286179"
@@ -179,29 +180,17 @@ def test_reading_renames_exactly_the_result_columns():
         )  # fmt: skip
 
 
-WARM_THEN_SOLVE = """
-import sys
-import pyarrow as pa
-from numba.core.registry import CPUDispatcher
+WARM_THEN_SOLVE = (
+    COMPILED_BY
+    + """
 from pipeline.run.warmup import warm
 from pipeline.solving.batch import SolveOptions, solve_record_batch
 
 options = SolveOptions(sys.argv[1], canonical=sys.argv[2] == "1", rate=sys.argv[2] == "1")
 warm(options.kernels())
-
-def loaded():
-    return {(module, name): len(value.overloads)
-            for module, m in list(sys.modules.items()) if module.startswith("pipeline.")
-            for name, value in vars(m).items() if isinstance(value, CPUDispatcher)}
-
-before = loaded()
-puzzle = sys.argv[3]
-rows = [puzzle, "11" + puzzle[2:], puzzle[:-1], "." * 81]  # good, clash, malformed, multiple
-batch = pa.record_batch({"row": pa.array(range(len(rows)), pa.int64()), "puzzle": rows})
-solve_record_batch(batch, options)
-after = loaded()
-print(sorted(key for key in after if after[key] != before.get(key, 0)))
+compiled_by(lambda batch: solve_record_batch(batch, options))
 """
+)
 
 
 @pytest.mark.parametrize(("strategy", "added"), [("fast", False), ("mrv", True)])

@@ -30,7 +30,14 @@ from pipeline.results.schema import result_schema
 from pipeline.run.checkpoint import Checkpoint
 from pipeline.run.executors import ThreadExecutor
 from pipeline.solving.job import RunSummary, solve_file
-from tests.conftest import COMMAND, assert_one_line_error, cli, command, linux_only
+from tests.conftest import (
+    COMMAND,
+    assert_one_line_error,
+    cli,
+    command,
+    linux_only,
+    live_processes,
+)
 
 SHARED = Path(__file__).resolve().parents[1] / ".." / "shared" / "data"
 TIMING_COLUMNS = ["solve_ns"]  # the only columns that may differ between two runs
@@ -794,19 +801,6 @@ def wait_for_a_part(out: Path, run: subprocess.Popen, timeout: float = 60) -> No
         assert run.poll() is None, run.communicate()
         assert time.monotonic() < deadline, "no checkpoint part appeared"
         time.sleep(0.02)
-
-
-def live_processes(group: int) -> list[int]:
-    """Processes of a process group that still run (zombies aside)."""
-    found = []
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            state, _parent, pgrp = stat.read_text().rsplit(")", 1)[1].split()[:3]
-        except (OSError, IndexError):
-            continue
-        if int(pgrp) == group and state != "Z":
-            found.append(int(stat.parent.name))
-    return found
 
 
 def wait_until_gone(group: int, timeout: float) -> list[int]:

@@ -10,7 +10,6 @@ import http.server
 import json
 import os
 import random
-import shutil
 import signal
 import subprocess
 import threading
@@ -28,7 +27,14 @@ from pipeline.errors import CheckpointError
 from pipeline.io.writers import encode
 from pipeline.run.checkpoint import Checkpoint
 from pipeline.run.parts import Part
-from tests.conftest import COMMAND, assert_one_line_error, cli, command, linux_only
+from tests.conftest import (
+    COMMAND,
+    assert_one_line_error,
+    cli,
+    command,
+    linux_only,
+    live_processes,
+)
 
 HARD = ("--strategy", "backtrack", "--batch-size", "20", "-q")
 ROWS = 600  # about 2 s of backtracking on one core
@@ -115,21 +121,8 @@ def test_ctrl_c_at_random_moments_exits_130_within_a_second_or_two(tmp_path, har
         same_results(pl.read_parquet(out), baseline)
 
 
-def alive_in_group(group: int) -> list[int]:
-    """The processes of a process group still running (zombies aside)."""
-    found = []
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            state, _parent, pgrp = stat.read_text().rsplit(")", 1)[1].split()[:3]
-        except (OSError, IndexError):
-            continue
-        if int(pgrp) == group and state != "Z":
-            found.append(int(stat.parent.name))
-    return found
-
-
 def a_worker_of(run: subprocess.Popen) -> int:
-    for pid in alive_in_group(run.pid):
+    for pid in live_processes(run.pid):
         try:
             if pid != run.pid and b"spawn_main" in Path(f"/proc/{pid}/cmdline").read_bytes():
                 return pid
@@ -169,9 +162,9 @@ def test_worker_processes_stopped_mid_run_end_the_run_every_time(tmp_path, hard)
             except subprocess.TimeoutExpired:
                 pytest.fail(f"attempt {attempt} ({how}): still running after 20 s")
             deadline = time.monotonic() + 5
-            while alive_in_group(run.pid) and time.monotonic() < deadline:
+            while live_processes(run.pid) and time.monotonic() < deadline:
                 time.sleep(0.05)
-            assert alive_in_group(run.pid) == [], f"attempt {attempt} ({how}) left processes"
+            assert live_processes(run.pid) == [], f"attempt {attempt} ({how}) left processes"
         finally:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(run.pid, signal.SIGKILL)
@@ -200,21 +193,6 @@ def test_two_runs_on_one_output_the_second_refuses_the_first_finishes(tmp_path, 
     assert_one_line_error(second.stderr, "another run is writing this output")
     assert first.returncode == 0, stderr
     same_results(pl.read_parquet(out), baseline)
-
-
-@pytest.fixture
-def tiny_disk(tmp_path):
-    """A 2 MiB tmpfs (root on Linux), else skip."""
-    mount = tmp_path / "disk"
-    mount.mkdir()
-    if os.geteuid() != 0 or shutil.which("mount") is None:
-        pytest.skip("a small disk needs root and mount (tmpfs)")
-    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", str(mount)],
-                          capture_output=True)  # fmt: skip
-    if done.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.decode().strip()}")
-    yield mount
-    subprocess.run(["umount", str(mount)], capture_output=True)
 
 
 def test_a_full_disk_is_one_line_and_leaves_no_half_file(tmp_path, tiny_disk):

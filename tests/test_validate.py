@@ -26,7 +26,7 @@ from pipeline.symmetry import random_symmetries
 from pipeline.validate import validate_file, validate_puzzles
 from pipeline.validate.catalogue import CODES, findings_schema
 from pipeline.validate.duplicates import DuplicateIndex, row_keys
-from tests.conftest import SHARED_DATA, command
+from tests.conftest import COMPILED_BY, SHARED_DATA, command
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 SEED = "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79"
@@ -438,29 +438,17 @@ def test_the_command_looks_for_symmetric_duplicates_only_when_asked(tmp_path):
     assert findings(pl.read_parquet(asked)) == [(3, "symmetry_duplicate")]
 
 
-WARM_THEN_BATCH = """
-import sys
-import pyarrow as pa
-from numba.core.registry import CPUDispatcher
+WARM_THEN_BATCH = (
+    COMPILED_BY
+    + """
 from pipeline.run.warmup import warm
 from pipeline.validate.batch import ValidateOptions, validate_record_batch
 
 checks = ValidateOptions(max_nodes=None, minimal=sys.argv[1] == "1", symmetry=sys.argv[2] == "1")
 warm(checks.kernels())
-
-def loaded():
-    return {(module, name): len(value.overloads)
-            for module, m in list(sys.modules.items()) if module.startswith("pipeline.")
-            for name, value in vars(m).items() if isinstance(value, CPUDispatcher)}
-
-before = loaded()
-puzzle = sys.argv[3]
-rows = [puzzle, "11" + puzzle[2:], puzzle[:-1], "." * 81]  # good, clash, malformed, multiple
-batch = pa.record_batch({"row": pa.array(range(len(rows)), pa.int64()), "puzzle": rows})
-validate_record_batch(batch, checks)
-after = loaded()
-print(sorted(key for key in after if after[key] != before.get(key, 0)))
+compiled_by(lambda batch: validate_record_batch(batch, checks))
 """
+)
 
 
 @pytest.mark.parametrize(("minimal", "symmetry"), [(False, False), (True, True)])
