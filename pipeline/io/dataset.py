@@ -16,6 +16,7 @@ Choices worth knowing:
   long lines included, are in `lines.py`): empty lines are skipped, and in text files so are
   whitespace-only lines and `#` comment lines; `row` counts rows (not lines).
 * CSV rows with too few fields get nulls for the missing ones; extra fields are ignored.
+* The separator, when not given, is sniffed among `,` `;` `|` and tab (`delimited.py`).
 * A CSV/TSV's first line is a header only when it cannot be a row (`looks_like_header`): a
   line holding a puzzle is a row. A header guessed from content alone, no column name like
   `puzzle` confirming it, is said in `Dataset.header_note`, for the job to print.
@@ -52,11 +53,10 @@ from pipeline.io.columns import (
     SAMPLE_ROWS,
     SOLUTION_NAMES,
     id_type_of,
-    looks_like_header,
     passthrough_names,
-    separator_of,
 )
 from pipeline.io.columns import pick_columns as _pick_columns
+from pipeline.io.delimited import delimited_layout
 from pipeline.io.formats import (
     ByteSource,
     DelimitedReader,
@@ -67,13 +67,11 @@ from pipeline.io.formats import (
     check_file,
     check_format,
     detect_format,
-    head_rows,
     head_text_rows,
     is_text,
     read_head,
     rechunk,
     skip_rows,
-    unique_names,
     valid_text,
 )
 from pipeline.io.stdin import NAME as STDIN_NAME
@@ -111,6 +109,7 @@ class Dataset:
     _row_bytes: float | None = field(repr=False, compare=False, default=None)  # in the head
     _rows_read: list[int] = field(repr=False, compare=False, default_factory=lambda: [0])
     has_header: bool = False  # CSV/TSV: the first line named the columns
+    separator: str | None = None  # CSV/TSV: the field separator, given or sniffed
     header_note: str | None = None  # a header guessed from content alone, said in a sentence
     extra_columns: dict[str, str] = field(default_factory=dict)  # input name -> result name
     extra_schema: pa.Schema = field(default_factory=lambda: pa.schema([]))  # by result name
@@ -376,23 +375,12 @@ def _open_delimited(
     passthrough: bool,
     reserved: tuple,
 ) -> Dataset:
-    """`open_dataset` for CSV/TSV: sniff the header and the columns from the first rows."""
-    delimiter = separator_of(name, separator, common["format"])
-    rows = head_rows(head, delimiter, SAMPLE_ROWS + 1)
-    if not rows:  # nothing at all: no header, no rows, nothing to detect
+    """`open_dataset` for CSV/TSV: the separator, the header and the columns, sniffed from the
+    first rows (`delimited.py`)."""
+    layout = delimited_layout(name, head, common["format"], separator, has_header, overrides)
+    if layout is None:  # nothing at all: no header, no rows, nothing to detect
         return _empty(common, overrides)
-    header = looks_like_header(rows) if has_header is None else has_header
-    if header:
-        names = unique_names([n.strip() or f"column_{i}" for i, n in enumerate(rows[0])])
-        rows = rows[1:]
-    else:
-        widths = [len(r) for r in rows]
-        width = max(set(widths), key=lambda w: (widths.count(w), w))
-        names = [f"column_{i}" for i in range(width)]
-    sample = {
-        n: [(r[i] or None) if i < len(r) else None for r in rows] for i, n in enumerate(names)
-    }
-    cols = _pick_columns(name, names, sample, *overrides, headerless=not header)
+    header, names, sample, cols = layout.header, layout.names, layout.sample, layout.columns
     note = None
     if header and has_header is None and not _named_as_puzzles(cols["puzzle_column"], overrides):
         shown = ", ".join(names[:6]) + (", ..." if len(names) > 6 else "")
@@ -401,8 +389,8 @@ def _open_delimited(
     ids = sample[cols["id_column"]] if cols["id_column"] else []
     id_type = id_type_of(ids)
     extra = passthrough_names(names, list(cols.values()), reserved) if passthrough else {}
-    empty = at_eof and not rows
-    reader = DelimitedReader(source, delimiter=delimiter, names=names, header=header)
+    empty = at_eof and not any(sample.values())
+    reader = DelimitedReader(source, delimiter=layout.separator, names=names, header=header)
     return Dataset(
         **common,
         columns=names,
@@ -412,6 +400,7 @@ def _open_delimited(
         _id_type_seen=any(i is not None for i in ids),
         has_header=header,
         header_note=note,
+        separator=layout.separator,
         extra_columns=extra,
         extra_schema=pa.schema([(new, pa.string()) for new in extra.values()]),
         **cols,

@@ -90,6 +90,7 @@ def _input(ds: Dataset, rows: int | None) -> dict[str, Any]:
         "size_bytes": ds.size_bytes,
         "rows": rows,
         "header": ds.has_header if ds.format in ("csv", "tsv") else None,  # first line: names
+        "separator": ds.separator,  # CSV/TSV: given or sniffed
     }
 
 
