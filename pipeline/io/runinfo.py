@@ -84,7 +84,7 @@ def machine() -> dict[str, Any]:
 
 def _input(ds: Dataset, rows: int | None) -> dict[str, Any]:
     return {
-        "path": str(ds.path),
+        "path": ds.location,
         "format": ds.format,
         "compression": ds.compression,
         "size_bytes": ds.size_bytes,
