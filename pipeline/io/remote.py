@@ -117,16 +117,21 @@ class FsspecFile:
 
 
 def remote_glob(url: str) -> list[str]:
-    """The URLs an fsspec glob matches, sorted, spelled as the pattern is."""
+    """The URLs an fsspec glob matches, sorted, spelled as the pattern is (`memory://a/*.csv`
+    gives `memory://a/x.csv`, though the filesystem says `/a/x.csv`)."""
     fs, pattern = _filesystem(url)
-    cut = min(i for i in (pattern.find(c) for c in "*?[") if i >= 0)
-    stripped = pattern[: pattern.rfind("/", 0, cut) + 1]
-    given = url[: url.rfind("/", 0, min(i for i in (url.find(c) for c in "*?[") if i >= 0)) + 1]
     try:
         found = sorted(fs.glob(pattern))
     except Exception as e:  # noqa: BLE001 - whatever a filesystem's package raises
         raise InputError(f"{shown(url)}: cannot list ({first_line(e)})") from None
+    given, stripped = _folder(url), _folder(pattern)
     return [given + path[len(stripped) :] for path in found if path.startswith(stripped)]
+
+
+def _folder(pattern: str) -> str:
+    """A glob's text up to the last `/` before its first glob character."""
+    first = min((i for i in (pattern.find(c) for c in "*?[") if i >= 0), default=len(pattern))
+    return pattern[: pattern.rfind("/", 0, first) + 1]
 
 
 class Guarded(io.RawIOBase):
