@@ -562,6 +562,7 @@ def test_output_metadata_describes_the_run(solved_sample):
         "size_bytes": corpus.stat().st_size,
         "rows": CORPUS.height,
         "header": True,  # its first line named the columns
+        "separator": ",",  # sniffed
     }
     assert datetime.datetime.fromisoformat(meta["started_at"]) >= started
     assert meta["wall_s"] > 0

@@ -80,7 +80,7 @@ def _root(
 Inputs = Annotated[
     list[str],
     typer.Argument(
-        metavar="INPUT", help="CSV, TSV, Parquet or TXT files, quoted globs, or - for stdin."
+        metavar="INPUT", help="CSV, TSV, Parquet or TXT files, quoted globs, URLs, or - for stdin."
     ),  # fmt: skip
 ]
 

@@ -30,7 +30,7 @@ SolutionColumn = Annotated[
 IdColumn = Annotated[str | None, typer.Option(metavar="NAME",
                      help="Id column passed through (default: `id`).")]  # fmt: skip
 Separator = Annotated[str | None, typer.Option(metavar="CHAR",
-                      help="CSV field separator (default: , or tab).")]  # fmt: skip
+                      help="CSV field separator (default: sniffed: , ; | or tab).")]  # fmt: skip
 Header = Annotated[bool | None, typer.Option("--header/--no-header",
                    help="Force a CSV header on or off.")]  # fmt: skip
 InputFormatOption = Annotated[

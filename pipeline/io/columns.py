@@ -37,6 +37,10 @@ _NAME = re.compile(r"[A-Za-z_][\w .-]{0,63}")
 _LABEL = re.compile(r"[^\W\d][^\x00-\x1f]{0,63}")  # a column name: a letter first, short
 
 
+class NoPuzzleColumn(InputError):
+    """No column holds puzzles or is named as one (a CSV read with the wrong separator, say)."""
+
+
 def pick_columns(
     name: str,
     names: list[str],
@@ -67,7 +71,7 @@ def pick_columns(
         puzzle = _puzzle_by_content(names, sample)
     if puzzle is None:
         if has_rows:
-            raise InputError(
+            raise NoPuzzleColumn(
                 f"{name}: no puzzle column found (none named {', '.join(PUZZLE_NAMES)}, none "
                 f"holding 81-character puzzles); columns are: {', '.join(names) or '(none)'}"
             )

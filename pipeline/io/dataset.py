@@ -7,7 +7,8 @@
 Formats come from the name: `.csv`, `.tsv`/`.tab`, `.txt` (one puzzle a line), `.parquet`/`.pq`,
 each optionally `.gz` or `.zst`; the content must match the name (`format=` forces a format).
 `-` is standard input, its format sniffed from its bytes (`stdin.py`); a named pipe,
-`/dev/stdin` or `<(...)` is read the same way, once. Puzzles and solutions
+`/dev/stdin` or `<(...)` is read the same way, once. A URL (`https://...`, `s3://...`) is
+read as a file is (`sources.py`, `remote.py`). Puzzles and solutions
 are always read as strings, so puzzles with leading zeros stay intact; an empty field is null
 and stays in place.
 
@@ -16,6 +17,7 @@ Choices worth knowing:
   long lines included, are in `lines.py`): empty lines are skipped, and in text files so are
   whitespace-only lines and `#` comment lines; `row` counts rows (not lines).
 * CSV rows with too few fields get nulls for the missing ones; extra fields are ignored.
+* The separator, when not given, is sniffed among `,` `;` `|` and tab (`delimited.py`).
 * A CSV/TSV's first line is a header only when it cannot be a row (`looks_like_header`): a
   line holding a puzzle is a row. A header guessed from content alone, no column name like
   `puzzle` confirming it, is said in `Dataset.header_note`, for the job to print.
@@ -52,32 +54,27 @@ from pipeline.io.columns import (
     SAMPLE_ROWS,
     SOLUTION_NAMES,
     id_type_of,
-    looks_like_header,
     passthrough_names,
-    separator_of,
 )
 from pipeline.io.columns import pick_columns as _pick_columns
+from pipeline.io.delimited import delimited_layout
 from pipeline.io.formats import (
     ByteSource,
     DelimitedReader,
-    FileBytes,
     ParquetReader,
     TextReader,
     as_text,
-    check_file,
     check_format,
-    detect_format,
-    head_rows,
     head_text_rows,
     is_text,
-    read_head,
     rechunk,
     skip_rows,
-    unique_names,
     valid_text,
 )
+from pipeline.io.remote import RemoteFile
+from pipeline.io.sources import open_source
 from pipeline.io.stdin import NAME as STDIN_NAME
-from pipeline.io.stdin import STDIN, is_standard_input, is_stream, open_stdin, open_stream
+from pipeline.io.stdin import STDIN
 
 __all__ = ["Dataset", "open_dataset", "agree_on_id_type", "pick_columns", "read_puzzles",
            "PUZZLE_NAMES", "SOLUTION_NAMES", "ID_NAMES"]  # fmt: skip
@@ -111,14 +108,33 @@ class Dataset:
     _row_bytes: float | None = field(repr=False, compare=False, default=None)  # in the head
     _rows_read: list[int] = field(repr=False, compare=False, default_factory=lambda: [0])
     has_header: bool = False  # CSV/TSV: the first line named the columns
+    separator: str | None = None  # CSV/TSV: the field separator, given or sniffed
     header_note: str | None = None  # a header guessed from content alone, said in a sentence
     extra_columns: dict[str, str] = field(default_factory=dict)  # input name -> result name
     extra_schema: pa.Schema = field(default_factory=lambda: pa.schema([]))  # by result name
     stream: bool = False  # standard input or a named pipe: read once, no second pass
+    url: str | None = None  # an input at a URL: the URL, as shown (no password)
+    _remote: RemoteFile | None = field(repr=False, compare=False, default=None)
 
     @property
     def from_stdin(self) -> bool:
-        return str(self.path) == STDIN
+        return self.url is None and str(self.path) == STDIN
+
+    @property
+    def location(self) -> str:
+        """Where the input is, as given: a path, `-`, or a URL (as shown: no password)."""
+        return self.url if self.url is not None else str(self.path)
+
+    def identity(self) -> dict[str, object]:
+        """What makes a checkpoint belong to this input: the file as it is now (its size and
+        time, or a remote file's size, ETag, ...); a stream has nothing to tell it by."""
+        if self.stream:
+            return {"input": self.location}
+        if self._remote is not None:
+            return self._remote.identity()
+        stat = self.path.stat()
+        return {"input": str(self.path.resolve()), "input size": stat.st_size,
+                "input mtime": stat.st_mtime_ns}  # fmt: skip
 
     @property
     def renamed(self) -> dict[str, str]:
@@ -188,7 +204,7 @@ class Dataset:
 
     @property
     def _name(self) -> str:
-        return STDIN_NAME if self.from_stdin else str(self.path)
+        return STDIN_NAME if self.from_stdin else self.location
 
     def _normalize(self, batch: pa.RecordBatch, names: list[str]) -> pa.RecordBatch:
         """Rename to id/puzzle/solution/extras; puzzle and solution plain strings, the id of
@@ -250,35 +266,13 @@ def open_dataset(
     forced = check_format(format)
     options = dict(overrides=(column, solution_column, id_column), passthrough=passthrough)
     options["reserved"] = tuple(reserved)
-    if str(path) == STDIN or is_stream(path):
-        from_stdin = str(path) == STDIN
-        stdin = open_stdin(forced) if from_stdin else open_stream(Path(path), forced)
-        fmt, source, name = stdin.format, stdin.source, STDIN_NAME if from_stdin else str(path)
-        _check_options(name, fmt, separator, has_header)
-        common = dict(path=Path(path), format=fmt, compression=stdin.compression, size_bytes=0)
-        common |= {"batch_size": batch_size, "stream": True}
-        if stdin.parquet is not None:
-            return _open_parquet(ParquetReader(name, stdin.parquet), common, **options)
-        head, at_eof = stdin.head, stdin.at_eof
-    else:
-        path = Path(path)
-        try:
-            fmt, compression = detect_format(path, forced)
-        except InputError:
-            if is_standard_input(path):  # `/dev/stdin < file`
-                raise InputError(f"{path}: standard input, its format not in its name: give - "
-                                 "(its format is sniffed) or --input-format") from None  # fmt: skip
-            raise
-        size = check_file(path, fmt, compression)
-        name = str(path)
-        _check_options(name, fmt, separator, has_header)
-        common = dict(path=path, format=fmt, compression=compression, size_bytes=size)
-        common["batch_size"] = batch_size
-        if fmt == "parquet":
-            return _open_parquet(ParquetReader.of_file(path, compression), common, **options)
-        head, at_eof = read_head(path, compression)
-        source = FileBytes(path, compression)
-    assert source is not None
+    found = open_source(path, forced)
+    fmt, name = found.format, found.name
+    _check_options(name, fmt, separator, has_header)
+    common = found.dataset_fields() | {"batch_size": batch_size}
+    if fmt == "parquet":
+        return _open_parquet(found.parquet(), common, **options)
+    head, at_eof, source = found.text()
     common["_row_bytes"] = len(head) / head.count(b"\n") if b"\n" in head else None
     if fmt == "txt":
         lines = head_text_rows(head, SAMPLE_ROWS)
@@ -376,23 +370,12 @@ def _open_delimited(
     passthrough: bool,
     reserved: tuple,
 ) -> Dataset:
-    """`open_dataset` for CSV/TSV: sniff the header and the columns from the first rows."""
-    delimiter = separator_of(name, separator, common["format"])
-    rows = head_rows(head, delimiter, SAMPLE_ROWS + 1)
-    if not rows:  # nothing at all: no header, no rows, nothing to detect
+    """`open_dataset` for CSV/TSV: the separator, the header and the columns, sniffed from the
+    first rows (`delimited.py`)."""
+    layout = delimited_layout(name, head, common["format"], separator, has_header, overrides)
+    if layout is None:  # nothing at all: no header, no rows, nothing to detect
         return _empty(common, overrides)
-    header = looks_like_header(rows) if has_header is None else has_header
-    if header:
-        names = unique_names([n.strip() or f"column_{i}" for i, n in enumerate(rows[0])])
-        rows = rows[1:]
-    else:
-        widths = [len(r) for r in rows]
-        width = max(set(widths), key=lambda w: (widths.count(w), w))
-        names = [f"column_{i}" for i in range(width)]
-    sample = {
-        n: [(r[i] or None) if i < len(r) else None for r in rows] for i, n in enumerate(names)
-    }
-    cols = _pick_columns(name, names, sample, *overrides, headerless=not header)
+    header, names, sample, cols = layout.header, layout.names, layout.sample, layout.columns
     note = None
     if header and has_header is None and not _named_as_puzzles(cols["puzzle_column"], overrides):
         shown = ", ".join(names[:6]) + (", ..." if len(names) > 6 else "")
@@ -401,8 +384,8 @@ def _open_delimited(
     ids = sample[cols["id_column"]] if cols["id_column"] else []
     id_type = id_type_of(ids)
     extra = passthrough_names(names, list(cols.values()), reserved) if passthrough else {}
-    empty = at_eof and not rows
-    reader = DelimitedReader(source, delimiter=delimiter, names=names, header=header)
+    empty = at_eof and not any(sample.values())
+    reader = DelimitedReader(source, delimiter=layout.separator, names=names, header=header)
     return Dataset(
         **common,
         columns=names,
@@ -412,6 +395,7 @@ def _open_delimited(
         _id_type_seen=any(i is not None for i in ids),
         has_header=header,
         header_note=note,
+        separator=layout.separator,
         extra_columns=extra,
         extra_schema=pa.schema([(new, pa.string()) for new in extra.values()]),
         **cols,

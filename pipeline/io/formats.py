@@ -93,18 +93,26 @@ def check_file(path: Path, fmt: str, compression: str | None) -> int:
         raise InputError(f"{path}: permission denied") from None
     except OSError as e:
         raise InputError(f"{path}: cannot read ({e.strerror or e})") from None
-    if compression and size and not head.startswith(SIGNATURES[compression]):
-        raise InputError(f"{path}: not a {compression} file")
-    for name, suffix in (("gzip", ".gz"), ("zstd", ".zst")):
-        if compression is None and head.startswith(SIGNATURES[name]):
-            raise InputError(f"{path}: is {name}-compressed but its name does not end in {suffix}")
+    check_signature(str(path), head, size, fmt, compression)
+    return size
+
+
+def check_signature(
+    name: str, head: bytes, size: int | None, fmt: str, compression: str | None
+) -> None:
+    """Check that a file's first bytes (`head`: 4, and for Parquet its last 4 after them)
+    match what its name says: its compression, or none, and Parquet's magic bytes."""
+    if compression and size != 0 and head and not head.startswith(SIGNATURES[compression]):
+        raise InputError(f"{name}: not a {compression} file")
+    for kind, suffix in (("gzip", ".gz"), ("zstd", ".zst")):
+        if compression is None and head.startswith(SIGNATURES[kind]):
+            raise InputError(f"{name}: is {kind}-compressed but its name does not end in {suffix}")
     if (
         fmt == "parquet"
         and compression is None
-        and (size < 12 or head != SIGNATURES["parquet"] * 2)
+        and ((size or 0) < 12 or head != SIGNATURES["parquet"] * 2)
     ):
-        raise InputError(f"{path}: not a Parquet file")
-    return size
+        raise InputError(f"{name}: not a Parquet file")
 
 
 def open_file(path: Path | str) -> pa.NativeFile:
@@ -286,11 +294,13 @@ class ParquetReader:
     """Streams the row groups of a Parquet file (or of a temporary copy: decompressed, or
     spooled from standard input, since Parquet needs seeking)."""
 
-    def __init__(self, name: str, source: str | IO[bytes]) -> None:
+    def __init__(self, name: str, source: str | IO[bytes], buffer_size: int = 1 << 20) -> None:
+        """`buffer_size`: bytes read at a time from a column (more for a remote file, where
+        each read is a request)."""
         self.name = name
         try:
             self._source = open_file(source) if isinstance(source, str) else source  # kept open
-            self.file = pq.ParquetFile(self._source, buffer_size=1 << 20, pre_buffer=False)
+            self.file = pq.ParquetFile(self._source, buffer_size=buffer_size, pre_buffer=False)
         except (OSError, pa.ArrowException, UnicodeDecodeError) as e:  # a column name not UTF-8
             raise InputError(f"{name}: not a Parquet file ({first_line(e)})") from None
         stored = self.file.schema_arrow.names

@@ -5,7 +5,9 @@
         ...
 
 A glob (`*`, `?`, `[...]`, `**` for any depth) that is not itself a file's name is expanded,
-in sorted order; one that matches nothing is an error. Every input must have the same columns
+in sorted order; one that matches nothing is an error. An input may be a URL (`remote.py`):
+`https://...` (its `?` starts a query, no glob), or `s3://`, `gs://`, `hf://`, ... through
+fsspec, where a glob is the filesystem's to expand. Every input must have the same columns
 (after detection: puzzle, solution, id) so that their rows can share one output; rows are
 counted per input (each input's `row` starts at 0) and the job adds a `source` column naming
 the input when there are several.
@@ -21,7 +23,9 @@ import pyarrow as pa
 
 from pipeline.errors import InputError
 from pipeline.io.dataset import Dataset, agree_on_id_type, open_dataset
+from pipeline.io.remote import remote_glob
 from pipeline.io.stdin import STDIN
+from pipeline.io.urls import has_glob, is_url, shown
 
 _GLOB_CHARS = set("*?[")
 
@@ -34,7 +38,15 @@ def expand(paths: str | Path | list[str | Path] | tuple[str | Path, ...]) -> lis
     names: list[str] = []
     for path in given:
         text = str(path)
-        if text != STDIN and _GLOB_CHARS & set(text) and not Path(text).exists():
+        if is_url(text):  # a glob in an fsspec URL is the filesystem's to expand
+            if not has_glob(text):
+                names.append(text)
+                continue
+            matches = remote_glob(text)
+            if not matches:
+                raise InputError(f"{shown(text)}: no file matches")
+            names += matches
+        elif text != STDIN and _GLOB_CHARS & set(text) and not Path(text).exists():
             matches = sorted(glob.glob(text, recursive=True))
             if not matches:
                 raise InputError(f"{text}: no file matches")
@@ -91,16 +103,8 @@ class Inputs:
                 yield index, batch
 
     def identity(self) -> list[dict[str, Any]]:
-        """What makes a checkpoint belong to these inputs: each file as it is now."""
-        out = []
-        for name, ds in zip(self.names, self.datasets, strict=True):
-            if ds.stream:  # standard input, a named pipe: nothing to tell it by
-                out.append({"input": name})
-                continue
-            stat = ds.path.stat()
-            out.append({"input": str(ds.path.resolve()), "input size": stat.st_size,
-                        "input mtime": stat.st_mtime_ns})  # fmt: skip
-        return out
+        """What makes a checkpoint belong to these inputs: each one as it is now."""
+        return [ds.identity() for ds in self.datasets]
 
 
 def open_inputs(
@@ -114,6 +118,7 @@ def open_inputs(
     elif not options.get("reserved"):
         options.pop("reserved", None)
     datasets = agree_on_id_type([open_dataset(name, **options) for name in names])
+    names = [shown(name) if is_url(name) else name for name in names]  # no password shown
     first = datasets[0]
     for name, ds in zip(names[1:], datasets[1:], strict=True):
         if ds.schema != first.schema:

@@ -31,6 +31,7 @@ from pipeline.io.parquet_concat import ParquetFooterError, read_footer
 from pipeline.io.runinfo import METADATA_KEY
 from pipeline.io.sidecars import OutputLock as OutputLock  # re-exported: where jobs find it
 from pipeline.io.sidecars import check_name_room
+from pipeline.io.urls import file_name, is_url, shown
 
 INPUT_SUFFIXES = {".csv", ".tsv", ".tab", ".txt", ".parquet", ".pq", ".gz", ".zst", ".zstd"}
 OUTPUT_SUFFIXES = {".parquet": "parquet", ".pq": "parquet", ".csv": "csv", ".jsonl": "jsonl",
@@ -40,8 +41,17 @@ STDOUT = "-"
 
 def default_output(input_path: str | Path, suffix: str) -> Path:
     """The output beside an input: `data/x.csv.gz` with `.solved.parquet` ->
-    `data/x.solved.parquet`."""
-    path = Path(input_path)
+    `data/x.solved.parquet`; for a URL, in the current folder, named after the last segment
+    of its path (`https://example.org/d/x.csv.gz?raw=1` -> `x.solved.parquet`), as
+    `curl -O` and `wget` name what they fetch."""
+    if is_url(input_path):
+        name = Path(file_name(str(input_path))).name  # `%2F` decoded is no folder
+        if not name:
+            raise InputError(f"{shown(str(input_path))}: no file name in the URL to name the "
+                             "output after: give -o")  # fmt: skip
+        path = Path(name)  # in the current folder
+    else:
+        path = Path(input_path)
     name = path.name
     while Path(name).suffix.lower() in INPUT_SUFFIXES:
         name = name[: -len(Path(name).suffix)]

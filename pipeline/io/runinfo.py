@@ -84,12 +84,13 @@ def machine() -> dict[str, Any]:
 
 def _input(ds: Dataset, rows: int | None) -> dict[str, Any]:
     return {
-        "path": str(ds.path),
+        "path": ds.location,
         "format": ds.format,
         "compression": ds.compression,
         "size_bytes": ds.size_bytes,
         "rows": rows,
         "header": ds.has_header if ds.format in ("csv", "tsv") else None,  # first line: names
+        "separator": ds.separator,  # CSV/TSV: given or sniffed
     }
 
 

@@ -7,7 +7,8 @@ Other streams are read the same way: a named pipe, `/dev/stdin`, `<(...)` (`/dev
 
 What it is, in this order: Parquet by its magic bytes; else gzip or zstd by theirs (and then
 the same questions of the decompressed bytes); else text: TSV when most lines hold a tab, CSV
-when most hold a comma or the first line is a header (`puzzle`, ...), else one puzzle a line.
+when most hold a comma (or a `;` or a `|`: the separator is then sniffed as a file's is) or the
+first line is a header (`puzzle`, ...), else one puzzle a line.
 `format` forces one of `csv`, `tsv`, `txt`, `parquet` (compression is still sniffed).
 
 A pipe can be read once only: the first MiB is kept for sniffing and then handed to the reader
@@ -140,7 +141,7 @@ def sniff_text_format(head: bytes) -> str:
     rows = head_text_rows(head, SAMPLE_ROWS)
     if not rows:
         return "txt"
-    for fmt, sep in (("tsv", "\t"), ("csv", ",")):
+    for fmt, sep in (("tsv", "\t"), ("csv", ","), ("csv", ";"), ("csv", "|")):
         if sum(sep in row for row in rows) >= MATCH_SHARE * len(rows):
             return fmt
     return "csv" if looks_like_header([[row.strip()] for row in rows]) else "txt"
