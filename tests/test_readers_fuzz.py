@@ -362,3 +362,20 @@ def test_damaged_csv_at_the_command_line(tmp_path, data):
         assert verdicts is not None and rows == str(len(verdicts))
     else:
         assert refusal_allowed(data, "csv"), f"a damaged x.csv refused: {data!r}"
+
+
+def test_a_header_merged_with_the_first_row_names_the_puzzle_column(tmp_path):
+    """A lost line break joins the header and the first row: that line holds a puzzle, so it
+    is read as a row, and the puzzles under `puzzle` are too few to be found by content (one of
+    the two rows below is damaged as well). The column the first line names is the puzzle
+    column: every row comes out, the damaged ones malformed, instead of the file refused (found
+    by hypothesis in test_damaged_csv)."""
+    from pipeline.io.dataset import open_dataset
+
+    path = tmp_path / "merged.csv"
+    path.write_text(f"d,puzzle,solution,source1,{P1},{P1},a\n2,{P1[1:]},,b\n3,{P1},,\n")
+
+    batches = list(open_dataset(path).batches())
+
+    puzzles = [p for b in batches for p in b.column("puzzle").to_pylist()]
+    assert puzzles == ["puzzle", P1[1:], P1]

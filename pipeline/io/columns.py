@@ -69,6 +69,12 @@ def pick_columns(
         puzzle = _puzzle_by_content(other, sample, grids=False) or puzzle
     if puzzle is None:
         puzzle = _puzzle_by_content(names, sample)
+    if puzzle is None and headerless:
+        # a first line that names the puzzle column but was read as a row (a header merged
+        # with a row by a lost line break holds a puzzle, so it is data): its column, whose
+        # rows come out malformed where they are damaged, instead of the file refused
+        puzzle = next((n for n in names if sample.get(n) and
+                       _text(sample[n][0]).strip().lower() in PUZZLE_NAMES), None)  # fmt: skip
     if puzzle is None:
         if has_rows:
             raise NoPuzzleColumn(
