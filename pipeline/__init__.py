@@ -10,6 +10,9 @@ puzzles with unique solutions); `rate` and `canonical` (a rating and the canonic
 each puzzle).
 Files, the commands' twins: `solve_file`, `validate_file`, `generate_file`, and
 `pipeline.report.report`, `pipeline.bench.bench`.
+Errors: `InputError` (a bad file, column or option; a `ValueError`), `InputNotFoundError` (also
+a `FileNotFoundError`), `CheckpointError`, `ReportError`, `RunFailed`, `RunInterrupted`, all
+`PipelineError`s.
 
 Names are loaded on first use, so `import pipeline` costs almost nothing.
 """
@@ -35,6 +38,13 @@ _API = {
     "rate": "pipeline.rating",
     "canonical": "pipeline.canonical_forms",
     "GRADES": "pipeline.rating",
+    "PipelineError": "pipeline.errors",
+    "InputError": "pipeline.errors",
+    "InputNotFoundError": "pipeline.errors",
+    "CheckpointError": "pipeline.errors",
+    "ReportError": "pipeline.errors",
+    "RunFailed": "pipeline.errors",
+    "RunInterrupted": "pipeline.errors",
 }
 
 
