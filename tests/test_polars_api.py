@@ -195,7 +195,7 @@ def test_the_namespace_works_in_a_streaming_lazy_query_and_in_filters():
 
 
 def test_the_namespace_on_a_column_that_is_not_text_says_so():
-    with pytest.raises(Exception, match="expected a column of puzzle strings, got a column of"):
+    with pytest.raises(TypeError, match="expected a column of puzzle strings, got a column of"):
         pl.DataFrame({"puzzle": [1, 2]}).select(pl.col("puzzle").sudoku.canonical())
 
 
