@@ -7,13 +7,19 @@ Many boards in memory (a list of strings, a polars Series or DataFrame, an `(n, 
 array): `solve_batch` (a DataFrame in the result schema), `validate_puzzles` (a DataFrame of
 findings), both with `workers=` to split the work over worker threads; `generate` (seeded
 puzzles with unique solutions); `rate` and `canonical` (a rating and the canonical form of
-each puzzle).
+each puzzle). A DataFrame keeps its other columns; a LazyFrame gives a LazyFrame. The polars
+expression namespace `sudoku` (`pl.col("puzzle").sudoku.solve()`, `pipeline.namespace`) is
+registered by `import pipeline`, or by `import polars` after it.
 Files, the commands' twins: `solve_file`, `validate_file`, `generate_file`, and
 `pipeline.report.report`, `pipeline.bench.bench`.
+Errors: `InputError` (a bad file, column or option; a `ValueError`), `InputNotFoundError` (also
+a `FileNotFoundError`), `CheckpointError`, `ReportError`, `RunFailed`, `RunInterrupted`, all
+`PipelineError`s.
 
 Names are loaded on first use, so `import pipeline` costs almost nothing.
 """
 
+import sys
 from importlib import import_module
 from typing import Any
 
@@ -32,9 +38,16 @@ _API = {
     "validate_file": "pipeline.validate.job",
     "validate_puzzles": "pipeline.validate.inmemory",
     "STRATEGIES": "pipeline.solver.registry",
-    "rate": "pipeline.rating",
-    "canonical": "pipeline.canonical_forms",
+    "rate": "pipeline.namespace",
+    "canonical": "pipeline.namespace",
     "GRADES": "pipeline.rating",
+    "PipelineError": "pipeline.errors",
+    "InputError": "pipeline.errors",
+    "InputNotFoundError": "pipeline.errors",
+    "CheckpointError": "pipeline.errors",
+    "ReportError": "pipeline.errors",
+    "RunFailed": "pipeline.errors",
+    "RunInterrupted": "pipeline.errors",
 }
 
 
@@ -56,3 +69,43 @@ def __dir__() -> list[str]:
 
 
 __all__ = sorted([*_API, "__version__"])
+
+
+class _SudokuNamespaceHook:
+    """Registers polars' `sudoku` namespace (`pipeline.namespace`) as soon as polars is imported:
+    `import pipeline` must not import polars itself (0.2-0.6 s; the command line often does
+    without it). A finder on `sys.meta_path` that waits for `polars`, then runs polars' own
+    loader and registers the namespace after it, once."""
+
+    def find_spec(self, name: str, path: Any = None, target: Any = None) -> Any:
+        if name != "polars":
+            return None
+        sys.meta_path.remove(self)
+        from importlib.util import find_spec
+
+        spec = find_spec(name)
+        loader = getattr(spec, "loader", None)
+        if loader is not None and hasattr(loader, "exec_module"):
+            load = loader.exec_module
+
+            def exec_module(module: Any) -> None:
+                load(module)
+                _register_namespace()
+
+            loader.exec_module = exec_module
+        return spec
+
+
+def _register_namespace() -> None:
+    try:
+        import_module("pipeline.namespace")
+    except Exception as e:  # noqa: BLE001 - never let polars' own import fail for it
+        import warnings
+
+        warnings.warn(f"the polars `sudoku` namespace is not registered: {e}", stacklevel=2)
+
+
+if "polars" in sys.modules:
+    _register_namespace()
+else:
+    sys.meta_path.insert(0, _SudokuNamespaceHook())

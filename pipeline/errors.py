@@ -1,16 +1,23 @@
 """One hierarchy for everything that ends a job early, and how the command line reports it.
 
     PipelineError
-    ├── InputError         a bad file, column, option or output path: one line, exit code 2
-    │   ├── CheckpointError    a checkpoint that cannot be resumed
-    │   └── ReportError        a file that is not a result file
+    ├── InputError         a bad file, column, option or output path: one line, exit code 2;
+    │   │                  also a ValueError, as Python's own bad arguments are
+    │   ├── InputNotFoundError  an input that is not there: also a FileNotFoundError
+    │   ├── CheckpointError     a checkpoint that cannot be resumed
+    │   └── ReportError         a file that is not a result file
+    │       └── ResultNotFoundError   (and an InputNotFoundError) a result file not there
     ├── RunFailed          the workers or the cluster went away: one line, exit code 2
     └── RunInterrupted     Ctrl-C or SIGTERM: one line, exit code 130
 
 `ExecutorLost` is what an executor raises when its workers are gone; a job turns it into
 `RunFailed`, which says what was kept. Every message is one line, fit for `error: <message>`.
+The public ones are exported from `pipeline` (`except pipeline.InputError`), and caught the
+usual way too: `except ValueError`, `except FileNotFoundError` (`except OSError`) for a missing
+file.
 """
 
+import errno
 from pathlib import Path
 
 
@@ -20,8 +27,25 @@ class PipelineError(Exception):
     EXIT_CODE = 2
 
 
-class InputError(PipelineError):
+class InputError(PipelineError, ValueError):
     """A bad input file, column, option or output path: nothing was written."""
+
+
+class InputNotFoundError(InputError, FileNotFoundError):
+    """An input that is not there (a file, a glob that matches nothing): `errno` ENOENT and
+    `filename` as an `OSError` has them; its message is the one line the CLI prints."""
+
+    def __init__(self, message: str, filename: str | Path | None = None) -> None:
+        super().__init__(message)
+        self.errno = errno.ENOENT
+        self.strerror = message
+        self.filename = None if filename is None else str(filename)
+
+    def __str__(self) -> str:  # an OSError with a filename would say `[Errno 2] ...: 'name'`
+        return str(self.args[0])
+
+    def __reduce__(self) -> tuple:  # across a worker process's pipe, the filename too
+        return type(self), (self.args[0], self.filename)
 
 
 class CheckpointError(InputError):
@@ -30,6 +54,10 @@ class CheckpointError(InputError):
 
 class ReportError(InputError):
     """A file that cannot be reported on: missing, not Parquet, not a result file."""
+
+
+class ResultNotFoundError(ReportError, InputNotFoundError):
+    """A result file to report on that is not there."""
 
 
 class ExecutorLost(PipelineError):

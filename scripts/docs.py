@@ -20,10 +20,14 @@ import pyarrow as pa
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _type_name(kind: pa.DataType) -> str:
-    if pa.types.is_dictionary(kind):
+def _type_name(field: pa.Field) -> str:
+    from pipeline.results.schema import enum_values
+
+    if enum_values(field) is not None:
+        return "enum"
+    if pa.types.is_dictionary(field.type):
         return "dictionary"
-    return {"large_string": "string"}.get(str(kind), str(kind))
+    return {"large_string": "string"}.get(str(field.type), str(field.type))
 
 
 def schema_table() -> str:
@@ -34,7 +38,7 @@ def schema_table() -> str:
     schema = result_schema(pa.string(), SolveOptions(canonical=True, rate=True).added_schema())
     lines = ["| column | type | meaning |", "|---|---|---|"]
     for field in schema:
-        kind = "passthrough" if field.name == "id" else _type_name(field.type)
+        kind = "passthrough" if field.name == "id" else _type_name(field)
         lines.append(f"| {field.name} | {kind} | {COLUMNS[field.name]} |")
     return "\n".join(lines) + "\n"
 

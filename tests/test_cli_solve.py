@@ -29,6 +29,7 @@ from pipeline.errors import InputError
 from pipeline.results.schema import result_schema
 from pipeline.run.checkpoint import Checkpoint
 from pipeline.run.executors import ThreadExecutor
+from pipeline.solver.codes import VERDICT_NAMES
 from pipeline.solving.job import RunSummary, solve_file
 from tests.conftest import (
     COMMAND,
@@ -531,11 +532,12 @@ def test_output_opens_in_polars_and_pyarrow_with_the_schema(solved_sample):
     table = pq.read_table(out)
     passed_through = pa.schema([("input_clues", pa.string())])  # the input's own `clues`
     assert table.schema.remove_metadata() == result_schema(pa.int64(), passed_through)
-    assert table.schema.field("verdict").type == pa.dictionary(pa.int8(), pa.string())
+    assert table.schema.field("verdict").type == pa.dictionary(pa.int8(), pa.string(), ordered=True)
     frame = pl.read_parquet(out)
     assert dict(frame.schema) == (
         {
-            "row": pl.Int64, "id": pl.Int64, "puzzle": pl.String, "verdict": pl.Categorical,
+            "row": pl.Int64, "id": pl.Int64, "puzzle": pl.String,
+            "verdict": pl.Enum(VERDICT_NAMES),
             "solution": pl.String, "clues": pl.Int8, "nodes": pl.Int64, "guesses": pl.Int64,
             "solve_ns": pl.Int64, "expected_ok": pl.Boolean, "error": pl.String,
             "input_clues": pl.String,
@@ -935,7 +937,8 @@ def test_canonical_and_rate_add_their_columns(tmp_path):
 
     assert result.exit_code == 0, result.output
     got = pl.read_parquet(out)
-    assert got.columns[-5:] == ["canonical", "difficulty", "grade", "steps", "steps_by_level"]
+    assert got.columns[-6:] == ["canonical", "difficulty", "grade", "grade_level", "steps",
+                                "steps_by_level"]  # fmt: skip
     assert got["canonical"][:6].to_list() == got["canonical"][6:12].to_list()  # disguises
     assert got["canonical"][12] is None and got["grade"][12] is None  # the junk row
     assert got["grade"][:6].to_list() == got["grade"][6:12].to_list()  # grades ignore disguise

@@ -22,7 +22,7 @@ from typing import IO, Protocol
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from pipeline.errors import InputError, first_line
+from pipeline.errors import InputError, InputNotFoundError, first_line
 from pipeline.io.lines import (
     BOM,
     ByteStream,
@@ -88,7 +88,7 @@ def check_file(path: Path, fmt: str, compression: str | None) -> int:
                 f.seek(-4, 2)
                 head += f.read(4)
     except FileNotFoundError:
-        raise InputError(f"{path}: no such file") from None
+        raise InputNotFoundError(f"{path}: no such file", path) from None
     except PermissionError:
         raise InputError(f"{path}: permission denied") from None
     except OSError as e:

@@ -1,15 +1,18 @@
 """Puzzles held in memory, read the way a file is read: one record batch with the columns a
 file's batches have (`row`, [`id`], `puzzle`, [`solution`]), for `solve_batch` and
-`validate_puzzles`.
+`validate_puzzles`; and which columns of a DataFrame or LazyFrame are which.
 
     batch = puzzle_batch(["53..7....6..195...", ...])              # row, puzzle
     batch = puzzle_batch(pl.read_csv("kaggle.csv"))                # row, [id], puzzle, [solution]
+    named = frame_columns(pl.scan_csv("kaggle.csv"))               # {"column": "quizzes", ...}
+    kept = passed_columns(frame.columns, named)                    # the others, as solve names them
 
 A column of puzzles is a list (or any iterable) of strings and None, a polars Series, a pyarrow
 array of strings, a numpy array of strings, or an `(n, 81)` numpy array of ints 0-9 (0 for
 blanks). A polars DataFrame or a pyarrow Table has its puzzle, solution and id columns found as
 `open_dataset` finds a file's (`pick_columns`): by name, else the puzzle column by content, or
-named with `column=`, `solution_column=`, `id_column=`.
+named with `column=`, `solution_column=`, `id_column=`. A LazyFrame's are found by name from its
+schema; by content only when no name says, from its first rows (which runs its query that far).
 
 What is not a column of puzzles at all (one str, numbers in a list) is a TypeError; a column
 that cannot be read as puzzles (cells outside 0-9, a missing column) a ValueError. A row that
@@ -27,6 +30,7 @@ import pyarrow as pa
 
 from pipeline.errors import InputError
 from pipeline.grid import CELLS, PuzzleColumn, format_grids
+from pipeline.io.columns import passthrough_names
 from pipeline.io.dataset import SAMPLE_ROWS, pick_columns
 
 PuzzleInput: TypeAlias = PuzzleColumn | pl.DataFrame | pa.Table
@@ -61,18 +65,14 @@ def puzzle_batch(
     """
     if isinstance(puzzles, pa.Table):
         puzzles = pl.from_arrow(puzzles)  # type: ignore[assignment]
-    named = {"column": column, "solution_column": solution_column, "id_column": id_column}
+    named = ColumnNames(column=column, solution_column=solution_column, id_column=id_column)
     arrays: dict[str, pa.Array] = {}
     if isinstance(puzzles, pl.DataFrame):
         if solutions is not None:
             raise ValueError("a DataFrame's solutions are a column: name it with solution_column=")
-        arrays = _frame_columns(puzzles, **named)
+        arrays = _frame_arrays(puzzles, frame_columns(puzzles, **named))
     else:
-        for option, value in named.items():
-            if value is not None:
-                raise ValueError(
-                    f"{option}= names a column of a DataFrame; got {type(puzzles).__name__}"
-                )
+        no_column_names(puzzles, named)
         arrays["puzzle"] = puzzle_strings(puzzles)
         if solutions is not None:
             arrays["solution"] = puzzle_strings(solutions)
@@ -87,8 +87,22 @@ def puzzle_batch(
     )
 
 
+def no_column_names(puzzles: object, named: ColumnNames) -> None:
+    """ValueError when columns are named (`column=`, ...) for what is not a DataFrame."""
+    for option, value in named.items():
+        if value is not None:
+            raise ValueError(
+                f"{option}= names a column of a DataFrame; got {type(puzzles).__name__}"
+            )
+
+
 def puzzle_strings(puzzles: PuzzleColumn) -> pa.Array:
     """A column of puzzles as one pyarrow string array (ints formatted, `.` for blanks)."""
+    if isinstance(puzzles, pl.LazyFrame | pl.DataFrame):  # `.columns` of a LazyFrame warns
+        raise TypeError(
+            f"expected a column of puzzles ({_COLUMN_KINDS}), got a {type(puzzles).__name__}: "
+            "pick its column, frame['puzzle']"
+        )
     if isinstance(puzzles, str):
         raise TypeError(
             f"expected a column of puzzles ({_COLUMN_KINDS}), got one str: pass a list, "
@@ -154,35 +168,67 @@ def _array_strings(values: np.ndarray) -> pa.Array:
     return format_grids(values)  # ValueError for a shape other than (n, 81), cells outside 0-9
 
 
-def _frame_columns(
-    frame: pl.DataFrame,
-    column: str | None,
-    solution_column: str | None,
-    id_column: str | None,
-) -> dict[str, pa.Array]:
-    """A DataFrame's puzzle, solution and id columns, found as a file's are."""
-    if not frame.columns and not frame.height:  # `pl.DataFrame()`: nothing to look for
-        return {"puzzle": pa.array([], pa.string())}
-    texts = [name for name, dtype in frame.schema.items() if isinstance(dtype, _TEXT_TYPES)]
-    head = frame.head(SAMPLE_ROWS)
-    sample = {name: head[name].cast(pl.String).to_list() for name in texts}
-    names = frame.columns
-    if not frame.height:  # no content to look at: the first text column will do (text first)
-        names = texts + [name for name in names if name not in texts]
-    try:
+def frame_columns(
+    frame: pl.DataFrame | pl.LazyFrame,
+    column: str | None = None,
+    solution_column: str | None = None,
+    id_column: str | None = None,
+) -> ColumnNames:
+    """The names of a frame's puzzle, solution and id columns (`column`, `solution_column`,
+    `id_column`; None for a solution or id column it has not), found as a file's are.
+
+    A LazyFrame's by name from its schema; by content (puzzles in its first rows, which runs the
+    query that far) only when no name says. Raises InputError (a ValueError) naming what is
+    wrong, TypeError for a puzzle or solution column that is not text.
+    """
+    schema = frame.collect_schema()
+    names = schema.names()
+    texts = [name for name, dtype in schema.items() if isinstance(dtype, _TEXT_TYPES)]
+    if isinstance(frame, pl.LazyFrame):
+        try:  # no sample: the names alone
+            chosen = pick_columns(names, {}, column, solution_column, id_column,
+                                  source="LazyFrame", has_rows=True)  # fmt: skip
+        except InputError:
+            if column is not None or not names:
+                raise
+            head = frame.head(SAMPLE_ROWS).collect()
+            return frame_columns(head, None, solution_column, id_column)
+    elif not names and not frame.height:  # `pl.DataFrame()`: nothing to look for
+        return ColumnNames(column=None, solution_column=None, id_column=None)
+    else:
+        head = frame.head(SAMPLE_ROWS)
+        sample = {name: head[name].cast(pl.String).to_list() for name in texts}
+        if not frame.height:  # no content to look at: the first text column will do (text first)
+            names = texts + [name for name in names if name not in texts]
         chosen = pick_columns(names, sample, column, solution_column, id_column,
                               source="DataFrame", has_rows=frame.height > 0)  # fmt: skip
-    except InputError as e:
-        raise ValueError(str(e)) from None
+    for role in ("puzzle_column", "solution_column"):
+        name = chosen[role]
+        if name is not None and not isinstance(schema[name], _TEXT_TYPES):
+            kind = type(frame).__name__
+            raise TypeError(f"{kind}: column '{name}' holds {schema[name]}, not text")
+    return ColumnNames(column=chosen["puzzle_column"], solution_column=chosen["solution_column"],
+                       id_column=chosen["id_column"])  # fmt: skip
+
+
+def passed_columns(names: list[str], named: ColumnNames) -> dict[str, str]:
+    """The frame's columns other than its puzzle, solution and id columns, in order, each mapped
+    to its name among the results: its own, or `input_<name>` where a result column has that
+    name (as a file's columns are passed through)."""
+    used = [name for name in named.values() if name is not None]
+    return passthrough_names(names, used)
+
+
+def _frame_arrays(frame: pl.DataFrame, named: ColumnNames) -> dict[str, pa.Array]:
+    """A DataFrame's puzzle, solution and id columns (`frame_columns`) as Arrow."""
+    if named["column"] is None:  # a frame with no columns
+        return {"puzzle": pa.array([], pa.string())}
     arrays = {}
-    for name, key in (("puzzle_column", "puzzle"), ("solution_column", "solution")):
-        if chosen[name] is not None:
-            series = frame[chosen[name]]
-            if not isinstance(series.dtype, _TEXT_TYPES):
-                raise TypeError(f"DataFrame: column '{series.name}' holds {series.dtype}, not text")
-            arrays[key] = series.cast(pl.String).to_arrow().cast(pa.string())
-    if chosen["id_column"] is not None:
-        arrays["id"] = _ids(frame[chosen["id_column"]])
+    for role, key in (("column", "puzzle"), ("solution_column", "solution")):
+        if (name := named[role]) is not None:
+            arrays[key] = frame[name].cast(pl.String).to_arrow().cast(pa.string())
+    if (name := named["id_column"]) is not None:
+        arrays["id"] = _ids(frame[name])
     return arrays
 
 

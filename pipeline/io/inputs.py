@@ -21,7 +21,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from pipeline.errors import InputError
+from pipeline.errors import InputError, InputNotFoundError
 from pipeline.io.dataset import Dataset, agree_on_id_type, open_dataset
 from pipeline.io.remote import remote_glob
 from pipeline.io.stdin import STDIN
@@ -49,7 +49,7 @@ def expand(paths: str | Path | list[str | Path] | tuple[str | Path, ...]) -> lis
         elif text != STDIN and _GLOB_CHARS & set(text) and not Path(text).exists():
             matches = sorted(glob.glob(text, recursive=True))
             if not matches:
-                raise InputError(f"{text}: no file matches")
+                raise InputNotFoundError(f"{text}: no file matches", text)
             names += matches
         else:
             names.append(text)

@@ -22,7 +22,7 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from pipeline.errors import ReportError, first_line, printable
+from pipeline.errors import ReportError, ResultNotFoundError, first_line, printable
 from pipeline.io.runinfo import METADATA_KEY
 from pipeline.report.metadata import read_metadata, run_entries
 from pipeline.report.ratings import rating_figures
@@ -62,7 +62,7 @@ class Run:
 
 def _read(path: Path) -> tuple[pl.DataFrame, dict[str, Any], list[str]]:
     if not path.exists():
-        raise ReportError(f"{path}: no such file")
+        raise ResultNotFoundError(f"{path}: no such file", path)
     if path.is_dir():
         raise ReportError(f"{path}: is a directory, not a Parquet file")
     try:  # a file object: pyarrow cannot open a name that was not UTF-8 (`caf\xe9.parquet`)

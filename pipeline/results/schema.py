@@ -4,7 +4,15 @@
 `result_schema`); `build_results` assembles a batch's table from the parsed input and the
 kernel's outputs. The input's other columns (`Dataset.extra_schema`: a `difficulty`, a `source`)
 follow the schema's own, in input order.
+
+Columns of words from a fixed list (`verdict`; `grade`, validate's `code` and `level`) are
+`enum_field`s: Arrow dictionaries carrying, in their field metadata, the list in its order as
+polars writes an Enum itself, so that polars reads them back from Parquet as `pl.Enum(list)`
+(sorting in that order) where a plain dictionary would come back Categorical. Engines that read
+them as text (DuckDB, SQL) get a number beside the one whose order matters: `grade_level`.
 """
+
+from collections.abc import Sequence
 
 import numpy as np
 import pyarrow as pa
@@ -13,7 +21,41 @@ import pyarrow.compute as pc
 from pipeline.grid import ParsedGrids, clue_counts, format_grids, parse_puzzles
 from pipeline.solver import KernelResults, codes
 
-VERDICT_TYPE = pa.dictionary(pa.int8(), pa.string())
+# The field metadata polars writes for an Enum (polars 1.x and 2.x) and reads back: the values
+# in order, each as `<length in bytes>;<value>`.
+POLARS_ENUM_KEY = b"_PL_ENUM_VALUES2"
+
+
+def enum_field(name: str, values: Sequence[str], nullable: bool = True) -> pa.Field:
+    """A column of `values` only, ordered as listed: an ordered Arrow dictionary (int8 codes,
+    the index in `values`) that polars reads as `pl.Enum(values)`."""
+    encoded = "".join(f"{len(v.encode())};{v}" for v in values)
+    kind = pa.dictionary(pa.int8(), pa.string(), ordered=True)
+    return pa.field(name, kind, nullable, metadata={POLARS_ENUM_KEY: encoded.encode()})
+
+
+def enum_values(field: pa.Field) -> list[str] | None:
+    """The values of an `enum_field` in order; None for any other field."""
+    encoded = (field.metadata or {}).get(POLARS_ENUM_KEY)
+    if encoded is None:
+        return None
+    values, at = [], 0
+    while at < len(encoded):
+        sep = encoded.index(b";", at)
+        end = sep + 1 + int(encoded[at:sep])
+        values.append(encoded[sep + 1 : end].decode())
+        at = end
+    return values
+
+
+def enum_array(codes: np.ndarray | pa.Array, field: pa.Field) -> pa.DictionaryArray:
+    """Codes (indices into the field's values; null where missing) as the field's column."""
+    values = pa.array(enum_values(field), pa.string())
+    return pa.DictionaryArray.from_arrays(pa.array(codes, pa.int8()), values, ordered=True)
+
+
+VERDICT_FIELD = enum_field("verdict", codes.VERDICT_NAMES, nullable=False)
+VERDICT_TYPE = VERDICT_FIELD.type
 COLUMNS: dict[str, str] = {
     "row": "0-based position in the input",
     "id": "the input's id column, when it has one: its type kept (from CSV/TSV, int64 when "
@@ -37,11 +79,12 @@ COLUMNS: dict[str, str] = {
     "difficulty": "(`--rate`) mean guesses for a first solution over random symmetries of the "
     "puzzle (`--rate-samples`); null without a solution",
     "grade": "(`--rate`) the hardest technique a person needs, from `hidden_single` up the "
-    "ladder to `search`",
+    "ladder to `search` (`pipeline.GRADES`)",
+    "grade_level": "(`--rate`) the grade's 0-based place on that ladder, for tools that read "
+    "`grade` as text (DuckDB: `ORDER BY grade_level`); null where the grade is",
     "steps": "(`--rate`) how many placements or eliminations the grade's technique made",
     "steps_by_level": "(`--rate`) placements or eliminations by each technique of the ladder",
 }
-_VERDICTS = pa.array(codes.VERDICT_NAMES, type=pa.string())
 
 
 def result_schema(id_type: pa.DataType | None = None, extra: pa.Schema | None = None) -> pa.Schema:
@@ -52,7 +95,7 @@ def result_schema(id_type: pa.DataType | None = None, extra: pa.Schema | None = 
         fields.append(pa.field("id", id_type))
     fields += [
         pa.field("puzzle", pa.string()),
-        pa.field("verdict", VERDICT_TYPE, nullable=False),
+        VERDICT_FIELD,
         pa.field("solution", pa.string()),
         pa.field("clues", pa.int8()),
         pa.field("nodes", pa.int64(), nullable=False),
@@ -72,9 +115,12 @@ def build_results(
     ids: pa.Array | None = None,
     expected: pa.Array | None = None,
     extra: dict[str, pa.Array] | None = None,
+    extra_fields: Sequence[pa.Field] = (),
 ) -> pa.Table:
     """Assemble one batch's result table from the parsed input and the kernel's outputs;
-    `extra`: the input's other columns, passed through after the schema's own."""
+    `extra`: columns after the schema's own (those the options add, then the input's other
+    columns, passed through); `extra_fields`: the fields of those of them whose field says more
+    than their type (an `enum_field`'s values)."""
     ok = parsed.ok
     verdicts = found.verdicts
     has_solution = np.isin(verdicts, (codes.SOLVED, codes.MULTIPLE, codes.FOUND))
@@ -108,7 +154,7 @@ def build_results(
         columns["id"] = ids
     columns |= {
         "puzzle": puzzles,
-        "verdict": pa.DictionaryArray.from_arrays(pa.array(verdicts, pa.int8()), _VERDICTS),
+        "verdict": enum_array(verdicts, VERDICT_FIELD),
         "solution": solutions,
         "clues": pa.array(clue_counts(parsed.grids), mask=~ok),
         "nodes": pa.array(found.nodes),
@@ -121,7 +167,10 @@ def build_results(
     if clash := sorted(columns.keys() & extra.keys()):
         raise ValueError(f"extra columns clash with the result schema: {clash}")
     columns |= extra
-    extra_schema = pa.schema([(name, array.type) for name, array in extra.items()])
+    fields = {field.name: field for field in extra_fields}
+    extra_schema = pa.schema(
+        [fields.get(name) or pa.field(name, array.type) for name, array in extra.items()]
+    )
     schema = result_schema(None if ids is None else ids.type, extra_schema)
     return pa.Table.from_pydict(columns, schema=schema)
 

@@ -11,7 +11,7 @@ import pyarrow as pa
 
 from pipeline.grid import ParsedGrids, format_grids, parse_puzzles
 from pipeline.io.dataset import optional_column
-from pipeline.results.schema import build_results
+from pipeline.results.schema import build_results, enum_array, enum_field
 from pipeline.solver import (
     DEFAULT_STRATEGY,
     MAX_NODES,
@@ -60,8 +60,17 @@ class SolveOptions:
             from pipeline.rating import RATING_SCHEMA
 
             empty = pl.DataFrame(schema=RATING_SCHEMA)
-            fields += list(empty.to_arrow(compat_level=pl.CompatLevel.oldest()).schema)
+            for field in empty.to_arrow(compat_level=pl.CompatLevel.oldest()).schema:
+                fields += _grade_fields() if field.name == "grade" else [field]
         return pa.schema(fields)
+
+
+def _grade_fields() -> list[pa.Field]:
+    """`grade`, an Enum in ladder order for polars, and `grade_level`, its place on the ladder
+    as a number, for tools that read the grade as text (`ORDER BY grade_level`)."""
+    from pipeline.rating import GRADES
+
+    return [enum_field("grade", GRADES), pa.field("grade_level", pa.int8())]
 
 
 def _added(parsed: ParsedGrids, found: KernelResults, options: SolveOptions) -> dict:
@@ -80,7 +89,13 @@ def _added(parsed: ParsedGrids, found: KernelResults, options: SolveOptions) -> 
         rated = rate_grids(parsed.grids, skip, options.rate_samples, options.rate_seed,
                            options.max_nodes)  # fmt: skip
         table = rated.to_arrow(compat_level=pl.CompatLevel.oldest())
-        columns |= {name: table.column(name).combine_chunks() for name in table.column_names}
+        for name in table.column_names:
+            if name == "grade":  # the Enum's codes are the ladder's levels
+                levels = rated["grade"].to_physical().cast(pl.Int8).to_arrow()
+                grade, level = _grade_fields()
+                columns |= {"grade": enum_array(levels, grade), level.name: levels}
+            else:
+                columns[name] = table.column(name).combine_chunks()
     return columns
 
 
@@ -108,4 +123,5 @@ def solve_record_batch(batch: pa.RecordBatch, options: SolveOptions) -> pa.Table
         ids=optional_column(batch, "id"),
         expected=optional_column(batch, "solution"),
         extra=_added(parsed, found, options) | passed,
+        extra_fields=options.added_schema() if options.rate else (),
     )

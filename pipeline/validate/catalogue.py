@@ -24,6 +24,8 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
+from pipeline.results.schema import enum_array, enum_field
+
 LEVELS: tuple[str, ...] = ("error", "warning", "info")  # "error" first: index 0
 
 
@@ -117,11 +119,12 @@ def message(code: str, **fields: Any) -> str:
     return BY_CODE[code].message.format(**fields)
 
 
-_CODE_NAMES = pa.array(list(CODES), pa.string())
-_LEVEL_NAMES = pa.array(list(LEVELS), pa.string())
+# Enums (`results.schema.enum_field`): polars reads them back from Parquet in this order, so
+# sorting by `level` puts errors first, and by `code` a row's findings as they are listed.
+CODE_FIELD = enum_field("code", list(CODES), nullable=False)
+LEVEL_FIELD = enum_field("level", LEVELS, nullable=False)
 _CODE_INDEX = {code: i for i, code in enumerate(CODES)}
 _LEVEL_INDEX = {level: i for i, level in enumerate(LEVELS)}
-DICTIONARY = pa.dictionary(pa.int8(), pa.string())
 EVIDENCE: dict[str, pa.DataType] = {
     "cells": pa.list_(pa.int8()),
     "first_row": pa.int64(),
@@ -138,8 +141,8 @@ def findings_schema(id_type: pa.DataType | None = None) -> pa.Schema:
     if id_type is not None:
         fields.append(pa.field("id", id_type))
     fields += [
-        pa.field("code", DICTIONARY, nullable=False),
-        pa.field("level", DICTIONARY, nullable=False),
+        CODE_FIELD,
+        LEVEL_FIELD,
         pa.field("message", pa.string(), nullable=False),
     ]
     fields += [pa.field(name, kind) for name, kind in EVIDENCE.items()]
@@ -194,8 +197,8 @@ class FindingsBuilder:
             columns["id"] = self.ids.take(pa.array(at))
         codes = pa.array(np.full(k, _CODE_INDEX[code], np.int8))
         levels = pa.array(np.full(k, _LEVEL_INDEX[CODES[code]], np.int8))
-        columns["code"] = pa.DictionaryArray.from_arrays(codes, _CODE_NAMES)
-        columns["level"] = pa.DictionaryArray.from_arrays(levels, _LEVEL_NAMES)
+        columns["code"] = enum_array(codes, CODE_FIELD)
+        columns["level"] = enum_array(levels, LEVEL_FIELD)
         if isinstance(message, str):
             message = pa.array([message] * k, pa.string())
         columns["message"] = message
