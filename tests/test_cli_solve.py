@@ -745,6 +745,15 @@ def test_resume_refuses_a_checkpoint_of_other_options(tmp_path, monkeypatch, med
         assert refused.exit_code == 2, options
         assert_one_line_error(refused.stderr, "other", named, "without --resume")
 
+    # a checkpoint another version of the tool made (its parts may have another schema)
+    recorded = tmp_path / "out.parquet.partial" / "run.json"
+    kept = recorded.read_text()
+    recorded.write_text(kept.replace(f'"version": "{pipeline.__version__}"', '"version": "0.0.1"'))
+    refused = cli("solve", corpus, "-o", out, "--resume")
+    recorded.write_text(kept)
+    assert refused.exit_code == 2
+    assert_one_line_error(refused.stderr, "other", "version", "without --resume")
+
     stat = corpus.stat()
     os.utime(corpus, ns=(stat.st_atime_ns, stat.st_mtime_ns + 10**9))  # the input changed
     try:

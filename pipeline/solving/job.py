@@ -22,6 +22,7 @@ import pyarrow as pa
 
 from pipeline.errors import InputError
 from pipeline.io.inputs import STDIN
+from pipeline.io.runinfo import package_version
 from pipeline.io.text_columns import check_text_columns
 from pipeline.io.writers import encode
 from pipeline.results.schema import result_schema
@@ -69,10 +70,11 @@ class RunSummary:
 
 def _identity(job: Job, options: SolveOptions) -> dict[str, Any]:
     """Everything that makes a checkpoint belong to a run: the inputs as they are now, the
-    options."""
+    options, the tool's version (another version's parts may have another schema)."""
     inputs = job.inputs.identity()
     return {
         **(inputs[0] if len(inputs) == 1 else {"inputs": inputs}),
+        "version": package_version(),
         "strategy": options.strategy,
         "solutions": options.solutions,
         "max_nodes": options.max_nodes,
