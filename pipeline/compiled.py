@@ -133,16 +133,26 @@ def kernel_cached(module: str, name: str) -> bool:
     return next(folder.glob(f"{stem}.{name}-*.nbi"), None) is not None
 
 
-# Seconds to compile each kernel from nothing, one core of a 2-core machine (`python -m
-# benchmarks.first_run`): what the notice's estimate adds up. A kernel missing here counts
-# DEFAULT_SECONDS.
-COMPILE_SECONDS: dict[tuple[str, str], float] = {}
+# CPU seconds to compile each kernel alone from nothing, in a process of its own (`python -m
+# benchmarks.first_run --kernels`, 2-core machine, docs/BENCHMARKS.md): what the notice's
+# estimate adds up. Kernels share parts, compiled once, so a sum errs long. A kernel missing
+# here counts DEFAULT_SECONDS (a test checks that none is).
+COMPILE_SECONDS: dict[tuple[str, str], float] = {
+    ("pipeline.solver.fast", "solve_kernel"): 4.6,
+    ("pipeline.solver.reference", "reference_kernel"): 3.6,  # mrv and backtrack
+    ("pipeline.solver.checks", "_first_clash_kernel"): 0.7,
+    ("pipeline.solver.fast", "two_solutions_kernel"): 4.3,
+    ("pipeline.canonical_forms.batch", "canonical_kernel"): 9.0,
+    ("pipeline.rating.ladder", "grade_kernel"): 13.0,
+    ("pipeline.rating.difficulty", "symmetric_copies"): 1.5,
+}
 DEFAULT_SECONDS = 3.0
 
 GAP = 2.0  # seconds: a compile that starts this soon after the last one ended is the same work
 
 _lock = threading.Lock()
 _expected: list[tuple[str, str]] = []
+_expected_seconds = 0.0
 _told = False  # the work at hand was announced (reset when a compile starts after a GAP)
 _last_end = -GAP
 _depth = threading.local()
@@ -172,15 +182,18 @@ def notices(notify: Callable[[str], None] | None) -> Iterator[None]:
         _notify = previous
 
 
-def expect(kernels: Iterable[tuple[str, str]]) -> float:
+def expect(kernels: Iterable[tuple[str, str]], seconds: float | None = None) -> float:
     """The work about to start needs these kernels, (module, name): the seconds it will spend
-    compiling those not cached yet (0: none), which the notice gives when compiling starts."""
-    global _told
+    compiling those not cached yet (0: none), which the notice gives when compiling starts.
+    `seconds`: the caller's own estimate of that, for kernels compiled side by side (the sum
+    of `COMPILE_SECONDS` otherwise)."""
+    global _told, _expected_seconds
     missing = [k for k in kernels if not kernel_cached(*k)]
     with _lock:
         _expected[:] = missing
+        _expected_seconds = estimate(missing) if seconds is None or not missing else seconds
         _told = False  # new work: its first compile is announced
-    return estimate(missing)
+    return _expected_seconds
 
 
 def estimate(kernels: Iterable[tuple[str, str]]) -> float:
@@ -220,7 +233,7 @@ class _Listener(event.Listener):
                 return
             _told = True
             own = (module, func.__name__)
-            seconds = estimate(_expected) if own in _expected else estimate([own])
+            seconds = _expected_seconds if own in _expected else estimate([own])
             _expected.clear()
         _notify(_message(seconds))
 

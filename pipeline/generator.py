@@ -14,7 +14,7 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 
-from pipeline.compiled import expect, notices, stderr_notice
+from pipeline.compiled import notices, stderr_notice
 from pipeline.errors import InputError, RunInterrupted
 from pipeline.grid import MIN_UNIQUE_CLUES, clue_counts, format_grids
 from pipeline.io.output import check_output, free_space, size_text
@@ -25,7 +25,7 @@ from pipeline.rating import GRADE_TYPE
 from pipeline.rating.ladder import GRADES, grade_grids
 from pipeline.run.executors import InlineExecutor, ThreadExecutor
 from pipeline.run.job import sigterm_as_interrupt
-from pipeline.run.warmup import compiled_names, warm
+from pipeline.run.warmup import expect_kernels, warm
 from pipeline.solver import codes, solve_grids
 from pipeline.symmetry import random_symmetries
 
@@ -288,7 +288,7 @@ def generate_file(
         return write_tables(target, first.to_arrow().schema, tables, metadata)
 
     with sigterm_as_interrupt(), notices(stderr_notice("generate") if progress else None):
-        expect(compiled_names(_kernels(accept)))
+        expect_kernels(_kernels(accept))
         try:
             if target.path is None:
                 return write()

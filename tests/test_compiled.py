@@ -100,3 +100,80 @@ def test_quiet_says_nothing_of_compiling(tmp_path):
                           capture_output=True, text=True, timeout=600)  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert done.stderr == ""
+
+
+def test_kernels_not_cached_are_spread_over_the_cores_each_compiled_once(monkeypatch, tmp_path):
+    import pipeline.compiled as compiled
+    from pipeline.run import warmup
+
+    monkeypatch.setattr(compiled, "kernel_cached", lambda module, name: False)
+    monkeypatch.setattr(compiled, "_ROOT", tmp_path)
+    monkeypatch.setattr(warmup, "_cores", lambda: 2)
+    bench = ("fast", "mrv", "backtrack", "clash")  # mrv and backtrack: one kernel
+
+    assert warmup.lanes(bench) == [["fast"], ["mrv", "clash"]]
+    assert warmup.lanes(("fast", "clash")) == [
+        ["fast", "clash"]
+    ]  # clash alone: not worth a process
+    monkeypatch.setattr(warmup, "_cores", lambda: 1)
+    assert warmup.lanes(bench) == [["fast", "mrv", "clash"]]
+    monkeypatch.setattr(warmup, "_cores", lambda: 2)
+    monkeypatch.setattr(compiled, "_ROOT", None)  # compiled in memory: elsewhere is no use
+    assert warmup.lanes(bench) == [["fast", "mrv", "clash"]]
+
+
+def test_every_kernel_has_a_measured_compile_time():
+    from pipeline.compiled import COMPILE_SECONDS
+    from pipeline.run.warmup import KERNELS, compiled_names
+
+    assert set(compiled_names(KERNELS)) == set(COMPILE_SECONDS)
+
+
+def helpers_of(cache: Path) -> list[int]:
+    """Processes whose environment names `cache` (the run's and its compiling helpers)."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        try:
+            if proc.name.isdigit() and str(cache).encode() in (proc / "environ").read_bytes():
+                found.append(int(proc.name))
+        except OSError:
+            continue
+    return found
+
+
+def test_a_first_bench_compiles_side_by_side_says_it_once_and_leaves_no_process(tmp_path):
+    cache = tmp_path / "cache"
+    env = environment(XDG_CACHE_HOME=str(cache))
+
+    first = subprocess.run([*COMMAND, "bench", SAMPLE, "--rows", "50", "--repeats", "1"],
+                           env=env, capture_output=True, text=True, timeout=600)  # fmt: skip
+
+    assert first.returncode == 0, first.stderr
+    notices = [line for line in first.stderr.splitlines() if "compiling" in line]
+    assert len(notices) == 1, first.stderr
+    from pipeline.run.warmup import KERNELS
+
+    names = {f"{module.rsplit('.', 1)[1]}.{name}" for name_ in ("fast", "mrv", "clash")
+             for module, name in KERNELS[name_].compiled}  # fmt: skip
+    assert names <= {p.name.split("-")[0] for p in index_files(cache)}
+    assert helpers_of(cache) == []
+
+
+def test_an_interrupted_first_run_leaves_no_compiling_process(tmp_path):
+    import signal
+    import time
+
+    cache = tmp_path / "cache"
+    env = environment(XDG_CACHE_HOME=str(cache))
+    run = subprocess.Popen([*COMMAND, "bench", SAMPLE, "--rows", "50", "--repeats", "1"],
+                           env=env, stderr=subprocess.PIPE, text=True)  # fmt: skip
+    assert "compiling" in run.stderr.readline()  # the helpers are started just after it
+    run.send_signal(signal.SIGTERM)
+    run.communicate(timeout=60)
+
+    deadline = time.monotonic() + 60  # a helper checks for its parent every 0.2 s
+    while helpers_of(cache) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert helpers_of(cache) == []
+    # ended mid-work: the helper's kernel (mrv's and backtrack's) never reached the cache
+    assert not any(p.name.startswith("reference.") for p in index_files(cache))

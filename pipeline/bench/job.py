@@ -37,7 +37,7 @@ import pyarrow as pa
 
 from pipeline.bench.reference import TdokuRuns, read_reference, tdoku_binary
 from pipeline.bench.table import BenchResult, BenchRow
-from pipeline.compiled import expect, notices, stderr_notice
+from pipeline.compiled import notices, stderr_notice
 from pipeline.errors import InputError
 from pipeline.io.dataset import open_dataset
 from pipeline.io.output import Target, check_output, default_output
@@ -48,7 +48,7 @@ from pipeline.io.writers import write_tables
 from pipeline.results.measures import effort
 from pipeline.results.schema import result_schema
 from pipeline.run.executors import Executor, InlineExecutor, ThreadExecutor
-from pipeline.run.warmup import compiled_names, warm
+from pipeline.run.warmup import expect_kernels, warm
 from pipeline.solver.registry import REGISTRY, STRATEGIES
 from pipeline.solving.batch import SolveOptions, solve_record_batch
 
@@ -300,7 +300,7 @@ def _repeats(
     rates: dict[tuple[str, str], list[float]] = {}
     pool = _executor(workers, strategies)
     with notices(stderr_notice("bench") if progress else None):
-        expect(compiled_names(_kernels(strategies)))
+        expect_kernels(_kernels(strategies))
         pool.start()
     try:
         for repeat in range(repeats):

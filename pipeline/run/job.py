@@ -28,7 +28,7 @@ from pipeline.io.output import STDOUT, OutputLock, Target, check_output, default
 from pipeline.io.runinfo import run_metadata
 from pipeline.io.stdin import is_stream
 from pipeline.run.executors import Executor, make_executor
-from pipeline.run.warmup import compiled_names, warm
+from pipeline.run.warmup import expect_kernels, warm
 
 if TYPE_CHECKING:
     from tqdm import tqdm
@@ -141,10 +141,10 @@ class Job:
     def start_executor(self) -> None:
         """Start the workers, which load the job's kernels: on a first run they compile, and
         a line on stderr says so, with the time it will take (`pipeline.compiled`)."""
-        from pipeline.compiled import expect, notices, stderr_notice
+        from pipeline.compiled import notices, stderr_notice
 
         with notices(stderr_notice(self.command) if self.progress else None):
-            expect(compiled_names(self.kernels))
+            expect_kernels(self.kernels)
             self.executor.start()
 
     def progress_bar(self, initial: int = 0) -> "tqdm | HiddenBar":

@@ -10,8 +10,13 @@ of the other kernels below. `warm` is a plain function of names, so that a worke
 be handed it (pickled by reference, with its names).
 """
 
+import os
+import subprocess
+import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from multiprocessing import parent_process
+from pathlib import Path
 
 import numpy as np
 
@@ -83,9 +88,91 @@ KERNELS: dict[str, Kernel] = {
 
 
 def warm(names: tuple[str, ...]) -> None:
-    """Load (or compile) the kernels `names`, in order."""
+    """Load the kernels `names`. Those not cached yet (a first run) compile side by side, one
+    lane of `lanes(names)` here and each other in a process of its own (numba's compiler holds
+    the GIL: threads would take turns), which leaves them in the cache; then all load here."""
+    here, *apart = lanes(names)
+    helpers = [_compile_apart(lane) for lane in apart]
+    try:
+        for name in here:
+            KERNELS[name].load()
+    finally:
+        for helper in helpers:
+            helper.wait()  # a helper that failed leaves its kernels to the loop below
     for name in names:
         KERNELS[name].load()
+
+
+def lanes(names: Iterable[str]) -> list[list[str]]:
+    """The kernels of `names` not cached yet, spread over as many lanes as there are cores
+    (longest compile first, each onto the lane with the least seconds so far); one lane in a
+    worker process (its pool's other processes are the other lanes) or without a cache folder
+    (a kernel compiled elsewhere could not be loaded here)."""
+    from pipeline.compiled import cache_root, kernel_cached
+
+    by_compiled = {KERNELS[n].compiled: n for n in reversed(list(names))}  # mrv, backtrack: one
+    missing = [n for n in reversed(by_compiled.values())
+               if not all(kernel_cached(*k) for k in KERNELS[n].compiled)]  # fmt: skip
+    count = 1 if cache_root() is None or parent_process() is not None else _cores()
+    plan: list[list[str]] = [[] for _ in range(max(min(count, len(missing)), 1))]
+    seconds = [0.0] * len(plan)
+    for name in sorted(missing, key=_seconds, reverse=True):
+        lane = seconds.index(min(seconds))
+        plan[lane].append(name)
+        seconds[lane] += _seconds(name)
+    here, *apart = sorted(plan, key=lambda lane: -sum(map(_seconds, lane)))  # the longest here
+    for lane in [lane for lane in apart if sum(map(_seconds, lane)) < START_SECONDS]:
+        apart.remove(lane)  # sooner compiled here than a process started for it
+        here.extend(lane)
+    return [here, *apart]
+
+
+START_SECONDS = 1.0  # a process of its own starts (numpy, numba, the package) in about this
+
+
+def expect_kernels(names: Iterable[str]) -> float:
+    """`pipeline.compiled.expect` for the kernels `names` as `warm` compiles them: the notice's
+    estimate is the longest lane's."""
+    from pipeline.compiled import expect
+
+    plan = lanes(names)
+    return expect(compiled_names(names), max(sum(map(_seconds, lane)) for lane in plan))
+
+
+def _seconds(name: str) -> float:
+    from pipeline.compiled import estimate
+
+    return estimate(KERNELS[name].compiled)
+
+
+def _cores() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+# A helper process: compiles its kernels into the cache, and ends when its parent does (a
+# Ctrl-C or SIGTERM of the run leaves no process behind).
+_HELPER = """
+import os, sys, threading, time
+parent = os.getppid()
+def orphaned():
+    while os.getppid() == parent:
+        time.sleep(0.2)
+    os._exit(1)
+threading.Thread(target=orphaned, daemon=True).start()
+from pipeline.run.warmup import KERNELS
+for name in sys.argv[1:]:
+    KERNELS[name].load()
+"""
+
+
+def _compile_apart(names: list[str]) -> subprocess.Popen:
+    """A process that compiles `names` into the cache: this copy of the package (first on its
+    path), quiet (its notices and a Ctrl-C's traceback are the parent's to give)."""
+    package_parent = str(Path(__file__).resolve().parents[2])
+    path = os.pathsep.join(filter(None, [package_parent, os.environ.get("PYTHONPATH")]))
+    return subprocess.Popen([sys.executable, "-c", _HELPER, *names],
+                            env={**os.environ, "PYTHONPATH": path}, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
 
 
 def compiled_names(names: Iterable[str]) -> list[tuple[str, str]]:
