@@ -54,7 +54,7 @@ def test_malformed_rows_say_what_is_wrong_and_where():
     assert df["message"].to_list() == [
         "expected 81 cells, got 80",
         "expected 81 cells, got 82",
-        "stray character 'x' at cell 41",
+        "stray character 'x' at cell 40",
         "missing puzzle",
     ]
     assert (df["level"].cast(pl.String) == "error").all()
