@@ -59,6 +59,17 @@ def _node_budget(what: str) -> Any:
     return typer.Option(min=1, max=MAX_NODES, metavar="N", help=f"Node budget per {what}.")
 
 
+def _print_result(
+    text: str, *, as_json: bool, quiet: bool, written: Path | None, nl: bool = True
+) -> None:
+    """A command's figures on stdout and `wrote FILE` on stderr; `-q` keeps stdout for what
+    was asked: the JSON of --json, else the figures when no file holds them (`written`)."""
+    if as_json or not (quiet and written is not None):
+        typer.echo(text, nl=nl)
+    if written is not None and not quiet:
+        typer.echo(f"wrote {written}", err=True)
+
+
 def _version(value: bool) -> None:
     if value:
         from pipeline.io.runinfo import package_version
@@ -255,6 +266,15 @@ def report(
         bool, typer.Option("--json", help="Print the figures as JSON instead of tables.")
     ] = False,
     force: Force = False,
+    quiet: Annotated[
+        bool,
+        typer.Option(
+            "--quiet",
+            "-q",
+            help="Nothing on stderr but errors; with --html, no "
+            "tables on stdout either (--json is still printed).",
+        ),  # fmt: skip
+    ] = False,
 ) -> None:
     """Solver performance from result files, read only: percentiles, verdicts, kernel and
     wall rates, the hardest puzzles; runs side by side, with per-puzzle ratios between runs
@@ -267,9 +287,8 @@ def report(
 
     with one_line_errors():
         summary = make_report(results, html=html, force=force)
-    typer.echo(summary.to_json() if as_json else render_text(summary), nl=as_json)
-    if html is not None:
-        typer.echo(f"wrote {html}", err=True)
+    _print_result(summary.to_json() if as_json else render_text(summary), as_json=as_json,
+                  quiet=quiet, written=html, nl=as_json)  # fmt: skip
 
 
 @app.command(cls=Command)
@@ -308,7 +327,15 @@ def bench(
             help="tdoku's run_benchmark: measure it on the same puzzles (skipped if absent).",
         ),
     ] = None,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress lines.")] = False,
+    quiet: Annotated[
+        bool,
+        typer.Option(
+            "--quiet",
+            "-q",
+            help="Nothing on stderr but errors; with -o, no table on "
+            "stdout either (--json is still printed).",
+        ),  # fmt: skip
+    ] = False,
     as_json: AsJson = False,
     force: Force = False,
 ) -> None:
@@ -324,9 +351,8 @@ def bench(
         result = run_bench(datasets, strategy.value, workers, output, max_nodes=max_nodes,
                            rows=rows, repeats=repeats, reference=reference, tdoku=tdoku,
                            progress=not quiet, force=force)  # fmt: skip
-    typer.echo(result.to_json() if as_json else result.to_markdown())
-    if output is not None:
-        typer.echo(f"wrote {output}", err=True)
+    _print_result(result.to_json() if as_json else result.to_markdown(), as_json=as_json,
+                  quiet=quiet, written=output)  # fmt: skip
 
 
 def main() -> None:
