@@ -140,7 +140,7 @@ def solve(
 ) -> None:
     """Solve every puzzle of the inputs into one file of results, one row per input row.
 
-    Example: sudoku-pipeline solve data/sample.csv -o sample.solved.parquet
+    Example: sudoku-pipeline solve puzzles.parquet -o puzzles.solved.parquet
     """
     from pipeline.solving.job import solve_file
 
@@ -192,7 +192,7 @@ def validate(
     symmetry_duplicate, limit, not_minimal. Info: few_clues. Exit code 1 when there is an error
     (--strict: or a warning; --exit-zero: never).
 
-    Example: sudoku-pipeline validate data/bad_rows.csv -o bad.findings.csv
+    Example: sudoku-pipeline validate puzzles.parquet -o puzzles.findings.csv
     """
     from pipeline.validate import validate_file
 
@@ -240,7 +240,7 @@ def generate(
 ) -> None:
     """Generate N puzzles with unique solutions: id, puzzle, solution, clues.
 
-    Example: sudoku-pipeline generate 100000 -o corpus.parquet --seed 1
+    Example: sudoku-pipeline generate 1000 -o puzzles.parquet --seed 1
     """
     from pipeline.generator import generate_file
 
@@ -280,7 +280,7 @@ def report(
     wall rates, the hardest puzzles; runs side by side, with per-puzzle ratios between runs
     of one corpus (joined by puzzle, never by row). --html needs the report extra.
 
-    Example: sudoku-pipeline report fast.parquet mrv.parquet --html report.html
+    Example: sudoku-pipeline report puzzles.solved.parquet --json
     """
     from pipeline.report import render_text
     from pipeline.report import report as make_report
@@ -316,8 +316,8 @@ def bench(
     reference: Annotated[
         Path | None,
         typer.Option(
-            help="A column of reference puzzles/s by dataset, read from CSV or JSON "
-            "(e.g. benchmarks/tdoku_reference.csv)."
+            help="A column of reference puzzles/s by dataset, read from CSV "
+            "(dataset,puzzles_per_s) or JSON."
         ),
     ] = None,
     tdoku: Annotated[
@@ -343,7 +343,7 @@ def bench(
     us/puzzle, nodes/puzzle, guesses/puzzle and % solved without guessing, a Markdown table
     with a row per dataset x strategy; the machine, versions and options below it.
 
-    Example: sudoku-pipeline bench data/sample.csv --strategy all -o bench.parquet
+    Example: sudoku-pipeline bench puzzles.parquet --strategy all -o bench.parquet
     """
     from pipeline.bench.job import bench as run_bench
 
