@@ -40,7 +40,8 @@ class ParsedGrids(NamedTuple):
 
     `grids` is `(n, 81) uint8` (all zeros where the row is not a puzzle), `ok` is `(n,) bool`,
     and `errors` is a `pa.StringArray` of length n: null for good rows, else why the row is bad
-    ("missing puzzle", "expected 81 cells, got 80", "stray character 'x' at cell 5").
+    ("missing puzzle", "expected 81 cells, got 80", "stray character 'x' at cell 4": cells
+    count from 0, row-major, as every column of cells does).
     """
 
     grids: np.ndarray
@@ -279,7 +280,7 @@ def _error_messages(bad: pa.Array) -> pa.Array:
     frame = pl.DataFrame({"text": bad}).with_columns(
         length=pl.col("text").str.len_chars(),
         stray=pl.col("text").str.extract(rf"^{cell}*([^.0-9])", 1),
-        at=pl.col("text").str.extract(rf"^({cell}*)", 1).str.len_chars() + 1,
+        at=pl.col("text").str.extract(rf"^({cell}*)", 1).str.len_chars(),
     )
     # The quoted character as Python shows it ('\t', '\x00'), one lookup per distinct character.
     quoted = {c: repr(c) for c in frame["stray"].drop_nulls().unique().to_list()}
@@ -309,7 +310,7 @@ def check_grids(grids: np.ndarray) -> np.ndarray:
     if grids.size and (grids.max() > 9 or (grids.dtype.kind == "i" and grids.min() < 0)):
         row, cell = np.argwhere((grids > 9) | (grids < 0))[0].tolist()
         value = grids[row, cell]
-        raise ValueError(f"row {row}, cell {cell + 1} is {value}, expected 0 (blank) to 9")
+        raise ValueError(f"row {row}, cell {cell} is {value}, expected 0 (blank) to 9")
     return np.ascontiguousarray(grids, dtype=np.uint8)
 
 
@@ -330,9 +331,9 @@ def _grid_from_cells(cells: list[Any]) -> np.ndarray:
         elif isinstance(cell, int | np.integer) and not isinstance(cell, bool) and 0 <= cell <= 9:
             grid[index] = cell
         elif isinstance(cell, int | np.integer) and not isinstance(cell, bool):
-            raise ValueError(f"cell {index + 1} is {cell}, expected 0 (blank) to 9")
+            raise ValueError(f"cell {index} is {cell}, expected 0 (blank) to 9")
         elif isinstance(cell, str) and len(cell) == 1:
-            raise ValueError(f"stray character {cell!r} at cell {index + 1}")
+            raise ValueError(f"stray character {cell!r} at cell {index}")
         else:
-            raise ValueError(f"cell {index + 1} is {cell!r}, expected one of 1-9, '.' or '0'")
+            raise ValueError(f"cell {index} is {cell!r}, expected one of 1-9, '.' or '0'")
     return grid

@@ -255,7 +255,7 @@ def test_solve_sudoku_refuses_rows_it_cannot_fill_before_writing_anything():
     [
         (list("".join(FILL_EXAMPLE))[:80], ValueError, "expected 9 rows or 81 cells, got 80"),
         ([list(row) for row in FILL_EXAMPLE[:8]], ValueError, "expected 9 rows or 81 cells"),
-        ([*FILL_EXAMPLE[:8], "....8..7x"], ValueError, "stray character 'x' at cell 81"),
+        ([*FILL_EXAMPLE[:8], "....8..7x"], ValueError, "stray character 'x' at cell 80"),
         (np.zeros((3, 27), np.uint8), ValueError, r"shape \(9, 9\) or \(81,\)"),
         (np.zeros(81, np.float64), TypeError, "dtype float64"),
         (None, TypeError, "expected a Sudoku board, got NoneType"),

@@ -32,7 +32,7 @@ def test_one_row_per_input_row_in_order_with_a_verdict_each():
     ]  # fmt: skip
     assert df["error"].to_list() == [
         None, "row 1 repeats 1 at columns 1 and 2", None, "expected 81 cells, got 3",
-        "missing puzzle", "stray character 'x' at cell 81", None, None,
+        "missing puzzle", "stray character 'x' at cell 80", None, None,
     ]  # fmt: skip
     assert df["puzzle"].to_list()[3:5] == ["abc", None]  # bad rows keep their text
     assert df["puzzle"][7] == SEED  # normalized: stripped, '.' blanks
@@ -109,8 +109,8 @@ def test_what_is_not_a_column_of_puzzles_is_a_type_error(puzzles, message):
 @pytest.mark.parametrize(
     ("puzzles", "message"),
     [
-        (np.array([GRID, [260] + GRID[1:]]), "row 1, cell 1 is 260, expected 0 \\(blank\\) to 9"),
-        (np.array([GRID, GRID[:80] + [-1]]), "row 1, cell 81 is -1, expected 0 \\(blank\\) to 9"),
+        (np.array([GRID, [260] + GRID[1:]]), "row 1, cell 0 is 260, expected 0 \\(blank\\) to 9"),
+        (np.array([GRID, GRID[:80] + [-1]]), "row 1, cell 80 is -1, expected 0 \\(blank\\) to 9"),
         (np.array([GRID[:80]]), "expected grids of shape \\(n, 81\\), got \\(1, 80\\)"),
         (np.array(GRID), "an array of shape \\(81,\\) is one board"),
     ],

@@ -771,13 +771,19 @@ def test_resume_refuses_a_checkpoint_of_other_options(tmp_path, monkeypatch, med
     assert sorted(os.listdir(tmp_path)) == ["out.parquet"]
 
 
-def test_resume_without_a_checkpoint_is_an_error(tmp_path):
+def test_resume_without_a_checkpoint_is_a_fresh_run_with_a_note(tmp_path):
+    """As `make`, `rsync --partial` or `wget -c` do: nothing to continue is not an error (a
+    script can always pass --resume); one line on stderr says so, even with -q."""
     corpus = write_corpus(tmp_path, "csv", None)
 
-    result = cli("solve", corpus, "--resume")
+    result = cli("solve", corpus, "--resume", "-q")
 
-    assert result.exit_code == 2
-    assert_one_line_error(result.stderr, "nothing to resume", "corpus.solved.parquet.partial")
+    assert result.exit_code == 0, result.output
+    partial = tmp_path / "corpus.solved.parquet.partial"
+    assert result.stderr == f"note: no checkpoint at {partial}; starting a fresh run\n"
+    solved = pl.read_parquet(tmp_path / "corpus.solved.parquet")
+    assert solved["row"].to_list() == list(range(CORPUS.height))
+    assert sorted(os.listdir(tmp_path)) == ["corpus.csv", "corpus.solved.parquet"]
 
 
 # --- real processes: kill -9, Ctrl-C, SIGTERM ------------------------------------------------

@@ -78,12 +78,10 @@ def test_kill_9_at_random_moments_then_resume_gives_every_row_once(tmp_path, har
         os.killpg(run.pid, signal.SIGKILL)
         run.communicate(timeout=10)
         resumed = command("solve", corpus, "-o", out, *HARD, "--resume")
-        if not (tmp_path / f"out{attempt}.parquet.partial").exists() and not out.exists():
-            # killed before the checkpoint existed: nothing to resume, nothing to clean
-            assert resumed.returncode == 2, resumed.stderr
-            assert_one_line_error(resumed.stderr, "nothing to resume")
-            resumed = command("solve", corpus, "-o", out, *HARD)
         assert resumed.returncode == 0, resumed.stderr
+        if "note: no checkpoint at" in resumed.stderr:
+            # killed before the checkpoint existed: the resumed run started afresh
+            assert resumed.stderr.count("\n") == 1, resumed.stderr
         same_results(pl.read_parquet(out), baseline)
     assert leftovers(tmp_path, {f"out{i}.parquet" for i in range(3)}) == []
 
@@ -113,10 +111,8 @@ def test_ctrl_c_at_random_moments_exits_130_within_a_second_or_two(tmp_path, har
         assert took < 2.5, f"took {took:.1f} s to stop"
         assert "Traceback" not in stderr and "Exception ignored" not in stderr
         assert_one_line_error(stderr, "interrupted")
+        # interrupted before the checkpoint existed: the resumed run starts afresh
         resumed = command("solve", corpus, "-o", out, *HARD, "--resume")
-        if resumed.returncode == 2:  # interrupted before the checkpoint existed
-            assert_one_line_error(resumed.stderr, "nothing to resume")
-            resumed = command("solve", corpus, "-o", out, *HARD)
         assert resumed.returncode == 0, resumed.stderr
         same_results(pl.read_parquet(out), baseline)
 

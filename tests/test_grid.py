@@ -63,15 +63,15 @@ def test_as_grid_accepts_every_usual_board_shape(board):
     ("board", "message"),
     [
         (PUZZLE[:-1], "expected 81 cells, got 80"),
-        (PUZZLE[:4] + "x" + PUZZLE[5:], "stray character 'x' at cell 5"),
+        (PUZZLE[:4] + "x" + PUZZLE[5:], "stray character 'x' at cell 4"),
         (ROW_STRINGS[:8], "expected 9 rows or 81 cells, got 8"),
         (ROW_STRINGS[:2] + ["53..7..."] + ROW_STRINGS[3:], "row 3: expected 9 cells, got 8"),
-        ([*INT_ROWS[:8], [0, 0, 0, 0, 0, 0, 0, 0, 10]], "cell 81 is 10, expected 0"),
-        ([*INT_ROWS[:8], [-1, 0, 0, 0, 0, 0, 0, 0, 0]], "cell 73 is -1, expected 0"),
-        ([*LEETCODE_BOARD[:8], list("........a")], "stray character 'a' at cell 81"),
-        ([[1.5] * 9] * 9, "cell 1 is 1.5"),
+        ([*INT_ROWS[:8], [0, 0, 0, 0, 0, 0, 0, 0, 10]], "cell 80 is 10, expected 0"),
+        ([*INT_ROWS[:8], [-1, 0, 0, 0, 0, 0, 0, 0, 0]], "cell 72 is -1, expected 0"),
+        ([*LEETCODE_BOARD[:8], list("........a")], "stray character 'a' at cell 80"),
+        ([[1.5] * 9] * 9, "cell 0 is 1.5"),
         (np.zeros((3, 27), np.uint8), r"shape \(9, 9\) or \(81,\), got \(3, 27\)"),
-        (np.full(81, 10), "cell 1 is 10"),
+        (np.full(81, 10), "cell 0 is 10"),
         (np.zeros(9, np.int64), r"shape \(9,\) holds 9 row strings, got dtype int64"),
     ],
 )
@@ -133,16 +133,16 @@ def test_blanks_may_be_dots_or_zeros_and_whitespace_around_is_ignored():
         ("", "expected 81 cells, got 0"),
         (PUZZLE[:-1], "expected 81 cells, got 80"),
         (PUZZLE + "5", "expected 81 cells, got 82"),
-        (PUZZLE[:4] + "x" + PUZZLE[5:], "stray character 'x' at cell 5"),
-        (PUZZLE[:80] + "x", "stray character 'x' at cell 81"),
-        (PUZZLE[:9] + " " + PUZZLE[10:], "stray character ' ' at cell 10"),  # space inside
-        (PUZZLE[:2] + "\t" + PUZZLE[3:], "stray character '\\t' at cell 3"),  # shown as repr
-        (PUZZLE[:2] + "'" + PUZZLE[3:], 'stray character "\'" at cell 3'),
-        (PUZZLE[:2] + "/" + PUZZLE[3:], "stray character '/' at cell 3"),  # just below '0'
-        (PUZZLE[:2] + ":" + PUZZLE[3:], "stray character ':' at cell 3"),  # just above '9'
-        (PUZZLE[:2] + "-" + PUZZLE[3:], "stray character '-' at cell 3"),  # just below '.'
-        ("x" * 81, "stray character 'x' at cell 1"),  # only the first stray one is named
-        (PUZZLE[:4] + "é" + PUZZLE[5:], "stray character 'é' at cell 5"),  # 81 chars, 82 bytes
+        (PUZZLE[:4] + "x" + PUZZLE[5:], "stray character 'x' at cell 4"),
+        (PUZZLE[:80] + "x", "stray character 'x' at cell 80"),
+        (PUZZLE[:9] + " " + PUZZLE[10:], "stray character ' ' at cell 9"),  # space inside
+        (PUZZLE[:2] + "\t" + PUZZLE[3:], "stray character '\\t' at cell 2"),  # shown as repr
+        (PUZZLE[:2] + "'" + PUZZLE[3:], 'stray character "\'" at cell 2'),
+        (PUZZLE[:2] + "/" + PUZZLE[3:], "stray character '/' at cell 2"),  # just below '0'
+        (PUZZLE[:2] + ":" + PUZZLE[3:], "stray character ':' at cell 2"),  # just above '9'
+        (PUZZLE[:2] + "-" + PUZZLE[3:], "stray character '-' at cell 2"),  # just below '.'
+        ("x" * 81, "stray character 'x' at cell 0"),  # only the first stray one is named
+        (PUZZLE[:4] + "é" + PUZZLE[5:], "stray character 'é' at cell 4"),  # 81 chars, 82 bytes
         (PUZZLE[:4] + "é" + PUZZLE[6:], "expected 81 cells, got 80"),  # 81 bytes, 80 chars
         (" " + PUZZLE[1:], "expected 81 cells, got 80"),  # 81 bytes, trimmed first
         (PUZZLE[:80] + "\n", "expected 81 cells, got 80"),
@@ -156,7 +156,7 @@ def test_each_bad_row_gets_one_clear_error(text, message):
 
 
 def test_only_dots_and_digits_are_cells():
-    # Every ASCII character at cell 10: the fast byte arithmetic must agree with this rule.
+    # Every ASCII character at cell 9: the fast byte arithmetic must agree with this rule.
     chars = [chr(code) for code in range(128)]
     parsed = parse_puzzles([PUZZLE[:9] + c + PUZZLE[10:] for c in chars])
     accepted = [c for c, ok in zip(chars, parsed.ok, strict=True) if ok]
@@ -175,7 +175,7 @@ def test_mixed_good_and_bad_rows_keep_row_count_and_order():
         None,
         "expected 81 cells, got 80",
         None,
-        "stray character 'x' at cell 4",
+        "stray character 'x' at cell 3",
     ]
     assert format_grids(parsed.grids, mask=parsed.ok).to_pylist() == [
         PUZZLE,
@@ -282,8 +282,8 @@ def test_format_grids_of_no_grids_is_an_empty_string_array():
     ("grids", "kwargs", "message"),
     [
         (np.zeros((2, 80), np.uint8), {}, r"shape \(n, 81\)"),
-        (np.full((1, 81), 10, np.uint8), {}, "row 0, cell 1 is 10, expected 0 \\(blank\\) to 9"),
-        (np.eye(3, 81, 5, np.int64) * -1, {}, "row 0, cell 6 is -1, expected 0 \\(blank\\) to 9"),
+        (np.full((1, 81), 10, np.uint8), {}, "row 0, cell 0 is 10, expected 0 \\(blank\\) to 9"),
+        (np.eye(3, 81, 5, np.int64) * -1, {}, "row 0, cell 5 is -1, expected 0 \\(blank\\) to 9"),
         (np.zeros((1, 81), np.uint8), {"blank": "5"}, "blank must be"),
         (np.zeros((1, 81), np.uint8), {"blank": ".."}, "blank must be"),
         (np.zeros((2, 81), np.uint8), {"mask": np.ones(3, bool)}, "mask must have shape"),

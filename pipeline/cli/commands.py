@@ -59,6 +59,17 @@ def _node_budget(what: str) -> Any:
     return typer.Option(min=1, max=MAX_NODES, metavar="N", help=f"Node budget per {what}.")
 
 
+def _print_result(
+    text: str, *, as_json: bool, quiet: bool, written: Path | None, nl: bool = True
+) -> None:
+    """A command's figures on stdout and `wrote FILE` on stderr; `-q` keeps stdout for what
+    was asked: the JSON of --json, else the figures when no file holds them (`written`)."""
+    if as_json or not (quiet and written is not None):
+        typer.echo(text, nl=nl)
+    if written is not None and not quiet:
+        typer.echo(f"wrote {written}", err=True)
+
+
 def _version(value: bool) -> None:
     if value:
         from pipeline.io.runinfo import package_version
@@ -129,7 +140,7 @@ def solve(
 ) -> None:
     """Solve every puzzle of the inputs into one file of results, one row per input row.
 
-    Example: sudoku-pipeline solve data/sample.csv -o sample.solved.parquet
+    Example: sudoku-pipeline solve puzzles.parquet -o puzzles.solved.parquet
     """
     from pipeline.solving.job import solve_file
 
@@ -181,7 +192,7 @@ def validate(
     symmetry_duplicate, limit, not_minimal. Info: few_clues. Exit code 1 when there is an error
     (--strict: or a warning; --exit-zero: never).
 
-    Example: sudoku-pipeline validate data/bad_rows.csv -o bad.findings.csv
+    Example: sudoku-pipeline validate puzzles.parquet -o puzzles.findings.csv
     """
     from pipeline.validate import validate_file
 
@@ -229,7 +240,7 @@ def generate(
 ) -> None:
     """Generate N puzzles with unique solutions: id, puzzle, solution, clues.
 
-    Example: sudoku-pipeline generate 100000 -o corpus.parquet --seed 1
+    Example: sudoku-pipeline generate 1000 -o puzzles.parquet --seed 1
     """
     from pipeline.generator import generate_file
 
@@ -255,21 +266,29 @@ def report(
         bool, typer.Option("--json", help="Print the figures as JSON instead of tables.")
     ] = False,
     force: Force = False,
+    quiet: Annotated[
+        bool,
+        typer.Option(
+            "--quiet",
+            "-q",
+            help="Nothing on stderr but errors; with --html, no "
+            "tables on stdout either (--json is still printed).",
+        ),  # fmt: skip
+    ] = False,
 ) -> None:
     """Solver performance from result files, read only: percentiles, verdicts, kernel and
     wall rates, the hardest puzzles; runs side by side, with per-puzzle ratios between runs
     of one corpus (joined by puzzle, never by row). --html needs the report extra.
 
-    Example: sudoku-pipeline report fast.parquet mrv.parquet --html report.html
+    Example: sudoku-pipeline report puzzles.solved.parquet --json
     """
     from pipeline.report import render_text
     from pipeline.report import report as make_report
 
     with one_line_errors():
         summary = make_report(results, html=html, force=force)
-    typer.echo(summary.to_json() if as_json else render_text(summary), nl=as_json)
-    if html is not None:
-        typer.echo(f"wrote {html}", err=True)
+    _print_result(summary.to_json() if as_json else render_text(summary), as_json=as_json,
+                  quiet=quiet, written=html, nl=as_json)  # fmt: skip
 
 
 @app.command(cls=Command)
@@ -297,8 +316,8 @@ def bench(
     reference: Annotated[
         Path | None,
         typer.Option(
-            help="A column of reference puzzles/s by dataset, read from CSV or JSON "
-            "(e.g. benchmarks/tdoku_reference.csv)."
+            help="A column of reference puzzles/s by dataset, read from CSV "
+            "(dataset,puzzles_per_s) or JSON."
         ),
     ] = None,
     tdoku: Annotated[
@@ -308,7 +327,15 @@ def bench(
             help="tdoku's run_benchmark: measure it on the same puzzles (skipped if absent).",
         ),
     ] = None,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress lines.")] = False,
+    quiet: Annotated[
+        bool,
+        typer.Option(
+            "--quiet",
+            "-q",
+            help="Nothing on stderr but errors; with -o, no table on "
+            "stdout either (--json is still printed).",
+        ),  # fmt: skip
+    ] = False,
     as_json: AsJson = False,
     force: Force = False,
 ) -> None:
@@ -316,7 +343,7 @@ def bench(
     us/puzzle, nodes/puzzle, guesses/puzzle and % solved without guessing, a Markdown table
     with a row per dataset x strategy; the machine, versions and options below it.
 
-    Example: sudoku-pipeline bench data/sample.csv --strategy all -o bench.parquet
+    Example: sudoku-pipeline bench puzzles.parquet --strategy all -o bench.parquet
     """
     from pipeline.bench.job import bench as run_bench
 
@@ -324,9 +351,8 @@ def bench(
         result = run_bench(datasets, strategy.value, workers, output, max_nodes=max_nodes,
                            rows=rows, repeats=repeats, reference=reference, tdoku=tdoku,
                            progress=not quiet, force=force)  # fmt: skip
-    typer.echo(result.to_json() if as_json else result.to_markdown())
-    if output is not None:
-        typer.echo(f"wrote {output}", err=True)
+    _print_result(result.to_json() if as_json else result.to_markdown(), as_json=as_json,
+                  quiet=quiet, written=output)  # fmt: skip
 
 
 def main() -> None:

@@ -18,6 +18,7 @@ import json
 import re
 import shutil
 import stat
+import sys
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -119,9 +120,13 @@ class Checkpoint:
     def resume(self, identity: dict[str, Any], columns: list[str]) -> Progress:
         """Check the checkpoint belongs to this run and is whole; returns how far it got
         (`columns`: the output's, which text parts after the first do not name). Raises
-        `CheckpointError` (one line naming the file) otherwise."""
+        `CheckpointError` (one line naming the file) otherwise. With no checkpoint at all (the
+        run never started, or finished), a fresh run starts, as `start` does, with a note on
+        stderr: a script may always pass --resume."""
         if not (self.folder / _META).exists():
-            raise CheckpointError(f"nothing to resume: no checkpoint at {self.folder}")
+            print(f"note: no checkpoint at {self.folder}; starting a fresh run", file=sys.stderr)
+            self.start(identity)
+            return Progress()
         meta = self.folder / _META
         try:
             recorded = json.loads(meta.read_text())

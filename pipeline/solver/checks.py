@@ -163,7 +163,7 @@ def clash_messages(clashes: Clashes) -> list[str | None]:
                 f"and r{b // 9 + 1}c{b % 9 + 1}"
             )
         else:
-            messages.append(f"cell {a + 1} holds {digit}, not a digit")
+            messages.append(f"cell {a} holds {digit}, not a digit")
     return messages
 
 
