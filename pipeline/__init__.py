@@ -33,7 +33,7 @@ _API = {
     "SolveOptions": "pipeline.solving.batch",
     "solve_batch": "pipeline.solving.inmemory",
     "generate": "pipeline.generator",
-    "generate_file": "pipeline.generator",
+    "generate_file": "pipeline.generating",
     "solve_file": "pipeline.solving.job",
     "validate_file": "pipeline.validate.job",
     "validate_puzzles": "pipeline.validate.inmemory",

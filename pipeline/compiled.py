@@ -153,6 +153,7 @@ GAP = 2.0  # seconds: a compile that starts this soon after the last one ended i
 _lock = threading.Lock()
 _expected: list[tuple[str, str]] = []
 _expected_seconds = 0.0
+_given_up: set[tuple[str, str]] = set()  # kernels of work given up, compiling in the background
 _told = False  # the work at hand was announced (reset when a compile starts after a GAP)
 _last_end = -GAP
 _depth = threading.local()
@@ -178,6 +179,10 @@ def notices(notify: Callable[[str], None] | None) -> Iterator[None]:
     previous, _notify = _notify, notify or _silent
     try:
         yield
+    except BaseException:
+        with _lock:  # the work was given up (Ctrl-C): what of it goes on compiling says nothing
+            _given_up.update(_expected)
+        raise
     finally:
         _notify = previous
 
@@ -191,6 +196,7 @@ def expect(kernels: Iterable[tuple[str, str]], seconds: float | None = None) -> 
     missing = [k for k in kernels if not kernel_cached(*k)]
     with _lock:
         _expected[:] = missing
+        _given_up.clear()  # asked for again: heard of again
         _expected_seconds = estimate(missing) if seconds is None or not missing else seconds
         _told = False  # new work: its first compile is announced
     return _expected_seconds
@@ -233,6 +239,8 @@ class _Listener(event.Listener):
                 return
             _told = True
             own = (module, func.__name__)
+            if own in _given_up:
+                return
             seconds = _expected_seconds if own in _expected else estimate([own])
             _expected.clear()
         _notify(_message(seconds))

@@ -8,27 +8,19 @@ smaller corpus is the head of a larger one (with a grade asked for too: the firs
 that grade right).
 """
 
-import itertools
 from collections.abc import Iterable, Iterator
 from functools import partial
-from pathlib import Path
 
 import numpy as np
 import polars as pl
 import pyarrow as pa
 
-from pipeline.compiled import notices, stderr_notice
-from pipeline.errors import InputError, RunInterrupted
+from pipeline.errors import InputError
 from pipeline.grid import MIN_UNIQUE_CLUES, clue_counts, format_grids
-from pipeline.io.output import check_output, free_space, size_text
-from pipeline.io.runinfo import machine
-from pipeline.io.sidecars import OutputLock, clear_stale_temporaries
-from pipeline.io.writers import write_tables
 from pipeline.rating import GRADE_TYPE
 from pipeline.rating.ladder import GRADES, grade_grids
 from pipeline.run.executors import InlineExecutor, ThreadExecutor
-from pipeline.run.job import sigterm_as_interrupt
-from pipeline.run.warmup import expect_kernels, warm
+from pipeline.run.warmup import warm
 from pipeline.solver import codes, solve_grids
 
 _SEED_CELLS = 11  # random givens that a complete grid is grown from
@@ -178,7 +170,7 @@ def accepted_grades(grade: str | None = None, min_grade: str | None = None) -> n
     return levels == index if grade is not None else levels >= index
 
 
-def _check(n: int, clues: int | None, seed: int) -> None:
+def check_request(n: int, clues: int | None, seed: int) -> None:
     if not isinstance(seed, int | np.integer) or not 0 <= seed < 2**64:
         raise ValueError(f"seed must be a whole number from 0 to 2**64 - 1, not {seed!r}")
     if n < 0:
@@ -225,7 +217,7 @@ def _chunk_task(spec: Spec) -> tuple[int, pa.Table]:
     return spec[0] + spec[1], _chunk(*spec).to_arrow()
 
 
-def _kernels(accept: np.ndarray | None) -> tuple[str, ...]:
+def kernels(accept: np.ndarray | None) -> tuple[str, ...]:
     """The kernels generating calls (`run.warmup.KERNELS`): the grades' when filtering by them."""
     return ("fast", "clash", *(("rating",) if accept is not None else ()))
 
@@ -251,7 +243,7 @@ def generate_chunks(
 ) -> Iterator[pl.DataFrame]:
     """`generate`, a chunk of puzzles at a time, in order; with `workers` > 1 (or None: all
     cores) the chunks are made on worker threads. Puzzle i is the same whatever `n` is."""
-    _check(n, clues, seed)
+    check_request(n, clues, seed)
     accept = accepted_grades(grade, min_grade)
     if n == 0:
         return
@@ -261,7 +253,7 @@ def generate_chunks(
     if workers == 1 or (accept is None and n <= CHUNK):
         executor: InlineExecutor | ThreadExecutor = InlineExecutor()
     else:
-        executor = ThreadExecutor(workers, warm=partial(warm, _kernels(accept)))
+        executor = ThreadExecutor(workers, warm=partial(warm, kernels(accept)))
     try:
         chunks = executor.map_ordered(_chunk_task, specs)
         if accept is None:
@@ -315,68 +307,10 @@ def generate(
     """
     chunks = list(generate_chunks(n, seed, clues, grade=grade, min_grade=min_grade))
     if not chunks:
-        return _chunk(0, 0, seed, clues, accepted_grades(grade, min_grade))
+        return no_puzzles(seed, clues, accepted_grades(grade, min_grade))
     return pl.concat(chunks)
 
 
-MAX_PUZZLES = 1_000_000_000  # about two days on two cores: more is refused up front
-BYTES_PER_PUZZLE = {"csv": 180, "jsonl": 240, "parquet": 100}  # on disk, a little generous
-
-
-def generate_file(
-    n: int,
-    output: str | Path,
-    seed: int = 0,
-    clues: int | None = None,
-    workers: int | None = None,
-    *,
-    force: bool = False,
-    format: str | None = None,
-    grade: str | None = None,
-    min_grade: str | None = None,
-    progress: bool = True,
-) -> int:
-    """Write `generate(n, seed, clues, grade=..., min_grade=...)` to a file, CSV, JSON Lines or
-    Parquet by its suffix (or `format`; `-`: stdout, CSV by default), a chunk at a time on
-    `workers` threads, in bounded memory, atomically; returns the puzzles written. Raises
-    `InputError`, before generating, for an output it cannot write or a corpus that cannot
-    finish (more than `MAX_PUZZLES`, or more than the disk holds; a grade too rare, once
-    200,000 candidates had none), and `RunInterrupted` after Ctrl-C or SIGTERM (nothing is
-    left behind). `progress`: a line on stderr when the kernels compile (a first run); else
-    not a word."""
-    try:
-        _check(n, clues, seed)
-        accept = accepted_grades(grade, min_grade)
-    except ValueError as e:
-        raise InputError(str(e)) from None
-    if n > MAX_PUZZLES:
-        raise InputError(f"{n:,} puzzles would take days: at most {MAX_PUZZLES:,} a run "
-                         "(make a larger corpus from several seeds)")  # fmt: skip
-    target = check_output(output, "output", force=force, format=format)
-    if target.path is not None:
-        free, needed = free_space(target.path.parent), n * BYTES_PER_PUZZLE[target.format]
-        if needed > free:
-            raise InputError(f"{target}: {n:,} puzzles need about {size_text(needed)}; "
-                             f"{size_text(free)} are free")  # fmt: skip
-    options = {"n": n, "seed": seed, "clues": clues, "grade": grade, "min_grade": min_grade}
-    # what a rerun recognises as this tool's own output (Parquet; text by its first lines)
-    metadata = {"command": "generate", "rows": n, "options": options, **machine()}
-
-    def write() -> int:
-        chunks = generate_chunks(n, seed, clues, workers, grade=grade, min_grade=min_grade)
-        first = next(chunks, None)
-        if first is None:  # n == 0: the columns alone
-            first = _chunk(0, 0, seed, clues, accept)
-        tables = (chunk.to_arrow() for chunk in itertools.chain([first], chunks))
-        return write_tables(target, first.to_arrow().schema, tables, metadata)
-
-    with sigterm_as_interrupt(), notices(stderr_notice("generate") if progress else None):
-        expect_kernels(_kernels(accept))
-        try:
-            if target.path is None:
-                return write()
-            with OutputLock(target.path):  # no other run writes it meanwhile
-                clear_stale_temporaries(target.path)
-                return write()
-        except KeyboardInterrupt:
-            raise RunInterrupted() from None
+def no_puzzles(seed: int, clues: int | None, accept: np.ndarray | None) -> pl.DataFrame:
+    """A corpus of no puzzles: the columns alone, typed as those of a larger one."""
+    return _chunk(0, 0, seed, clues, accept)

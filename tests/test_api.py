@@ -145,7 +145,7 @@ def test_solve_rejects_a_board_that_is_not_9x9():
 
 
 def test_the_file_jobs_are_one_import_away():
-    from pipeline.generator import generate_file
+    from pipeline.generating import generate_file
     from pipeline.solving.job import solve_file
     from pipeline.validate import validate_file
 

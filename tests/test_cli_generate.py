@@ -17,7 +17,8 @@ def test_csv_by_suffix_is_the_python_generator_written_out(tmp_path):
     result = cli("generate", 25, "-o", out, "--seed", 4)
 
     assert result.exit_code == 0, result.output
-    assert result.stderr.strip() == f"wrote 25 puzzles to {out}"
+    assert result.stderr.startswith(f"wrote 25 puzzles to {out} in ")
+    assert len(result.stderr.splitlines()) == 1
     assert out.read_text().splitlines()[0] == "id,puzzle,solution,clues"
     written = pl.read_csv(out, schema_overrides={"puzzle": pl.String, "solution": pl.String})
     assert written.equals(generate(25, seed=4).with_columns(pl.col("clues").cast(pl.Int64)))
@@ -130,3 +131,55 @@ def test_a_grade_asked_for(tmp_path):
     assert written.columns == ["id", "puzzle", "solution", "clues", "grade"]
     assert written["grade"].to_list() == ["search"] * 4
     assert written["puzzle"].equals(generate(4, seed=3, min_grade="search")["puzzle"])
+
+
+def test_json_summarises_the_run_on_stdout_or_beside_the_puzzles(tmp_path):
+    import json
+
+    out = tmp_path / "corpus.parquet"
+    to_file = cli("generate", 12, "-o", out, "--seed", 3, "--json")
+    to_stdout = subprocess.run([*COMMAND, "generate", "4", "--json"], capture_output=True,
+                               text=True)  # fmt: skip
+
+    assert to_file.exit_code == 0, to_file.output
+    summary = json.loads(to_file.stdout)
+    assert summary["command"] == "generate"
+    assert (summary["rows"], summary["seed"], summary["output"]) == (12, 3, str(out))
+    assert summary["wall_s"] > 0 and summary["rows_per_s"] > 0
+    assert to_file.stderr == ""  # the JSON says it all
+    assert to_stdout.returncode == 0, to_stdout.stderr
+    puzzles = pl.read_csv(StringIO(to_stdout.stdout), infer_schema=False)
+    assert puzzles.columns == ["id", "puzzle", "solution", "clues"]  # and nothing else
+    assert len(puzzles) == 4
+    assert json.loads(to_stdout.stderr)["rows"] == 4
+
+
+def test_a_terminal_sees_the_progress_in_puzzles(tmp_path):
+    """On a terminal (a pseudo-terminal here) a bar counts the puzzles; in a pipe, no bar."""
+    import os
+    import pty
+
+    out = tmp_path / "corpus.csv"
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: stderr is the terminal, 80 columns wide
+        import fcntl
+        import struct
+        import termios
+
+        fcntl.ioctl(2, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
+        os.execvp(COMMAND[0], [*COMMAND, "generate", "30", "-o", str(out), "--workers", "1"])
+    seen = b""
+    while True:
+        try:
+            chunk = os.read(fd, 4096)
+        except OSError:  # the child is gone: the terminal hung up
+            break
+        if not chunk:
+            break
+        seen += chunk
+    _, status = os.waitpid(pid, 0)
+
+    assert os.waitstatus_to_exitcode(status) == 0, seen
+    assert b"generate: 100%" in seen and b"30.0/30.0 " in seen
+    piped = cli("generate", 30, "-o", tmp_path / "piped.csv", "--force")
+    assert "%" not in piped.stderr

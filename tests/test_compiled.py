@@ -177,3 +177,25 @@ def test_an_interrupted_first_run_leaves_no_compiling_process(tmp_path):
     assert helpers_of(cache) == []
     # ended mid-work: the helper's kernel (mrv's and backtrack's) never reached the cache
     assert not any(p.name.startswith("reference.") for p in index_files(cache))
+
+
+def test_work_given_up_before_it_compiled_says_nothing_as_it_finishes(tmp_path):
+    """Ctrl-C between the warm-up's start and its first compile: the CLI says `interrupted`,
+    and the warm-up finishing in the background must not add a CompilingWarning to it."""
+    script = """
+from pipeline.compiled import notices
+from pipeline.run.warmup import expect_kernels, warm
+try:
+    with notices(lambda message: print("notice:", message)):
+        expect_kernels(("clash",))
+        raise KeyboardInterrupt  # before the warm-up's first compile
+except KeyboardInterrupt:
+    pass
+warm(("clash",))  # the warm-up goes on in the background
+"""
+    env = environment(XDG_CACHE_HOME=str(tmp_path / "cache"))
+    done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
+                          text=True, timeout=600)  # fmt: skip
+
+    assert done.returncode == 0, done.stderr
+    assert "compiling" not in done.stdout + done.stderr

@@ -70,6 +70,8 @@ def test_a_corpus_is_made_a_chunk_at_a_time_the_same_however_shared_out(monkeypa
 
     import polars as pl
 
+    from pipeline.generating import generate_file
+
     gen = importlib.import_module("pipeline.generator")  # the module, not the function
 
     monkeypatch.setattr(gen, "CHUNK", 40)
@@ -78,11 +80,11 @@ def test_a_corpus_is_made_a_chunk_at_a_time_the_same_however_shared_out(monkeypa
     assert [c.height for c in chunks] == [40, 40, 20]
     assert pl.concat(chunks).equals(whole)
     assert whole["id"].to_list() == list(range(100))
-    assert gen.generate_file(100, tmp_path / "c.csv", seed=12) == 100
+    assert generate_file(100, tmp_path / "c.csv", seed=12).rows == 100
     assert pl.read_csv(tmp_path / "c.csv", infer_schema=False)["puzzle"].equals(whole["puzzle"])
-    assert gen.generate_file(100, tmp_path / "c.parquet", seed=12, workers=2) == 100
+    assert generate_file(100, tmp_path / "c.parquet", seed=12, workers=2).rows == 100
     assert pl.read_parquet(tmp_path / "c.parquet").equals(whole)
-    assert gen.generate_file(0, tmp_path / "e.parquet") == 0
+    assert generate_file(0, tmp_path / "e.parquet").rows == 0
     assert pl.read_parquet(tmp_path / "e.parquet").columns == whole.columns
 
 

@@ -15,7 +15,7 @@ import pytest
 
 from pipeline import generate
 from pipeline.errors import InputError
-from pipeline.generator import generate_file
+from pipeline.generating import generate_file
 from pipeline.io.output import OutputLock
 from tests.conftest import COMMAND, assert_one_line_error, cli, linux_only
 

@@ -236,20 +236,23 @@ def generate(
     workers: Workers = None,
     format: FormatOption = None,
     force: Force = False,
+    as_json: AsJson = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing but errors.")] = False,
 ) -> None:
     """Generate N puzzles with unique solutions: id, puzzle, solution, clues.
 
     Example: sudoku-pipeline generate 1000 -o puzzles.parquet --seed 1
     """
-    from pipeline.generator import generate_file
+    from pipeline.generating import generate_file
 
     with one_line_errors():
-        generate_file(n, output or "-", seed=seed, clues=clues, workers=workers, force=force,
-                      format=None if format is None else format.value, grade=grade,
-                      min_grade=min_grade, progress=not quiet)  # fmt: skip
-    if output not in (None, "-") and not quiet:
-        typer.echo(f"wrote {n:,} puzzles to {output}", err=True)
+        summary = generate_file(n, output or "-", seed=seed, clues=clues, workers=workers,
+                                force=force, format=None if format is None else format.value,
+                                grade=grade, min_grade=min_grade, progress=not quiet)  # fmt: skip
+    to_stdout = output in (None, "-")
+    if to_stdout and not as_json:
+        return  # the puzzles are the output: a summary would only get in their way
+    print_summary(summary, {"as_json": as_json, "quiet": quiet}, stdout_taken=to_stdout)
 
 
 @app.command(cls=Command)
