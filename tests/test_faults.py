@@ -181,8 +181,13 @@ def test_two_runs_on_one_output_the_second_refuses_the_first_finishes(tmp_path, 
     while not (tmp_path / "out.parquet.partial").exists():
         assert time.monotonic() < deadline and first.poll() is None
         time.sleep(0.02)
-
-    second = command("solve", corpus, "-o", out, *HARD)
+    # held still while the second tries: on a loaded machine the first could end meanwhile,
+    # and a rerun onto a finished result of ours rightly replaces it
+    os.killpg(first.pid, signal.SIGSTOP)
+    try:
+        second = command("solve", corpus, "-o", out, *HARD)
+    finally:
+        os.killpg(first.pid, signal.SIGCONT)
     _, stderr = first.communicate(timeout=60)
 
     assert second.returncode == 2
