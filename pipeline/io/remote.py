@@ -32,6 +32,7 @@ from pipeline.io.formats import (
     spool,
     text_head,
 )
+from pipeline.io.stdin import read_up_to
 from pipeline.io.urls import HTTP, scheme, shown
 
 # the package each protocol needs, and this package's extra that installs it with fsspec
@@ -195,7 +196,7 @@ def remote_head(remote: RemoteFile, fmt: str, compression: str | None) -> tuple[
         with closing(io.BufferedReader(remote.open(), 1 << 16)) as raw:
             check_signature(remote.name, raw.peek(4)[:4], remote.size, fmt, compression)
             stream = raw if compression is None else pa.CompressedInputStream(raw, compression)
-            data = _read(stream, HEAD_BYTES + 1)
+            data = read_up_to(stream, HEAD_BYTES + 1)
     except (OSError, pa.ArrowException) as e:
         raise InputError(f"{remote.name}: cannot read ({first_line(e)})") from None
     return text_head(remote.name, data)
@@ -252,15 +253,3 @@ def _install(package: str | None) -> str:
 def _version(info: dict[str, Any]) -> dict[str, str]:
     """What in a file's info changes with its content, as text (for a checkpoint)."""
     return {f"input {key.lower()}": str(info[key]) for key in _VERSION_KEYS if key in info}
-
-
-def _read(stream: Any, size: int) -> bytes:
-    """`size` bytes, or fewer at the end (a response may give fewer at a time)."""
-    parts, got = [], 0
-    while got < size:
-        data = stream.read(size - got)
-        if not data:
-            break
-        parts.append(data)
-        got += len(data)
-    return b"".join(parts)

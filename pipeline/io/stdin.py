@@ -84,12 +84,12 @@ def open_stdin(fmt: str | None, stream: IO[bytes] | None = None, name: str = NAM
         raise InputError(f"{NAME} is closed: there is nothing to read from -")
     raw: ByteStream = stream if stream is not None else sys.stdin.buffer
     try:
-        head = _read(raw, HEAD_BYTES + 1)
+        head = read_up_to(raw, HEAD_BYTES + 1)
         compression = next((c for c in ("gzip", "zstd") if head.startswith(SIGNATURES[c])), None)
         if compression:
             buffered = io.BufferedReader(_Chain(head, raw), 1 << 16)  # type: ignore[arg-type]
             raw = pa.CompressedInputStream(buffered, compression)
-            head = _read(raw, HEAD_BYTES + 1)
+            head = read_up_to(raw, HEAD_BYTES + 1)
         if fmt == "parquet" or (fmt is None and head.startswith(SIGNATURES["parquet"])):
             how = f" (after {compression} decompression)" if compression else ""
             copy = spool(name, raw, head, how)
@@ -147,8 +147,8 @@ def sniff_text_format(head: bytes) -> str:
     return "csv" if looks_like_header([[row.strip()] for row in rows]) else "txt"
 
 
-def _read(stream: ByteStream, size: int) -> bytes:
-    """`size` bytes, or fewer at the end (a pipe may give fewer at a time)."""
+def read_up_to(stream: ByteStream, size: int) -> bytes:
+    """`size` bytes, or fewer at the end (a pipe or an HTTP response may give fewer at a time)."""
     parts, got = [], 0
     while got < size:
         data = stream.read(size - got)
