@@ -9,7 +9,7 @@ STAMP  := $(VENV)/.installed
 PYCACHE = $(BIN)/python -m compileall -q pipeline
 DEV    := $(VENV)/.installed-dev
 
-.PHONY: venv run test stress lint format bench data docs clean clean-kernels
+.PHONY: venv run test floors stress lint format bench data docs clean clean-kernels
 
 venv: $(STAMP)
 
@@ -33,6 +33,11 @@ run: venv
 
 test: $(DEV)
 	$(BIN)/python -m pytest -q
+
+# The declared minimum version of every direct dependency (pyproject.toml's `>=`), installed
+# exactly in .venv-floors, and the smoke tests run there: scripts/floors.py.
+floors: $(DEV)
+	$(BIN)/python -m scripts.floors
 
 # The whole suite N times in a row beside LOAD processes that keep the cores busy (solving, in
 # a loop), every other round in reverse order; stops at the first failure, then prints
@@ -78,5 +83,5 @@ clean-kernels:
 	[shutil.rmtree(c.cache_folder(p), ignore_errors=True) for p in c.PACKAGE.rglob('*.py')]"
 
 clean: clean-kernels
-	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis build *.egg-info
+	rm -rf $(VENV) .venv-floors .pytest_cache .ruff_cache .hypothesis build *.egg-info
 	find . -name __pycache__ -prune -exec rm -rf {} +
