@@ -8,8 +8,9 @@ from a second list kept by hand. A separate venv (`.venv-floors`) gets those exa
 can pull a newer numpy in), the package itself with `--no-deps`, and `pip check` (a floor that
 another floor's package refuses is an error). Then the smoke tests run there: the solve,
 validate, generate and report commands and the Python API. The venv is reused while the pins
-are the same, and made afresh when they change. The numba kernels compile into a cache folder of their own inside that venv, so
-that the main venv's cache (another numba) is not overwritten each time.
+are the same, and made afresh when they change. The numba kernels compile into a cache folder
+of their own inside that venv, so that the main venv's cache (another numba) is not
+overwritten each time.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ SMOKE = [
     "tests/test_cli_generate.py",
     "tests/test_report.py",
     "tests/test_startup.py",
-    # "tests/test_cli_habits.py",
+    "tests/test_cli_habits.py",
 ]
 # Extras that the smoke tests need, tested at their floors too (the HTML report's plots).
 EXTRAS = ("report",)

@@ -175,12 +175,41 @@ def _plain_first(param: Any, declared: Declared) -> Any:
     return process_value
 
 
+def _usage_error_in_one_line(e: Exception, command: str) -> None:
+    """click's usage error (Typer keeps its click private: matched by what it has) as the
+    command's one line, `error: ... (see COMMAND --help)`, exit code 2; anything else raised
+    on."""
+    if getattr(e, "exit_code", None) != 2 or not hasattr(e, "format_message"):
+        raise e
+    fail(f"{e.format_message()} (see {command} --help)")
+
+
 class Group(TyperGroup):
-    """The program's group of commands, its own options converted as `Command`'s are."""
+    """The program's group of commands, its own options converted as `Command`'s are, and its
+    usage errors (no command, an unknown one, an unknown option) in one line, as theirs."""
 
     def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        if not args and not ctx.resilient_parsing:  # click 8.1 shows the help, exit 0; 8.2 on 2
+            names = ", ".join(self.list_commands(ctx))
+            fail(f"Missing command, one of: {names} (see {ctx.command_path} --help)")
         _plain_conversions(self.get_params(ctx), _declared(self.callback))
         return super().parse_args(ctx, args)
+
+    def make_context(
+        self, info_name: str | None, args: list[str], parent: Any = None, **extra: Any
+    ) -> Any:
+        try:
+            return super().make_context(info_name, args, parent=parent, **extra)
+        except Exception as e:
+            _usage_error_in_one_line(e, info_name or "sudoku-pipeline")
+            raise
+
+    def resolve_command(self, ctx: Any, args: list[str]) -> Any:
+        try:
+            return super().resolve_command(ctx, args)
+        except Exception as e:  # 'No such command ...', with click's 'Did you mean ...?'
+            _usage_error_in_one_line(e, ctx.command_path)
+            raise
 
 
 class Command(TyperCommand):
@@ -195,11 +224,10 @@ class Command(TyperCommand):
     ) -> Any:
         try:
             return super().make_context(info_name, args, parent=parent, **extra)
-        except Exception as e:  # click's UsageError (Typer keeps its click private)
-            if getattr(e, "exit_code", None) != 2 or not hasattr(e, "format_message"):
-                raise
+        except Exception as e:
             command = " ".join(n for n in (getattr(parent, "info_name", None), info_name) if n)
-            fail(f"{e.format_message()} (see {command} --help)")
+            _usage_error_in_one_line(e, command)
+            raise
 
     def collect_usage_pieces(self, ctx: Any) -> list[str]:
         pieces = ["[OPTIONS]"]
