@@ -51,6 +51,7 @@ lint: $(DEV)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/lint-imports
+	$(BIN)/mypy tests/typecheck
 
 format: $(DEV)
 	$(BIN)/ruff check --fix .

@@ -18,7 +18,12 @@ def test_each_direct_dependency_is_pinned_at_its_floor(tmp_path):
     pyproject = tmp_path / "pyproject.toml"
     pyproject.write_text(PYPROJECT)
 
-    assert script.floors(pyproject) == ["polars==2.1", "numba==0.60", "typer==0.16", "matplotlib==3.8"]
+    assert script.floors(pyproject) == [
+        "polars==2.1",
+        "numba==0.60",
+        "typer==0.16",
+        "matplotlib==3.8",
+    ]
     assert script.floors(pyproject, extras=()) == ["polars==2.1", "numba==0.60", "typer==0.16"]
     assert script.test_tools(pyproject) == ["pytest>=8", "hypothesis>=6.100"]  # no linter
 
