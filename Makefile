@@ -9,7 +9,7 @@ STAMP  := $(VENV)/.installed
 PYCACHE = $(BIN)/python -m compileall -q pipeline
 DEV    := $(VENV)/.installed-dev
 
-.PHONY: venv run test stress lint format bench data docs clean clean-kernels
+.PHONY: venv run test floors stress lint format bench data docs clean clean-kernels
 
 venv: $(STAMP)
 
@@ -34,6 +34,11 @@ run: venv
 test: $(DEV)
 	$(BIN)/python -m pytest -q
 
+# The declared minimum version of every direct dependency (pyproject.toml's `>=`), installed
+# exactly in .venv-floors, and the smoke tests run there: scripts/floors.py.
+floors: $(DEV)
+	$(BIN)/python -m scripts.floors
+
 # The whole suite N times in a row beside LOAD processes that keep the cores busy (solving, in
 # a loop), every other round in reverse order; stops at the first failure, then prints
 # "N/N green, median X s". Output of each round in artifacts/stress/. `make stress N=3`.
@@ -46,6 +51,7 @@ lint: $(DEV)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/lint-imports
+	$(BIN)/mypy tests/typecheck
 
 format: $(DEV)
 	$(BIN)/ruff check --fix .
@@ -79,5 +85,5 @@ clean-kernels:
 	[shutil.rmtree(c.cache_folder(p), ignore_errors=True) for p in c.PACKAGE.rglob('*.py')]"
 
 clean: clean-kernels
-	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis build *.egg-info
+	rm -rf $(VENV) .venv-floors .pytest_cache .ruff_cache .hypothesis build *.egg-info
 	find . -name __pycache__ -prune -exec rm -rf {} +

@@ -16,12 +16,14 @@ Errors: `InputError` (a bad file, column or option; a `ValueError`), `InputNotFo
 a `FileNotFoundError`), `CheckpointError`, `ReportError`, `RunFailed`, `RunInterrupted`, all
 `PipelineError`s.
 
-Names are loaded on first use, so `import pipeline` costs almost nothing.
+Names are loaded on first use, so `import pipeline` costs almost nothing; a type checker
+(mypy, pyright) reads them from the imports under `TYPE_CHECKING`, which never run, and does
+not see the module's `__getattr__`, so that a name that is not here is an error to it.
 """
 
 import sys
 from importlib import import_module
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 # public name -> the module that defines it
 _API = {
@@ -51,17 +53,45 @@ _API = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    """The public API, imported when first asked for."""
-    if name == "__version__":
-        from pipeline.io.runinfo import package_version
+if TYPE_CHECKING:  # the same names as `_API` (tests/test_typing.py holds them together)
+    from pipeline.board import SolveResult as SolveResult
+    from pipeline.board import is_valid as is_valid
+    from pipeline.board import solve as solve
+    from pipeline.board import solve_sudoku as solve_sudoku
+    from pipeline.board import solve_unique as solve_unique
+    from pipeline.errors import CheckpointError as CheckpointError
+    from pipeline.errors import InputError as InputError
+    from pipeline.errors import InputNotFoundError as InputNotFoundError
+    from pipeline.errors import PipelineError as PipelineError
+    from pipeline.errors import ReportError as ReportError
+    from pipeline.errors import RunFailed as RunFailed
+    from pipeline.errors import RunInterrupted as RunInterrupted
+    from pipeline.generator import generate as generate
+    from pipeline.generator import generate_file as generate_file
+    from pipeline.namespace import canonical as canonical
+    from pipeline.namespace import rate as rate
+    from pipeline.rating import GRADES as GRADES
+    from pipeline.solver.registry import STRATEGIES as STRATEGIES
+    from pipeline.solving.batch import SolveOptions as SolveOptions
+    from pipeline.solving.inmemory import solve_batch as solve_batch
+    from pipeline.solving.job import solve_file as solve_file
+    from pipeline.validate.inmemory import validate_puzzles as validate_puzzles
+    from pipeline.validate.job import validate_file as validate_file
 
-        return package_version()
-    if name in _API:
-        value = getattr(import_module(_API[name]), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module 'pipeline' has no attribute {name!r}")
+    __version__: str
+else:  # at run time: each name imported when first asked for
+
+    def __getattr__(name: str) -> Any:
+        """The public API, imported when first asked for."""
+        if name == "__version__":
+            from pipeline.io.runinfo import package_version
+
+            return package_version()
+        if name in _API:
+            value = getattr(import_module(_API[name]), name)
+            globals()[name] = value
+            return value
+        raise AttributeError(f"module 'pipeline' has no attribute {name!r}")
 
 
 def __dir__() -> list[str]:

@@ -1,0 +1,33 @@
+"""The public API as a user's typed code calls it: `make lint` runs mypy on this file, which must
+pass (it is type-checked, never run). Each name comes through `import pipeline`, as a user
+writes it, so a name that mypy cannot see, or sees as `Any`, shows here."""
+
+from typing import assert_type
+
+import polars as pl
+
+import pipeline
+
+PUZZLE = "..3.2.6..9..3.5..1..18.64....81.29..7.......8..67.82....26.95..8..2.3..9..5.1.3.."
+
+result = pipeline.solve(PUZZLE, strategy="mrv")
+assert_type(result, pipeline.SolveResult)
+assert_type(pipeline.is_valid(PUZZLE), bool)
+assert_type(pipeline.solve_unique(PUZZLE), list[list[str]])
+assert_type(pipeline.solve_sudoku([list(PUZZLE[i : i + 9]) for i in range(0, 81, 9)]), bool)
+
+frame = pipeline.solve_batch([PUZZLE], workers=2)
+assert_type(frame, pl.DataFrame)
+assert_type(pipeline.solve_batch(frame.lazy(), column="puzzle"), pl.LazyFrame)
+assert_type(pipeline.validate_puzzles([PUZZLE]), pl.DataFrame)
+assert_type(pipeline.generate(3, seed=1), pl.DataFrame)
+assert_type(pipeline.canonical(frame, column="puzzle"), pl.DataFrame)
+assert_type(pipeline.rate(frame, samples=4), pl.DataFrame)
+assert_type(pipeline.__version__, str)
+
+try:
+    pipeline.solve_file("puzzles.csv", "out.parquet", strategy="fast")
+except pipeline.InputNotFoundError as missing:
+    assert_type(missing, pipeline.InputNotFoundError)
+except pipeline.InputError as bad:
+    assert_type(bad, pipeline.InputError)
