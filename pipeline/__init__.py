@@ -66,8 +66,8 @@ if TYPE_CHECKING:  # the same names as `_API` (tests/test_typing.py holds them t
     from pipeline.errors import ReportError as ReportError
     from pipeline.errors import RunFailed as RunFailed
     from pipeline.errors import RunInterrupted as RunInterrupted
+    from pipeline.generating import generate_file as generate_file
     from pipeline.generator import generate as generate
-    from pipeline.generator import generate_file as generate_file
     from pipeline.namespace import canonical as canonical
     from pipeline.namespace import rate as rate
     from pipeline.rating import GRADES as GRADES

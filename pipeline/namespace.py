@@ -253,8 +253,10 @@ def _rating_columns(puzzles: pl.Expr, samples: int, seed: int, max_nodes: int | 
 def canonical(puzzles: pl.LazyFrame, blank: str = ..., *,
               column: str | None = ...) -> pl.LazyFrame: ...  # fmt: skip
 @overload
-def canonical(puzzles: pl.DataFrame | pa.Table, blank: str = ..., *,
+def canonical(puzzles: pl.DataFrame, blank: str = ..., *,
               column: str | None = ...) -> pl.DataFrame: ...  # fmt: skip
+# A pyarrow Table gives a DataFrame too, but pyarrow has no type hints: to a checker a
+# `pa.Table` overload would take any argument (a column's call would type as a DataFrame).
 @overload
 def canonical(puzzles: PuzzleColumn, blank: str = ..., *,
               column: str | None = ...) -> pl.Series: ...  # fmt: skip

@@ -122,6 +122,25 @@ def test_kernels_not_cached_are_spread_over_the_cores_each_compiled_once(monkeyp
     assert warmup.lanes(bench) == [["fast", "mrv", "clash"]]
 
 
+def _lane_count_with_nothing_cached(folder: str) -> int:
+    """(Run in a pool's process, whose globals it changes.)"""
+    import pipeline.compiled as compiled
+    from pipeline.run import warmup
+
+    compiled.kernel_cached = lambda module, name: False
+    compiled._ROOT = Path(folder)
+    warmup._cores = lambda: 2
+    return len(warmup.lanes(("fast", "mrv", "backtrack", "clash")))
+
+
+def test_a_worker_process_compiles_in_one_lane(tmp_path):
+    """In a pool's process the pool's other processes are the other lanes: no helpers."""
+    import multiprocessing
+
+    with multiprocessing.get_context("spawn").Pool(1) as pool:
+        assert pool.apply(_lane_count_with_nothing_cached, (str(tmp_path),)) == 1
+
+
 def test_every_kernel_has_a_measured_compile_time():
     from pipeline.compiled import COMPILE_SECONDS
     from pipeline.run.warmup import KERNELS, compiled_names

@@ -88,3 +88,20 @@ def test_ctrl_c_while_the_command_line_is_built_is_one_line_and_130():
 
     assert done.returncode == 130, done.stderr
     assert done.stderr == "error: interrupted\n"
+
+
+@pytest.mark.parametrize(
+    "program",
+    ["/usr/bin/sudoku-pipeline", "/x/pipeline/__main__.py", "/x/pipeline/cli/__main__.py"],
+)
+def test_the_first_signals_are_answered_however_the_program_is_started(program):
+    """As the console script, `python -m pipeline` or `python -m pipeline.cli`: a Ctrl-C while
+    the modules load is one line and 130, not a traceback out of an import."""
+    done = run_python(f"""
+        import signal, sys
+        sys.argv = [{program!r}, "solve", "x.csv"]
+        import pipeline.cli
+        print(signal.getsignal(signal.SIGINT).__name__, signal.getsignal(signal.SIGTERM).__name__)
+    """)
+
+    assert done.stdout.split() == ["_interrupted_while_starting"] * 2, done.stderr

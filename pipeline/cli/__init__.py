@@ -19,8 +19,12 @@ def _interrupted_while_starting(signum: int, frame: object) -> None:
 # and the jobs are imported, instead of a KeyboardInterrupt traceback out of an import.
 # `process.take_signals()` hands them on to the command once it is loaded. A signal the
 # program was started ignoring (nohup, `&` in a script) stays ignored.
+_PROGRAM = sys.argv[0] if sys.argv else ""
 if (
-    os.path.basename(sys.argv[0] if sys.argv else "") == "sudoku-pipeline"
+    (
+        os.path.basename(_PROGRAM) == "sudoku-pipeline"
+        or _PROGRAM.endswith((f"pipeline{os.sep}__main__.py", f"cli{os.sep}__main__.py"))
+    )  # the console script, `python -m pipeline` or `python -m pipeline.cli`
     and "--multiprocessing-fork" not in sys.orig_argv  # how a spawned worker is started
 ):
     for _signal in (signal.SIGINT, signal.SIGTERM):

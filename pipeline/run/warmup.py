@@ -15,7 +15,6 @@ import subprocess
 import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from multiprocessing import parent_process
 from pathlib import Path
 
 import numpy as np
@@ -113,7 +112,7 @@ def lanes(names: Iterable[str]) -> list[list[str]]:
     by_compiled = {KERNELS[n].compiled: n for n in reversed(list(names))}  # mrv, backtrack: one
     missing = [n for n in reversed(by_compiled.values())
                if not all(kernel_cached(*k) for k in KERNELS[n].compiled)]  # fmt: skip
-    count = 1 if cache_root() is None or parent_process() is not None else _cores()
+    count = 1 if cache_root() is None or _in_worker_process() else _cores()
     plan: list[list[str]] = [[] for _ in range(max(min(count, len(missing)), 1))]
     seconds = [0.0] * len(plan)
     for name in sorted(missing, key=_seconds, reverse=True):
@@ -143,6 +142,12 @@ def _seconds(name: str) -> float:
     from pipeline.compiled import estimate
 
     return estimate(KERNELS[name].compiled)
+
+
+def _in_worker_process() -> bool:
+    """A process spawned by multiprocessing (which it has imported: a plain run need not)."""
+    multiprocessing = sys.modules.get("multiprocessing")
+    return multiprocessing is not None and multiprocessing.parent_process() is not None
 
 
 def _cores() -> int:

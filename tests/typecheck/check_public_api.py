@@ -22,6 +22,8 @@ assert_type(pipeline.solve_batch(frame.lazy(), column="puzzle"), pl.LazyFrame)
 assert_type(pipeline.validate_puzzles([PUZZLE]), pl.DataFrame)
 assert_type(pipeline.generate(3, seed=1), pl.DataFrame)
 assert_type(pipeline.canonical(frame, column="puzzle"), pl.DataFrame)
+assert_type(pipeline.canonical([PUZZLE]), pl.Series)
+assert_type(pipeline.generate_file(3, "corpus.parquet").rows, int)
 assert_type(pipeline.rate(frame, samples=4), pl.DataFrame)
 assert_type(pipeline.__version__, str)
 
