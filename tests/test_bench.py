@@ -58,7 +58,8 @@ def number(cell: str) -> float:
 
 def test_one_row_per_dataset_and_strategy_with_sane_figures(datasets, tmp_path):
     out = tmp_path / "bench.parquet"
-    run = CliRunner().invoke(app, ["bench", *map(str, datasets), "-o", str(out), "-q"])
+    # not -q: with -o, quiet keeps stdout empty (tests/test_quiet.py)
+    run = CliRunner().invoke(app, ["bench", *map(str, datasets), "-o", str(out)])
     assert run.exit_code == 0, run.output
     rows = markdown_rows(run.stdout)
     assert [(r[0], r[1]) for r in rows] == [(d, s) for d in ("easy", "minimal") for s in STRATEGIES]
