@@ -5,12 +5,13 @@ The public Python API; the command line (`sudoku-pipeline`) is a thin layer over
 One board: `solve_sudoku`, `solve_unique`, `is_valid`, `solve`.
 Many boards in memory (a list of strings, a polars Series or DataFrame, an `(n, 81)` int
 array): `solve_batch` (a DataFrame in the result schema), `validate_puzzles` (a DataFrame of
-findings), both with `workers=` to split the work over worker threads; `generate` (seeded
+findings), `score_predictions` (a model's answers judged: a DataFrame of verdicts), all with
+`workers=` to split the work over worker threads; `generate` (seeded
 puzzles with unique solutions); `rate` and `canonical` (a rating and the canonical form of
 each puzzle). A DataFrame keeps its other columns; a LazyFrame gives a LazyFrame. The polars
 expression namespace `sudoku` (`pl.col("puzzle").sudoku.solve()`, `pipeline.namespace`) is
 registered by `import pipeline`, or by `import polars` after it.
-Files, the commands' twins: `solve_file`, `validate_file`, `generate_file`, and
+Files, the commands' twins: `solve_file`, `validate_file`, `score_file`, `generate_file`, and
 `pipeline.report.report`, `pipeline.bench.bench`.
 Errors: `InputError` (a bad file, column or option; a `ValueError`), `InputNotFoundError` (also
 a `FileNotFoundError`), `CheckpointError`, `ReportError`, `RunFailed`, `RunInterrupted`, all
@@ -39,6 +40,8 @@ _API = {
     "solve_file": "pipeline.solving.job",
     "validate_file": "pipeline.validate.job",
     "validate_puzzles": "pipeline.validate.inmemory",
+    "score_file": "pipeline.scoring.job",
+    "score_predictions": "pipeline.scoring.inmemory",
     "STRATEGIES": "pipeline.solver.registry",
     "rate": "pipeline.namespace",
     "canonical": "pipeline.namespace",
@@ -71,6 +74,8 @@ if TYPE_CHECKING:  # the same names as `_API` (tests/test_typing.py holds them t
     from pipeline.namespace import canonical as canonical
     from pipeline.namespace import rate as rate
     from pipeline.rating import GRADES as GRADES
+    from pipeline.scoring.inmemory import score_predictions as score_predictions
+    from pipeline.scoring.job import score_file as score_file
     from pipeline.solver.registry import STRATEGIES as STRATEGIES
     from pipeline.solving.batch import SolveOptions as SolveOptions
     from pipeline.solving.inmemory import solve_batch as solve_batch

@@ -17,6 +17,8 @@ from pipeline.errors import InputError
 PUZZLE_NAMES = ("puzzle", "puzzles", "quizzes", "quiz", "board", "grid", "sudoku")
 SOLUTION_NAMES = ("solution", "solutions")
 ID_NAMES = ("id",)
+# a model's answers (`score`): the first column so named that is not the puzzle or id column
+PREDICTION_NAMES = ("prediction", "predictions", "predicted", "output", "answer", "answers")
 SAMPLE_ROWS = 1000  # rows looked at to detect a header and the puzzle/solution columns
 MATCH_SHARE = 0.9  # share of non-null sample values that must look right ("a few bad rows")
 # The names of the result schema (`pipeline.results.schema.COLUMNS`; a test checks they agree):
@@ -99,6 +101,23 @@ def pick_columns(
     if len(set(chosen)) < len(chosen):
         raise InputError(f"{name}: puzzle, solution and id columns must differ: {chosen}")
     return {"puzzle_column": puzzle, "solution_column": solution, "id_column": ident}
+
+
+def prediction_column(
+    name: str, names: list[str], wanted: str | None, taken: Iterable[str | None] = ()
+) -> str:
+    """The column of predictions (a model's answers): `wanted` when given (exactly, else
+    case-insensitively), else the first column named as one (`PREDICTION_NAMES`) among those
+    not `taken` (the puzzle and id columns). Raises `InputError` naming the columns."""
+    if wanted:
+        return _named(name, names, wanted)
+    found = _by_name([n for n in names if n not in set(taken)], PREDICTION_NAMES)
+    if found is None:
+        raise InputError(
+            f"{name}: no prediction column found (none named {', '.join(PREDICTION_NAMES)}); "
+            f"name it with --prediction-column; columns are: {', '.join(names) or '(none)'}"
+        )
+    return found
 
 
 def _puzzle_by_content(

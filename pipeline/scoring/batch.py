@@ -1,0 +1,133 @@
+"""One batch of predictions scored, the unit of work a worker runs: parse the puzzles and the
+predictions, learn each puzzle's solution (the input's solution column where it solves the
+puzzle, else the `fast` kernel, for the rows that need one), judge (`verdicts`), and build the
+output table and the batch's figures.
+
+    scored = score_record_batch(batch, ScoreOptions(prediction="answer"))
+    scored.table, scored.tally
+"""
+
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import numpy as np
+import pyarrow as pa
+
+from pipeline.grid import ParsedGrids, clue_counts, parse_puzzles
+from pipeline.io.dataset import optional_column
+from pipeline.results.schema import enum_array, enum_field
+from pipeline.scoring.summary import BatchTally, tally_batch
+from pipeline.scoring.verdicts import (
+    CORRECT,
+    MALFORMED,
+    UNKNOWN,
+    VERDICT_NAMES,
+    count_correct_cells,
+    judge,
+    messages,
+)
+from pipeline.solver import solve_grids
+from pipeline.solver.checks import verify_solutions
+
+VERDICT_FIELD = enum_field("verdict", VERDICT_NAMES, nullable=False)
+SOLVER = "fast"  # the kernel that finds the solutions the input does not give
+COLUMNS: dict[str, str] = {
+    "row": "0-based position in the input",
+    "id": "the input's id column, when it has one (its type kept)",
+    "verdict": "`correct`, `wrong`, `givens_changed`, `incomplete` or `malformed` (best to "
+    "worst; a polars Enum in that order)",
+    "message": "why the verdict is not `correct`, in a sentence; null for `correct`",
+    "cells_correct": "cells (givens included, 0..81) holding the solution's digit; 81 for "
+    "`correct`; null for `malformed` rows and puzzles without a solution",
+    "clues": "number of givens; null where the puzzle is malformed",
+    "grade": "the input's `grade` column, as text, when it has one",
+}
+
+
+@dataclass(frozen=True)
+class ScoreOptions:
+    """Which columns of a batch hold what: the predictions, and the input's solutions and
+    grades when it has them (the batch's `puzzle`, `row` and `id` are always so named)."""
+
+    prediction: str = "prediction"
+    solution: str | None = None
+    grade: str | None = None
+
+    def kernels(self) -> tuple[str, ...]:
+        """The kernels a batch calls (`run.warmup.KERNELS`): the solver, the clash check."""
+        return (SOLVER, "clash")
+
+
+def output_schema(id_type: pa.DataType | None, grade: bool) -> pa.Schema:
+    """The score output's schema: one row per input row."""
+    fields = [pa.field("row", pa.int64(), nullable=False)]
+    if id_type is not None:
+        fields.append(pa.field("id", id_type))
+    fields += [VERDICT_FIELD, pa.field("message", pa.string()),
+               pa.field("cells_correct", pa.int8()), pa.field("clues", pa.int8())]  # fmt: skip
+    if grade:
+        fields.append(pa.field("grade", pa.string()))
+    return pa.schema(fields)
+
+
+class ScoredBatch(NamedTuple):
+    """What a worker sends back for one batch: its output rows and its figures."""
+
+    table: pa.Table
+    tally: BatchTally
+
+
+def known_solutions(
+    puzzles: ParsedGrids, expected: pa.Array | None, wanted: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """`(n, 81) uint8` solutions and `(n,) bool` where one is known: the input's own where it
+    solves its puzzle (a wrong or damaged one is not trusted), else, for the `wanted` rows
+    only, the first solution the kernel finds (none for a puzzle that has none)."""
+    n = len(puzzles.ok)
+    solutions, known = np.zeros((n, 81), np.uint8), np.zeros(n, np.bool_)
+    if expected is not None:
+        given = parse_puzzles(expected)
+        known = puzzles.ok & given.ok & verify_solutions(puzzles.grids, given.grids)
+        solutions = given.grids
+    todo = np.flatnonzero(wanted & puzzles.ok & ~known)
+    if todo.size:
+        found = solve_grids(puzzles.grids[todo], strategy=SOLVER, solutions=1)
+        got = (found.solutions != 0).all(axis=1)
+        solutions[todo[got]] = found.solutions[got]
+        known[todo[got]] = True
+    return solutions, known
+
+
+def score_record_batch(batch: pa.RecordBatch, options: ScoreOptions) -> ScoredBatch:
+    """Score a batch with columns `row`, `puzzle`, the prediction column and optionally `id`,
+    the solution and grade columns: one output row per input row, and the batch's figures."""
+    puzzles = parse_puzzles(batch.column(batch.schema.get_field_index("puzzle")))
+    predictions = parse_puzzles(batch.column(batch.schema.get_field_index(options.prediction)))
+    expected = None if options.solution is None else optional_column(batch, options.solution)
+    verdicts = judge(puzzles, predictions)
+    # solutions for the rows that need one: a correct prediction holds 81 right cells anyway
+    wanted = (verdicts != CORRECT) & (verdicts != MALFORMED)
+    solutions, known = known_solutions(puzzles, expected, wanted)
+    cells = count_correct_cells(verdicts, predictions.grids, solutions, known)
+    clues = clue_counts(puzzles.grids)
+    grades = None
+    if options.grade is not None:
+        grades = optional_column(batch, options.grade)
+        grades = None if grades is None else grades.cast(pa.string())
+    columns: dict[str, pa.Array] = {"row": batch.column(batch.schema.get_field_index("row"))}
+    ids = optional_column(batch, "id")
+    if ids is not None:
+        columns["id"] = ids
+    columns |= {
+        "verdict": enum_array(verdicts, VERDICT_FIELD),
+        "message": messages(verdicts, puzzles, predictions),
+        "cells_correct": pa.array(cells, mask=cells == UNKNOWN),
+        "clues": pa.array(clues, mask=~puzzles.ok),
+    }
+    if grades is not None:
+        columns["grade"] = grades
+    schema = output_schema(None if ids is None else ids.type, grades is not None)
+    table = pa.Table.from_pydict(columns, schema=schema)
+    tally = tally_batch(verdicts, clues, puzzles.ok, cells, grades)
+    return ScoredBatch(table, tally)
+

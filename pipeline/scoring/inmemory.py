@@ -1,0 +1,95 @@
+"""A model's answers a notebook already holds, scored: `score_predictions`, the in-memory twin
+of the score job (the same rows as `score_file` writes, as a polars DataFrame).
+
+    scored = score_predictions(frame)                          # its prediction column by name
+    scored = score_predictions(puzzles, answers, workers=2)    # two columns side by side
+"""
+
+from typing import Unpack
+
+import polars as pl
+import pyarrow as pa
+
+from pipeline.errors import InputError
+from pipeline.grid import PuzzleColumn
+from pipeline.io.columns import prediction_column
+from pipeline.io.frames import ColumnNames, PuzzleInput, frame_columns, puzzle_batch, puzzle_strings
+from pipeline.run.pool import map_chunks
+from pipeline.scoring.batch import ScoreOptions, output_schema, score_record_batch
+from pipeline.scoring.job import GRADE_COLUMN
+
+
+def score_predictions(
+    puzzles: PuzzleInput,
+    predictions: PuzzleColumn | None = None,
+    *,
+    solutions: PuzzleColumn | None = None,
+    prediction_column: str | None = None,
+    workers: int | None = None,
+    **columns: Unpack[ColumnNames],
+) -> pl.DataFrame:
+    """Score predictions held in memory: one row per puzzle, in order, as `score_file` writes
+    them (row, [id], verdict, message, cells_correct, clues, [grade]).
+
+    `puzzles`: a polars DataFrame (or pyarrow Table) holding the puzzles and the predictions,
+    its columns found as a file's (puzzle, solution and id columns by name or content, or
+    `column=`, `solution_column=`, `id_column=`; the predictions by name, or
+    `prediction_column=`; a `grade` column gives the rows' grades); or a column of puzzles (what
+    `solve_batch` takes) with `predictions` (and optionally `solutions`) beside it, one string
+    or None per puzzle. `workers`: None or 1 scores in this thread, more on worker threads.
+
+    TypeError for what is not a column of puzzles; ValueError (`InputError`) for a column not
+    found or columns of different lengths.
+    """
+    if isinstance(puzzles, pa.Table):
+        puzzles = pl.DataFrame(puzzles)
+    if isinstance(puzzles, pl.DataFrame):
+        if predictions is not None or solutions is not None:
+            raise ValueError("a DataFrame's predictions and solutions are columns: name them "
+                             "with prediction_column= and solution_column=")  # fmt: skip
+        batch, options = _frame_batch(puzzles, prediction_column, columns)
+    else:
+        if predictions is None:
+            raise ValueError("predictions are missing: score_predictions(puzzles, predictions)")
+        if prediction_column is not None:
+            raise ValueError("prediction_column= names a column of a DataFrame")
+        batch = puzzle_batch(puzzles, solutions=solutions, **columns)
+        answers = puzzle_strings(predictions)
+        if len(answers) != batch.num_rows:
+            raise InputError(f"{batch.num_rows} puzzles but {len(answers)} predictions")
+        batch = batch.append_column("prediction", answers)
+        options = ScoreOptions("prediction", "solution" if solutions is not None else None)
+    tables = [s.table for s in map_chunks(score_record_batch, batch, workers, options)]
+    if not tables or not batch.num_rows:
+        ids = batch.schema.field("id").type if "id" in batch.schema.names else None
+        tables = [output_schema(ids, options.grade is not None).empty_table()]
+    scored = pl.from_arrow(pa.concat_tables(tables))
+    assert isinstance(scored, pl.DataFrame)
+    return scored
+
+
+def _frame_batch(
+    frame: pl.DataFrame, wanted: str | None, columns: ColumnNames
+) -> tuple[pa.RecordBatch, ScoreOptions]:
+    """A DataFrame's puzzles, ids and solutions (`puzzle_batch`), its predictions and grades."""
+    named = frame_columns(frame, **columns)
+    taken = (named["column"], named["id_column"])
+    prediction = prediction_column("DataFrame", frame.columns, wanted, taken)
+    if prediction in taken:
+        raise InputError(f"DataFrame: the prediction column '{prediction}' is the puzzle or "
+                         "id column; name them with column= and id_column=")  # fmt: skip
+    solution: str | None = "solution"
+    if prediction == named["solution_column"]:
+        if columns.get("solution_column") is not None:
+            raise InputError(f"DataFrame: the prediction and solution columns must differ "
+                             f"('{prediction}')")  # fmt: skip
+        named["solution_column"], solution = None, None
+    elif named["solution_column"] is None:
+        solution = None
+    batch = puzzle_batch(frame, **named)
+    batch = batch.append_column("prediction", puzzle_strings(frame[prediction]))
+    grade = None
+    if GRADE_COLUMN in frame.columns:
+        grade = "grade"
+        batch = batch.append_column(grade, frame[GRADE_COLUMN].cast(pl.String).to_arrow().cast(pa.string()))
+    return batch, ScoreOptions("prediction", solution, grade)

@@ -1,0 +1,161 @@
+"""The score job: a file of a model's answers in, one row per answer out, on all cores.
+
+    summary = score_file("predictions.csv")    # -> predictions.scored.parquet beside the input
+    summary.accuracy, summary.by_clues
+
+Reads the input as `solve` does (the same job set-up, options and output checks); its puzzle,
+solution and id columns are found as solve finds them, and its prediction column by name
+(`io.columns.prediction_column`). The workers score each batch (`batch`) and encode its rows in
+the output's format; the parent keeps the parts in order beside the output and joins them at
+the end, atomically, with the run's metadata, as solve does. A run that stops keeps nothing
+(scoring again is cheap): there is no `resume`.
+"""
+
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, Unpack
+
+import pyarrow as pa
+
+from pipeline.errors import InputError
+from pipeline.io.columns import prediction_column
+from pipeline.io.dataset import Dataset
+from pipeline.io.text_columns import check_text_columns
+from pipeline.io.writers import encode
+from pipeline.run.checkpoint import Checkpoint, StreamSink
+from pipeline.run.job import Job, JobOptions, start_job
+from pipeline.run.loop import running
+from pipeline.run.parts import Part, verdict_counts
+from pipeline.scoring.batch import ScoreOptions, output_schema, score_record_batch
+from pipeline.scoring.summary import BatchTally, ScoreSummary, ScoreTally
+from pipeline.scoring.verdicts import VERDICT_NAMES
+
+SCORED_SUFFIX = ".scored.parquet"
+GRADE_COLUMN = "grade"  # an input column of this name gives the accuracy by grade
+
+
+@dataclass(frozen=True)
+class ScoredPart:
+    """A batch's output rows, encoded, and its figures: what a worker sends back."""
+
+    part: Part
+    tally: BatchTally
+
+    @property
+    def rows(self) -> int:
+        return self.part.rows
+
+
+def score_part(task: tuple[int, pa.RecordBatch], options: ScoreOptions, fmt: str) -> ScoredPart:
+    """The unit of work: score one batch (`task`: its first row, the batch) and encode its
+    rows in `fmt`."""
+    start, batch = task
+    scored = score_record_batch(batch, options)
+    data = encode(scored.table, fmt, header=start == 0)
+    part = Part(start, scored.table.num_rows, 0, start, data,
+                verdict_counts(scored.table, VERDICT_NAMES))  # fmt: skip
+    return ScoredPart(part, scored.tally)
+
+
+def score_file(
+    input_path: str | Path,
+    output: str | Path | None = None,
+    *,
+    prediction_column: str | None = None,
+    **options: Unpack[JobOptions],
+) -> ScoreSummary:
+    """Score every prediction of `input_path` into `output` (default `<stem>.scored.parquet`
+    beside the input; `-`: stdout): one row per input row, with its verdict (`correct`,
+    `wrong`, `givens_changed`, `incomplete`, `malformed`), a message, the cells correct and
+    the clue count (`scoring.batch.COLUMNS`).
+
+    The predictions are the column named `prediction_column`, else the first named
+    prediction, predicted, output or answer (plurals too). The input's solution column, where
+    it solves its puzzle, gives the cells correct; else the `fast` kernel finds a solution. An
+    input column `grade` gives the accuracy by grade. `options`: how to read the input and run
+    the job, as for `solve_file` (`JobOptions`).
+
+    Raises `InputError` (one line, for the CLI) for a bad file, column, option or output,
+    `RunFailed` when the workers or the cluster go away, and `RunInterrupted` after Ctrl-C or
+    SIGTERM (nothing is kept).
+    """
+    job = start_job("score", input_path, output, SCORED_SUFFIX, options,
+                    kernels=ScoreOptions().kernels())  # fmt: skip
+    if job.inputs.several:
+        raise InputError("score takes one input at a time")
+    scoring = score_options(job.inputs.first, prediction_column, job.reading.solution_column)
+    with job.locked():
+        return _run(job, scoring, prediction_column)
+
+
+def score_options(ds: Dataset, wanted: str | None, named_solution: str | None) -> ScoreOptions:
+    """Which batch columns hold the predictions, solutions and grades of `ds`."""
+    name = ds.location
+    prediction = prediction_column(name, ds.columns, wanted, (ds.puzzle_column, ds.id_column))
+    if prediction in (ds.puzzle_column, ds.id_column):
+        role = "puzzle" if prediction == ds.puzzle_column else "id"
+        raise InputError(f"{name}: the prediction column '{prediction}' is the {role} column; "
+                         f"name the {role} column with --{'column' if role == 'puzzle' else 'id-column'}")  # fmt: skip
+    solution = "solution" if ds.solution_column is not None else None
+    if prediction == ds.solution_column:
+        if named_solution is not None:
+            raise InputError(f"{name}: the prediction and solution columns must differ "
+                             f"('{prediction}')")  # fmt: skip
+        # found as the solutions (by name, or in a file without a header by content), but
+        # named as the predictions: it is the predictions, and there are no solutions
+        return ScoreOptions("solution", None, _grade(ds))
+    return ScoreOptions(ds.extra_columns[prediction], solution, _grade(ds))
+
+
+def _grade(ds: Dataset) -> str | None:
+    """The batch column of the input's `grade` column, when it has one."""
+    return ds.extra_columns.get(GRADE_COLUMN)
+
+
+def _tasks(ds: Dataset) -> Iterator[tuple[int, pa.RecordBatch]]:
+    start = 0
+    for batch in ds.batches():
+        yield start, batch
+        start += batch.num_rows
+
+
+def _run(job: Job, scoring: ScoreOptions, prediction: str | None) -> ScoreSummary:
+    """The score job, its output locked."""
+    ds = job.inputs.first
+    id_type = ds.schema.field("id").type if ds.id_column is not None else None
+    empty = output_schema(id_type, scoring.grade is not None).empty_table()
+    check_text_columns(empty.schema, job.target.format)
+    checkpoint = None if job.output is None else Checkpoint(job.output, job.target.format)
+    if checkpoint is not None:
+        checkpoint.check_ours()
+    tally, done = ScoreTally(), 0
+    try:
+        with running(job) as run:
+            sink: Checkpoint | StreamSink = StreamSink(job.target)
+            if checkpoint is not None:
+                checkpoint.start(_identity(job, scoring))
+                sink = checkpoint
+            for scored in run.map(score_part, _tasks(ds), scoring, job.target.format):
+                sink.add(scored.part)
+                tally.add(scored.tally)
+                done += scored.rows
+            run.finish()
+            wall = job.wall()
+            rate = done / wall if wall > 0 else 0.0
+            options: dict[str, Any] = asdict(scoring) | {"prediction_column": prediction}
+            metadata = job.metadata(done, options, rate)
+            sink.commit(done, empty, metadata)
+    finally:
+        if checkpoint is not None:
+            checkpoint.remove()  # done or stopped: scoring again is cheap, nothing to resume
+    summary = tally.summary(input=job.inputs.names[0], output=str(job.target), wall_s=wall,
+                            rows_per_s=rate, workers=job.executor.workers)  # fmt: skip
+    summary.metadata = metadata
+    return summary
+
+
+def _identity(job: Job, scoring: ScoreOptions) -> dict[str, Any]:
+    """What the parts kept beside the output belong to (the checkpoint's `run.json`)."""
+    return {"command": "score", **job.inputs.identity()[0], **asdict(scoring),
+            "reading options": job.reading.as_dict()}  # fmt: skip

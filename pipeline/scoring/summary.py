@@ -1,0 +1,166 @@
+"""What a scoring found, gathered batch by batch: rows per verdict, per clue count and per
+grade, cells right (`BatchTally`, `ScoreTally`); the `ScoreSummary` the command prints.
+
+The figures are the output's, computed as it is written: `accuracy` is the share of rows
+`correct` (malformed rows count against it), `cell_accuracy` the cells right over 81 times the
+rows whose `cells_correct` is known, and each group's accuracy the share of its rows `correct`.
+"""
+
+import json
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from pipeline.grid import CELLS
+from pipeline.scoring.verdicts import CORRECT, UNKNOWN, VERDICT_NAMES
+
+_VERDICTS = len(VERDICT_NAMES)
+
+
+@dataclass
+class BatchTally:
+    """One batch's figures (or several batches', added up)."""
+
+    verdicts: np.ndarray  # (5,) int64: rows per verdict
+    by_clues: np.ndarray  # (82, 5) int64: rows per clue count and verdict (parseable puzzles)
+    cells: int = 0  # cells right, over the rows where that is known
+    cells_rows: int = 0  # rows where it is known
+    grades: dict[str, list[int]] = field(default_factory=dict)  # grade -> [rows, correct]
+
+    @classmethod
+    def empty(cls) -> "BatchTally":
+        return cls(np.zeros(_VERDICTS, np.int64), np.zeros((CELLS + 1, _VERDICTS), np.int64))
+
+    def add(self, other: "BatchTally") -> None:
+        self.verdicts += other.verdicts
+        self.by_clues += other.by_clues
+        self.cells += other.cells
+        self.cells_rows += other.cells_rows
+        for grade, (rows, correct) in other.grades.items():
+            mine = self.grades.setdefault(grade, [0, 0])
+            mine[0] += rows
+            mine[1] += correct
+
+
+def tally_batch(
+    verdicts: np.ndarray,
+    clues: np.ndarray,
+    puzzle_ok: np.ndarray,
+    cells_correct: np.ndarray,
+    grades: pa.Array | None,
+) -> BatchTally:
+    """A batch's figures from its verdicts, clue counts (trusted where `puzzle_ok`), cells
+    right (UNKNOWN where not known) and grades (null where none)."""
+    v = verdicts.astype(np.int64)
+    counts = np.bincount(v, minlength=_VERDICTS)
+    key = clues[puzzle_ok].astype(np.int64) * _VERDICTS + v[puzzle_ok]
+    by_clues = np.bincount(key, minlength=(CELLS + 1) * _VERDICTS).reshape(CELLS + 1, _VERDICTS)
+    known = cells_correct != UNKNOWN
+    tally = BatchTally(counts, by_clues, int(cells_correct[known].sum(dtype=np.int64)),
+                       int(known.sum()))  # fmt: skip
+    if grades is not None:
+        rows = pc.value_counts(grades)
+        right = pc.value_counts(grades.filter(pa.array(verdicts == CORRECT)))
+        tally.grades = {str(g): [int(n), 0] for g, n in zip(*_pairs(rows), strict=True)}
+        for g, n in zip(*_pairs(right), strict=True):
+            tally.grades[str(g)][1] = int(n)
+    return tally
+
+
+def _pairs(counts: pa.StructArray) -> tuple[list, list]:
+    """value_counts' values and counts, nulls (rows without a grade) left out."""
+    values, ns = counts.field("values").to_pylist(), counts.field("counts").to_pylist()
+    kept = [(v, n) for v, n in zip(values, ns, strict=True) if v is not None]
+    return [v for v, _ in kept], [n for _, n in kept]
+
+
+def _group(rows: int, correct: int) -> dict[str, Any]:
+    return {"rows": rows, "correct": correct, "accuracy": correct / rows if rows else None}
+
+
+@dataclass
+class ScoreSummary:
+    """What a scoring found; `to_json()` is the `--json` output of the CLI."""
+
+    input: str
+    output: str
+    rows: int
+    correct: int
+    accuracy: float | None  # share of rows `correct`; None without rows
+    cell_accuracy: float | None  # cells right / (81 x rows where known); None when none is
+    verdicts: dict[str, int]  # rows per verdict, every verdict
+    by_clues: dict[int, dict[str, Any]]  # clue count -> rows, correct, accuracy
+    by_grade: dict[str, dict[str, Any]]  # the input's grade -> the same; {} without grades
+    wall_s: float
+    rows_per_s: float
+    workers: int
+    metadata: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    @property
+    def all_correct(self) -> bool:
+        return self.correct == self.rows
+
+    def to_json(self) -> str:
+        data = asdict(self)
+        data.pop("metadata")
+        return json.dumps(data, indent=2)
+
+    def describe(self) -> str:
+        """The terminal summary: accuracy, verdicts, then accuracy by clue count and grade."""
+        accuracy = "no rows" if self.accuracy is None else f"accuracy {self.accuracy:.2%}"
+        cells = "" if self.cell_accuracy is None else f", cell accuracy {self.cell_accuracy:.2%}"
+        lines = [
+            f"{self.rows:,} rows in {self.wall_s:.2f} s ({self.rows_per_s:,.0f} rows/s, "
+            f"{self.workers} worker{'s' if self.workers != 1 else ''}): {accuracy} "
+            f"({self.correct:,} correct){cells}",
+            "  " + ", ".join(f"{v} {n:,}" for v, n in self.verdicts.items() if n),
+        ]
+        for title, groups in (("clues", self.by_clues), ("grade", self.by_grade)):
+            if groups:
+                width = max(len(title), *(len(str(k)) for k in groups))
+                lines.append(f"  {title:>{width}} {'rows':>9} {'correct':>9} {'accuracy':>9}")
+                for key, g in groups.items():
+                    lines.append(f"  {key!s:>{width}} {g['rows']:>9,} {g['correct']:>9,} "
+                                 f"{g['accuracy']:>9.2%}")  # fmt: skip
+        lines.append(f"wrote {self.output}")
+        return "\n".join(lines)
+
+
+class ScoreTally:
+    """The batches' figures added up; `summary()` turns them into a `ScoreSummary`."""
+
+    def __init__(self) -> None:
+        self.total = BatchTally.empty()
+
+    def add(self, tally: BatchTally) -> None:
+        self.total.add(tally)
+
+    def summary(self, **run: Any) -> ScoreSummary:
+        t = self.total
+        rows, correct = int(t.verdicts.sum()), int(t.verdicts[CORRECT])
+        by_clues = {c: _group(int(n.sum()), int(n[CORRECT]))
+                    for c, n in enumerate(t.by_clues) if n.any()}  # fmt: skip
+        return ScoreSummary(
+            **run,
+            rows=rows,
+            correct=correct,
+            accuracy=correct / rows if rows else None,
+            cell_accuracy=t.cells / (CELLS * t.cells_rows) if t.cells_rows else None,
+            verdicts={name: int(n) for name, n in zip(VERDICT_NAMES, t.verdicts, strict=True)},
+            by_clues=by_clues,
+            by_grade={g: _group(*t.grades[g]) for g in _grade_order(t.grades)},
+        )
+
+
+def _grade_order(grades: dict[str, list[int]]) -> list[str]:
+    """The grades in ladder order when they are the ladder's (`pipeline.GRADES`), else by name."""
+    if not grades:
+        return []
+    from pipeline.rating.ladder import GRADES
+
+    if set(grades) <= set(GRADES):
+        return [g for g in GRADES if g in grades]
+    return sorted(grades)
