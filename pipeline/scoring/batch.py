@@ -130,4 +130,3 @@ def score_record_batch(batch: pa.RecordBatch, options: ScoreOptions) -> ScoredBa
     table = pa.Table.from_pydict(columns, schema=schema)
     tally = tally_batch(verdicts, clues, puzzles.ok, cells, grades)
     return ScoredBatch(table, tally)
-

@@ -91,5 +91,6 @@ def _frame_batch(
     grade = None
     if GRADE_COLUMN in frame.columns:
         grade = "grade"
-        batch = batch.append_column(grade, frame[GRADE_COLUMN].cast(pl.String).to_arrow().cast(pa.string()))
+        grades = frame[GRADE_COLUMN].cast(pl.String).to_arrow().cast(pa.string())
+        batch = batch.append_column(grade, grades)
     return batch, ScoreOptions("prediction", solution, grade)

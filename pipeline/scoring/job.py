@@ -94,9 +94,11 @@ def score_options(ds: Dataset, wanted: str | None, named_solution: str | None) -
     name = ds.location
     prediction = prediction_column(name, ds.columns, wanted, (ds.puzzle_column, ds.id_column))
     if prediction in (ds.puzzle_column, ds.id_column):
-        role = "puzzle" if prediction == ds.puzzle_column else "id"
+        role, option = (
+            ("puzzle", "--column") if prediction == ds.puzzle_column else ("id", "--id-column")
+        )
         raise InputError(f"{name}: the prediction column '{prediction}' is the {role} column; "
-                         f"name the {role} column with --{'column' if role == 'puzzle' else 'id-column'}")  # fmt: skip
+                         f"name the {role} column with {option}")  # fmt: skip
     solution = "solution" if ds.solution_column is not None else None
     if prediction == ds.solution_column:
         if named_solution is not None:
