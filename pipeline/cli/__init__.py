@@ -32,5 +32,6 @@ if (
             signal.signal(_signal, _interrupted_while_starting)
 
 from pipeline.cli.commands import app, main  # noqa: E402 - after the handlers, on purpose
+from pipeline.cli.score_command import score  # noqa: E402 - registers `score` on the app
 
-__all__ = ["app", "main"]
+__all__ = ["app", "main", "score"]
