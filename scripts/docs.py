@@ -7,6 +7,7 @@ Sections sit between `<!-- NAME:start -->` and `<!-- NAME:end -->` markers:
 * README.md `schema`: the result schema (`pipeline.results.schema`);
 * README.md `findings`: the finding codes (`pipeline.validate.catalogue`);
 * README.md `strategies`: the solver strategies (`pipeline.solver.registry`);
+* README.md `scored`: the score output's columns (`pipeline.scoring.batch`);
 * docs/CLI.md `cli`: every command's `--help`.
 """
 
@@ -52,6 +53,17 @@ def findings_table() -> str:
     return "\n".join(lines) + "\n"
 
 
+def scored_table() -> str:
+    """The score output's columns as a Markdown table: column, type, meaning."""
+    from pipeline.scoring.batch import COLUMNS, output_schema
+
+    lines = ["| column | type | meaning |", "|---|---|---|"]
+    for field in output_schema(pa.string(), grade=True):
+        kind = "passthrough" if field.name == "id" else _type_name(field)
+        lines.append(f"| {field.name} | {kind} | {COLUMNS[field.name]} |")
+    return "\n".join(lines) + "\n"
+
+
 def strategies_list() -> str:
     """The solver strategies as a Markdown list."""
     from pipeline.solver.registry import DEFAULT_STRATEGY, REGISTRY
@@ -87,6 +99,7 @@ SECTIONS = {
     ("README.md", "schema"): schema_table,
     ("README.md", "findings"): findings_table,
     ("README.md", "strategies"): strategies_list,
+    ("README.md", "scored"): scored_table,
     ("docs/CLI.md", "cli"): cli_reference,
 }
 

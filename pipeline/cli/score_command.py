@@ -54,7 +54,7 @@ def score(
     the givens and breaks no rule (for a puzzle with several solutions, any of them). Exit
     code 1 when a prediction is not correct (--exit-zero: never).
 
-    Example: sudoku-pipeline score puzzles.solved.parquet --prediction-column solution
+    Example: sudoku-pipeline score puzzles.parquet --prediction-column solution
     """
     from pipeline.scoring import score_file
 
