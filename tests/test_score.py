@@ -226,6 +226,13 @@ def test_exit_codes(tmp_path):
     assert done.exit_code == 2
     assert_one_line_error(done.stderr, "no prediction column found", "guess")
     assert cli("score", no_column, "--prediction-column", "guess", "-q").exit_code == 0
+    header_only = tmp_path / "empty.csv"
+    header_only.write_text("puzzle,prediction\n")
+    nothing = cli("score", header_only)
+    assert nothing.exit_code == 0, nothing.output
+    assert (
+        "0 rows" in nothing.stderr and pl.read_parquet(tmp_path / "empty.scored.parquet").is_empty()
+    )
     named_wrong = cli("score", no_column, "--prediction-column", "nope")
     assert named_wrong.exit_code == 2
     assert_one_line_error(named_wrong.stderr, "column 'nope' not found")

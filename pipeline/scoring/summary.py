@@ -116,8 +116,9 @@ class ScoreSummary:
             f"{self.rows:,} rows in {self.wall_s:.2f} s ({self.rows_per_s:,.0f} rows/s, "
             f"{self.workers} worker{'s' if self.workers != 1 else ''}): {accuracy} "
             f"({self.correct:,} correct){cells}",
-            "  " + ", ".join(f"{v} {n:,}" for v, n in self.verdicts.items() if n),
         ]
+        if self.rows:
+            lines.append("  " + ", ".join(f"{v} {n:,}" for v, n in self.verdicts.items() if n))
         for title, groups in (("clues", self.by_clues), ("grade", self.by_grade)):
             if groups:
                 width = max(len(title), *(len(str(k)) for k in groups))
