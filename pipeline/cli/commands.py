@@ -41,6 +41,10 @@ BenchStrategy = StrEnum(  # type: ignore[misc]
     "BenchStrategy", {"all": "all", **{name: name for name in STRATEGIES}}
 )
 DEFAULT_STRATEGY_CHOICE = Strategy(DEFAULT_STRATEGY)
+SOLVER_HELP = (
+    "A solver in place of --strategy: fast, mrv, backtrack, c:LIBRARY:SYMBOL, "
+    "python:MODULE:FUNCTION or cmd:COMMAND (its answers are checked; see README)."
+)
 ALL_STRATEGIES = BenchStrategy("all")
 
 
@@ -113,6 +117,7 @@ def solve(
         int, typer.Option(min=1, metavar="N", help="Rows per batch (bounds memory).")
     ] = 50_000,
     strategy: Annotated[Strategy, typer.Option(help="Solver strategy.")] = DEFAULT_STRATEGY_CHOICE,
+    solver: Annotated[str | None, typer.Option(metavar="SPEC", help=SOLVER_HELP)] = None,
     solutions: Annotated[
         int,
         typer.Option(
@@ -147,7 +152,8 @@ def solve(
     from pipeline.solving.job import solve_file
 
     with one_line_errors():
-        summary = solve_file(inputs, output, strategy=strategy.value, solutions=solutions,
+        summary = solve_file(inputs, output, strategy=strategy.value, solver=solver,
+                             solutions=solutions,
                              canonical=canonical, rate=rate, rate_samples=rate_samples,
                              max_nodes=max_nodes, resume=resume, batch_size=batch_size,
                              **job_options(job))  # fmt: skip

@@ -50,7 +50,8 @@ Workers = Annotated[int | None, typer.Option(min=1, metavar="N",
 Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing but errors.")]
 ExecutorOption = Annotated[Executor, typer.Option(
     "--executor", help="local: threads here; processes: worker processes here; dask: a Dask "
-    "cluster (see README).")]  # fmt: skip
+    "cluster (see README). Default: local (processes for a --solver that holds Python's "
+    "lock).")]  # fmt: skip
 Scheduler = Annotated[
     str | None,
     typer.Option(
@@ -74,7 +75,7 @@ JOB_OPTIONS = [
     _option("workers", Workers, None),
     _option("quiet", Quiet, False),
     _option("as_json", AsJson, False),
-    _option("executor", ExecutorOption, LOCAL),
+    _option("executor", ExecutorOption, None),  # None: local, or processes for a GIL solver
     _option("scheduler", Scheduler, None),
 ]
 

@@ -41,6 +41,7 @@ from pipeline.solver.registry import STRATEGIES
 VERDICT_COLORS = {
     "solved": "#2E9E6B", "multiple": "#E8A33D", "unsolvable": "#D1495B",
     "invalid": "#8E6BBF", "limit": "#6C7A89", "malformed": "#A0765B", "found": "#7FB77E",
+    "wrong_answer": "#3B3B3B", "solver_error": "#B0B0B0",
 }  # fmt: skip
 PALETTE = ("#2364AA", "#EA7317", "#7B4FA0", "#3DA5D9", "#C44536", "#4D9078", "#B5838D", "#8C6D31")
 # one colour per strategy, in the registry's order, the same on every plot and page

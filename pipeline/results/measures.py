@@ -30,7 +30,7 @@ from typing import Any
 
 import polars as pl
 
-NOT_SEARCHED = ("invalid", "malformed")
+NOT_SEARCHED = ("invalid", "malformed", "solver_error")  # no search, or none we can time
 SOLVED_VERDICTS = ("solved", "found")  # a solution, unique or not looked further
 
 

@@ -63,17 +63,22 @@ COLUMNS: dict[str, str] = {
     "puzzle": "the puzzle as read: 81 chars with `.` blanks when parseable, else the raw text",
     "verdict": "`solved` (exactly one solution), `multiple`, `unsolvable`, `invalid` (givens "
     "clash), `malformed`, `limit` (node budget spent), `found` (a solution; uniqueness not "
-    "checked: `--solutions 1`)",
+    "checked: `--solutions 1`); for a solver from outside (`--solver`) also `wrong_answer` "
+    "(its grid breaks a rule, changes a given or is incomplete) and `solver_error` (no answer)",
     "solution": "the solution found (the first one for `multiple` and `limit`), else null",
     "clues": "number of givens; null for malformed rows",
     "nodes": "search nodes, counted the same way by every strategy (see `pipeline.solver`); "
-    "0 when no search ran",
-    "guesses": "digits placed by choice at cells with two or more candidates; 0 when no search ran",
+    "0 when no search ran; null for a solver from outside (`--solver`)",
+    "guesses": "digits placed by choice at cells with two or more candidates; 0 when no search "
+    "ran; for a solver from outside its own count, null when it reports none",
     "solve_ns": "the kernel's time for this puzzle (monotonic clock, ns): a time far above what "
     "its nodes predict (a preemption on a busy machine) is measured again and the least kept; "
     "0 when no search ran",
     "expected_ok": "the input's solution agrees with the solution found; null without one",
-    "error": "why a row is malformed or invalid; null otherwise",
+    "error": "why a row is malformed, invalid, a `wrong_answer` or a `solver_error`; null "
+    "otherwise",
+    "kernel_agrees": "(`--solver` from outside) whether our `fast` kernel, counting to 2, "
+    "agrees with the solver's claim (none, one, several); null where it made none",
     "canonical": "(`--canonical`) the minlex form: the same string for the same puzzle in any "
     "disguise (relabelled, rows or columns swapped, transposed); null for malformed rows",
     "difficulty": "(`--rate`) mean guesses for a first solution over random symmetries of the "
@@ -98,8 +103,8 @@ def result_schema(id_type: pa.DataType | None = None, extra: pa.Schema | None = 
         VERDICT_FIELD,
         pa.field("solution", pa.string()),
         pa.field("clues", pa.int8()),
-        pa.field("nodes", pa.int64(), nullable=False),
-        pa.field("guesses", pa.int64(), nullable=False),
+        pa.field("nodes", pa.int64()),  # null: a solver from outside that does not count them
+        pa.field("guesses", pa.int64()),
         pa.field("solve_ns", pa.int64(), nullable=False),
         pa.field("expected_ok", pa.bool_()),
         pa.field("error", pa.string()),
@@ -116,15 +121,18 @@ def build_results(
     expected: pa.Array | None = None,
     extra: dict[str, pa.Array] | None = None,
     extra_fields: Sequence[pa.Field] = (),
+    messages: Sequence[str | None] | None = None,
 ) -> pa.Table:
-    """Assemble one batch's result table from the parsed input and the kernel's outputs;
+    """Assemble one batch's result table from the parsed input and the kernel's outputs
+    (nodes or guesses of -1: not reported, null; `messages`: the error sentences of a solver
+    from outside's rows, where not None);
     `extra`: columns after the schema's own (those the options add, then the input's other
     columns, passed through); `extra_fields`: the fields of those of them whose field says more
     than their type (an `enum_field`'s values)."""
     ok = parsed.ok
     verdicts = found.verdicts
     has_solution = np.isin(verdicts, (codes.SOLVED, codes.MULTIPLE, codes.FOUND))
-    has_solution |= (verdicts == codes.LIMIT) & (found.solutions[:, 0] != 0)
+    has_solution |= np.isin(verdicts, (codes.LIMIT, codes.WRONG_ANSWER)) & found.solutions.any(1)
     puzzles = format_grids(parsed.grids)
     if not ok.all():  # bad rows as they came
         puzzles = pc.if_else(pa.array(ok), puzzles, raw_puzzles.cast(pa.string()))
@@ -132,14 +140,17 @@ def build_results(
 
     errors = parsed.errors
     invalid = np.flatnonzero(verdicts == codes.INVALID)
-    if invalid.size:
-        messages = errors.to_pylist()
+    said = [] if messages is None else [i for i, m in enumerate(messages) if m is not None]
+    if invalid.size or said:
+        sentences = errors.to_pylist()
         from pipeline.solver.checks import clash_messages, first_clash  # numba: in workers
 
-        clashes = clash_messages(first_clash(parsed.grids[invalid]))
+        clashes = clash_messages(first_clash(parsed.grids[invalid])) if invalid.size else []
         for i, message in zip(invalid.tolist(), clashes, strict=True):
-            messages[i] = message
-        errors = pa.array(messages, type=pa.string())
+            sentences[i] = message
+        for i in said:
+            sentences[i] = messages[i]  # type: ignore[index]
+        errors = pa.array(sentences, type=pa.string())
 
     if expected is None:
         expected_ok = pa.nulls(len(ok), pa.bool_())
@@ -157,8 +168,8 @@ def build_results(
         "verdict": enum_array(verdicts, VERDICT_FIELD),
         "solution": solutions,
         "clues": pa.array(clue_counts(parsed.grids), mask=~ok),
-        "nodes": pa.array(found.nodes),
-        "guesses": pa.array(found.guesses),
+        "nodes": pa.array(found.nodes, mask=found.nodes < 0),
+        "guesses": pa.array(found.guesses, mask=found.guesses < 0),
         "solve_ns": pa.array(found.solve_ns),
         "expected_ok": expected_ok,
         "error": errors,

@@ -225,7 +225,7 @@ def start_job(
             output = default_output(names[0], suffix)
     target = check_output(output, inputs=names, force=options.get("force", False),
                           format=options.get("format"), formats=formats)  # fmt: skip
-    kind = options.get("executor", "local")
+    kind = options.get("executor") or "local"
     scheduler = options.get("scheduler")
     warm_up = partial(warm, kernels) if kernels else None
     pool = make_executor(kind, options.get("workers"), scheduler, warm_up)

@@ -62,6 +62,13 @@ def _rating() -> None:
     rate_grids(_grids(), samples=2, max_nodes=1000)
 
 
+def _library() -> None:
+    from pipeline.solvers.library import call_kernel
+
+    n = np.zeros(1, dtype=np.int64)
+    call_kernel(0, _grids()[:1], np.ones(1, np.bool_), 2, n, np.zeros((1, 81), np.uint8), n, n)
+
+
 @dataclass(frozen=True)
 class Kernel:
     """A kernel a job may call: `load()` calls it once on tiny boards; `compiled` names the
@@ -75,6 +82,7 @@ KERNELS: dict[str, Kernel] = {
     **{name: Kernel(_strategy(name), s.kernels()) for name, s in REGISTRY.items()},
     "clash": Kernel(_clash, (("pipeline.solver.checks", "_first_clash_kernel"),)),
     "two_solutions": Kernel(_two_solutions, (("pipeline.solver.fast", "two_solutions_kernel"),)),
+    "library": Kernel(_library, (("pipeline.solvers.library", "call_kernel"),)),  # c: solvers
     "canonical": Kernel(_canonical, (("pipeline.canonical_forms.batch", "canonical_kernel"),)),
     "rating": Kernel(
         _rating,

@@ -20,6 +20,8 @@ from pipeline.solver import (
     get_strategy,
     solve_grids,
 )
+from pipeline.solvers import parse_spec
+from pipeline.solvers.batch import ask_solver
 
 
 @dataclass(frozen=True)
@@ -33,8 +35,14 @@ class SolveOptions:
     rate: bool = False  # add `difficulty`, `grade`, `steps`, `steps_by_level`
     rate_samples: int = 16  # symmetries averaged by `difficulty`
     rate_seed: int = 0
+    solver: str | None = None  # a `--solver` spec; a built-in one is the same as `strategy`
 
     def __post_init__(self) -> None:
+        if self.solver is not None:
+            spec = parse_spec(self.solver)  # ValueError naming the choices
+            if spec.builtin:
+                object.__setattr__(self, "strategy", spec.target)
+                object.__setattr__(self, "solver", None)
         get_strategy(self.strategy)  # ValueError naming the choices
         if self.solutions not in (1, 2):
             raise ValueError(f"solutions must be 1 or 2, not {self.solutions!r}")
@@ -45,15 +53,23 @@ class SolveOptions:
         if self.rate_samples < 0 or self.rate_seed < 0:
             raise ValueError("rate_samples and rate_seed must be at least 0")
 
+    @property
+    def name(self) -> str:
+        """What results and reports call the solver: the strategy, or the `--solver` spec."""
+        return self.solver or self.strategy
+
     def kernels(self) -> tuple[str, ...]:
-        """The kernels a batch of these options calls (`run.warmup.KERNELS`): the strategy's,
-        the clash check, and those of the columns asked for."""
-        return (self.strategy, "clash", *(("canonical",) if self.canonical else ()),
+        """The kernels a batch of these options calls (`run.warmup.KERNELS`): the strategy's
+        (`fast` for a solver from outside: the one its answers are compared with), the clash
+        check, and those of the columns asked for."""
+        library = ("library",) if self.solver and self.solver.startswith("c:") else ()
+        return (self.strategy, "clash", *library, *(("canonical",) if self.canonical else ()),
                 *(("rating",) if self.rate else ()))  # fmt: skip
 
     def added_schema(self) -> pa.Schema:
         """The columns these options add to the result schema (after its own)."""
-        fields = [pa.field("canonical", pa.string())] if self.canonical else []
+        fields = [pa.field("kernel_agrees", pa.bool_())] if self.solver else []
+        fields += [pa.field("canonical", pa.string())] if self.canonical else []
         if self.rate:
             import polars as pl
 
@@ -107,13 +123,20 @@ def solve_record_batch(batch: pa.RecordBatch, options: SolveOptions) -> pa.Table
     other column passes through to the results (`Dataset.extra_schema`)."""
     puzzles = batch.column(batch.schema.get_field_index("puzzle"))
     parsed = parse_puzzles(puzzles)
-    found = solve_grids(
-        parsed.grids,
-        strategy=options.strategy,
-        solutions=options.solutions,
-        max_nodes=options.max_nodes,
-        skip=~parsed.ok,
-    )
+    said: dict[str, pa.Array] = {}
+    messages = None
+    if options.solver is None:
+        found = solve_grids(
+            parsed.grids,
+            strategy=options.strategy,
+            solutions=options.solutions,
+            max_nodes=options.max_nodes,
+            skip=~parsed.ok,
+        )
+    else:
+        found, messages, agrees = ask_solver(options.solver, parsed.grids, ~parsed.ok,
+                                             options.solutions)  # fmt: skip
+        said["kernel_agrees"] = pa.array(agrees == 1, mask=agrees < 0)
     passed = {n: batch.column(n) for n in batch.schema.names if n not in _INPUT}
     return build_results(
         batch.column(batch.schema.get_field_index("row")),
@@ -122,6 +145,7 @@ def solve_record_batch(batch: pa.RecordBatch, options: SolveOptions) -> pa.Table
         found,
         ids=optional_column(batch, "id"),
         expected=optional_column(batch, "solution"),
-        extra=_added(parsed, found, options) | passed,
+        extra=said | _added(parsed, found, options) | passed,
         extra_fields=options.added_schema() if options.rate else (),
+        messages=messages,
     )

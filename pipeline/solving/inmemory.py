@@ -20,6 +20,7 @@ from pipeline.io.frames import (
 from pipeline.results.schema import result_schema
 from pipeline.run.pool import map_chunks
 from pipeline.solver import DEFAULT_STRATEGY
+from pipeline.solvers.open import open_solver
 from pipeline.solving.batch import SolveOptions, solve_record_batch
 
 
@@ -34,6 +35,7 @@ def solve_batch(
     solution_column: str | None = ...,
     id_column: str | None = ...,
     workers: int | None = ...,
+    solver: str | None = ...,
 ) -> pl.LazyFrame: ...
 
 
@@ -48,6 +50,7 @@ def solve_batch(
     solution_column: str | None = ...,
     id_column: str | None = ...,
     workers: int | None = ...,
+    solver: str | None = ...,
 ) -> pl.DataFrame: ...
 
 
@@ -61,6 +64,7 @@ def solve_batch(
     solution_column: str | None = None,
     id_column: str | None = None,
     workers: int | None = None,
+    solver: str | None = None,
 ) -> pl.DataFrame | pl.LazyFrame:
     """Solve puzzles held in memory; a DataFrame in the result schema, one row per puzzle, in
     order (a bad row gets the verdict `malformed` and an `error`, as in a file).
@@ -81,8 +85,14 @@ def solve_batch(
     `workers`: None or 1 solves in this thread; more splits the puzzles into chunks solved on
     that many worker threads of this process (`pipeline.run.pool`: nothing to start, nothing
     kept between calls); the rows are the same, in the same order.
+
+    `solver`: a `--solver` spec in place of `strategy` (`pipeline.solvers`: `c:LIBRARY:SYMBOL`,
+    `python:MODULE:FUNCTION`, `cmd:COMMAND`, or a strategy's name): its answers are checked,
+    with a `kernel_agrees` column (its workers are threads here, whatever it holds).
     """
-    options = SolveOptions(strategy, solutions, max_nodes)
+    options = SolveOptions(strategy, solutions, max_nodes, solver=solver)
+    if options.solver is not None:
+        open_solver(options.solver)  # InputError (one line) when it cannot be opened
     named = ColumnNames(column=column, solution_column=solution_column, id_column=id_column)
     if isinstance(puzzles, pa.Table):
         puzzles = pl.DataFrame(puzzles)  # its columns found as a DataFrame's, the others kept
@@ -117,7 +127,7 @@ def _solve_lazy(
     empty = puzzle_batch(pl.DataFrame(schema=schema), **named)  # no rows: the ids' type
     has_ids = "id" in empty.schema.names
     id_type = empty.schema.field("id").type if has_ids else None
-    results = pl.DataFrame(result_schema(id_type).empty_table())
+    results = pl.DataFrame(result_schema(id_type, options.added_schema()).empty_table())
     others = passed_columns(schema.names(), named)
     out = pl.Schema({**results.schema, **{new: schema[old] for old, new in others.items()}})
     return frame.map_batches(lambda df: _solve_frame(df, options, named, workers), schema=out)

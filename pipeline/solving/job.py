@@ -30,7 +30,8 @@ from pipeline.run.checkpoint import Checkpoint, Progress, StreamSink
 from pipeline.run.job import Job, JobOptions, start_job
 from pipeline.run.loop import running
 from pipeline.run.parts import Part, verdict_counts
-from pipeline.solver.codes import VERDICT_NAMES
+from pipeline.solver.codes import OUTSIDE_ONLY, VERDICT_NAMES
+from pipeline.solvers.open import open_solver, solver_metadata
 from pipeline.solving.batch import SolveOptions, solve_record_batch
 
 SOLVED_SUFFIX = ".solved.parquet"
@@ -76,6 +77,7 @@ def _identity(job: Job, options: SolveOptions) -> dict[str, Any]:
         **(inputs[0] if len(inputs) == 1 else {"inputs": inputs}),
         "version": package_version(),
         "strategy": options.strategy,
+        **({"solver": options.solver} if options.solver else {}),
         "solutions": options.solutions,
         "max_nodes": options.max_nodes,
         "added columns": [
@@ -134,12 +136,17 @@ def solve_file(
     canonical: bool = False,
     rate: bool = False,
     rate_samples: int = 16,
+    solver: str | None = None,
     **options: Unpack[JobOptions],
 ) -> RunSummary:
     """Solve every row of `inputs` (a file, `-` for stdin, several files or quoted globs) into
     `output` (default `<stem>.solved.parquet` beside a single input; `-`: stdout). The output's
     format follows its suffix (.parquet, .csv, .jsonl) or `format`.
 
+    `solver`: a `--solver` spec (`pipeline.solvers`) in place of `strategy`: a built-in
+    strategy's name, `c:LIBRARY:SYMBOL`, `python:MODULE:FUNCTION` or `cmd:COMMAND`, whose
+    answers are checked (verdicts `wrong_answer`, `solver_error`; a `kernel_agrees` column);
+    one that holds Python's lock runs on worker processes unless `executor` says otherwise.
     `canonical` adds each puzzle's minlex form; `rate` its `difficulty` (mean guesses over
     `rate_samples` random symmetries) and `grade` (the hardest technique a person needs).
     `options`: how to read the inputs and run the job (`JobOptions`: columns, separator,
@@ -149,9 +156,16 @@ def solve_file(
     batches for `resume=True`.
     """
     try:
-        search = SolveOptions(strategy, solutions, max_nodes, canonical, rate, rate_samples)
+        search = SolveOptions(strategy, solutions, max_nodes, canonical, rate, rate_samples,
+                              solver=solver)  # fmt: skip
     except ValueError as e:
         raise InputError(str(e)) from None
+    about_solver: dict[str, Any] = {}
+    if search.solver is not None:
+        adapter = open_solver(search.solver)  # InputError (one line) before any work
+        about_solver = solver_metadata(adapter)
+        if adapter.holds_gil and not options.get("executor"):
+            options = {**options, "executor": "processes"}  # type: ignore[typeddict-item]
     job = start_job("solve", inputs, output, SOLVED_SUFFIX, options, kernels=search.kernels(),
                     reserved=tuple(search.added_schema().names))  # fmt: skip
     if resume and job.output is None:
@@ -161,10 +175,10 @@ def solve_file(
         stream = "stdin" if streams[0] == STDIN else streams[0]
         raise InputError(f"--resume cannot continue from {stream}: it can be read once only")
     with job.locked():
-        return _run(job, search, resume)
+        return _run(job, search, resume, about_solver)
 
 
-def _run(job: Job, search: SolveOptions, resume: bool) -> RunSummary:
+def _run(job: Job, search: SolveOptions, resume: bool, about_solver: dict[str, Any]) -> RunSummary:
     """The solve job, its output locked."""
     empty = _empty(job, search)
     # before any work: a column text cannot hold; a folder of the user's at <output>.partial
@@ -203,8 +217,9 @@ def _run(job: Job, search: SolveOptions, resume: bool) -> RunSummary:
             rate = (done - progress.rows) / wall if wall > 0 else None
             renamed = {n: ds.renamed for n, ds in zip(job.inputs.names, job.inputs.datasets,
                                                       strict=True) if ds.renamed}  # fmt: skip
+            said = {"solver": about_solver} if about_solver else {}
             metadata = job.metadata(done, asdict(search), rate, resumed_rows=progress.rows,
-                                    renamed_columns=renamed or None)  # fmt: skip
+                                    renamed_columns=renamed or None, **said)  # fmt: skip
             # An interrupt while joining keeps the (complete) checkpoint: --resume joins again.
             sink.commit(read, empty, metadata)
     except InputError:  # the input failed part-way (a truncated .gz, say)
@@ -217,11 +232,12 @@ def _run(job: Job, search: SolveOptions, resume: bool) -> RunSummary:
         input=", ".join(job.inputs.names),
         output=str(job.target),
         rows=done,
-        verdicts={v: counts.get(v, 0) for v in VERDICT_NAMES},
+        verdicts={v: counts.get(v, 0) for v in VERDICT_NAMES
+                  if search.solver or v not in OUTSIDE_ONLY},  # fmt: skip
         wall_s=wall,
         rows_per_s=rate or 0.0,
         workers=job.executor.workers,
-        strategy=search.strategy,
+        strategy=search.name,
         resumed_rows=progress.rows,
         metadata=metadata,
     )

@@ -1,0 +1,222 @@
+"""`c:LIBRARY:SYMBOL` solvers: a tiny C solver with tdoku's signature, built here with `cc`, put
+through the pipeline; a lying one to prove its answers are checked, never trusted; and tdoku's
+own library, when it is built, agreeing with our verdicts on public puzzles."""
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+import pytest
+from conftest import SHARED_DATA, assert_one_line_error, cli, shared_puzzles
+
+from pipeline.grid import format_grids
+from pipeline.solver import codes, solve_grids
+from pipeline.solvers import parse_spec
+from pipeline.solvers.batch import ask_solver
+
+SOLVER_C = r"""
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#define SOLVER(name) size_t name(const char *p, size_t limit, uint32_t config, char *solution, \
+                             size_t *guesses)
+
+static int ok(const char *g, int cell, char d) {
+    int r = cell / 9, c = cell % 9, br = r / 3 * 3, bc = c / 3 * 3;
+    for (int k = 0; k < 9; k++) {
+        if (g[r * 9 + k] == d || g[k * 9 + c] == d) return 0;
+        if (g[(br + k / 3) * 9 + bc + k % 3] == d) return 0;
+    }
+    return 1;
+}
+
+/* plain backtracking, cells in order; counts up to limit, keeps the first solution */
+static size_t search(char *g, int cell, size_t limit, size_t found, char *first, size_t *guesses) {
+    while (cell < 81 && g[cell] != '.') cell++;
+    if (cell == 81) { if (found == 0) memcpy(first, g, 81); return found + 1; }
+    for (char d = '1'; d <= '9' && found < limit; d++) {
+        if (!ok(g, cell, d)) continue;
+        g[cell] = d; (*guesses)++;
+        found = search(g, cell + 1, limit, found, first, guesses);
+        g[cell] = '.';
+    }
+    return found;
+}
+
+SOLVER(honest) {
+    char g[82]; memcpy(g, p, 81); g[81] = 0; *guesses = 0;
+    return search(g, 0, limit, 0, solution, guesses);
+}
+
+/* like tdoku: a grid only with limit 1, and no guess count */
+SOLVER(count_only) {
+    char g[82], first[81]; size_t unused = 0; memcpy(g, p, 81);
+    size_t n = search(g, 0, limit, 0, first, &unused);
+    if (limit == 1 && n) memcpy(solution, first, 81);
+    return n;
+}
+
+SOLVER(breaks_rule) {
+    size_t n = honest(p, limit, config, solution, guesses);
+    for (int k = 0; k < 81; k++) if (p[k] == '.') { char t = solution[k];  /* swap two blanks */
+        for (int j = k + 1; j < 81; j++) if (p[j] == '.' && solution[j] != t) {
+            solution[k] = solution[j]; solution[j] = t; return n; } }
+    return n;
+}
+
+SOLVER(changes_given) {
+    size_t n = honest(p, limit, config, solution, guesses);
+    for (int k = 0; k < 81; k++)
+        if (p[k] != '.') { solution[k] = p[k] == '9' ? '1' : p[k] + 1; break; }
+    return n;
+}
+
+SOLVER(incomplete) {
+    size_t n = honest(p, limit, config, solution, guesses);
+    for (int k = 0; k < 81; k++) if (p[k] == '.') { solution[k] = '.'; break; }
+    return n;
+}
+
+SOLVER(claims_unique) {
+    size_t n = honest(p, limit, config, solution, guesses);
+    return n > 1 ? 1 : n;
+}
+"""
+
+# one puzzle with a unique solution, one with two (two cells swapped in a unique one's blanks)
+UNIQUE = "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79"
+MULTIPLE = "2.9.4.7.3.....................................8.....4.......................1.6.5"
+CLASHING = "55..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79"
+
+
+@pytest.fixture(scope="module")
+def library(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    cc = shutil.which("cc")
+    if cc is None:
+        pytest.skip("no C compiler (cc) on this machine")
+    folder = tmp_path_factory.mktemp("csolver")
+    source = folder / "solver.c"
+    source.write_text(SOLVER_C)
+    built = folder / "libsolver.so"
+    subprocess.run([cc, "-O2", "-shared", "-fPIC", "-o", str(built), str(source)], check=True)
+    return built
+
+
+def _grids(*puzzles: str) -> np.ndarray:
+    return np.array([[0 if c == "." else int(c) for c in p] for p in puzzles], dtype=np.uint8)
+
+
+def _ask(library: Path, symbol: str, *puzzles: str, limit: int = 2):  # noqa: ANN202
+    grids = _grids(*puzzles)
+    return ask_solver(parse_spec(f"c:{library}:{symbol}"), grids, np.zeros(len(grids), bool), limit)
+
+
+def test_an_honest_solver_gets_our_verdicts(library: Path) -> None:
+    asked = _ask(library, "honest", UNIQUE, MULTIPLE, CLASHING)
+    ours = solve_grids(_grids(UNIQUE, MULTIPLE, CLASHING))
+    assert asked.found.verdicts.tolist() == [codes.SOLVED, codes.MULTIPLE, codes.INVALID]
+    assert ours.verdicts.tolist() == asked.found.verdicts.tolist()
+    assert (asked.found.solutions[0] == ours.solutions[0]).all()
+    assert asked.kernel_agrees.tolist() == [1, 1, -1]
+    assert asked.found.guesses[0] > 0 and asked.found.nodes[0] == -1  # nodes: not counted
+    assert asked.found.solve_ns[0] > 0 and asked.found.solve_ns[2] == 0
+
+
+def test_a_solver_that_writes_no_grid_when_counting_is_asked_again_for_one(library: Path) -> None:
+    asked = _ask(library, "count_only", UNIQUE)
+    assert asked.found.verdicts.tolist() == [codes.SOLVED]
+    assert (asked.found.solutions[0] == solve_grids(_grids(UNIQUE)).solutions[0]).all()
+    assert asked.found.guesses.tolist() == [-1]  # it reports none: null in the table
+
+
+@pytest.mark.parametrize(
+    ("symbol", "said"),
+    [
+        ("breaks_rule", "breaks a rule: "),
+        ("changes_given", "changes the given 5 at r1c1 to 6"),
+        ("incomplete", "incomplete: 1 cells blank"),
+    ],
+)
+def test_a_wrong_grid_is_a_wrong_answer_with_a_sentence(
+    library: Path, symbol: str, said: str
+) -> None:
+    asked = _ask(library, symbol, UNIQUE)
+    assert asked.found.verdicts.tolist() == [codes.WRONG_ANSWER]
+    assert said in asked.messages[0]
+
+
+def test_a_false_claim_of_uniqueness_is_caught_by_our_kernel(library: Path) -> None:
+    asked = _ask(library, "claims_unique", MULTIPLE, UNIQUE)
+    assert asked.found.verdicts.tolist() == [codes.SOLVED, codes.SOLVED]  # its grids are fine
+    assert asked.kernel_agrees.tolist() == [0, 1]  # ... but the first is not unique
+
+
+def test_solve_with_a_c_solver_end_to_end(library: Path, tmp_path: Path) -> None:
+    source = tmp_path / "in.txt"
+    source.write_text("\n".join([UNIQUE, MULTIPLE, CLASHING, "not a puzzle"]) + "\n")
+    out = tmp_path / "out.parquet"
+    result = cli("solve", source, "-o", out, "--solver", f"c:{library}:changes_given", "-q")
+    assert result.exit_code == 0, result.stderr
+    table = pl.read_parquet(out)
+    assert table["verdict"].cast(pl.String).to_list() == [
+        "wrong_answer", "wrong_answer", "invalid", "malformed"]  # fmt: skip
+    assert table["nodes"].null_count() == 2 and table["kernel_agrees"].null_count() == 4
+    assert "changes the given" in table["error"][0]
+    assert table["solution"][0] is not None  # what it returned is shown beside the sentence
+
+
+def test_solve_batch_takes_a_solver(library: Path) -> None:
+    from pipeline import solve_batch
+
+    frame = solve_batch([UNIQUE, MULTIPLE], solver=f"c:{library}:honest")
+    assert frame["verdict"].cast(pl.String).to_list() == ["solved", "multiple"]
+    assert frame["kernel_agrees"].to_list() == [True, True]
+
+
+@pytest.mark.parametrize(
+    ("spec", "said"),
+    [
+        ("c:{lib}:no_such_symbol", "has no function no_such_symbol"),
+        ("c:/no/such/lib.so:honest", "cannot load /no/such/lib.so"),
+        ("c:{lib}", "should read c:LIBRARY:SYMBOL"),
+    ],  # fmt: skip
+)
+def test_a_missing_library_or_symbol_is_one_error_line(
+    library: Path, tmp_path: Path, spec: str, said: str
+) -> None:
+    source = tmp_path / "in.txt"
+    source.write_text(UNIQUE + "\n")
+    out = tmp_path / "out.parquet"
+    result = cli("solve", source, "-o", out, "--solver", spec.format(lib=library))
+    assert result.exit_code == 2
+    assert_one_line_error(result.stderr, said)
+    assert not out.exists()
+
+
+def _tdoku_library() -> Path | None:
+    named = os.environ.get("TDOKU_LIB")
+    if named:
+        return Path(named)
+    bench = os.environ.get("TDOKU_BENCH")
+    guess = Path(bench).with_name("libtdoku_shared.so") if bench else None
+    default = Path("/work/tdoku/build/libtdoku_shared.so")
+    return guess if guess and guess.exists() else (default if default.exists() else None)
+
+
+@pytest.mark.parametrize("name", ["puzzles3_magictour_top1465.txt", "kaggle1m_first9999.csv"])
+def test_tdoku_through_the_pipeline_agrees_with_our_verdicts(name: str) -> None:
+    lib = _tdoku_library()
+    if lib is None or not lib.exists():
+        pytest.skip("tdoku's library is not built (TDOKU_LIB, TDOKU_BENCH)")
+    grids = shared_puzzles(name, limit=300)
+    ours = solve_grids(grids)
+    spec = parse_spec(f"c:{lib}:TdokuSolverDpllTriadSimd")
+    theirs = ask_solver(spec, grids, np.zeros(len(grids), bool))
+    assert theirs.found.verdicts.tolist() == ours.verdicts.tolist()
+    assert (theirs.found.solutions == ours.solutions).all()
+    assert (theirs.kernel_agrees == 1).all()
+    assert (theirs.found.guesses >= 0).all()
+    assert SHARED_DATA.exists() and format_grids(grids[:1])  # the set was read as solve reads it
