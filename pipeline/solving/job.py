@@ -232,8 +232,9 @@ def _run(job: Job, search: SolveOptions, resume: bool, about_solver: dict[str, A
         input=", ".join(job.inputs.names),
         output=str(job.target),
         rows=done,
-        verdicts={v: counts.get(v, 0) for v in VERDICT_NAMES
-                  if search.solver or v not in OUTSIDE_ONLY},  # fmt: skip
+        verdicts={
+            v: counts.get(v, 0) for v in VERDICT_NAMES if search.solver or v not in OUTSIDE_ONLY
+        },  # fmt: skip
         wall_s=wall,
         rows_per_s=rate or 0.0,
         workers=job.executor.workers,
