@@ -36,6 +36,7 @@ import polars as pl
 import pyarrow as pa
 
 from pipeline.bench.reference import TdokuRuns, read_reference, tdoku_binary
+from pipeline.bench.solvers import checked, open_solvers, solver_options
 from pipeline.bench.table import BenchResult, BenchRow
 from pipeline.compiled import notices, stderr_notice
 from pipeline.errors import InputError
@@ -50,19 +51,28 @@ from pipeline.results.schema import result_schema
 from pipeline.run.executors import Executor, InlineExecutor, ThreadExecutor
 from pipeline.run.warmup import expect_kernels, warm
 from pipeline.solver.registry import REGISTRY, STRATEGIES
+from pipeline.solvers.open import open_adapter
 from pipeline.solving.batch import SolveOptions, solve_record_batch
 
 BATCH_SIZE = 50_000
 
 
-def _kernels(strategies: tuple[str, ...]) -> tuple[str, ...]:
-    return (*strategies, "clash")
+def _kernels(options: list[SolveOptions]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(k for o in options for k in o.kernels()))
 
 
-def _executor(workers: int, strategies: tuple[str, ...]) -> Executor:
+def _warm(kernels: tuple[str, ...], solvers: tuple[str, ...]) -> None:
+    """Load the kernels and open the solvers from outside (once per worker thread)."""
+    warm(kernels)
+    for spec in solvers:
+        open_adapter(spec)
+
+
+def _executor(workers: int, options: list[SolveOptions]) -> Executor:
     """This process for one worker, else a pool; either way `start()` loads every kernel the
-    strategies call before the caller starts a clock."""
-    warm_up = partial(warm, _kernels(strategies))
+    strategies call, and opens every solver, before the caller starts a clock."""
+    solvers = tuple(o.solver for o in options if o.solver)
+    warm_up = partial(_warm, _kernels(options), solvers)
     return InlineExecutor(warm_up) if workers == 1 else ThreadExecutor(workers, warm_up)
 
 
@@ -103,17 +113,19 @@ def _with_identity(table: pa.Table, dataset: str, strategy: str) -> pa.Table:
         "id": ids,
     }
     columns |= {name: table.column(name) for name in table.column_names if name not in columns}
+    columns.setdefault("kernel_agrees", pa.nulls(table.num_rows, pa.bool_()))  # built-in: null
     return pa.Table.from_pydict(columns, schema=bench_schema())
 
 
 def bench_schema() -> pa.Schema:
-    """The schema of a bench output file: dataset, strategy, then the result schema."""
+    """The schema of a bench output file: dataset, strategy (the strategy's name or the
+    `--solver` spec), then the result schema, then `kernel_agrees` (null for a strategy)."""
     schema = result_schema(pa.string())
     extra = [
         pa.field("dataset", pa.string(), nullable=False),
         pa.field("strategy", pa.string(), nullable=False),
     ]
-    return pa.schema(extra + list(schema))
+    return pa.schema(extra + list(schema) + [pa.field("kernel_agrees", pa.bool_())])
 
 
 def _measure(
@@ -128,16 +140,20 @@ def _measure(
     parts = list(pool.map_ordered(solve_record_batch, batches, options))
     wall = time.perf_counter() - start
     n = sum(t.num_rows for t in parts)
-    row = BenchRow(name, options.strategy, n, n / wall if wall > 0 else 0.0, wall,
+    row = BenchRow(name, options.name, n, n / wall if wall > 0 else 0.0, wall,
                    options.max_nodes, str(path))  # fmt: skip
-    if n:
+    return row, parts
+
+
+def _figures(row: BenchRow, parts: list[pa.Table]) -> None:
+    """The row's figures from its (checked) result tables."""
+    if row.puzzles:
         f = effort(pl.from_arrow(pa.concat_tables(parts)))
         row.us_per_puzzle = f["time_us"]
         row.nodes_per_puzzle = f["nodes"]
         row.guesses_per_puzzle = f["guesses"]
         row.no_guess_pct = f["no_guess_pct"]
         row.limit = f["limit"]
-    return row, parts
 
 
 def _puzzles(parts: list[pa.Table]) -> list[str]:
@@ -162,10 +178,12 @@ def _options_record(
         f"{s} {'none' if opts[s].max_nodes is None else f'{opts[s].max_nodes:,}'}"
         for s in strategies
     )
+    solvers = [s for s, o in opts.items() if o.solver is not None]
     return {
-        "strategy": strategy,
+        "strategy": strategy or "none",
+        **({"solvers": "; ".join(solvers)} if solvers else {}),
         "solutions": solutions,
-        "max_nodes": budgets,
+        "max_nodes": budgets or "none",
         "rows": "all" if rows is None else rows,
         "workers": workers,
         "repeats": repeats,
@@ -174,7 +192,7 @@ def _options_record(
 
 def bench(
     datasets: list[str | Path] | str | Path,
-    strategy: str = "all",
+    strategy: str | None = None,
     workers: int = 1,
     output: str | Path | None = None,
     *,
@@ -186,8 +204,15 @@ def bench(
     tdoku: str | Path | None = None,
     progress: bool = False,
     force: bool = False,
+    solvers: list[str] | tuple[str, ...] = (),
 ) -> BenchResult:
     """Solve each dataset with each strategy (`"all"` or one name) `repeats` times and measure.
+
+    `solvers`: `--solver` specs measured beside the strategies, exactly as they are (the spec
+    is the name in the `strategy` column): `c:LIBRARY:SYMBOL`, `python:MODULE:FUNCTION`,
+    `cmd:COMMAND`, or a strategy's name. `strategy` defaults to `"all"` without solvers and to
+    none with them. A solver's answers are checked as `solve` checks them; its `kernel_agrees`
+    (our `fast` kernel's view of its claims) is computed after the clock, not on it.
 
     `max_nodes` is the node budget for every strategy (default: each strategy's
     `bench_budget` in the registry); `rows` keeps the first rows of each dataset; `output`
@@ -200,8 +225,9 @@ def bench(
     paths = [Path(p) for p in ([datasets] if isinstance(datasets, str | Path) else datasets)]
     if not paths:
         raise InputError("no datasets given")
-    strategies = STRATEGIES if strategy == "all" else (strategy,)
-    if strategy != "all" and strategy not in STRATEGIES:
+    strategy = strategy or ("all" if not solvers else "")
+    strategies = STRATEGIES if strategy == "all" else (strategy,) if strategy else ()
+    if strategy not in ("all", "") and strategy not in STRATEGIES:
         raise InputError(f"unknown strategy {strategy!r}; choose all, {', '.join(STRATEGIES)}")
     if workers < 1 or repeats < 1 or (rows is not None and rows < 1):
         raise InputError("workers, repeats and rows must be at least 1")
@@ -214,7 +240,7 @@ def bench(
             clear_stale_temporaries(out)
         return _bench(paths, strategy, strategies, workers, target, max_nodes=max_nodes,
                       rows=rows, solutions=solutions, repeats=repeats, reference=reference,
-                      tdoku=tdoku, progress=progress)  # fmt: skip
+                      tdoku=tdoku, progress=progress, solvers=tuple(solvers))  # fmt: skip
 
 
 def _bench(
@@ -231,14 +257,17 @@ def _bench(
     reference: str | Path | None,
     tdoku: str | Path | None,
     progress: bool,
+    solvers: tuple[str, ...] = (),
 ) -> BenchResult:
     """`bench`, its options and output checked (and the output locked)."""
     try:
         options = {
             s: SolveOptions(s, solutions, max_nodes or REGISTRY[s].bench_budget) for s in strategies
         }
+        options |= solver_options(solvers, solutions, max_nodes)
     except ValueError as e:
         raise InputError(str(e)) from None
+    about = open_solvers(options)
     references = [read_reference(reference)] if reference is not None else []
     binary, skipped = tdoku_binary(tdoku)
     notes = [skipped] if skipped else []
@@ -271,6 +300,7 @@ def _bench(
             strategy, strategies, options, solutions, rows, workers, repeats
         ),  # fmt: skip
         "runs": runs,
+        **({"solvers": about} if about else {}),
         **machine(),
     }
     if target is not None:
@@ -298,9 +328,9 @@ def _repeats(
     strategies = tuple(options)
     best: Measured = {}
     rates: dict[tuple[str, str], list[float]] = {}
-    pool = _executor(workers, strategies)
+    pool = _executor(workers, list(options.values()))
     with notices(stderr_notice("bench") if progress else None):
-        expect_kernels(_kernels(strategies))
+        expect_kernels(_kernels(list(options.values())))
         pool.start()
     try:
         for repeat in range(repeats):
@@ -316,6 +346,11 @@ def _repeats(
                               file=sys.stderr, flush=True)  # fmt: skip
                 if tdoku is not None:
                     tdoku.measure(name, _puzzles(best[(name, strategies[0])][1]))
+        for name, _, batches in loaded:  # after the clock: answers checked, figures
+            for s in strategies:
+                row, parts = best[(name, s)]
+                best[(name, s)] = (row, checked(batches, parts, options[s], pool))
+                _figures(row, best[(name, s)][1])
         pool.close()
     finally:
         pool.terminate()

@@ -96,6 +96,12 @@ class BenchResult:
             shown = [f"{k} ({v})" if "; " in str(v) else f"{k} {v}"
                      for k, v in meta["options"].items()]  # fmt: skip
             lines.append("options: " + ", ".join(shown) + ".")
+        if meta.get("solvers"):
+            lines.append(
+                "solvers from outside (--solver): on the clock one call a puzzle counting to the "
+                "limit (us/puzzle: that call); their answers fetched where missing and checked, "
+                "kernel_agrees included, after the clock; nodes/puzzle '-' where not counted."
+            )
         for ref in self.references:
             lines.append(f"{ref.label}: {ref.note} ({ref.source}).".replace(" ()", ""))
         lines += [f"note: {n}." for n in self.notes]

@@ -45,7 +45,6 @@ SOLVER_HELP = (
     "A solver in place of --strategy: fast, mrv, backtrack, c:LIBRARY:SYMBOL, "
     "python:MODULE:FUNCTION or cmd:COMMAND (its answers are checked; see README)."
 )
-ALL_STRATEGIES = BenchStrategy("all")
 
 
 def _output(help: str) -> Any:
@@ -307,7 +306,18 @@ def bench(
     datasets: Annotated[
         list[Path], typer.Argument(metavar="DATASET", help="Inputs, as for solve.")
     ],
-    strategy: Annotated[BenchStrategy, typer.Option(help="One strategy, or all.")] = ALL_STRATEGIES,
+    strategy: Annotated[
+        BenchStrategy | None,
+        typer.Option(help="One strategy, or all (default: all; none with --solver)."),
+    ] = None,
+    solver: Annotated[
+        list[str] | None,
+        typer.Option(
+            metavar="SPEC",
+            help="A solver to measure beside them (repeatable): "
+            "c:LIBRARY:SYMBOL, python:MODULE:FUNCTION, cmd:COMMAND or a strategy.",
+        ),
+    ] = None,
     workers: Annotated[int, typer.Option(min=1, metavar="N", help="Worker threads.")] = 1,
     output: Annotated[
         Path | None,
@@ -359,9 +369,10 @@ def bench(
     from pipeline.bench.job import bench as run_bench
 
     with one_line_errors():
-        result = run_bench(datasets, strategy.value, workers, output, max_nodes=max_nodes,
-                           rows=rows, repeats=repeats, reference=reference, tdoku=tdoku,
-                           progress=not quiet, force=force)  # fmt: skip
+        result = run_bench(datasets, strategy and strategy.value, workers, output,
+                           max_nodes=max_nodes, rows=rows, repeats=repeats, reference=reference,
+                           tdoku=tdoku, progress=not quiet, force=force,
+                           solvers=solver or ())  # fmt: skip
     _print_result(result.to_json() if as_json else result.to_markdown(), as_json=as_json,
                   quiet=quiet, written=output)  # fmt: skip
 

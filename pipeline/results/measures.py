@@ -92,7 +92,8 @@ def fixed(value: float | int | Decimal, places: int = 1) -> str:
 
 def effort(frame: pl.DataFrame) -> dict[str, Any]:
     """Mean effort over the searched rows of a result table: `searched` rows, `time_us`,
-    `nodes`, `guesses` per puzzle (None without searched rows), `no_guess_pct`, and `limit`
+    `nodes`, `guesses` per puzzle (None without searched rows; over the rows that report
+    them: a solver from outside may not), `no_guess_pct`, and `limit`
     (rows left at the node budget)."""
     done = searched(frame)
     n = done.height
@@ -100,14 +101,16 @@ def effort(frame: pl.DataFrame) -> dict[str, Any]:
         pl.col("solve_ns").sum().alias("solve_ns"),
         pl.col("nodes").sum().alias("nodes"),
         pl.col("guesses").sum().alias("guesses"),
+        pl.col("nodes").count().alias("nodes_n"),  # null: a solver from outside that
+        pl.col("guesses").count().alias("guesses_n"),  # does not count them
         solved_without_guess().sum().alias("no_guess"),
         (pl.col("verdict").cast(pl.String) == "limit").sum().alias("limit"),
     ).row(0, named=True)
     return {
         "searched": n,
         "time_us": mean(sums["solve_ns"], n, 1000),
-        "nodes": mean(sums["nodes"], n),
-        "guesses": mean(sums["guesses"], n),
+        "nodes": mean(sums["nodes"], sums["nodes_n"]),
+        "guesses": mean(sums["guesses"], sums["guesses_n"]),
         "no_guess_pct": percent(sums["no_guess"], n),
         "limit": int(sums["limit"] or 0),
     }

@@ -121,11 +121,11 @@ def build_results(
     expected: pa.Array | None = None,
     extra: dict[str, pa.Array] | None = None,
     extra_fields: Sequence[pa.Field] = (),
-    messages: Sequence[str | None] | None = None,
+    messages: dict[int, str] | None = None,
 ) -> pa.Table:
     """Assemble one batch's result table from the parsed input and the kernel's outputs
     (nodes or guesses of -1: not reported, null; `messages`: the error sentences of a solver
-    from outside's rows, where not None);
+    from outside's rows, by position);
     `extra`: columns after the schema's own (those the options add, then the input's other
     columns, passed through); `extra_fields`: the fields of those of them whose field says more
     than their type (an `enum_field`'s values)."""
@@ -140,16 +140,15 @@ def build_results(
 
     errors = parsed.errors
     invalid = np.flatnonzero(verdicts == codes.INVALID)
-    said = [] if messages is None else [i for i, m in enumerate(messages) if m is not None]
-    if invalid.size or said:
+    if invalid.size or messages:
         sentences = errors.to_pylist()
         from pipeline.solver.checks import clash_messages, first_clash  # numba: in workers
 
         clashes = clash_messages(first_clash(parsed.grids[invalid])) if invalid.size else []
         for i, message in zip(invalid.tolist(), clashes, strict=True):
             sentences[i] = message
-        for i in said:
-            sentences[i] = messages[i]  # type: ignore[index]
+        for i, message in (messages or {}).items():
+            sentences[i] = message
         errors = pa.array(sentences, type=pa.string())
 
     if expected is None:

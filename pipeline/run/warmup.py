@@ -66,7 +66,9 @@ def _library() -> None:
     from pipeline.solvers.library import call_kernel
 
     n = np.zeros(1, dtype=np.int64)
-    call_kernel(0, _grids()[:1], np.ones(1, np.bool_), 2, n, np.zeros((1, 81), np.uint8), n, n)
+    call_kernel(
+        0, _grids()[:1], np.ones(1, np.bool_), 2, True, n, np.zeros((1, 81), np.uint8), n, n
+    )
 
 
 @dataclass(frozen=True)

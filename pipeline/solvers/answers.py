@@ -36,7 +36,7 @@ class Judged(NamedTuple):
 
     verdicts: np.ndarray  # (n,) int8, codes.py
     solutions: np.ndarray  # (n, 81) uint8: the grid the solver returned (checked or not)
-    messages: list[str | None]  # why a row is wrong_answer or solver_error; None elsewhere
+    messages: dict[int, str]  # why a row is wrong_answer or solver_error, by its position
     kernel_agrees: np.ndarray  # (n,) int8: 1 agrees, 0 disagrees, -1 no claim to compare
 
 
@@ -68,17 +68,46 @@ def kernel_claims(grids: np.ndarray, asked: np.ndarray) -> np.ndarray:
     return claims
 
 
+def agreement(grids: np.ndarray, claims: np.ndarray, limit: int) -> np.ndarray:
+    """`(n,) int8`: 1 where our `fast` kernel finds what the solver claims (`claims`: the
+    solutions it found up to `limit`, -1 where it made no claim), 0 where not, -1 where there
+    is nothing to compare. With `limit` 1 a claim is "some" or "none"."""
+    agrees = np.full(len(claims), -1, dtype=np.int8)
+    claimed = claims >= 0
+    if not claimed.any():
+        return agrees
+    ours = kernel_claims(grids, claimed)
+    known = claimed & (ours >= 0)
+    same = (ours == claims) if limit > 1 else ((ours > 0) == (claims > 0))
+    agrees[known] = same[known]
+    return agrees
+
+
+def verdict_claims(verdicts: np.ndarray) -> np.ndarray:
+    """The claim each checked verdict stands for (`agreement`'s `claims`): 0 `unsolvable`,
+    1 `solved` or `found`, 2 `multiple`, -1 any other."""
+    claims = np.full(len(verdicts), -1, dtype=np.int64)
+    for verdict, count in ((codes.UNSOLVABLE, 0), (codes.SOLVED, 1), (codes.FOUND, 1),
+                           (codes.MULTIPLE, 2)):  # fmt: skip
+        claims[verdicts == verdict] = count
+    return claims
+
+
 def judge_answers(
-    grids: np.ndarray, asked: np.ndarray, answers: Answers, limit: int, agree: bool = True
+    grids: np.ndarray,
+    asked: np.ndarray,
+    answers: Answers,
+    limit: int,
+    agree: bool = True,
+    explain: bool = True,
 ) -> Judged:
     """Verdicts for `answers` to `grids`; rows where `asked` is False keep verdict -1 (the
-    caller's: malformed or invalid). `agree`: compare each claim with our kernel."""
+    caller's: malformed or invalid). `agree`: compare each claim with our kernel; `explain`:
+    write the sentences (`bench`'s timed pass, checked again after the clock, does not)."""
     n = len(asked)
     counts = np.minimum(answers.counts, limit)
-    has_grid = (answers.solutions != 0).any(axis=1) & asked
-    proven = np.zeros(n, dtype=np.bool_)
-    if has_grid.any():
-        proven[has_grid] = verify_solutions(grids[has_grid], answers.solutions[has_grid])
+    has_grid = answers.solutions.any(axis=1) & asked
+    proven = has_grid & verify_solutions(grids, answers.solutions)  # no copies: a whole pass
     failed = np.zeros(n, dtype=np.bool_)
     if answers.errors is not None:
         failed = np.array([e is not None for e in answers.errors], dtype=np.bool_) & asked
@@ -96,25 +125,18 @@ def judge_answers(
     verdicts[wrong] = codes.WRONG_ANSWER
     verdicts[failed] = codes.SOLVER_ERROR
 
-    messages: list[str | None] = [None] * n
-    rows = np.flatnonzero(bad_grid & ~failed)
+    messages: dict[int, str] = {}
+    rows = np.flatnonzero(bad_grid & ~failed) if explain else np.zeros(0, np.int64)
     for i, text in zip(rows.tolist(), _wrong_grid_messages(grids[rows], answers.solutions[rows]),
                        strict=True):  # fmt: skip
         messages[i] = text
-    for i in np.flatnonzero(no_grid & ~failed).tolist():
+    for i in np.flatnonzero(no_grid & ~failed & explain).tolist():
         messages[i] = f"the solver says it found {counts[i]} solution(s) but returned no grid"
     for i in np.flatnonzero(grid_for_none & ~failed).tolist():
         messages[i] = "the solver says there is no solution but returned a valid grid"
     for i in np.flatnonzero(failed).tolist():
-        messages[i] = answers.errors[i] if answers.errors is not None else None
+        messages[i] = (answers.errors or [])[i] or "the solver gave no answer"
 
-    agrees = np.full(n, -1, dtype=np.int8)
-    claimed = asked & ~failed & (counts >= 0) & ~wrong
-    if agree and claimed.any():
-        ours = kernel_claims(grids, claimed)
-        known = claimed & (ours >= 0)
-        theirs = counts if limit > 1 else np.where(counts > 0, -9, 0)  # limit 1: some or none
-        same = (ours == theirs) | ((limit == 1) & (theirs == -9) & (ours >= 1))
-        agrees[known] = same[known]
-    solutions = np.where(has_grid[:, None], answers.solutions, 0).astype(np.uint8)
-    return Judged(verdicts, solutions, messages, agrees)
+    claims = np.where(asked & ~failed & ~wrong, counts, -1)
+    agrees = agreement(grids, claims, limit) if agree else np.full(n, -1, dtype=np.int8)
+    return Judged(verdicts, answers.solutions, messages, agrees)  # rows not asked: zeros

@@ -15,6 +15,7 @@ from pipeline.solver import KernelResults, codes
 from pipeline.solver.checks import givens_valid
 from pipeline.solvers import SolverSpec
 from pipeline.solvers.answers import judge_answers
+from pipeline.solvers.library import CLASH
 from pipeline.solvers.open import open_adapter
 
 
@@ -22,7 +23,7 @@ class Asked(NamedTuple):
     """A batch's results from a solver from outside."""
 
     found: KernelResults  # nodes -1 (not counted), guesses -1 where not reported
-    messages: list[str | None]  # why a row is wrong_answer or solver_error
+    messages: dict[int, str]  # why a row is wrong_answer or solver_error, by its position
     kernel_agrees: np.ndarray  # (n,) int8: 1, 0, or -1 (no claim to compare)
 
 
@@ -32,18 +33,27 @@ def ask_solver(
     skip: np.ndarray,
     solutions: int = 2,
     agree: bool = True,
+    fetch: bool = True,
 ) -> Asked:
     """Ask the solver `spec` (opened once per worker) about `grids` (skipping `skip` rows),
     looking for `solutions` (1 or 2) solutions; its answers checked (`answers.judge_answers`)
-    and, with `agree`, compared with our `fast` kernel."""
+    and, with `agree`, compared with our `fast` kernel. `fetch=False`: a solver that can
+    (`c:`) is not asked again for a grid it did not write while counting (`bench`'s clock)."""
     grids = np.ascontiguousarray(grids, dtype=np.uint8).reshape(-1, 81)
     n = grids.shape[0]
     skip = np.asarray(skip, dtype=np.bool_)
-    valid = givens_valid(grids)
-    asked = ~skip & valid
     adapter = open_adapter(spec)
-    answers = adapter.answer(grids, ~asked, solutions)
-    judged = judge_answers(grids, asked, answers, solutions, agree)
+    checks = getattr(adapter, "checks_givens", False)  # in its own pass over the puzzles
+    valid = np.ones(n, dtype=np.bool_) if checks else givens_valid(grids)
+    asked = ~skip & valid
+    if fetch or not getattr(adapter, "fetches", False):
+        answers = adapter.answer(grids, ~asked, solutions)
+    else:
+        answers = adapter.answer(grids, ~asked, solutions, fetch=False)  # type: ignore[call-arg]
+    if checks:
+        valid = answers.counts != CLASH
+        asked &= valid
+    judged = judge_answers(grids, asked, answers, solutions, agree, explain=fetch)
     verdicts = judged.verdicts
     verdicts[skip] = codes.MALFORMED
     verdicts[~skip & ~valid] = codes.INVALID

@@ -36,6 +36,8 @@ class SolveOptions:
     rate_samples: int = 16  # symmetries averaged by `difficulty`
     rate_seed: int = 0
     solver: str | None = None  # a `--solver` spec; a built-in one is the same as `strategy`
+    agree: bool = True  # compare a solver's claims with our kernel (`kernel_agrees`)
+    fetch: bool = True  # ask again for a grid the solver did not write while counting
 
     def __post_init__(self) -> None:
         if self.solver is not None:
@@ -135,7 +137,8 @@ def solve_record_batch(batch: pa.RecordBatch, options: SolveOptions) -> pa.Table
         )
     else:
         found, messages, agrees = ask_solver(options.solver, parsed.grids, ~parsed.ok,
-                                             options.solutions)  # fmt: skip
+                                             options.solutions, options.agree,
+                                             options.fetch)  # fmt: skip
         said["kernel_agrees"] = pa.array(agrees == 1, mask=agrees < 0)
     passed = {n: batch.column(n) for n in batch.schema.names if n not in _INPUT}
     return build_results(
