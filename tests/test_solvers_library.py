@@ -220,3 +220,73 @@ def test_tdoku_through_the_pipeline_agrees_with_our_verdicts(name: str) -> None:
     assert (theirs.kernel_agrees == 1).all()
     assert (theirs.found.guesses >= 0).all()
     assert SHARED_DATA.exists() and format_grids(grids[:1])  # the set was read as solve reads it
+
+
+# --- bench and report: a solver from outside beside a strategy ---------------------------------
+
+
+def _corpus(tmp_path: Path) -> Path:
+    source = tmp_path / "corpus.txt"
+    source.write_text("\n".join([UNIQUE, MULTIPLE, CLASHING]) + "\n")
+    return source
+
+
+def test_bench_measures_a_solver_beside_a_strategy_and_checks_it_after_the_clock(
+    library: Path, tmp_path: Path
+) -> None:
+    from pipeline.bench.job import bench
+
+    spec = f"c:{library}:count_only"  # writes no grid while counting: fetched after the clock
+    out = tmp_path / "bench.parquet"
+    result = bench(_corpus(tmp_path), "fast", output=out, repeats=1, solvers=[spec])
+    assert [r.strategy for r in result.rows] == ["fast", spec]
+    mine = result.rows[1]
+    assert mine.nodes_per_puzzle is None and mine.guesses_per_puzzle is None  # not reported
+    assert mine.us_per_puzzle is not None and mine.us_per_puzzle > 0
+    table = pl.read_parquet(out)
+    theirs = table.filter(pl.col("strategy") == spec)
+    assert theirs["verdict"].cast(pl.String).to_list() == ["solved", "multiple", "invalid"]
+    assert theirs["kernel_agrees"].to_list() == [True, True, None]
+    assert table.filter(pl.col("strategy") == "fast")["kernel_agrees"].null_count() == 3
+    assert result.metadata["solvers"][0]["spec"] == spec
+    assert "solvers from outside" in result.to_markdown()
+
+
+def test_bench_with_only_solvers_measures_no_strategy(library: Path, tmp_path: Path) -> None:
+    result = cli("bench", _corpus(tmp_path), "--solver", f"c:{library}:honest", "--solver",
+                 "fast", "--repeats", "1", "-q")  # fmt: skip
+    assert result.exit_code == 0, result.stderr
+    assert f"c:{library}:honest" in result.stdout and "| mrv |" not in result.stdout
+
+
+def test_bench_refuses_a_missing_symbol_in_one_line(library: Path, tmp_path: Path) -> None:
+    result = cli("bench", _corpus(tmp_path), "--solver", f"c:{library}:nope", "-q")
+    assert result.exit_code == 2
+    assert_one_line_error(result.stderr, "has no function nope")
+
+
+def test_report_shows_a_solver_beside_a_strategy_joined_by_puzzle(
+    library: Path, tmp_path: Path
+) -> None:
+    from pipeline.report import report
+
+    source = _corpus(tmp_path)
+    mine, ours = tmp_path / "mine.parquet", tmp_path / "ours.parquet"
+    assert cli("solve", source, "-o", mine, "--solver", f"c:{library}:honest", "-q").exit_code == 0
+    assert cli("solve", source, "-o", ours, "-q").exit_code == 0
+    summary = report([ours, mine]).to_dict()
+    labels = [r["label"] for r in summary["runs"]]
+    assert labels == ["corpus / fast", f"corpus / c:{library}:honest"]
+    theirs = summary["runs"][1]
+    assert theirs["stats"]["nodes"]["p50"] is None  # not counted: not made up
+    assert theirs["stats"]["guesses"]["p50"] is not None
+    (pair,) = summary["comparisons"]
+    assert pair["compared_rows"] == 2 and pair["nodes_p50"] is None and pair["time_p50"] > 0
+    pytest.importorskip("matplotlib")
+    page = tmp_path / "report.html"
+    report([ours, mine], html=page)  # plots of nodes leave out what was not counted
+    assert spec_in(page.read_text(), f"c:{library}:honest")
+
+
+def spec_in(text: str, spec: str) -> bool:
+    return spec in text or spec.replace("/", "&#x2F;") in text

@@ -95,20 +95,20 @@ def compare(base: Run, other: Run) -> Pair:
         & ~pl.col("verdict_other").is_in(NOT_SEARCHED)
         & (pl.col("solve_ns") > 0)
         & (pl.col("solve_ns_other") > 0)
-        & (pl.col("nodes") > 0)
-        & (pl.col("nodes_other") > 0)
-    )
+        & ((pl.col("nodes") > 0) & (pl.col("nodes_other") > 0)).fill_null(True)
+    )  # nodes null: a solver from outside (`--solver`), compared by time alone
     ratios: dict[str, Any] = dict.fromkeys(RATIO_FIGURES)
     if same and both.height:
-        nodes = pl.col("nodes_other") / pl.col("nodes")
+        nodes = pl.col("nodes_other") / pl.col("nodes")  # null where either is not counted
         time = pl.col("solve_ns_other") / pl.col("solve_ns")
-        row = both.select(*_ratio_stats(nodes, "nodes"), *_ratio_stats(time, "time"))
+        row = both.select(*_ratio_stats(nodes, "nodes"), *_ratio_stats(time, "time"),
+                          nodes.count().alias("nodes_n"), time.count().alias("time_n"))  # fmt: skip
         found = {
             k: None if v is None or (isinstance(v, float) and math.isnan(v)) else v
             for k, v in row.row(0, named=True).items()
         }
         for m in ("nodes", "time"):
-            found[f"{m}_less_pct"] = percent(found[f"{m}_less"], both.height)
+            found[f"{m}_less_pct"] = percent(found[f"{m}_less"], found[f"{m}_n"])
         ratios = {k: found[k] for k in RATIO_FIGURES}
     figures = {
         "run": other.label,

@@ -246,7 +246,7 @@ def nodes_histograms(runs: list[Run]) -> Figure:
             done = searched(run.frame)
             most = 1
             for verdict in VERDICT_NAMES:
-                nodes = done.filter(pl.col("verdict") == verdict)["nodes"].to_numpy()
+                nodes = done.filter(pl.col("verdict") == verdict)["nodes"].drop_nulls().to_numpy()
                 if nodes.size == 0:
                     continue
                 shown.add(verdict)
@@ -410,8 +410,9 @@ def pair_scatter(pair: Pair, corpus: Corpus, colors: dict[str, str]) -> Figure:
             ("solve_ns", 1000.0, "time (µs)", "time_p50"),
         )
         for ax, (column, scale, what, key) in zip(axes, metrics, strict=True):
-            x = joined[column].to_numpy() / scale
-            y = joined[f"{column}_other"].to_numpy() / scale
+            counted = joined.drop_nulls([column, f"{column}_other"])  # nodes: a solver from outside
+            x = counted[column].to_numpy() / scale
+            y = counted[f"{column}_other"].to_numpy() / scale
             ax.scatter(
                 x, y, s=7, alpha=0.35, color=colors[other.label], linewidths=0, rasterized=True
             )

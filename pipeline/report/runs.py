@@ -35,10 +35,11 @@ from pipeline.results.measures import (
     searched,
     solved_without_guess,
 )
-from pipeline.solver.codes import VERDICT_NAMES
+from pipeline.solver.codes import OUTSIDE_ONLY, VERDICT_NAMES
 
 REQUIRED_COLUMNS = ("row", "verdict", "clues", "nodes", "guesses", "solve_ns", "puzzle")
-OPTIONAL_COLUMNS = ("id", "canonical", "dataset", "strategy", "grade", "difficulty")
+OPTIONAL_COLUMNS = ("id", "canonical", "dataset", "strategy", "grade", "difficulty",
+                    "kernel_agrees")  # fmt: skip
 QUANTILES = {"p50": 0.5, "p90": 0.9, "p99": 0.99}
 HARDEST = 10
 _TYPES = {"row": pl.Int64, "clues": pl.Int64, "nodes": pl.Int64, "guesses": pl.Int64,
@@ -121,7 +122,7 @@ def _run_meta(meta: dict[str, Any], options: dict[str, Any] | None = None) -> di
         "rows_per_s": _dig(meta, "rows_per_s"),
         "workers": _dig(meta, "workers"),
         "repeats": _dig(meta, "repeats"),
-        "strategy": _dig(options, "strategy"),
+        "strategy": _dig(options, "solver") or _dig(options, "strategy"),  # --solver: its spec
         "solutions": _dig(options, "solutions"),
         "max_nodes": _dig(options, "max_nodes"),
         "version": _dig(meta, "versions", "sudoku_pipeline"),
@@ -191,7 +192,9 @@ def path_stem(path: Path) -> str:
 
 
 def _statistics(values: pl.Series, in_us: bool = False) -> dict[str, Any]:
-    """p50, p90, p99, max and mean of integer `values` (`in_us`: ns, as microseconds)."""
+    """p50, p90, p99, max and mean of integer `values` (`in_us`: ns, as microseconds); nulls
+    (nodes a solver from outside does not count) left out: all None when every value is."""
+    values = values.drop_nulls()
     unit: Callable[[int | None], float | int | None] = microseconds if in_us else _count
     figures = {name: unit(percentile(values, q)) for name, q in QUANTILES.items()}
     figures["max"] = unit(None if values.is_empty() else int(values.max()))
@@ -204,7 +207,8 @@ def _count(value: int | None) -> int | None:
 
 
 def _hardest(done: pl.DataFrame, by: list[str]) -> list[dict[str, Any]]:
-    top = done.sort([*by, "row"], descending=[True] * len(by) + [False]).head(HARDEST)
+    top = done.sort([*by, "row"], descending=[True] * len(by) + [False], nulls_last=True)
+    top = top.head(HARDEST)
     id_col = pl.col("id").cast(pl.String) if "id" in done.columns else pl.lit(None).alias("id")
     rows = top.select("row", id_col, "clues", "verdict", "nodes", "guesses", "solve_ns", "puzzle")
     return [
@@ -247,11 +251,13 @@ def _by_clues(done: pl.DataFrame) -> list[dict[str, Any]]:
 def run_figures(frame: pl.DataFrame) -> dict[str, Any]:
     """Every figure of one run: counts, percentiles, no-guess share, by clue count, hardest."""
     counts = dict(frame.group_by("verdict").len().rows())
-    verdicts = {v: counts.pop(v, 0) for v in VERDICT_NAMES} | counts
+    verdicts = {v: counts.pop(v, 0) for v in VERDICT_NAMES
+                if v not in OUTSIDE_ONLY or "kernel_agrees" in frame.columns} | counts  # fmt: skip
     done = searched(frame)
     n = done.height
     no_guess = done.filter(solved_without_guess()).height
     one_node = done.filter(pl.col("nodes") == 1).height
+    counted = done["nodes"].count()  # rows with nodes: not a solver from outside's
     kernel_ns = int(done["solve_ns"].sum()) if n else 0
     stats = {
         "time_us": _statistics(done["solve_ns"], in_us=True),
@@ -265,7 +271,7 @@ def run_figures(frame: pl.DataFrame) -> dict[str, Any]:
         "no_guess": no_guess,
         "no_guess_pct": percent(no_guess, n),
         "one_node": one_node,
-        "one_node_pct": percent(one_node, n),
+        "one_node_pct": percent(one_node, counted),
         "kernel_s": kernel_ns / 10**9,
         "kernel_per_s": n * 10**9 / kernel_ns if kernel_ns else None,
         "stats": stats,
