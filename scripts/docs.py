@@ -36,7 +36,8 @@ def schema_table() -> str:
     from pipeline.results.schema import COLUMNS, result_schema
     from pipeline.solving.batch import SolveOptions
 
-    schema = result_schema(pa.string(), SolveOptions(canonical=True, rate=True).added_schema())
+    added = SolveOptions(canonical=True, rate=True, solver="c:lib.so:fn").added_schema()
+    schema = result_schema(pa.string(), added)
     lines = ["| column | type | meaning |", "|---|---|---|"]
     for field in schema:
         kind = "passthrough" if field.name == "id" else _type_name(field)

@@ -290,3 +290,36 @@ def test_report_shows_a_solver_beside_a_strategy_joined_by_puzzle(
 
 def spec_in(text: str, spec: str) -> bool:
     return spec in text or spec.replace("/", "&#x2F;") in text
+
+
+class _Chosen(Exception):
+    pass
+
+
+@pytest.mark.parametrize(("holds_gil", "given", "chosen"),
+                         [(True, None, "processes"), (True, "local", "local"),
+                          (False, None, None)])  # fmt: skip
+def test_a_solver_holding_the_gil_runs_on_processes_unless_told(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, holds_gil: bool, given: str | None,
+    chosen: str | None,
+) -> None:  # fmt: skip
+    import pipeline.solving.job as job
+    from pipeline.solvers import parse_spec as spec_of
+
+    class Stub:
+        spec = spec_of("python:mine:solve")
+
+        def __init__(self) -> None:
+            self.holds_gil = holds_gil
+
+        def version(self) -> str | None:
+            return "1.0"
+
+    def start_job(*args: object, **kwargs: object) -> None:
+        raise _Chosen(args[4].get("executor"))  # type: ignore[attr-defined]
+
+    monkeypatch.setattr(job, "open_solver", lambda spec: Stub())
+    monkeypatch.setattr(job, "start_job", start_job)
+    with pytest.raises(_Chosen) as said:
+        job.solve_file(tmp_path / "x.txt", solver="python:mine:solve", executor=given)  # type: ignore[arg-type]
+    assert said.value.args[0] == chosen
