@@ -80,6 +80,13 @@ SOLVER(incomplete) {
     return n;
 }
 
+/* its search state in a global, as tdoku's: two threads at once would trample it */
+static char shared[82];
+SOLVER(global_state) {
+    memcpy(shared, p, 81); shared[81] = 0; *guesses = 0;
+    return search(shared, 0, limit, 0, solution, guesses);
+}
+
 SOLVER(claims_unique) {
     size_t n = honest(p, limit, config, solution, guesses);
     return n > 1 ? 1 : n;
@@ -296,12 +303,14 @@ class _Chosen(Exception):
     pass
 
 
-@pytest.mark.parametrize(("holds_gil", "given", "chosen"),
-                         [(True, None, "processes"), (True, "local", "local"),
-                          (False, None, None)])  # fmt: skip
-def test_a_solver_holding_the_gil_runs_on_processes_unless_told(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, holds_gil: bool, given: str | None,
-    chosen: str | None,
+@pytest.mark.parametrize(
+    ("holds_gil", "thread_safe", "given", "chosen"),
+    [(True, True, None, "processes"), (True, True, "local", "local"),
+     (False, True, None, None), (False, False, None, "processes")],
+)  # fmt: skip
+def test_a_solver_holding_the_gil_or_not_thread_safe_runs_on_processes_unless_told(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, holds_gil: bool, thread_safe: bool,
+    given: str | None, chosen: str | None,
 ) -> None:  # fmt: skip
     import pipeline.solving.job as job
     from pipeline.solvers import parse_spec as spec_of
@@ -310,7 +319,7 @@ def test_a_solver_holding_the_gil_runs_on_processes_unless_told(
         spec = spec_of("python:mine:solve")
 
         def __init__(self) -> None:
-            self.holds_gil = holds_gil
+            self.holds_gil, self.thread_safe = holds_gil, thread_safe
 
         def version(self) -> str | None:
             return "1.0"
@@ -323,3 +332,17 @@ def test_a_solver_holding_the_gil_runs_on_processes_unless_told(
     with pytest.raises(_Chosen) as said:
         job.solve_file(tmp_path / "x.txt", solver="python:mine:solve", executor=given)  # type: ignore[arg-type]
     assert said.value.args[0] == chosen
+
+
+def test_threads_of_one_process_take_turns_with_a_c_solver(library: Path) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    from pipeline.solvers.open import open_adapter
+
+    spec = f"c:{library}:global_state"  # not thread-safe: its search state is a global
+    grids = _grids(*[UNIQUE, MULTIPLE] * 1000)
+    skip = np.zeros(len(grids), bool)
+    with ThreadPoolExecutor(2) as pool:  # each thread opens its own adapter, as workers do
+        runs = list(pool.map(lambda _: open_adapter(spec).answer(grids, skip, 2), range(4)))
+    for answers in runs:
+        assert answers.counts.tolist() == [1, 2] * 1000

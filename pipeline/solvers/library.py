@@ -32,6 +32,7 @@ The library is loaded with `ctypes.CDLL` and kept for the process.
 
 import ctypes
 import os
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -151,16 +152,28 @@ def _load(spec: SolverSpec) -> tuple[ctypes.CDLL, int]:
     return handle, ctypes.cast(function, ctypes.c_void_p).value or 0
 
 
+_LOCKS: dict[int, threading.Lock] = {}  # by function address: one caller at a time in a process
+_LOCKS_LOCK = threading.Lock()
+
+
 class LibrarySolver:
-    """A `c:LIBRARY:SYMBOL` solver (the `Adapter` contract): loaded once per process."""
+    """A `c:LIBRARY:SYMBOL` solver (the `Adapter` contract): loaded once per process.
+
+    A C solver need not be thread-safe (tdoku's keeps its state in globals), so it is never
+    called by two threads of a process at once: `solve` runs it on worker processes unless
+    the user chooses an executor, and threads of one process take turns (a lock per function).
+    """
 
     holds_gil = False  # the kernel releases Python's lock around the whole batch
+    thread_safe = False  # see the class: worker processes by default, threads take turns
     fetches = True  # `answer(..., fetch=False)`: no second call for a grid (`bench`'s clock)
     checks_givens = True  # rows whose givens clash come back with `CLASH` counts, unasked
 
     def __init__(self, spec: SolverSpec) -> None:
         self.spec = spec
         self._handle, self.address = _load(spec)
+        with _LOCKS_LOCK:
+            self._lock = _LOCKS.setdefault(self.address, threading.Lock())
 
     def version(self) -> str | None:
         """None: a C function has no version to ask (the run metadata keeps the library's path
@@ -177,22 +190,35 @@ class LibrarySolver:
         guesses = np.full(n, -1, dtype=np.int64)
         solve_ns = np.zeros(n, dtype=np.int64)
         skip = np.ascontiguousarray(skip, dtype=np.bool_)
-        call_kernel(self.address, grids, skip, int(limit), fetch, counts, solutions, guesses,
-                    solve_ns)  # fmt: skip
+        with self._lock:
+            self._answer(grids, skip, int(limit), fetch, counts, solutions, guesses, solve_ns)
+        asked = ~skip & (counts != CLASH)
+        reported = None if asked.any() and (guesses[asked] < 0).all() else guesses
+        return Answers(solutions, counts, reported, solve_ns, None)
+
+    def _answer(
+        self,
+        grids: np.ndarray,
+        skip: np.ndarray,
+        limit: int,
+        fetch: bool,
+        counts: np.ndarray,
+        solutions: np.ndarray,
+        guesses: np.ndarray,
+        solve_ns: np.ndarray,
+    ) -> None:
+        call_kernel(self.address, grids, skip, limit, fetch, counts, solutions, guesses, solve_ns)
 
         def solve_again(subset: np.ndarray) -> np.ndarray:
             m = len(subset)
             again, scratch = np.zeros(m, np.int64), np.zeros(m, np.int64)
-            call_kernel(self.address, subset, np.zeros(m, np.bool_), int(limit), False, scratch,
+            call_kernel(self.address, subset, np.zeros(m, np.bool_), limit, False, scratch,
                         np.zeros((m, 81), np.uint8), scratch.copy(), again)  # fmt: skip
             return again
 
         # a time far above what its guesses predict (a preemption) is measured again, as our
         # kernels' are (`pipeline.solver.timing`), guesses standing in for nodes
         retime(grids, np.maximum(guesses, 0), solve_ns, solve_again)
-        asked = ~skip & (counts != CLASH)
-        reported = None if asked.any() and (guesses[asked] < 0).all() else guesses
-        return Answers(solutions, counts, reported, solve_ns, None)
 
     def describe(self) -> dict[str, object]:
         """What the run metadata records of the library: its path, size and modification time."""

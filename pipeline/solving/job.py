@@ -146,7 +146,8 @@ def solve_file(
     `solver`: a `--solver` spec (`pipeline.solvers`) in place of `strategy`: a built-in
     strategy's name, `c:LIBRARY:SYMBOL`, `python:MODULE:FUNCTION` or `cmd:COMMAND`, whose
     answers are checked (verdicts `wrong_answer`, `solver_error`; a `kernel_agrees` column);
-    one that holds Python's lock runs on worker processes unless `executor` says otherwise.
+    one that holds Python's lock, or is not thread-safe (a C library: tdoku keeps its state in
+    globals), runs on worker processes unless `executor` says otherwise.
     `canonical` adds each puzzle's minlex form; `rate` its `difficulty` (mean guesses over
     `rate_samples` random symmetries) and `grade` (the hardest technique a person needs).
     `options`: how to read the inputs and run the job (`JobOptions`: columns, separator,
@@ -164,7 +165,8 @@ def solve_file(
     if search.solver is not None:
         adapter = open_solver(search.solver)  # InputError (one line) before any work
         about_solver = solver_metadata(adapter)
-        if adapter.holds_gil and not options.get("executor"):
+        alone = adapter.holds_gil or not getattr(adapter, "thread_safe", True)
+        if alone and not options.get("executor"):  # threads would take turns
             options = {**options, "executor": "processes"}  # type: ignore[typeddict-item]
     job = start_job("solve", inputs, output, SOLVED_SUFFIX, options, kernels=search.kernels(),
                     reserved=tuple(search.added_schema().names))  # fmt: skip
