@@ -346,3 +346,25 @@ def test_threads_of_one_process_take_turns_with_a_c_solver(library: Path) -> Non
         runs = list(pool.map(lambda _: open_adapter(spec).answer(grids, skip, 2), range(4)))
     for answers in runs:
         assert answers.counts.tolist() == [1, 2] * 1000
+
+
+def test_every_claim_is_judged_by_the_rules_alone() -> None:
+    from pipeline.solvers import Answers
+    from pipeline.solvers.answers import judge_answers
+
+    ours = solve_grids(_grids(UNIQUE))
+    grids = _grids(UNIQUE, UNIQUE, UNIQUE, UNIQUE, UNIQUE)
+    solutions = np.zeros((5, 81), np.uint8)
+    solutions[[1, 3]] = ours.solutions[0]
+    counts = np.array([0, 0, 1, -1, 1])  # none; none with a grid; one without; unsaid; crashed
+    errors = [None, None, None, None, "the solver crashed (exit code -11)"]
+    n = np.zeros(5, np.int64)
+    judged = judge_answers(grids, np.ones(5, bool), Answers(solutions, counts, None, n, errors), 2)
+    assert judged.verdicts.tolist() == [codes.UNSOLVABLE, codes.WRONG_ANSWER, codes.WRONG_ANSWER,
+                                        codes.FOUND, codes.SOLVER_ERROR]  # fmt: skip
+    assert judged.messages == {
+        1: "the solver says there is no solution but returned a valid grid",
+        2: "the solver says it found 1 solution(s) but returned no grid",
+        4: "the solver crashed (exit code -11)",
+    }
+    assert judged.kernel_agrees.tolist() == [0, -1, -1, -1, -1]  # it has one: "none" is wrong

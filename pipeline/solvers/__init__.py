@@ -38,7 +38,13 @@ class Answers(NamedTuple):
 
 
 class Adapter(Protocol):
-    """One solver from outside, ready to answer batches (opened once per worker)."""
+    """One solver from outside, ready to answer batches (opened once per worker: `open.py`).
+
+    Optional, read with `getattr` where an adapter has them: `thread_safe` (False: `solve`
+    runs it on worker processes unless told otherwise, as for `holds_gil`), `describe()` (a
+    dict the run metadata adds to the spec and version), and the `c:` adapter's `fetches` and
+    `checks_givens` (`library.py`).
+    """
 
     spec: "SolverSpec"
     holds_gil: bool  # True: run it in worker processes rather than threads
