@@ -21,7 +21,6 @@ from pipeline.solver import (
     solve_grids,
 )
 from pipeline.solvers import parse_spec
-from pipeline.solvers.batch import ask_solver
 
 
 @dataclass(frozen=True)
@@ -136,6 +135,8 @@ def solve_record_batch(batch: pa.RecordBatch, options: SolveOptions) -> pa.Table
             skip=~parsed.ok,
         )
     else:
+        from pipeline.solvers.batch import ask_solver  # numba and the adapter: in workers
+
         found, messages, agrees = ask_solver(options.solver, parsed.grids, ~parsed.ok,
                                              options.solutions, options.agree,
                                              options.fetch)  # fmt: skip
