@@ -173,6 +173,15 @@ def test_solve_with_a_c_solver_end_to_end(library: Path, tmp_path: Path) -> None
     assert table["nodes"].null_count() == 2 and table["kernel_agrees"].null_count() == 4
     assert "changes the given" in table["error"][0]
     assert table["solution"][0] is not None  # what it returned is shown beside the sentence
+    import json
+
+    import pyarrow.parquet as pq
+
+    meta = json.loads(pq.read_metadata(out).metadata[b"sudoku_pipeline"])
+    assert meta["solver"]["spec"] == f"c:{library}:changes_given"
+    assert meta["solver"]["version"] is None and meta["solver"]["bytes"] > 0
+    assert meta["options"]["solver"] == f"c:{library}:changes_given"
+    assert meta["executor"] == "processes"  # a C solver is not assumed thread-safe
 
 
 def test_solve_batch_takes_a_solver(library: Path) -> None:
