@@ -153,6 +153,23 @@ def test_a_frame_has_its_prediction_column_found_by_name():
         score_predictions(frame.drop("answer"))
 
 
+def test_a_lazyframe_gives_a_lazyframe_of_the_same_rows():
+    puzzles, predictions = _examples()
+    frame = pl.DataFrame({"id": [f"p{i}" for i in range(8)], "quizzes": puzzles,
+                          "answer": predictions, "grade": ["easy", "hard"] * 4})  # fmt: skip
+    lazy = score_predictions(frame.lazy())
+    assert isinstance(lazy, pl.LazyFrame)
+    eager = score_predictions(frame)
+    assert lazy.collect_schema() == eager.schema  # known before any row is scored
+    assert lazy.collect().equals(eager)
+    none = score_predictions(frame.lazy().filter(pl.col("id") == "none"), workers=2)
+    assert none.collect().schema == eager.schema and none.collect().is_empty()
+    with pytest.raises(ValueError, match="LazyFrame's predictions"):
+        score_predictions(frame.lazy(), predictions)
+    with pytest.raises(InputError, match="no prediction column found"):
+        score_predictions(frame.lazy().drop("answer"))
+
+
 def _write_csv(path, with_solution: bool = True) -> None:
     puzzles, predictions = _examples()
     frame = pl.DataFrame({"id": list(range(8)), "puzzle": puzzles, "prediction": predictions,
