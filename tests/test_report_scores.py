@@ -1,0 +1,154 @@
+"""`report` on `score` outputs: a score file told by its metadata, its figures equal to what
+`score` printed and to polars over its rows, two models side by side and row by row, in text,
+`--json` and HTML (with plots of accuracy by clue count, grade and difficulty)."""
+
+import json
+import re
+
+import polars as pl
+import pytest
+
+import pipeline
+from pipeline.report import report
+from pipeline.report.scores import SCORE_VERDICTS, difficulty_bin, is_score_file
+from pipeline.scoring import score_file
+from pipeline.scoring.verdicts import VERDICT_NAMES
+from tests.conftest import cli
+
+CORPUS = pipeline.generate(40, seed=251)
+GRADES = ["naked_single", "hidden_single", "naked_single", "x_wing"]  # not in ladder order
+
+
+def _answers(folder):
+    """A CSV of 40 puzzles with two models' answers: `perfect` all correct; `half` leaves
+    every other puzzle as given (incomplete) and drops one answer (malformed)."""
+    half = pl.when(pl.int_range(pl.len()) % 2 == 0).then("solution").otherwise("puzzle")
+    frame = CORPUS.with_columns(
+        perfect=pl.col("solution"),
+        half=pl.when(pl.int_range(pl.len()) == 5).then(None).otherwise(half),
+        grade=pl.Series(GRADES * 10),
+    ).drop("solution")
+    path = folder / "answers.csv"
+    frame.write_csv(path)
+    return path
+
+
+@pytest.fixture(scope="module")
+def scored(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("scores")
+    source = _answers(folder)
+    out = {}
+    for model in ("perfect", "half"):
+        out[model] = folder / f"{model}.scored.parquet"
+        out[model + "_summary"] = score_file(source, out[model], prediction_column=model,
+                                             workers=1, progress=False)  # fmt: skip
+    return out
+
+
+def test_the_report_knows_the_score_verdicts():
+    assert SCORE_VERDICTS == VERDICT_NAMES
+
+
+def test_a_score_file_is_told_by_its_metadata_and_its_figures_are_scores(scored, tmp_path):
+    assert is_score_file(scored["half"])
+    assert not is_score_file(tmp_path / "missing.parquet")
+    data = report(scored["half"]).to_dict()
+    assert data["runs"] == []
+    run = data["scores"]["runs"][0]
+    summary = scored["half_summary"]
+    assert run["label"] == "answers / half"
+    for key in ("rows", "correct", "accuracy", "cell_accuracy", "verdicts"):
+        assert run[key] == pytest.approx(getattr(summary, key)), key
+    assert {g["clues"]: g["accuracy"] for g in run["by_clues"]} == pytest.approx(
+        {c: g["accuracy"] for c, g in summary.by_clues.items()}
+    )
+    # the grades in ladder order, each figure as polars computes it over the rows
+    rows = pl.read_parquet(scored["half"]).with_columns(ok=pl.col("verdict") == "correct")
+    assert [g["grade"] for g in run["by_grade"]] == ["hidden_single", "naked_single", "x_wing"]
+    for g in run["by_grade"]:
+        group = rows.filter(pl.col("grade") == g["grade"])
+        assert (g["rows"], g["correct"]) == (group.height, group["ok"].sum())
+        cells = group["cells_correct"]
+        assert g["cell_accuracy"] == pytest.approx(cells.sum() / (81 * cells.count()))
+    assert run["by_difficulty"] == []
+
+
+def test_two_models_side_by_side_and_row_by_row(scored):
+    done = cli("report", scored["perfect"], scored["half"])
+    assert done.exit_code == 0, done.output
+    text = done.stdout
+    assert "accuracy: 100.0% (40 of 40 correct); cell accuracy 100.0%" in text
+    assert "accuracy: 50.0% (20 of 40 correct)" in text
+    assert "verdicts: correct 20 (50.0%)  incomplete 19 (47.5%)  malformed 1 (2.5%)" in text
+    assert "accuracy by clue count:" in text and "accuracy by grade:" in text
+    side = re.search(r"answers / half +40 +50\.0 +\S+ +20 +0 +0 +19 +1", text)
+    assert side, text
+    assert re.search(r"answers / half +answers / perfect +40 +20 +0 +20 +0", text), text
+    assert "joined by id" in text
+
+    data = json.loads(cli("report", scored["perfect"], scored["half"], "--json").stdout)
+    (agree,) = data["scores"]["agreements"]
+    assert agree | {"run": None} == {"run": None, "baseline": "answers / perfect", "key": "id",
+                                     "common": 40, "both_correct": 20, "only_run": 0,
+                                     "only_baseline": 20, "neither": 0}  # fmt: skip
+
+
+def test_score_files_beside_solve_files(scored, tmp_path):
+    solved = tmp_path / "solved.parquet"
+    pipeline.solve_file(scored["perfect"].parent / "answers.csv", solved, workers=1,
+                        progress=False)  # fmt: skip
+    data = report([solved, scored["half"]]).to_dict()
+    assert [r["label"] for r in data["runs"]] == ["answers / fast"]
+    assert [r["label"] for r in data["scores"]["runs"]] == ["answers / half"]
+    text = cli("report", solved, scored["half"]).stdout
+    assert text.index("== answers / fast") < text.index("== answers / half")
+
+
+def test_a_score_file_with_difficulty_is_binned(tmp_path):
+    """A score file without metadata (written elsewhere) is told by its columns."""
+    path = tmp_path / "rated.parquet"
+    pl.DataFrame({
+        "row": [0, 1, 2, 3, 4], "verdict": ["correct", "wrong", "correct", "correct", "wrong"],
+        "cells_correct": [81, 79, 81, 81, None], "clues": [30, 30, 25, 25, 25],
+        "difficulty": [0.0, 0.0, 0.5, 3.0, None],
+    }).write_parquet(path)  # fmt: skip
+    run = report(path).to_dict()["scores"]["runs"][0]
+    assert run["by_difficulty"] == [
+        {"difficulty": "0", "rows": 2, "correct": 1, "accuracy": 0.5,
+         "cell_accuracy": pytest.approx(160 / 162)},
+        {"difficulty": "0-1", "rows": 1, "correct": 1, "accuracy": 1.0, "cell_accuracy": 1.0},
+        {"difficulty": "2-4", "rows": 1, "correct": 1, "accuracy": 1.0, "cell_accuracy": 1.0},
+    ]  # fmt: skip
+    assert run["cell_accuracy"] == pytest.approx((81 * 3 + 79) / (81 * 4))
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [(0.0, (0, "0")), (0.25, (1, "0-1")), (1.0, (1, "0-1")), (1.5, (2, "1-2")),
+     (4.0, (3, "2-4")), (4.01, (4, "4-8")), (100.0, (8, "64-128"))],
+)  # fmt: skip
+def test_difficulty_bins_are_zero_then_powers_of_two(value, expected):
+    assert difficulty_bin(value) == expected
+
+
+def test_the_html_page_shows_the_scores_with_plots(scored, tmp_path):
+    pytest.importorskip("matplotlib")
+    page = tmp_path / "scores.html"
+    done = cli("report", scored["perfect"], scored["half"], "--html", page)
+    assert done.exit_code == 0, done.output
+    text = page.read_text()
+    assert "<h1>Sudoku score report</h1>" in text
+    for title in ("Predictions by verdict", "Accuracy by clue count", "Accuracy by grade"):
+        assert f"<h3>{title}</h3>" in text
+    assert text.count("data:image/png;base64,") == 3
+    assert "answers / half: from 0.0% (grade" in text  # the caption, from the data
+    assert "Row by row: which run is correct" in text
+
+    solved = tmp_path / "solved.parquet"
+    pipeline.solve_file(scored["perfect"].parent / "answers.csv", solved, workers=1,
+                        progress=False)  # fmt: skip
+    mixed = tmp_path / "mixed.html"
+    assert cli("report", solved, scored["half"], "--html", mixed).exit_code == 0
+    text = mixed.read_text()
+    assert "<h1>Sudoku solver report</h1>" in text
+    assert text.index("Scores: a model") < text.index("<footer>")
