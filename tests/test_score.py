@@ -5,12 +5,16 @@
 import json
 
 import polars as pl
+import pyarrow.parquet as pq
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from typer.testing import CliRunner
 
 import pipeline
+from pipeline.cli import app
 from pipeline.errors import InputError
+from pipeline.run.checkpoint import Checkpoint
 from pipeline.scoring import score_file, score_predictions
 from tests.conftest import assert_one_line_error, cli
 
@@ -303,3 +307,74 @@ def test_score_file_and_score_predictions_are_public(tmp_path):
     summary = score_file(source, progress=False)
     assert (summary.rows, summary.correct, summary.all_correct) == (8, 8, True)
     assert summary.metadata["command"] == "score"
+
+
+# --- interrupting and resuming ---------------------------------------------------------------
+
+
+def _interrupt_after(monkeypatch, parts: int) -> None:
+    """Make the next run behave as if Ctrl-C came right after its `parts`-th finished batch."""
+    add, count = Checkpoint.add, [0]
+
+    def add_then_interrupt(self, part):
+        add(self, part)
+        count[0] += 1
+        if count[0] == parts:
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(Checkpoint, "add", add_then_interrupt)
+
+
+_RUN_ONLY = ("output", "wall_s", "rows_per_s", "workers", "resumed_rows")
+
+
+@pytest.mark.parametrize(("suffix", "parts"), [(".parquet", 2), (".csv", 1), (".jsonl", 3)])
+def test_an_interrupted_score_resumes_to_the_same_output(tmp_path, monkeypatch, suffix, parts):
+    """Stopped after `parts` batches of 3 rows (all 3 batches: stopped before the join), it
+    keeps them; `--resume` scores the rest into the output an uninterrupted run writes, and
+    its summary (the rows done before included) is that run's."""
+    source = tmp_path / "answers.csv"
+    _write_csv(source)
+    whole, out = tmp_path / f"whole{suffix}", tmp_path / f"out{suffix}"
+    run = ("score", source, "--batch-size", 3, "--workers", 1, "--exit-zero", "--json")
+    expected = json.loads(cli(*run, "-o", whole).stdout)
+
+    _interrupt_after(monkeypatch, parts)
+    stopped = cli(*run, "-o", out)
+    assert stopped.exit_code == 130, stopped.output
+    partial = tmp_path / f"out{suffix}.partial"
+    kept = min(3 * parts, 8)
+    assert_one_line_error(stopped.stderr, f"{kept} rows", str(partial), "--resume")
+    assert not out.exists() and partial.is_dir()
+    monkeypatch.undo()
+
+    other = cli(*run, "-o", out, "--resume", "--prediction-column", "solution")
+    assert other.exit_code == 2  # another run's checkpoint: refused, and kept
+    assert_one_line_error(other.stderr, "other", "without --resume")
+    resumed = cli(*run[:-3], "2", "--exit-zero", "--json", "-o", out, "--resume")
+    assert resumed.exit_code == 0, resumed.output
+    summary = json.loads(resumed.stdout)
+    assert summary["resumed_rows"] == kept
+    assert {k: v for k, v in summary.items() if k not in _RUN_ONLY} == {
+        k: v for k, v in expected.items() if k not in _RUN_ONLY
+    }
+    if suffix == ".parquet":
+        assert pl.read_parquet(out).equals(pl.read_parquet(whole))
+        assert pq.read_schema(out).metadata is not None
+    else:
+        assert out.read_text() == whole.read_text()
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        ["answers.csv", whole.name, out.name]
+    )
+
+
+def test_resume_needs_a_file_to_continue(tmp_path):
+    source = tmp_path / "answers.csv"
+    _write_csv(source)
+    to_stdout = cli("score", source, "-o", "-", "--resume")
+    assert to_stdout.exit_code == 2
+    assert_one_line_error(to_stdout.stderr, "--resume needs an output file")
+    from_stdin = CliRunner().invoke(app, ["score", "-", "-o", str(tmp_path / "o.parquet"),
+                                          "--resume"], input=source.read_text())  # fmt: skip
+    assert from_stdin.exit_code == 2
+    assert_one_line_error(from_stdin.stderr, "cannot continue from stdin")

@@ -42,6 +42,9 @@ def score(
     batch_size: Annotated[
         int, typer.Option(min=1, metavar="N", help="Rows per batch (bounds memory).")
     ] = 50_000,
+    resume: Annotated[
+        bool, typer.Option(help="Continue an interrupted run from its checkpoint.")
+    ] = False,
     exit_zero: Annotated[
         bool, typer.Option("--exit-zero", help="Exit with code 0 even when some are not correct.")
     ] = False,
@@ -60,7 +63,7 @@ def score(
 
     with one_line_errors():
         summary = score_file(input_path, output, prediction_column=prediction_column,
-                             batch_size=batch_size, **job_options(job))  # fmt: skip
+                             resume=resume, batch_size=batch_size, **job_options(job))  # fmt: skip
     print_summary(summary, job, stdout_taken=output is not None and str(output) == "-")
     missed = summary.rows - summary.correct
     if missed and not exit_zero:

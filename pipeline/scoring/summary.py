@@ -8,6 +8,7 @@ rows whose `cells_correct` is known, and each group's accuracy the share of its 
 
 import json
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -95,8 +96,9 @@ class ScoreSummary:
     by_clues: dict[int, dict[str, Any]]  # clue count -> rows, correct, accuracy
     by_grade: dict[str, dict[str, Any]]  # the input's grade -> the same; {} without grades
     wall_s: float
-    rows_per_s: float
+    rows_per_s: float  # of the rows this run scored (not those a resumed run found done)
     workers: int
+    resumed_rows: int = 0  # rows an interrupted run had done, taken from its checkpoint
     metadata: dict[str, Any] = field(default_factory=dict, repr=False)
 
     @property
@@ -112,8 +114,9 @@ class ScoreSummary:
         """The terminal summary: accuracy, verdicts, then accuracy by clue count and grade."""
         accuracy = "no rows" if self.accuracy is None else f"accuracy {self.accuracy:.2%}"
         cells = "" if self.cell_accuracy is None else f", cell accuracy {self.cell_accuracy:.2%}"
+        resumed = f" ({self.resumed_rows:,} from the checkpoint)" if self.resumed_rows else ""
         lines = [
-            f"{self.rows:,} rows in {self.wall_s:.2f} s ({self.rows_per_s:,.0f} rows/s, "
+            f"{self.rows:,} rows{resumed} in {self.wall_s:.2f} s ({self.rows_per_s:,.0f} rows/s, "
             f"{self.workers} worker{'s' if self.workers != 1 else ''}): {accuracy} "
             f"({self.correct:,} correct){cells}",
         ]
@@ -165,3 +168,28 @@ def _grade_order(grades: dict[str, list[int]]) -> list[str]:
     if set(grades) <= set(GRADES):
         return [g for g in GRADES if g in grades]
     return sorted(grades)
+
+
+def tally_output(path: Path, fmt: str) -> ScoreTally:
+    """The figures of a whole score output read back (a resumed run's: the rows scored before
+    it are only in the output): `verdict`, `cells_correct`, `clues` and `grade` columns."""
+    import polars as pl  # only for a resumed run
+
+    wanted = ["verdict", "cells_correct", "clues", "grade"]
+    if fmt == "parquet":
+        names = pl.read_parquet_schema(path).names()
+        frame = pl.read_parquet(path, columns=[c for c in wanted if c in names])
+    elif fmt == "csv":
+        frame = pl.read_csv(path, infer_schema=False)
+    else:
+        frame = pl.read_ndjson(path)
+    frame = frame.select(pl.col(c) for c in wanted if c in frame.columns)
+    codes = {name: i for i, name in enumerate(VERDICT_NAMES)}
+    verdicts = frame["verdict"].cast(pl.String).replace_strict(codes, return_dtype=pl.Int8)
+    clues = frame["clues"].cast(pl.Int64)
+    cells = frame["cells_correct"].cast(pl.Int64).fill_null(UNKNOWN)
+    grades = frame["grade"].cast(pl.String).to_arrow() if "grade" in frame.columns else None
+    tally = ScoreTally()
+    tally.add(tally_batch(verdicts.to_numpy(), clues.fill_null(0).to_numpy(),
+                          clues.is_not_null().to_numpy(), cells.to_numpy(), grades))  # fmt: skip
+    return tally
