@@ -378,3 +378,47 @@ def test_resume_needs_a_file_to_continue(tmp_path):
                                           "--resume"], input=source.read_text())  # fmt: skip
     assert from_stdin.exit_code == 2
     assert_one_line_error(from_stdin.stderr, "cannot continue from stdin")
+
+
+# --- grades and difficulty: the input's, or rated here -----------------------------------------
+
+
+def test_rate_gives_each_puzzle_the_rating_of_pipeline_rate(tmp_path):
+    source, out = tmp_path / "answers.csv", tmp_path / "rated.parquet"
+    puzzles, predictions = _examples()
+    pl.DataFrame({"puzzle": puzzles, "prediction": predictions}).write_csv(source)
+    done = cli("score", source, "-o", out, "--rate", "--rate-samples", 4, "--json",
+               "--exit-zero", "--batch-size", 3)  # fmt: skip
+    assert done.exit_code == 0, done.output
+    scored = pl.read_parquet(out)
+    rated = pipeline.rate(puzzles, samples=4)
+    assert scored["grade"].to_list() == rated["grade"].cast(pl.String).to_list()
+    assert scored["difficulty"].to_list() == rated["difficulty"].to_list()
+    assert scored["grade"].null_count() == 1  # the malformed puzzle
+    summary = json.loads(done.stdout)
+    assert sum(g["rows"] for g in summary["by_grade"].values()) == 7
+    assert score_predictions(puzzles, predictions, rate=True, rate_samples=4).equals(
+        scored.with_columns(pl.col("verdict"))
+    )
+
+    graded = tmp_path / "graded.csv"
+    pl.DataFrame({"puzzle": puzzles, "prediction": predictions, "grade": ["x"] * 8}).write_csv(
+        graded
+    )
+    refused = cli("score", graded, "--rate")
+    assert refused.exit_code == 2
+    assert_one_line_error(refused.stderr, "has a grade column already", "without --rate")
+    assert not (tmp_path / "graded.scored.parquet").exists()
+
+
+def test_the_inputs_difficulty_comes_along_as_a_number(tmp_path):
+    source = tmp_path / "kaggle.csv"
+    source.write_text("puzzle,solution,difficulty\n" + "".join(
+        f"{p},{s},{d}\n" for p, s, d in zip(PUZZLES[:3], SOLUTIONS[:3], ["0.5", "3", "hard"],
+                                            strict=True)))  # fmt: skip
+    done = cli("score", source, "--prediction-column", "solution", "-q")
+    assert done.exit_code == 0, done.output
+    scored = pl.read_parquet(tmp_path / "kaggle.scored.parquet")
+    assert scored["difficulty"].to_list() == [0.5, 3.0, None]
+    frame = pl.DataFrame({"puzzle": PUZZLES[:2], "answer": SOLUTIONS[:2], "difficulty": [1, 7]})
+    assert score_predictions(frame)["difficulty"].to_list() == [1.0, 7.0]

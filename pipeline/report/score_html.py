@@ -33,8 +33,9 @@ FOOTER = (
     "A prediction is correct when it is a complete grid that keeps the puzzle's givens and "
     "breaks no rule (for a puzzle with several solutions, any of them). Accuracy: the share of "
     "rows correct, malformed rows included; cell accuracy: the cells holding the solution's "
-    "digit over 81 times the rows where the solution is known. Difficulty: mean guesses over "
-    "random symmetries (solve --rate), in bins 0, 0-1, 1-2, 2-4, ..."
+    "digit over 81 times the rows where the solution is known. Difficulty: the file's "
+    "difficulty column (with score --rate or solve --rate, mean guesses over random "
+    "symmetries), in bins 0, 0-1, 1-2, 2-4, ..."
 )
 
 

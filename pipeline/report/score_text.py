@@ -7,7 +7,7 @@ from typing import Any
 from pipeline.report.text import NONE, Table, align, count, decimal
 
 GROUPS = (("by_clues", "clues", "clue count"), ("by_grade", "grade", "grade"),
-          ("by_difficulty", "difficulty", "difficulty (mean guesses over symmetries)"))  # fmt: skip
+          ("by_difficulty", "difficulty", "difficulty"))  # fmt: skip
 KEY_SENTENCE = {"id": "id", "row": "row (score files keep no puzzles: same input assumed)"}
 
 

@@ -15,7 +15,7 @@ done before).
 
 import sys
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any, Unpack
 
@@ -37,6 +37,7 @@ from pipeline.scoring.verdicts import VERDICT_NAMES
 
 SCORED_SUFFIX = ".scored.parquet"
 GRADE_COLUMN = "grade"  # an input column of this name gives the accuracy by grade
+DIFFICULTY_COLUMN = "difficulty"  # and one of this name, each row's difficulty (a number)
 
 
 @dataclass(frozen=True)
@@ -68,6 +69,8 @@ def score_file(
     *,
     prediction_column: str | None = None,
     resume: bool = False,
+    rate: bool = False,
+    rate_samples: int = 16,
     **options: Unpack[JobOptions],
 ) -> ScoreSummary:
     """Score every prediction of `input_path` into `output` (default `<stem>.scored.parquet`
@@ -77,20 +80,31 @@ def score_file(
 
     The predictions are the column named `prediction_column`, else the first named
     prediction, predicted, output or answer (plurals too). The input's solution column, where
-    it solves its puzzle, gives the cells correct; else the `fast` kernel finds a solution. An
-    input column `grade` gives the accuracy by grade. `options`: how to read the input and run
-    the job, as for `solve_file` (`JobOptions`).
+    it solves its puzzle, gives the cells correct; else the `fast` kernel finds a solution.
+    Input columns `grade` and `difficulty` (`solve --rate` writes both) come along, and the
+    summary gives the accuracy by grade; `rate` rates each puzzle here instead (its grade, and
+    its difficulty: mean guesses over `rate_samples` symmetries; far dearer than the scoring).
+    `options`: how to read the input and run the job, as for `solve_file` (`JobOptions`).
 
     Raises `InputError` (one line, for the CLI) for a bad file, column, option or output,
     `RunFailed` when the workers or the cluster go away, and `RunInterrupted` after Ctrl-C or
     SIGTERM; both keep the finished batches for `resume=True` (`CheckpointError` when the
     checkpoint is another run's or damaged).
     """
+    if rate_samples < 1:
+        raise InputError(f"rate_samples must be at least 1, not {rate_samples}")
     job = start_job("score", input_path, output, SCORED_SUFFIX, options,
-                    kernels=ScoreOptions().kernels())  # fmt: skip
+                    kernels=ScoreOptions(rate=rate).kernels())  # fmt: skip
     if job.inputs.several:
         raise InputError("score takes one input at a time")
     scoring = score_options(job.inputs.first, prediction_column, job.reading.solution_column)
+    if rate:
+        ds = job.inputs.first
+        rated = [c for c in (GRADE_COLUMN, DIFFICULTY_COLUMN) if c in ds.extra_columns]
+        if rated:
+            raise InputError(f"{ds.location}: has a {' and a '.join(rated)} column already: "
+                             "score it without --rate, or rename the column")  # fmt: skip
+        scoring = replace(scoring, rate=True, rate_samples=rate_samples)
     if resume and job.output is None:
         raise InputError("--resume needs an output file (a run to stdout keeps nothing)")
     if resume and job.inputs.first.stream:
@@ -117,13 +131,13 @@ def score_options(ds: Dataset, wanted: str | None, named_solution: str | None) -
                              f"('{prediction}')")  # fmt: skip
         # found as the solutions (by name, or in a file without a header by content), but
         # named as the predictions: it is the predictions, and there are no solutions
-        return ScoreOptions("solution", None, _grade(ds))
-    return ScoreOptions(ds.extra_columns[prediction], solution, _grade(ds))
+        return ScoreOptions("solution", None, *_ratings(ds))
+    return ScoreOptions(ds.extra_columns[prediction], solution, *_ratings(ds))
 
 
-def _grade(ds: Dataset) -> str | None:
-    """The batch column of the input's `grade` column, when it has one."""
-    return ds.extra_columns.get(GRADE_COLUMN)
+def _ratings(ds: Dataset) -> tuple[str | None, str | None]:
+    """The batch columns of the input's `grade` and `difficulty` columns, when it has them."""
+    return ds.extra_columns.get(GRADE_COLUMN), ds.extra_columns.get(DIFFICULTY_COLUMN)
 
 
 def _tasks(ds: Dataset, start: int) -> Iterator[tuple[int, pa.RecordBatch]]:
@@ -136,7 +150,7 @@ def _run(job: Job, scoring: ScoreOptions, prediction: str | None, resume: bool) 
     """The score job, its output locked."""
     ds = job.inputs.first
     id_type = ds.schema.field("id").type if ds.id_column is not None else None
-    empty = output_schema(id_type, scoring.grade is not None).empty_table()
+    empty = output_schema(id_type, scoring.has_grade, scoring.has_difficulty).empty_table()
     check_text_columns(empty.schema, job.target.format)
     if job.output is not None:
         Checkpoint(job.output, job.target.format).check_ours()
