@@ -5,12 +5,14 @@
 import json
 import re
 
+import numpy as np
 import polars as pl
 import pytest
 
 import pipeline
+from pipeline.rating.bins import NO_BIN, bin_label, difficulty_bins
 from pipeline.report import report
-from pipeline.report.scores import SCORE_VERDICTS, difficulty_bin, is_score_file
+from pipeline.report.scores import SCORE_VERDICTS, is_score_file
 from pipeline.scoring import score_file
 from pipeline.scoring.verdicts import VERDICT_NAMES
 from tests.conftest import cli
@@ -104,6 +106,26 @@ def test_score_files_beside_solve_files(scored, tmp_path):
     assert text.index("== answers / fast") < text.index("== answers / half")
 
 
+def test_a_rated_scoring_reports_what_score_summed(tmp_path):
+    """`score --rate`: the report's groups by grade and difficulty are the summary's, and
+    the page plots them."""
+    source, out = tmp_path / "plain.csv", tmp_path / "rated.parquet"
+    wrong = pl.when(pl.int_range(pl.len()) % 3 == 0).then("puzzle").otherwise("solution")
+    CORPUS.select("id", "puzzle", prediction=wrong).write_csv(source)
+    summary = score_file(source, out, rate=True, rate_samples=4, workers=1, progress=False,
+                         batch_size=16)  # fmt: skip
+    run = report(out).to_dict()["scores"]["runs"][0]
+    for key, name in (("by_grade", "grade"), ("by_difficulty", "difficulty")):
+        mine = {g[name]: (g["rows"], g["correct"]) for g in run[key]}
+        assert len(mine) >= 2, key
+        assert mine == {k: (g["rows"], g["correct"]) for k, g in getattr(summary, key).items()}
+    pytest.importorskip("matplotlib")
+    page = tmp_path / "rated.html"
+    assert cli("report", out, "--html", page).exit_code == 0
+    text = page.read_text()
+    assert "<h3>Accuracy by difficulty</h3>" in text and "<h3>Accuracy by grade</h3>" in text
+
+
 def test_a_score_file_with_difficulty_is_binned(tmp_path):
     """A score file without metadata (written elsewhere) is told by its columns."""
     path = tmp_path / "rated.parquet"
@@ -122,13 +144,11 @@ def test_a_score_file_with_difficulty_is_binned(tmp_path):
     assert run["cell_accuracy"] == pytest.approx((81 * 3 + 79) / (81 * 4))
 
 
-@pytest.mark.parametrize(
-    ("value", "expected"),
-    [(0.0, (0, "0")), (0.25, (1, "0-1")), (1.0, (1, "0-1")), (1.5, (2, "1-2")),
-     (4.0, (3, "2-4")), (4.01, (4, "4-8")), (100.0, (8, "64-128"))],
-)  # fmt: skip
-def test_difficulty_bins_are_zero_then_powers_of_two(value, expected):
-    assert difficulty_bin(value) == expected
+def test_difficulty_bins_are_zero_then_doubling():
+    values = [0.0, 0.25, 1.0, 1.5, 4.0, 4.01, 100.0, float("nan"), -1.0, float("inf")]
+    codes = difficulty_bins(np.array(values))
+    assert codes.tolist() == [0, 1, 1, 2, 3, 4, 8, NO_BIN, NO_BIN, NO_BIN]
+    assert [bin_label(c) for c in codes[:7]] == ["0", "0-1", "0-1", "1-2", "2-4", "4-8", "64-128"]
 
 
 def test_the_html_page_shows_the_scores_with_plots(scored, tmp_path):

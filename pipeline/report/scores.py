@@ -8,13 +8,12 @@ prints (`pipeline.scoring.summary`), recomputed from the rows: `accuracy` is the
 `correct` (malformed rows count against it), `cell_accuracy` the cells right over 81 times the
 rows whose `cells_correct` is known; each group's accuracy the share of its rows `correct`.
 Groups: by clue count; by `grade` (the technique ladder's order when the grades are its own)
-and by `difficulty` (binned: 0, then powers of two) when the file has those columns.
+and by `difficulty` (`rating.bins`: 0, then doubling bins) when the file has those columns.
 
     scores = ScoreReport.of(load_scores(["a.scored.parquet", "b.scored.parquet"]))
     scores.to_dict()
 """
 
-import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -26,6 +25,7 @@ import pyarrow.parquet as pq
 from pipeline.errors import ReportError, ResultNotFoundError, first_line, printable
 from pipeline.io.runinfo import METADATA_KEY
 from pipeline.rating import GRADES
+from pipeline.rating.bins import NO_BIN, bin_label, difficulty_bins
 from pipeline.report.metadata import read_metadata
 from pipeline.results.measures import percent
 
@@ -172,25 +172,12 @@ def _figures(key: Any, name: str, g: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def difficulty_bin(value: float) -> tuple[int, str]:
-    """A difficulty's bin (mean guesses over symmetries): `0`, then `(0, 1]`, `(1, 2]`,
-    `(2, 4]`, ... as (order, label)."""
-    if value <= 0:
-        return 0, "0"
-    top = max(0, math.ceil(math.log2(value)))
-    low = 0 if top == 0 else 2 ** (top - 1)
-    return top + 1, f"{low}-{2**top}"
-
-
 def _by_difficulty(frame: pl.DataFrame) -> list[dict[str, Any]]:
-    rated = frame.filter(pl.col("difficulty").is_not_null() & pl.col("difficulty").is_finite())
-    bins = [difficulty_bin(v) for v in rated["difficulty"].to_list()]
-    keyed = rated.with_columns(
-        pl.Series("bin", [b[0] for b in bins], pl.Int64),
-        pl.Series("difficulty_bin", [b[1] for b in bins], pl.String),
-    )
-    names = dict(zip(keyed["bin"].to_list(), keyed["difficulty_bin"].to_list(), strict=True))
-    return [{"difficulty": names[g.pop("bin")], **g} for g in _group_figures(keyed, "bin")]
+    """Per difficulty bin (`rating.bins`: 0, 0-1, 1-2, 2-4, ...), in order."""
+    values = frame["difficulty"].fill_null(float("nan")).to_numpy()
+    keyed = frame.with_columns(pl.Series("bin", difficulty_bins(values)))
+    groups = _group_figures(keyed.filter(pl.col("bin") != NO_BIN), "bin")
+    return [{"difficulty": bin_label(g.pop("bin")), **g} for g in groups]
 
 
 def _by_grade(frame: pl.DataFrame) -> list[dict[str, Any]]:

@@ -177,5 +177,5 @@ def score_record_batch(batch: pa.RecordBatch, options: ScoreOptions) -> ScoredBa
     schema = output_schema(None if ids is None else ids.type, grades is not None,
                            difficulty is not None)  # fmt: skip
     table = pa.Table.from_pydict(columns, schema=schema)
-    tally = tally_batch(verdicts, clues, puzzles.ok, cells, grades)
+    tally = tally_batch(verdicts, clues, puzzles.ok, cells, grades, difficulty)
     return ScoredBatch(table, tally)
