@@ -172,3 +172,76 @@ def test_the_html_page_shows_the_scores_with_plots(scored, tmp_path):
     text = mixed.read_text()
     assert "<h1>Sudoku solver report</h1>" in text
     assert text.index("Scores: a model") < text.index("<footer>")
+
+
+@pytest.fixture(scope="module")
+def three_models(scored, tmp_path_factory):
+    """Three score runs with long labels, graded and rated: what the page must lay out."""
+    folder = tmp_path_factory.mktemp("three")
+    source = folder / "a_rather_long_name_for_a_file_of_answers_from_a_neural_model.csv"
+    wrong = pl.when(pl.int_range(pl.len()) % 3 == 0).then("puzzle").otherwise("solution")
+    CORPUS.select("id", "puzzle", prediction_of_the_transformer_model=wrong,
+                  recurrent_model_predictions=pl.col("solution")).write_csv(source)  # fmt: skip
+    paths = [scored["half"]]
+    for column in ("prediction_of_the_transformer_model", "recurrent_model_predictions"):
+        paths.append(folder / f"{column}.parquet")
+        score_file(source, paths[-1], prediction_column=column, rate=True, rate_samples=2,
+                   workers=1, progress=False)  # fmt: skip
+    return report(paths)
+
+
+def test_score_plot_texts_neither_overlap_nor_leave_the_image(three_models, monkeypatch):
+    pytest.importorskip("matplotlib")
+    from pipeline.report import score_plots
+    from tests.test_report_html import drawn_texts
+
+    data = three_models.scores.to_dict()
+    figures = {"verdicts": score_plots.verdict_bars(data)}
+    for key, name, what in (("by_clues", "clues", "clue count"), ("by_grade", "grade", "grade"),
+                            ("by_difficulty", "difficulty", "difficulty")):  # fmt: skip
+        figures[key] = score_plots.accuracy_by_group(data, key, name, what)
+    for name, fig in figures.items():
+        texts, (width, height) = drawn_texts(fig, monkeypatch)
+        assert len(texts) > 5, name
+        for text, box in texts:
+            inside = box.x0 >= -1 and box.y0 >= -1 and box.x1 <= width + 1 and box.y1 <= height + 1
+            assert inside, f"{name}: {text!r} leaves the {width}x{height} image: {box}"
+        for i, (a, box_a) in enumerate(texts):
+            for b, box_b in texts[i + 1 :]:
+                overlap_x = min(box_a.x1, box_b.x1) - max(box_a.x0, box_b.x0)
+                overlap_y = min(box_a.y1, box_b.y1) - max(box_a.y0, box_b.y0)
+                assert overlap_x <= 1 or overlap_y <= 1, f"{name}: {a!r} overlaps {b!r}"
+
+
+def test_the_score_page_in_headless_chromium(three_models, tmp_path):
+    pytest.importorskip("matplotlib")
+    from tests.test_report_html import ARTIFACTS, IMAGES_JS, _browser_or_skip
+
+    _browser_or_skip()
+    from pipeline.report import write_html
+    from tests.test_report_html import browser as make_browser
+
+    folder = ARTIFACTS / "report-scores"
+    folder.mkdir(parents=True, exist_ok=True)
+    page = write_html(three_models, folder / "scores.html", force=True)
+    assert "http://" not in page.read_text() and "https://" not in page.read_text()
+    for driver in make_browser.__wrapped__():
+        driver.get(page.resolve().as_uri())
+        assert driver.title == "Sudoku score report"
+        images = driver.execute_script(IMAGES_JS)
+        fetched = driver.execute_script(
+            "return performance.getEntriesByType('resource').map(e => e.name)"
+        )
+        sideways = driver.execute_script(
+            "return document.documentElement.scrollWidth - document.documentElement.clientWidth"
+        )
+        errors = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+        height = driver.execute_script("return document.documentElement.scrollHeight")
+        driver.set_window_size(1280, min(height + 40, 16_000))
+        assert driver.save_screenshot(str(folder / "page.png"))
+        assert errors == [] and fetched == []
+        assert sideways <= 0, f"the page scrolls sideways by {sideways}px"
+        assert len(images) == 4  # verdicts; accuracy by clue count, grade, difficulty
+        for image in images:
+            assert image["complete"] and image["natural"] > 0, image["alt"]
+            assert image["shown"] and image["width"] > 0 and image["height"] > 0, image["alt"]

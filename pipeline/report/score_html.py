@@ -39,6 +39,13 @@ FOOTER = (
 )
 
 
+# beside the page's CSS: long run labels wrap rather than widen a table or a card
+SCORE_CSS = """<style>
+.scores td.l { white-space:normal; overflow-wrap:anywhere; min-width:10em; max-width:26em; }
+.scores .card h3, .scores .note, .scores h3 { overflow-wrap:anywhere; }
+</style>"""
+
+
 def _card(run: dict[str, Any], color: str) -> str:
     cells = run["cell_accuracy"]
     tiles = [(f"{pct(run['accuracy'])}%", "accuracy"),
@@ -105,12 +112,14 @@ def score_section(data: dict[str, Any]) -> str:
         parts.append("<h3>Row by row: which run is correct</h3>"
                      + _table(agreement_table(data), left=2) + notes)  # fmt: skip
     parts.append(_plots(data))
-    for run in data["runs"]:
-        tables = "".join(f"<h3>{_e(run['label'])}: accuracy by {_e(what)}</h3>"
-                         + _table(group_table(run, key, name))
-                         for key, name, what in GROUPS if run[key])  # fmt: skip
-        parts.append(tables)
-    return "".join(parts) + f"<p class='note'>{_e(FOOTER)}</p>"
+    details = "".join(
+        "<div>" + "".join(f"<h3>{_e(run['label'])}: accuracy by {_e(what)}</h3>"
+                          + _table(group_table(run, key, name))
+                          for key, name, what in GROUPS if run[key]) + "</div>"
+        for run in data["runs"]
+    )  # fmt: skip
+    parts.append(f"<div class='details'>{details}</div><p class='note'>{_e(FOOTER)}</p>")
+    return f"{SCORE_CSS}<section class='scores'>{''.join(parts)}</section>"
 
 
 def with_scores(page: str, data: dict[str, Any]) -> str:

@@ -26,44 +26,47 @@ def _legend(fig: Figure, ax: Axes, labels: list[str], width: float) -> None:
                    ncols=_legend_columns(labels, width))  # fmt: skip
 
 
-def _percent_axis(ax: Axes) -> None:
-    ax.set_ylim(0, 104)
-    ax.set_yticks([0, 25, 50, 75, 100])
-    ax.set_ylabel("% correct")
-
-
 def accuracy_by_group(data: dict[str, Any], key: str, name: str, xlabel: str) -> Figure:
     """Accuracy per group (`key`: by_clues, by_grade, by_difficulty) of each run that has
-    them: lines over a numeric axis (clue counts), else bars side by side per group (grades
-    in ladder order, difficulty bins in order); the rows behind each point in the labels."""
+    them: lines over the clue counts; else a bar per run and group, the groups down the side
+    (grades in ladder order, difficulty bins in order), so that long names need no turning."""
     runs = [r for r in data["runs"] if r[key]]
     colors = score_colors(data)
     labels = [r["label"] for r in runs]
-    extra = LEGEND if len(runs) > 1 else 0.0
-    with _figure(WIDTH, HEIGHT + extra) as fig:
-        ax = fig.subplots()
-        if key == "by_clues":
+    extra = LEGEND * (1 + (len(runs) > 2)) if len(runs) > 1 else 0.0
+    if key == "by_clues":
+        with _figure(WIDTH, HEIGHT + extra) as fig:
+            ax = fig.subplots()
             for run in runs:
                 x = [g[name] for g in run[key]]
                 y = [100 * g["accuracy"] for g in run[key]]
                 ax.plot(x, y, "o-", color=colors[run["label"]], label=_wrap(run["label"], 40),
                         markersize=3.5, linewidth=1.4)  # fmt: skip
             ax.set_xlabel(xlabel)
-        else:
-            groups: list[str] = []
-            for run in runs:  # the order of the first run that has a group, then the others'
-                groups += [g[name] for g in run[key] if g[name] not in groups]
-            x, width = np.arange(len(groups)), 0.8 / max(len(runs), 1)
-            for i, run in enumerate(runs):
-                by = {g[name]: g for g in run[key]}
-                heights = [100 * by[g]["accuracy"] if g in by else 0.0 for g in groups]
-                ax.bar(x + (i - (len(runs) - 1) / 2) * width, heights, width * 0.92,
-                       color=colors[run["label"]], label=_wrap(run["label"], 40))  # fmt: skip
-            ax.set_xticks(x, [str(g).replace("_", " ") for g in groups],
-                          rotation=30 if len(groups) > 6 else 0)  # fmt: skip
-            ax.set_xlabel(xlabel)
-            ax.grid(axis="x", visible=False)
-        _percent_axis(ax)
+            ax.set_ylim(0, 104)
+            ax.set_yticks([0, 25, 50, 75, 100])
+            ax.set_ylabel("% correct")
+            _legend(fig, ax, labels, WIDTH)
+            return fig
+    groups: list[str] = []
+    for run in runs:  # the order of the first run that has a group, then the others'
+        groups += [g[name] for g in run[key] if g[name] not in groups]
+    step = 0.16 * len(runs) + 0.12  # inches a group takes
+    with _figure(WIDTH, 0.9 + step * len(groups) + extra) as fig:
+        ax = fig.subplots()
+        y, width = np.arange(len(groups)), 0.8 / max(len(runs), 1)
+        for i, run in enumerate(runs):
+            by = {g[name]: g for g in run[key]}
+            shares = [100 * by[g]["accuracy"] if g in by else 0.0 for g in groups]
+            ax.barh(y + (i - (len(runs) - 1) / 2) * width, shares, width * 0.92,
+                    color=colors[run["label"]], label=_wrap(run["label"], 40))  # fmt: skip
+        ax.set_yticks(y, [str(g).replace("_", " ") for g in groups])
+        ax.invert_yaxis()
+        ax.set_ylabel(xlabel)
+        ax.set_xlim(0, 100)
+        ax.set_xticks([0, 25, 50, 75, 100])
+        ax.set_xlabel("% correct")
+        ax.grid(axis="y", visible=False)
         _legend(fig, ax, labels, WIDTH)
         return fig
 
