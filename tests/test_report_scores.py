@@ -245,3 +245,26 @@ def test_the_score_page_in_headless_chromium(three_models, tmp_path):
         for image in images:
             assert image["complete"] and image["natural"] > 0, image["alt"]
             assert image["shown"] and image["width"] > 0 and image["height"] > 0, image["alt"]
+
+
+def test_a_damaged_score_file_is_one_error_line(scored, tmp_path):
+    """Score metadata on a file without the score columns, or with columns of another type:
+    exit 2, one line naming the file; the page is not written."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from tests.conftest import assert_one_line_error
+
+    meta = pq.read_schema(scored["half"]).metadata
+    no_cells = tmp_path / "no_cells.parquet"
+    table = pa.table({"row": [0], "verdict": ["correct"], "clues": [30]})
+    pq.write_table(table.replace_schema_metadata(meta), no_cells)
+    text_cells = tmp_path / "text_cells.parquet"
+    table = pa.table({"row": [0], "verdict": ["correct"], "clues": [30], "cells_correct": ["x"]})
+    pq.write_table(table.replace_schema_metadata(meta), text_cells)
+    for path, says in ((no_cells, "not a score file (no column cells_correct)"),
+                       (text_cells, "not a readable score file")):  # fmt: skip
+        done = cli("report", scored["perfect"], path, "--html", tmp_path / "page.html")
+        assert done.exit_code == 2, done.output
+        assert_one_line_error(done.stderr, str(path), says)
+        assert not (tmp_path / "page.html").exists()
