@@ -7,6 +7,8 @@ import re
 
 import numpy as np
 import polars as pl
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 import pipeline
@@ -86,11 +88,11 @@ def test_two_models_side_by_side_and_row_by_row(scored):
     side = re.search(r"answers / half +40 +50\.0 +\S+ +20 +0 +0 +19 +1", text)
     assert side, text
     assert re.search(r"answers / half +answers / perfect +40 +20 +0 +20 +0", text), text
-    assert "joined by id" in text
+    assert "joined by puzzle" in text
 
     data = json.loads(cli("report", scored["perfect"], scored["half"], "--json").stdout)
     (agree,) = data["scores"]["agreements"]
-    assert agree | {"run": None} == {"run": None, "baseline": "answers / perfect", "key": "id",
+    assert agree | {"run": None} == {"run": None, "baseline": "answers / perfect", "key": "puzzle",
                                      "common": 40, "both_correct": 20, "only_run": 0,
                                      "only_baseline": 20, "neither": 0}  # fmt: skip
 
@@ -250,9 +252,6 @@ def test_the_score_page_in_headless_chromium(three_models, tmp_path):
 def test_a_damaged_score_file_is_one_error_line(scored, tmp_path):
     """Score metadata on a file without the score columns, or with columns of another type:
     exit 2, one line naming the file; the page is not written."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
     from tests.conftest import assert_one_line_error
 
     meta = pq.read_schema(scored["half"]).metadata
@@ -268,3 +267,29 @@ def test_a_damaged_score_file_is_one_error_line(scored, tmp_path):
         assert done.exit_code == 2, done.output
         assert_one_line_error(done.stderr, str(path), says)
         assert not (tmp_path / "page.html").exists()
+
+
+def test_two_models_in_their_own_files_are_joined_by_puzzle(tmp_path):
+    """Model A's file in corpus order, model B's reversed and without ids: rows are joined by
+    puzzle, not by position (by position, 3 rows would be wrong in both, not 2)."""
+    a_wrong = pl.int_range(pl.len()) % 4 == 0  # rows 0, 4, ..., 36
+    CORPUS.select("id", "puzzle", prediction=pl.when(a_wrong).then("puzzle")
+                  .otherwise("solution")).write_csv(tmp_path / "a.csv")  # fmt: skip
+    b_wrong = pl.int_range(pl.len()) < 10  # rows 39 .. 30 of the corpus
+    CORPUS.reverse().select("puzzle", prediction=pl.when(b_wrong).then("puzzle")
+                            .otherwise("solution")).write_csv(tmp_path / "b.csv")  # fmt: skip
+    outs = [tmp_path / "a.parquet", tmp_path / "b.parquet"]
+    for name, out in zip("ab", outs, strict=True):
+        score_file(tmp_path / f"{name}.csv", out, workers=1, progress=False)
+    (agree,) = report(outs).to_dict()["scores"]["agreements"]
+    assert (agree["key"], agree["common"]) == ("puzzle", 40)
+    assert (agree["both_correct"], agree["only_run"], agree["only_baseline"], agree["neither"]) \
+        == (22, 8, 8, 2)  # fmt: skip
+
+    # score files without a puzzle column (written before it was there): by row, said so
+    for out in outs:
+        table = pq.read_table(out)
+        pq.write_table(table.drop_columns(["puzzle"]), out)
+    (by_row,) = report(outs).to_dict()["scores"]["agreements"]
+    assert (by_row["key"], by_row["neither"]) == ("row", 3)
+    assert "the same input is assumed" in cli("report", *outs).stdout

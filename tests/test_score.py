@@ -151,8 +151,12 @@ def test_a_frame_has_its_prediction_column_found_by_name():
     frame = pl.DataFrame({"id": [f"p{i}" for i in range(8)], "quizzes": puzzles,
                           "answer": predictions, "grade": ["easy", "hard"] * 4})  # fmt: skip
     scored = score_predictions(frame)
-    assert scored.columns == ["row", "id", "verdict", "message", "cells_correct", "clues", "grade"]
+    assert scored.columns == ["row", "id", "puzzle", "verdict", "message", "cells_correct",
+                              "clues", "grade"]  # fmt: skip
     assert scored["verdict"].cast(pl.String).to_list() == EXPECTED
+    assert scored["puzzle"].to_list() == puzzles  # as read: a malformed one too
+    zeros = score_predictions([PUZZLES[0].replace(".", "0")], [SOLUTIONS[0]])
+    assert zeros["puzzle"].to_list() == [PUZZLES[0]]  # normalized, as solve writes it
     with pytest.raises(InputError, match="no prediction column found"):
         score_predictions(frame.drop("answer"))
 

@@ -8,7 +8,11 @@ from pipeline.report.text import NONE, Table, align, count, decimal
 
 GROUPS = (("by_clues", "clues", "clue count"), ("by_grade", "grade", "grade"),
           ("by_difficulty", "difficulty", "difficulty"))  # fmt: skip
-KEY_SENTENCE = {"id": "id", "row": "row (score files keep no puzzles: same input assumed)"}
+KEY_SENTENCE = {
+    "puzzle": "puzzle (a puzzle repeated in a file counts once, at its first row)",
+    "id": "id (the files have no puzzle column; an id repeated counts once)",
+    "row": "row (the files have no puzzle or id column: the same input is assumed)",
+}
 
 
 def pct(share: float | None) -> str:

@@ -34,7 +34,7 @@ from pipeline.results.measures import percent
 SCORE_VERDICTS = ("correct", "wrong", "givens_changed", "incomplete", "malformed")
 SCORE_COMMAND = "score"
 REQUIRED = ("row", "verdict", "cells_correct", "clues")
-OPTIONAL = ("id", "grade", "difficulty")
+OPTIONAL = ("id", "puzzle", "grade", "difficulty")
 CELLS = 81
 
 
@@ -213,16 +213,23 @@ def score_figures(frame: pl.DataFrame) -> dict[str, Any]:
 # --- two models compared ----------------------------------------------------------------------
 
 
+JOIN_KEYS = ("puzzle", "id", "row")  # by preference: the puzzle when both files have it
+
+
 def agreement(base: ScoreRun, run: ScoreRun) -> dict[str, Any] | None:
-    """Row by row, which of two runs is correct: joined by `id` when both files have one,
-    else by `row` when both have as many rows (score files keep no puzzles). None when
-    neither joins them."""
-    key = "id" if "id" in base.frame.columns and "id" in run.frame.columns else "row"
+    """Row by row, which of two runs is correct: joined by puzzle when both files have the
+    column (as solver runs are), else by `id`, else by `row` when both have as many rows
+    (older score files keep no puzzles); a key repeated in a file counts once, at its first
+    row. None when nothing joins them."""
+    key = next(k for k in JOIN_KEYS if k in base.frame.columns and k in run.frame.columns)
     if key == "row" and base.frame.height != run.frame.height:
         return None
-    left = base.frame.select(pl.col(key).cast(pl.String), _CORRECT.alias("a")).unique(key)
-    right = run.frame.select(pl.col(key).cast(pl.String), _CORRECT.alias("b")).unique(key)
-    joined = left.join(right, on=key, how="inner")
+
+    def keyed(frame: pl.DataFrame, name: str) -> pl.DataFrame:
+        rows = frame.select(pl.col(key).cast(pl.String), _CORRECT.alias(name))
+        return rows.drop_nulls(key).unique(key, keep="first", maintain_order=True)
+
+    joined = keyed(base.frame, "a").join(keyed(run.frame, "b"), on=key, how="inner")
     if not joined.height:
         return None
     a, b = joined["a"], joined["b"]

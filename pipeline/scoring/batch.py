@@ -12,8 +12,9 @@ from typing import NamedTuple
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
-from pipeline.grid import ParsedGrids, clue_counts, parse_puzzles
+from pipeline.grid import ParsedGrids, clue_counts, format_grids, parse_puzzles
 from pipeline.io.dataset import optional_column
 from pipeline.results.schema import enum_array, enum_field
 from pipeline.scoring.summary import BatchTally, tally_batch
@@ -34,6 +35,8 @@ SOLVER = "fast"  # the kernel that finds the solutions the input does not give
 COLUMNS: dict[str, str] = {
     "row": "0-based position in the input",
     "id": "the input's id column, when it has one (its type kept)",
+    "puzzle": "the puzzle as read (81 characters, `.` for blanks, when it parses), as `solve` "
+    "writes it: what the message's cells refer to, and how `report` joins two models' rows",
     "verdict": "`correct`, `wrong`, `givens_changed`, `incomplete` or `malformed` (best to "
     "worst; a polars Enum in that order)",
     "message": "why the verdict is not `correct`, in a sentence; null for `correct`",
@@ -82,7 +85,7 @@ def output_schema(id_type: pa.DataType | None, grade: bool, difficulty: bool = F
     fields = [pa.field("row", pa.int64(), nullable=False)]
     if id_type is not None:
         fields.append(pa.field("id", id_type))
-    fields += [VERDICT_FIELD, pa.field("message", pa.string()),
+    fields += [pa.field("puzzle", pa.string()), VERDICT_FIELD, pa.field("message", pa.string()),
                pa.field("cells_correct", pa.int8()), pa.field("clues", pa.int8())]  # fmt: skip
     if grade:
         fields.append(pa.field("grade", pa.string()))
@@ -150,7 +153,8 @@ def known_solutions(
 def score_record_batch(batch: pa.RecordBatch, options: ScoreOptions) -> ScoredBatch:
     """Score a batch with columns `row`, `puzzle`, the prediction column and optionally `id`,
     the solution and grade columns: one output row per input row, and the batch's figures."""
-    puzzles = parse_puzzles(batch.column(batch.schema.get_field_index("puzzle")))
+    raw = batch.column(batch.schema.get_field_index("puzzle"))
+    puzzles = parse_puzzles(raw)
     predictions = parse_puzzles(batch.column(batch.schema.get_field_index(options.prediction)))
     expected = None if options.solution is None else optional_column(batch, options.solution)
     verdicts = judge(puzzles, predictions)
@@ -165,6 +169,9 @@ def score_record_batch(batch: pa.RecordBatch, options: ScoreOptions) -> ScoredBa
     if ids is not None:
         columns["id"] = ids
     columns |= {
+        "puzzle": pc.if_else(
+            pa.array(puzzles.ok), format_grids(puzzles.grids), raw.cast(pa.string())
+        ),
         "verdict": enum_array(verdicts, VERDICT_FIELD),
         "message": messages(verdicts, puzzles, predictions),
         "cells_correct": pa.array(cells, mask=cells == UNKNOWN),
