@@ -59,7 +59,7 @@ def scored_table() -> str:
     from pipeline.scoring.batch import COLUMNS, output_schema
 
     lines = ["| column | type | meaning |", "|---|---|---|"]
-    for field in output_schema(pa.string(), grade=True):
+    for field in output_schema(pa.string(), grade=True, difficulty=True):
         kind = "passthrough" if field.name == "id" else _type_name(field)
         lines.append(f"| {field.name} | {kind} | {COLUMNS[field.name]} |")
     return "\n".join(lines) + "\n"

@@ -5,12 +5,16 @@
 import json
 
 import polars as pl
+import pyarrow.parquet as pq
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from typer.testing import CliRunner
 
 import pipeline
+from pipeline.cli import app
 from pipeline.errors import InputError
+from pipeline.run.checkpoint import Checkpoint
 from pipeline.scoring import score_file, score_predictions
 from tests.conftest import assert_one_line_error, cli
 
@@ -147,10 +151,31 @@ def test_a_frame_has_its_prediction_column_found_by_name():
     frame = pl.DataFrame({"id": [f"p{i}" for i in range(8)], "quizzes": puzzles,
                           "answer": predictions, "grade": ["easy", "hard"] * 4})  # fmt: skip
     scored = score_predictions(frame)
-    assert scored.columns == ["row", "id", "verdict", "message", "cells_correct", "clues", "grade"]
+    assert scored.columns == ["row", "id", "puzzle", "verdict", "message", "cells_correct",
+                              "clues", "grade"]  # fmt: skip
     assert scored["verdict"].cast(pl.String).to_list() == EXPECTED
+    assert scored["puzzle"].to_list() == puzzles  # as read: a malformed one too
+    zeros = score_predictions([PUZZLES[0].replace(".", "0")], [SOLUTIONS[0]])
+    assert zeros["puzzle"].to_list() == [PUZZLES[0]]  # normalized, as solve writes it
     with pytest.raises(InputError, match="no prediction column found"):
         score_predictions(frame.drop("answer"))
+
+
+def test_a_lazyframe_gives_a_lazyframe_of_the_same_rows():
+    puzzles, predictions = _examples()
+    frame = pl.DataFrame({"id": [f"p{i}" for i in range(8)], "quizzes": puzzles,
+                          "answer": predictions, "grade": ["easy", "hard"] * 4})  # fmt: skip
+    lazy = score_predictions(frame.lazy())
+    assert isinstance(lazy, pl.LazyFrame)
+    eager = score_predictions(frame)
+    assert lazy.collect_schema() == eager.schema  # known before any row is scored
+    assert lazy.collect().equals(eager)
+    none = score_predictions(frame.lazy().filter(pl.col("id") == "none"), workers=2)
+    assert none.collect().schema == eager.schema and none.collect().is_empty()
+    with pytest.raises(ValueError, match="LazyFrame's predictions"):
+        score_predictions(frame.lazy(), predictions)
+    with pytest.raises(InputError, match="no prediction column found"):
+        score_predictions(frame.lazy().drop("answer"))
 
 
 def _write_csv(path, with_solution: bool = True) -> None:
@@ -286,3 +311,118 @@ def test_score_file_and_score_predictions_are_public(tmp_path):
     summary = score_file(source, progress=False)
     assert (summary.rows, summary.correct, summary.all_correct) == (8, 8, True)
     assert summary.metadata["command"] == "score"
+
+
+# --- interrupting and resuming ---------------------------------------------------------------
+
+
+def _interrupt_after(monkeypatch, parts: int) -> None:
+    """Make the next run behave as if Ctrl-C came right after its `parts`-th finished batch."""
+    add, count = Checkpoint.add, [0]
+
+    def add_then_interrupt(self, part):
+        add(self, part)
+        count[0] += 1
+        if count[0] == parts:
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(Checkpoint, "add", add_then_interrupt)
+
+
+_RUN_ONLY = ("output", "wall_s", "rows_per_s", "workers", "resumed_rows")
+
+
+@pytest.mark.parametrize(("suffix", "parts"), [(".parquet", 2), (".csv", 1), (".jsonl", 3)])
+def test_an_interrupted_score_resumes_to_the_same_output(tmp_path, monkeypatch, suffix, parts):
+    """Stopped after `parts` batches of 3 rows (all 3 batches: stopped before the join), it
+    keeps them; `--resume` scores the rest into the output an uninterrupted run writes, and
+    its summary (the rows done before included) is that run's."""
+    source = tmp_path / "answers.csv"
+    _write_csv(source)
+    whole, out = tmp_path / f"whole{suffix}", tmp_path / f"out{suffix}"
+    run = ("score", source, "--batch-size", 3, "--workers", 1, "--exit-zero", "--json")
+    expected = json.loads(cli(*run, "-o", whole).stdout)
+
+    _interrupt_after(monkeypatch, parts)
+    stopped = cli(*run, "-o", out)
+    assert stopped.exit_code == 130, stopped.output
+    partial = tmp_path / f"out{suffix}.partial"
+    kept = min(3 * parts, 8)
+    assert_one_line_error(stopped.stderr, f"{kept} rows", str(partial), "--resume")
+    assert not out.exists() and partial.is_dir()
+    monkeypatch.undo()
+
+    other = cli(*run, "-o", out, "--resume", "--prediction-column", "solution")
+    assert other.exit_code == 2  # another run's checkpoint: refused, and kept
+    assert_one_line_error(other.stderr, "other", "without --resume")
+    resumed = cli(*run[:-3], "2", "--exit-zero", "--json", "-o", out, "--resume")
+    assert resumed.exit_code == 0, resumed.output
+    summary = json.loads(resumed.stdout)
+    assert summary["resumed_rows"] == kept
+    assert {k: v for k, v in summary.items() if k not in _RUN_ONLY} == {
+        k: v for k, v in expected.items() if k not in _RUN_ONLY
+    }
+    if suffix == ".parquet":
+        assert pl.read_parquet(out).equals(pl.read_parquet(whole))
+        assert pq.read_schema(out).metadata is not None
+    else:
+        assert out.read_text() == whole.read_text()
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        ["answers.csv", whole.name, out.name]
+    )
+
+
+def test_resume_needs_a_file_to_continue(tmp_path):
+    source = tmp_path / "answers.csv"
+    _write_csv(source)
+    to_stdout = cli("score", source, "-o", "-", "--resume")
+    assert to_stdout.exit_code == 2
+    assert_one_line_error(to_stdout.stderr, "--resume needs an output file")
+    from_stdin = CliRunner().invoke(app, ["score", "-", "-o", str(tmp_path / "o.parquet"),
+                                          "--resume"], input=source.read_text())  # fmt: skip
+    assert from_stdin.exit_code == 2
+    assert_one_line_error(from_stdin.stderr, "cannot continue from stdin")
+
+
+# --- grades and difficulty: the input's, or rated here -----------------------------------------
+
+
+def test_rate_gives_each_puzzle_the_rating_of_pipeline_rate(tmp_path):
+    source, out = tmp_path / "answers.csv", tmp_path / "rated.parquet"
+    puzzles, predictions = _examples()
+    pl.DataFrame({"puzzle": puzzles, "prediction": predictions}).write_csv(source)
+    done = cli("score", source, "-o", out, "--rate", "--rate-samples", 4, "--json",
+               "--exit-zero", "--batch-size", 3)  # fmt: skip
+    assert done.exit_code == 0, done.output
+    scored = pl.read_parquet(out)
+    rated = pipeline.rate(puzzles, samples=4)
+    assert scored["grade"].to_list() == rated["grade"].cast(pl.String).to_list()
+    assert scored["difficulty"].to_list() == rated["difficulty"].to_list()
+    assert scored["grade"].null_count() == 1  # the malformed puzzle
+    summary = json.loads(done.stdout)
+    assert sum(g["rows"] for g in summary["by_grade"].values()) == 7
+    assert score_predictions(puzzles, predictions, rate=True, rate_samples=4).equals(
+        scored.with_columns(pl.col("verdict"))
+    )
+
+    graded = tmp_path / "graded.csv"
+    pl.DataFrame({"puzzle": puzzles, "prediction": predictions, "grade": ["x"] * 8}).write_csv(
+        graded
+    )
+    refused = cli("score", graded, "--rate")
+    assert refused.exit_code == 2
+    assert_one_line_error(refused.stderr, "has a grade column already", "without --rate")
+    assert not (tmp_path / "graded.scored.parquet").exists()
+
+
+def test_the_inputs_difficulty_comes_along_as_a_number(tmp_path):
+    source = tmp_path / "kaggle.csv"
+    source.write_text("puzzle,solution,difficulty\n" + "".join(
+        f"{p},{s},{d}\n" for p, s, d in zip(PUZZLES[:3], SOLUTIONS[:3], ["0.5", "3", "hard"],
+                                            strict=True)))  # fmt: skip
+    done = cli("score", source, "--prediction-column", "solution", "-q")
+    assert done.exit_code == 0, done.output
+    scored = pl.read_parquet(tmp_path / "kaggle.scored.parquet")
+    assert scored["difficulty"].to_list() == [0.5, 3.0, None]
+    frame = pl.DataFrame({"puzzle": PUZZLES[:2], "answer": SOLUTIONS[:2], "difficulty": [1, 7]})
+    assert score_predictions(frame)["difficulty"].to_list() == [1.0, 7.0]

@@ -266,7 +266,7 @@ def generate(
 def report(
     results: Annotated[
         list[Path],
-        typer.Argument(metavar="RESULTS", help="Result Parquet files (of solve or bench)."),
+        typer.Argument(metavar="RESULTS", help="Result Parquet files (of solve, bench or score)."),
     ],
     html: Annotated[
         Path | None,
@@ -288,7 +288,8 @@ def report(
 ) -> None:
     """Solver performance from result files, read only: percentiles, verdicts, kernel and
     wall rates, the hardest puzzles; runs side by side, with per-puzzle ratios between runs
-    of one corpus (joined by puzzle, never by row). --html needs the report extra.
+    of one corpus (joined by puzzle, never by row); score files: accuracy by verdict, clue
+    count, grade and difficulty, models side by side. --html needs the report extra.
 
     Example: sudoku-pipeline report puzzles.solved.parquet --json
     """

@@ -42,6 +42,22 @@ def score(
     batch_size: Annotated[
         int, typer.Option(min=1, metavar="N", help="Rows per batch (bounds memory).")
     ] = 50_000,
+    rate: Annotated[
+        bool,
+        typer.Option(
+            "--rate",
+            help="Rate each puzzle: `grade` (the hardest technique a person needs) and "
+            "`difficulty` (mean guesses over symmetries), for the accuracy by grade and "
+            "difficulty (costs far more than scoring; an input's own grade and difficulty "
+            "columns are used without it).",
+        ),  # fmt: skip
+    ] = False,
+    rate_samples: Annotated[
+        int, typer.Option(min=1, metavar="K", help="Symmetries averaged by --rate.")
+    ] = 16,
+    resume: Annotated[
+        bool, typer.Option(help="Continue an interrupted run from its checkpoint.")
+    ] = False,
     exit_zero: Annotated[
         bool, typer.Option("--exit-zero", help="Exit with code 0 even when some are not correct.")
     ] = False,
@@ -50,9 +66,9 @@ def score(
     """Score a model's answers: one row per input row with its verdict (correct, wrong,
     givens_changed, incomplete, malformed), a message, the cells correct and the clues; the
     accuracy, cell accuracy, and accuracy by clue count (and by `grade` when the input has
-    one) on stderr, or --json on stdout. A prediction is correct when it is complete, keeps
-    the givens and breaks no rule (for a puzzle with several solutions, any of them). Exit
-    code 1 when a prediction is not correct (--exit-zero: never).
+    one, or with --rate) on stderr, or --json on stdout. A prediction is correct when it is
+    complete, keeps the givens and breaks no rule (for a puzzle with several solutions, any
+    of them). Exit code 1 when a prediction is not correct (--exit-zero: never).
 
     Example: sudoku-pipeline score puzzles.parquet --prediction-column solution
     """
@@ -60,6 +76,7 @@ def score(
 
     with one_line_errors():
         summary = score_file(input_path, output, prediction_column=prediction_column,
+                             resume=resume, rate=rate, rate_samples=rate_samples,
                              batch_size=batch_size, **job_options(job))  # fmt: skip
     print_summary(summary, job, stdout_taken=output is not None and str(output) == "-")
     missed = summary.rows - summary.correct

@@ -5,6 +5,8 @@
     rep.to_dict()                 # the numbers alone (`--json`)
 
 * `runs`: runs read from result files, the figures of each;
+* `scores`: a model's answers (`score` files), the figures of each, two models row by row;
+  `score_text`, `score_plots` and `score_html` show them;
 * `compare`: runs joined by puzzle, grouped into corpora, per-puzzle ratios;
 * `model`: the `Report` the renderers read;
 * `text`: the tables as formatted cells and the terminal summary;
@@ -23,11 +25,22 @@ from pipeline.io.runinfo import METADATA_KEY
 from pipeline.report.metadata import read_metadata
 from pipeline.report.model import Report
 from pipeline.report.runs import load_runs
-from pipeline.report.text import render_text
+from pipeline.report.score_text import score_lines
+from pipeline.report.scores import ScoreReport, is_score_file, load_scores
+from pipeline.report.text import render_text as render_runs_text
 
 MATPLOTLIB_HINT = "--html needs matplotlib: pip install 'sudoku-pipeline[report]'"
 HTML_REPORT = "HTML report"
 RESULT_FORMATS = {"parquet": "Parquet", "csv": "CSV", "jsonl": "JSON Lines"}
+
+
+def render_text(rep: Report) -> str:
+    """The terminal summary: the solver runs (`text.render_text`), then the score runs."""
+    text = render_runs_text(rep) if rep.runs else ""
+    if rep.scores is not None:
+        lines = score_lines(rep.scores.to_dict())
+        text = (text + "\n" if text else "") + "\n".join(lines).rstrip() + "\n"
+    return text
 
 
 def require_matplotlib() -> None:
@@ -79,10 +92,16 @@ def write_html(
     `force` (`check_html`)."""
     require_matplotlib()
     from pipeline.report.html import render_html  # matplotlib: only for the page
+    from pipeline.report.score_html import score_page, with_scores
 
     out = check_html(path, inputs, force)
+    scores = None if rep.scores is None else rep.scores.to_dict()
+    if scores is None:
+        page = render_html(rep)
+    else:
+        page = with_scores(render_html(rep), scores) if rep.runs else score_page(scores)
     tmp = out.with_name(f".{out.name}.tmp")
-    tmp.write_text(render_html(rep), encoding="utf-8")
+    tmp.write_text(page, encoding="utf-8")
     tmp.replace(out)
     return out
 
@@ -90,7 +109,8 @@ def write_html(
 def report(
     paths: list[str | Path] | str | Path, html: str | Path | None = None, force: bool = False
 ) -> Report:
-    """Read result files (of `solve` or `bench`) and compute every figure; with `html`, also
+    """Read result files (of `solve`, `bench` or `score`: a score file is told by its
+    metadata, `scores.is_score_file`) and compute every figure; with `html`, also
     write the HTML report there (`force`: over a file that is not a page of this tool, as
     `solve --force`). Raises `ReportError` (one line) for a file it cannot read, for `html`
     without matplotlib, or `InputError` for an `html` it will not write over."""
@@ -99,7 +119,10 @@ def report(
     if html is not None:
         require_matplotlib()  # before the reading, not after
         check_html(html, paths, force)
-    rep = Report.of(load_runs(list(paths)))
+    scored = [p for p in paths if is_score_file(p)]
+    others = [p for p in paths if p not in scored]
+    scores = ScoreReport.of(load_scores(scored)) if scored else None
+    rep = Report.of(load_runs(others) if others or not scored else [], scores)
     if html is not None:
         write_html(rep, html, force, paths)
     return rep

@@ -8,6 +8,7 @@ from typing import Any
 from pipeline.errors import printable
 from pipeline.report.compare import Corpus, Pair, group_corpora
 from pipeline.report.runs import Run, run_figures
+from pipeline.report.scores import ScoreReport
 
 
 @dataclass
@@ -17,11 +18,12 @@ class Report:
     runs: list[Run]
     figures: list[dict[str, Any]]
     corpora: list[Corpus]
+    scores: ScoreReport | None = None  # the score files' runs (`scores`), when there are any
 
     @classmethod
-    def of(cls, runs: list[Run]) -> "Report":
+    def of(cls, runs: list[Run], scores: ScoreReport | None = None) -> "Report":
         """Every figure of `runs`, and the runs grouped by the puzzles they hold."""
-        return cls(runs, [run_figures(r.frame) for r in runs], group_corpora(runs))
+        return cls(runs, [run_figures(r.frame) for r in runs], group_corpora(runs), scores)
 
     @property
     def pairs(self) -> list[Pair]:
@@ -54,7 +56,7 @@ class Report:
             ],
             "corpora": [c.to_dict() for c in self.corpora],
             "comparisons": self.comparisons,
-        }
+        } | ({"scores": self.scores.to_dict()} if self.scores is not None else {})
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), indent=2, default=str)

@@ -12,8 +12,9 @@ from typing import NamedTuple
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
-from pipeline.grid import ParsedGrids, clue_counts, parse_puzzles
+from pipeline.grid import ParsedGrids, clue_counts, format_grids, parse_puzzles
 from pipeline.io.dataset import optional_column
 from pipeline.results.schema import enum_array, enum_field
 from pipeline.scoring.summary import BatchTally, tally_batch
@@ -34,13 +35,18 @@ SOLVER = "fast"  # the kernel that finds the solutions the input does not give
 COLUMNS: dict[str, str] = {
     "row": "0-based position in the input",
     "id": "the input's id column, when it has one (its type kept)",
+    "puzzle": "the puzzle as read (81 characters, `.` for blanks, when it parses), as `solve` "
+    "writes it: what the message's cells refer to, and how `report` joins two models' rows",
     "verdict": "`correct`, `wrong`, `givens_changed`, `incomplete` or `malformed` (best to "
     "worst; a polars Enum in that order)",
     "message": "why the verdict is not `correct`, in a sentence; null for `correct`",
     "cells_correct": "cells (givens included, 0..81) holding the solution's digit; 81 for "
     "`correct`; null for `malformed` rows and puzzles without a solution",
     "clues": "number of givens; null where the puzzle is malformed",
-    "grade": "the input's `grade` column, as text, when it has one",
+    "grade": "the input's `grade` column, as text, when it has one; with `--rate`, the "
+    "hardest technique a person needs (`solve --rate`'s)",
+    "difficulty": "the input's `difficulty` column, as a number (null where it is not one), "
+    "when it has one; with `--rate`, mean guesses over random symmetries (`solve --rate`'s)",
 }
 
 
@@ -52,22 +58,68 @@ class ScoreOptions:
     prediction: str = "prediction"
     solution: str | None = None
     grade: str | None = None
+    difficulty: str | None = None
+    rate: bool = False  # rate each puzzle (`pipeline.rating`): its grade and difficulty
+    rate_samples: int = 16  # symmetries averaged by the difficulty
+
+    def __post_init__(self) -> None:
+        if self.rate_samples < 1:
+            raise ValueError(f"rate_samples must be at least 1, not {self.rate_samples}")
 
     def kernels(self) -> tuple[str, ...]:
-        """The kernels a batch calls (`run.warmup.KERNELS`): the solver, the clash check."""
-        return (SOLVER, "clash")
+        """The kernels a batch calls (`run.warmup.KERNELS`): the solver, the clash check, and
+        the rating's with `rate`."""
+        return (SOLVER, "clash", *(("rating",) if self.rate else ()))
+
+    @property
+    def has_grade(self) -> bool:
+        return self.rate or self.grade is not None
+
+    @property
+    def has_difficulty(self) -> bool:
+        return self.rate or self.difficulty is not None
 
 
-def output_schema(id_type: pa.DataType | None, grade: bool) -> pa.Schema:
+def output_schema(id_type: pa.DataType | None, grade: bool, difficulty: bool = False) -> pa.Schema:
     """The score output's schema: one row per input row."""
     fields = [pa.field("row", pa.int64(), nullable=False)]
     if id_type is not None:
         fields.append(pa.field("id", id_type))
-    fields += [VERDICT_FIELD, pa.field("message", pa.string()),
+    fields += [pa.field("puzzle", pa.string()), VERDICT_FIELD, pa.field("message", pa.string()),
                pa.field("cells_correct", pa.int8()), pa.field("clues", pa.int8())]  # fmt: skip
     if grade:
         fields.append(pa.field("grade", pa.string()))
+    if difficulty:
+        fields.append(pa.field("difficulty", pa.float64()))
     return pa.schema(fields)
+
+
+def ratings(
+    batch: pa.RecordBatch, puzzles: ParsedGrids, options: ScoreOptions
+) -> tuple[pa.Array | None, pa.Array | None]:
+    """The rows' grades (text) and difficulties (float64): rated here with `rate`, else the
+    input's columns when it has them (a difficulty that is not a number becomes null)."""
+    if options.rate:
+        import polars as pl
+
+        from pipeline.rating import rate_grids
+
+        rated = rate_grids(puzzles.grids, ~puzzles.ok, options.rate_samples)
+        return rated["grade"].cast(pl.String).to_arrow(), rated["difficulty"].to_arrow()
+    grades = difficulty = None
+    if options.grade is not None:
+        grades = optional_column(batch, options.grade)
+        grades = None if grades is None else grades.cast(pa.string())
+    if options.difficulty is not None:
+        difficulty = optional_column(batch, options.difficulty)
+        if difficulty is not None:
+            if pa.types.is_integer(difficulty.type) or pa.types.is_floating(difficulty.type):
+                return grades, difficulty.cast(pa.float64())
+            import polars as pl  # text: what is not a number becomes null
+
+            numbers = pl.Series(difficulty).cast(pl.String).cast(pl.Float64, strict=False)
+            difficulty = numbers.to_arrow()
+    return grades, difficulty
 
 
 class ScoredBatch(NamedTuple):
@@ -101,7 +153,8 @@ def known_solutions(
 def score_record_batch(batch: pa.RecordBatch, options: ScoreOptions) -> ScoredBatch:
     """Score a batch with columns `row`, `puzzle`, the prediction column and optionally `id`,
     the solution and grade columns: one output row per input row, and the batch's figures."""
-    puzzles = parse_puzzles(batch.column(batch.schema.get_field_index("puzzle")))
+    raw = batch.column(batch.schema.get_field_index("puzzle"))
+    puzzles = parse_puzzles(raw)
     predictions = parse_puzzles(batch.column(batch.schema.get_field_index(options.prediction)))
     expected = None if options.solution is None else optional_column(batch, options.solution)
     verdicts = judge(puzzles, predictions)
@@ -110,15 +163,15 @@ def score_record_batch(batch: pa.RecordBatch, options: ScoreOptions) -> ScoredBa
     solutions, known = known_solutions(puzzles, expected, wanted)
     cells = count_correct_cells(verdicts, predictions.grids, solutions, known)
     clues = clue_counts(puzzles.grids)
-    grades = None
-    if options.grade is not None:
-        grades = optional_column(batch, options.grade)
-        grades = None if grades is None else grades.cast(pa.string())
+    grades, difficulty = ratings(batch, puzzles, options)
     columns: dict[str, pa.Array] = {"row": batch.column(batch.schema.get_field_index("row"))}
     ids = optional_column(batch, "id")
     if ids is not None:
         columns["id"] = ids
     columns |= {
+        "puzzle": pc.if_else(
+            pa.array(puzzles.ok), format_grids(puzzles.grids), raw.cast(pa.string())
+        ),
         "verdict": enum_array(verdicts, VERDICT_FIELD),
         "message": messages(verdicts, puzzles, predictions),
         "cells_correct": pa.array(cells, mask=cells == UNKNOWN),
@@ -126,7 +179,10 @@ def score_record_batch(batch: pa.RecordBatch, options: ScoreOptions) -> ScoredBa
     }
     if grades is not None:
         columns["grade"] = grades
-    schema = output_schema(None if ids is None else ids.type, grades is not None)
+    if difficulty is not None:
+        columns["difficulty"] = difficulty
+    schema = output_schema(None if ids is None else ids.type, grades is not None,
+                           difficulty is not None)  # fmt: skip
     table = pa.Table.from_pydict(columns, schema=schema)
-    tally = tally_batch(verdicts, clues, puzzles.ok, cells, grades)
+    tally = tally_batch(verdicts, clues, puzzles.ok, cells, grades, difficulty)
     return ScoredBatch(table, tally)

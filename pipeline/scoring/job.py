@@ -7,12 +7,15 @@ Reads the input as `solve` does (the same job set-up, options and output checks)
 solution and id columns are found as solve finds them, and its prediction column by name
 (`io.columns.prediction_column`). The workers score each batch (`batch`) and encode its rows in
 the output's format; the parent keeps the parts in order beside the output and joins them at
-the end, atomically, with the run's metadata, as solve does. A run that stops keeps nothing
-(scoring again is cheap): there is no `resume`.
+the end, atomically, with the run's metadata, as solve does. A run that stops (Ctrl-C, lost
+workers) keeps its finished parts; `resume=True` goes on from them, as solve's does, and its
+summary's figures are read back from the whole output (the parts hold the figures of the rows
+done before).
 """
 
+import sys
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any, Unpack
 
@@ -21,18 +24,20 @@ import pyarrow as pa
 from pipeline.errors import InputError
 from pipeline.io.columns import prediction_column
 from pipeline.io.dataset import Dataset
+from pipeline.io.inputs import STDIN
 from pipeline.io.text_columns import check_text_columns
 from pipeline.io.writers import encode
-from pipeline.run.checkpoint import Checkpoint, StreamSink
+from pipeline.run.checkpoint import Checkpoint, Progress, StreamSink
 from pipeline.run.job import Job, JobOptions, start_job
 from pipeline.run.loop import running
 from pipeline.run.parts import Part, verdict_counts
 from pipeline.scoring.batch import ScoreOptions, output_schema, score_record_batch
-from pipeline.scoring.summary import BatchTally, ScoreSummary, ScoreTally
+from pipeline.scoring.summary import BatchTally, ScoreSummary, ScoreTally, tally_output
 from pipeline.scoring.verdicts import VERDICT_NAMES
 
 SCORED_SUFFIX = ".scored.parquet"
 GRADE_COLUMN = "grade"  # an input column of this name gives the accuracy by grade
+DIFFICULTY_COLUMN = "difficulty"  # and one of this name, each row's difficulty (a number)
 
 
 @dataclass(frozen=True)
@@ -63,6 +68,9 @@ def score_file(
     output: str | Path | None = None,
     *,
     prediction_column: str | None = None,
+    resume: bool = False,
+    rate: bool = False,
+    rate_samples: int = 16,
     **options: Unpack[JobOptions],
 ) -> ScoreSummary:
     """Score every prediction of `input_path` into `output` (default `<stem>.scored.parquet`
@@ -72,21 +80,38 @@ def score_file(
 
     The predictions are the column named `prediction_column`, else the first named
     prediction, predicted, output or answer (plurals too). The input's solution column, where
-    it solves its puzzle, gives the cells correct; else the `fast` kernel finds a solution. An
-    input column `grade` gives the accuracy by grade. `options`: how to read the input and run
-    the job, as for `solve_file` (`JobOptions`).
+    it solves its puzzle, gives the cells correct; else the `fast` kernel finds a solution.
+    Input columns `grade` and `difficulty` (`solve --rate` writes both) come along, and the
+    summary gives the accuracy by grade; `rate` rates each puzzle here instead (its grade, and
+    its difficulty: mean guesses over `rate_samples` symmetries; far dearer than the scoring).
+    `options`: how to read the input and run the job, as for `solve_file` (`JobOptions`).
 
     Raises `InputError` (one line, for the CLI) for a bad file, column, option or output,
     `RunFailed` when the workers or the cluster go away, and `RunInterrupted` after Ctrl-C or
-    SIGTERM (nothing is kept).
+    SIGTERM; both keep the finished batches for `resume=True` (`CheckpointError` when the
+    checkpoint is another run's or damaged).
     """
+    if rate_samples < 1:
+        raise InputError(f"rate_samples must be at least 1, not {rate_samples}")
     job = start_job("score", input_path, output, SCORED_SUFFIX, options,
-                    kernels=ScoreOptions().kernels())  # fmt: skip
+                    kernels=ScoreOptions(rate=rate).kernels())  # fmt: skip
     if job.inputs.several:
         raise InputError("score takes one input at a time")
     scoring = score_options(job.inputs.first, prediction_column, job.reading.solution_column)
+    if rate:
+        ds = job.inputs.first
+        rated = [c for c in (GRADE_COLUMN, DIFFICULTY_COLUMN) if c in ds.extra_columns]
+        if rated:
+            raise InputError(f"{ds.location}: has a {' and a '.join(rated)} column already: "
+                             "score it without --rate, or rename the column")  # fmt: skip
+        scoring = replace(scoring, rate=True, rate_samples=rate_samples)
+    if resume and job.output is None:
+        raise InputError("--resume needs an output file (a run to stdout keeps nothing)")
+    if resume and job.inputs.first.stream:
+        stream = "stdin" if job.inputs.names[0] == STDIN else job.inputs.names[0]
+        raise InputError(f"--resume cannot continue from {stream}: it can be read once only")
     with job.locked():
-        return _run(job, scoring, prediction_column)
+        return _run(job, scoring, prediction_column, resume)
 
 
 def score_options(ds: Dataset, wanted: str | None, named_solution: str | None) -> ScoreOptions:
@@ -106,55 +131,85 @@ def score_options(ds: Dataset, wanted: str | None, named_solution: str | None) -
                              f"('{prediction}')")  # fmt: skip
         # found as the solutions (by name, or in a file without a header by content), but
         # named as the predictions: it is the predictions, and there are no solutions
-        return ScoreOptions("solution", None, _grade(ds))
-    return ScoreOptions(ds.extra_columns[prediction], solution, _grade(ds))
+        return ScoreOptions("solution", None, *_ratings(ds))
+    return ScoreOptions(ds.extra_columns[prediction], solution, *_ratings(ds))
 
 
-def _grade(ds: Dataset) -> str | None:
-    """The batch column of the input's `grade` column, when it has one."""
-    return ds.extra_columns.get(GRADE_COLUMN)
+def _ratings(ds: Dataset) -> tuple[str | None, str | None]:
+    """The batch columns of the input's `grade` and `difficulty` columns, when it has them."""
+    return ds.extra_columns.get(GRADE_COLUMN), ds.extra_columns.get(DIFFICULTY_COLUMN)
 
 
-def _tasks(ds: Dataset) -> Iterator[tuple[int, pa.RecordBatch]]:
-    start = 0
-    for batch in ds.batches():
+def _tasks(ds: Dataset, start: int) -> Iterator[tuple[int, pa.RecordBatch]]:
+    for batch in ds.batches(start):
         yield start, batch
         start += batch.num_rows
 
 
-def _run(job: Job, scoring: ScoreOptions, prediction: str | None) -> ScoreSummary:
+def _run(job: Job, scoring: ScoreOptions, prediction: str | None, resume: bool) -> ScoreSummary:
     """The score job, its output locked."""
     ds = job.inputs.first
     id_type = ds.schema.field("id").type if ds.id_column is not None else None
-    empty = output_schema(id_type, scoring.grade is not None).empty_table()
+    empty = output_schema(id_type, scoring.has_grade, scoring.has_difficulty).empty_table()
     check_text_columns(empty.schema, job.target.format)
-    checkpoint = None if job.output is None else Checkpoint(job.output, job.target.format)
-    if checkpoint is not None:
-        checkpoint.check_ours()
-    tally, done = ScoreTally(), 0
+    if job.output is not None:
+        Checkpoint(job.output, job.target.format).check_ours()
+    sink: Checkpoint | StreamSink | None = None
+
+    def kept() -> tuple[int | None, Path | None]:
+        """The rows a stopped run keeps on disk, and where."""
+        if isinstance(sink, Checkpoint):
+            return sink.rows_kept(), sink.folder
+        return None, None
+
+    tally, progress = ScoreTally(), Progress()
     try:
-        with running(job) as run:
-            sink: Checkpoint | StreamSink = StreamSink(job.target)
-            if checkpoint is not None:
-                checkpoint.start(_identity(job, scoring))
-                sink = checkpoint
-            for scored in run.map(score_part, _tasks(ds), scoring, job.target.format):
+        with running(job, kept=kept) as run:
+            sink, progress = _sink(job, scoring, resume, empty)
+            run.show_progress(initial=progress.rows)
+            done = progress.rows
+            for scored in run.map(score_part, _tasks(ds, done), scoring, job.target.format):
                 sink.add(scored.part)
                 tally.add(scored.tally)
                 done += scored.rows
             run.finish()
             wall = job.wall()
-            rate = done / wall if wall > 0 else 0.0
+            rate = (done - progress.rows) / wall if wall > 0 else 0.0
             options: dict[str, Any] = asdict(scoring) | {"prediction_column": prediction}
-            metadata = job.metadata(done, options, rate)
+            metadata = job.metadata(done, options, rate, resumed_rows=progress.rows)
+            # an interrupt while joining keeps the (complete) checkpoint: --resume joins again
             sink.commit(done, empty, metadata)
-    finally:
-        if checkpoint is not None:
-            checkpoint.remove()  # done or stopped: scoring again is cheap, nothing to resume
+    except InputError:  # the input failed part-way (a truncated .gz, say)
+        if isinstance(sink, Checkpoint) and sink.rows_kept() == progress.rows == 0:
+            sink.remove()  # nothing worth resuming: leave no folder behind
+        raise
+    if isinstance(sink, Checkpoint):
+        sink.remove()
+    if progress.rows and job.output is not None:  # the rows done before are in the output
+        tally = tally_output(job.output, job.target.format)
     summary = tally.summary(input=job.inputs.names[0], output=str(job.target), wall_s=wall,
-                            rows_per_s=rate, workers=job.executor.workers)  # fmt: skip
+                            rows_per_s=rate, workers=job.executor.workers,
+                            resumed_rows=progress.rows)  # fmt: skip
     summary.metadata = metadata
     return summary
+
+
+def _sink(
+    job: Job, scoring: ScoreOptions, resume: bool, empty: pa.Table
+) -> tuple[Checkpoint | StreamSink, Progress]:
+    """Where the parts go, and how far an earlier run got: a checkpoint beside the output
+    (started afresh, or resumed), or stdout."""
+    if job.output is None:
+        return StreamSink(job.target), Progress()
+    checkpoint = Checkpoint(job.output, job.target.format)
+    identity = _identity(job, scoring)
+    if resume:
+        return checkpoint, checkpoint.resume(identity, empty.column_names)
+    if checkpoint.exists():
+        print(f"note: starting over; discarding the checkpoint at {checkpoint.folder}",
+              file=sys.stderr)  # fmt: skip
+    checkpoint.start(identity)
+    return checkpoint, Progress()
 
 
 def _identity(job: Job, scoring: ScoreOptions) -> dict[str, Any]:

@@ -1,5 +1,6 @@
-"""What a scoring found, gathered batch by batch: rows per verdict, per clue count and per
-grade, cells right (`BatchTally`, `ScoreTally`); the `ScoreSummary` the command prints.
+"""What a scoring found, gathered batch by batch: rows per verdict, per clue count, per
+grade and per difficulty bin (`rating.bins`), cells right (`BatchTally`, `ScoreTally`); the
+`ScoreSummary` the command prints.
 
 The figures are the output's, computed as it is written: `accuracy` is the share of rows
 `correct` (malformed rows count against it), `cell_accuracy` the cells right over 81 times the
@@ -8,6 +9,7 @@ rows whose `cells_correct` is known, and each group's accuracy the share of its 
 
 import json
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -15,6 +17,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from pipeline.grid import CELLS
+from pipeline.rating.bins import NO_BIN, bin_label, difficulty_bins
 from pipeline.scoring.verdicts import CORRECT, UNKNOWN, VERDICT_NAMES
 
 _VERDICTS = len(VERDICT_NAMES)
@@ -29,6 +32,7 @@ class BatchTally:
     cells: int = 0  # cells right, over the rows where that is known
     cells_rows: int = 0  # rows where it is known
     grades: dict[str, list[int]] = field(default_factory=dict)  # grade -> [rows, correct]
+    difficulty: dict[int, list[int]] = field(default_factory=dict)  # bin -> [rows, correct]
 
     @classmethod
     def empty(cls) -> "BatchTally":
@@ -39,10 +43,16 @@ class BatchTally:
         self.by_clues += other.by_clues
         self.cells += other.cells
         self.cells_rows += other.cells_rows
-        for grade, (rows, correct) in other.grades.items():
-            mine = self.grades.setdefault(grade, [0, 0])
-            mine[0] += rows
-            mine[1] += correct
+        _merge(self.grades, other.grades)
+        _merge(self.difficulty, other.difficulty)
+
+
+def _merge(mine: dict[Any, list[int]], other: dict[Any, list[int]]) -> None:
+    """Add `other`'s [rows, correct] per group to `mine`'s."""
+    for key, (rows, correct) in other.items():
+        group = mine.setdefault(key, [0, 0])
+        group[0] += rows
+        group[1] += correct
 
 
 def tally_batch(
@@ -51,9 +61,10 @@ def tally_batch(
     puzzle_ok: np.ndarray,
     cells_correct: np.ndarray,
     grades: pa.Array | None,
+    difficulty: pa.Array | None = None,
 ) -> BatchTally:
     """A batch's figures from its verdicts, clue counts (trusted where `puzzle_ok`), cells
-    right (UNKNOWN where not known) and grades (null where none)."""
+    right (UNKNOWN where not known), grades and difficulties (null where none)."""
     v = verdicts.astype(np.int64)
     counts = np.bincount(v, minlength=_VERDICTS)
     key = clues[puzzle_ok].astype(np.int64) * _VERDICTS + v[puzzle_ok]
@@ -67,6 +78,13 @@ def tally_batch(
         tally.grades = {str(g): [int(n), 0] for g, n in zip(*_pairs(rows), strict=True)}
         for g, n in zip(*_pairs(right), strict=True):
             tally.grades[str(g)][1] = int(n)
+    if difficulty is not None:
+        values = difficulty.to_numpy(zero_copy_only=False).astype(np.float64)  # nulls: NaN
+        bins = difficulty_bins(values)
+        rated = bins != NO_BIN
+        rows = np.bincount(bins[rated])
+        right = np.bincount(bins[rated & (verdicts == CORRECT)], minlength=len(rows))
+        tally.difficulty = {b: [int(rows[b]), int(right[b])] for b in np.flatnonzero(rows)}
     return tally
 
 
@@ -94,9 +112,11 @@ class ScoreSummary:
     verdicts: dict[str, int]  # rows per verdict, every verdict
     by_clues: dict[int, dict[str, Any]]  # clue count -> rows, correct, accuracy
     by_grade: dict[str, dict[str, Any]]  # the input's grade -> the same; {} without grades
+    by_difficulty: dict[str, dict[str, Any]]  # difficulty bin (`0`, `0-1`, `1-2`, ...) -> same
     wall_s: float
-    rows_per_s: float
+    rows_per_s: float  # of the rows this run scored (not those a resumed run found done)
     workers: int
+    resumed_rows: int = 0  # rows an interrupted run had done, taken from its checkpoint
     metadata: dict[str, Any] = field(default_factory=dict, repr=False)
 
     @property
@@ -112,14 +132,16 @@ class ScoreSummary:
         """The terminal summary: accuracy, verdicts, then accuracy by clue count and grade."""
         accuracy = "no rows" if self.accuracy is None else f"accuracy {self.accuracy:.2%}"
         cells = "" if self.cell_accuracy is None else f", cell accuracy {self.cell_accuracy:.2%}"
+        resumed = f" ({self.resumed_rows:,} from the checkpoint)" if self.resumed_rows else ""
         lines = [
-            f"{self.rows:,} rows in {self.wall_s:.2f} s ({self.rows_per_s:,.0f} rows/s, "
+            f"{self.rows:,} rows{resumed} in {self.wall_s:.2f} s ({self.rows_per_s:,.0f} rows/s, "
             f"{self.workers} worker{'s' if self.workers != 1 else ''}): {accuracy} "
             f"({self.correct:,} correct){cells}",
         ]
         if self.rows:
             lines.append("  " + ", ".join(f"{v} {n:,}" for v, n in self.verdicts.items() if n))
-        for title, groups in (("clues", self.by_clues), ("grade", self.by_grade)):
+        for title, groups in (("clues", self.by_clues), ("grade", self.by_grade),
+                              ("difficulty", self.by_difficulty)):  # fmt: skip
             if groups:
                 width = max(len(title), *(len(str(k)) for k in groups))
                 lines.append(f"  {title:>{width}} {'rows':>9} {'correct':>9} {'accuracy':>9}")
@@ -153,6 +175,7 @@ class ScoreTally:
             verdicts={name: int(n) for name, n in zip(VERDICT_NAMES, t.verdicts, strict=True)},
             by_clues=by_clues,
             by_grade={g: _group(*t.grades[g]) for g in _grade_order(t.grades)},
+            by_difficulty={bin_label(b): _group(*t.difficulty[b]) for b in sorted(t.difficulty)},
         )
 
 
@@ -165,3 +188,32 @@ def _grade_order(grades: dict[str, list[int]]) -> list[str]:
     if set(grades) <= set(GRADES):
         return [g for g in GRADES if g in grades]
     return sorted(grades)
+
+
+def tally_output(path: Path, fmt: str) -> ScoreTally:
+    """The figures of a whole score output read back (a resumed run's: the rows scored before
+    it are only in the output): `verdict`, `cells_correct`, `clues` and `grade` columns."""
+    import polars as pl  # only for a resumed run
+
+    wanted = ["verdict", "cells_correct", "clues", "grade", "difficulty"]
+    if fmt == "parquet":
+        names = pl.read_parquet_schema(path).names()
+        frame = pl.read_parquet(path, columns=[c for c in wanted if c in names])
+    elif fmt == "csv":
+        frame = pl.read_csv(path, infer_schema=False)
+    else:
+        frame = pl.read_ndjson(path)
+    frame = frame.select(pl.col(c) for c in wanted if c in frame.columns)
+    codes = {name: i for i, name in enumerate(VERDICT_NAMES)}
+    verdicts = frame["verdict"].cast(pl.String).replace_strict(codes, return_dtype=pl.Int8)
+    clues = frame["clues"].cast(pl.Int64)
+    cells = frame["cells_correct"].cast(pl.Int64).fill_null(UNKNOWN)
+    grades = frame["grade"].cast(pl.String).to_arrow() if "grade" in frame.columns else None
+    difficulty = None
+    if "difficulty" in frame.columns:
+        difficulty = frame["difficulty"].cast(pl.Float64, strict=False).to_arrow()
+    tally = ScoreTally()
+    tally.add(tally_batch(verdicts.to_numpy(), clues.fill_null(0).to_numpy(),
+                          clues.is_not_null().to_numpy(), cells.to_numpy(), grades,
+                          difficulty))  # fmt: skip
+    return tally
