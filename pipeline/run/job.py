@@ -192,7 +192,7 @@ class Job:
 def start_job(
     command: str,
     inputs: str | Path | list[str | Path] | tuple[str | Path, ...],
-    output: str | Path | None,
+    output: str | Path | Target | None,
     suffix: str,
     options: JobOptions,
     *,
@@ -204,7 +204,8 @@ def start_job(
 ) -> Job:
     """Check the options and the output, choose the executor, open the inputs. The output
     defaults to the input's stem with `suffix`, beside it (stdout for stdin or a pipe). Raises
-    `InputError` (one line) before any work is done. `passthrough`: whether the inputs' other
+    `InputError` (one line) before any work is done; an output given as a `Target` is the
+    job's to check (a folder, say). `passthrough`: whether the inputs' other
     columns travel along (solve: yes; validate: no use for them), renamed when they would take
     one of the `reserved` names (columns the job adds)."""
     started = time.perf_counter()
@@ -216,15 +217,18 @@ def start_job(
     if batch_size < 1:
         raise InputError(f"batch_size must be at least 1, not {batch_size}")
     names = expand(inputs)
-    if output is None:
+    if isinstance(output, Target):  # checked by the job itself (split's output folder)
+        target = output
+    elif output is None:
         if len(names) == 1 and (names[0] == STDIN or is_stream(names[0])):  # read as - is
             output = STDOUT
         elif len(names) > 1:
             raise InputError(f"{command}: several inputs go into one output: give -o")
         else:
             output = default_output(names[0], suffix)
-    target = check_output(output, inputs=names, force=options.get("force", False),
-                          format=options.get("format"), formats=formats)  # fmt: skip
+    if not isinstance(output, Target):
+        target = check_output(output, inputs=names, force=options.get("force", False),
+                              format=options.get("format"), formats=formats)  # fmt: skip
     kind = options.get("executor", "local")
     scheduler = options.get("scheduler")
     warm_up = partial(warm, kernels) if kernels else None

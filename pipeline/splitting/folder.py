@@ -1,0 +1,154 @@
+"""A split's output folder: checked before any work, written whole or not at all.
+
+    folder = check_folder("splits/", inputs=["corpus.csv"], force=False)   # or InputError
+    with OutputLock(folder):                       # `.NAME.lock` beside it, as for a file
+        write_folder(folder, frames, manifest, "parquet", metadata)
+
+Refused: `-` (a folder cannot go to stdout); a path that is a file or anything but a folder; a
+missing parent; a folder that holds an input; a folder with anything in it, unless it holds an
+earlier split of this tool and nothing else (a rerun replaces its own result) or `force`. The
+splits are written into `.NAME.tmp-PID` beside the folder, flushed to disk, then renamed to
+it (an older folder is first moved to `.NAME.old-PID`, then deleted): readers see the old
+folder or the whole new one. What a killed run left there is cleared by the next.
+"""
+
+import json
+import os
+import shutil
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from pipeline.errors import InputError
+from pipeline.io.runinfo import METADATA_KEY
+from pipeline.io.sidecars import TEMPORARY, check_name_room, stale_files
+from pipeline.io.writers import fsync_dir
+from pipeline.splitting.manifest import MANIFEST, TOOL, SplitManifest
+
+_OLD = ".{name}.old-{pid}"
+GRID_COLUMNS = ("puzzle", "solution")  # written as (n, 81) uint8 in npy, 0 for blanks
+
+
+def check_folder(path: str | Path, *, inputs: list[str] = (), force: bool = False) -> Path:  # type: ignore[assignment]
+    """The output folder, checked (see the module's docstring). Raises `InputError`."""
+    if str(path) == "-":
+        raise InputError("split writes a folder of files, not stdout: give -o DIR")
+    folder = Path(os.path.realpath(path)) if Path(path).is_symlink() else Path(path)
+    if folder.exists() and not folder.is_dir():
+        raise InputError(f"{path}: is a file, not a folder; split writes a folder: give -o DIR")
+    if not folder.absolute().parent.is_dir():
+        raise InputError(f"{folder.absolute().parent}: no such directory for the output folder")
+    check_name_room(folder.absolute(), "output folder")
+    for source in inputs:
+        if Path(source).exists() and _inside(Path(source), folder):
+            raise InputError(f"{path}: holds the input {source}; choose another -o")
+    if folder.is_dir() and any(folder.iterdir()) and not force and not _own_split(folder):
+        raise InputError(f"{path}: is not empty and holds no earlier split; use --force to "
+                         "replace it, or choose another -o")  # fmt: skip
+    return folder
+
+
+def _inside(file: Path, folder: Path) -> bool:
+    try:
+        return Path(os.path.realpath(file)).is_relative_to(os.path.realpath(folder))
+    except OSError:
+        return False
+
+
+def _own_split(folder: Path) -> bool:
+    """Whether `folder` holds an earlier split of this tool and nothing else."""
+    try:
+        manifest = json.loads((folder / MANIFEST).read_text())
+        files = {MANIFEST, *manifest["files"]}
+        ours = manifest.get("tool") == TOOL and manifest.get("command") == "split"
+        return ours and {p.name for p in folder.iterdir()} <= files
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return False
+
+
+def files_of(names: tuple[str, ...] | list[str], fmt: str) -> list[str]:
+    """The files (or npy folders) a split writes in its folder, beside `manifest.json`."""
+    return [f"{name}.parquet" if fmt == "parquet" else name for name in names]
+
+
+def write_folder(
+    folder: Path,
+    frames: dict[str, pl.DataFrame],
+    manifest: SplitManifest,
+    fmt: str,
+    metadata: dict[str, Any],
+) -> None:
+    """Write the splits (`fmt`: parquet or npy) and the manifest into a temporary folder beside
+    `folder`, then put it in `folder`'s place. `OSError` (a full disk) names what failed; the
+    temporary folder is removed."""
+    parent = folder.absolute().parent
+    for form in (TEMPORARY, _OLD):  # what runs killed mid-way left
+        prefix, suffix = form.format(name=folder.name, pid="\0").split("\0")
+        for stale in stale_files(parent, prefix, suffix):
+            shutil.rmtree(stale, ignore_errors=True)
+    tmp = parent / TEMPORARY.format(name=folder.name, pid=os.getpid())
+    old = parent / _OLD.format(name=folder.name, pid=os.getpid())
+    try:
+        tmp.mkdir()
+        entry = {METADATA_KEY.decode(): json.dumps(metadata, sort_keys=True, default=str)}
+        for name, frame in frames.items():
+            if fmt == "parquet":
+                frame.write_parquet(tmp / f"{name}.parquet", compression="zstd", metadata=entry)
+            else:
+                write_npy_folder(tmp / name, frame)
+        (tmp / MANIFEST).write_text(manifest.to_json() + "\n")
+        _fsync_tree(tmp)
+        if folder.is_dir():
+            folder.rename(old)
+        tmp.rename(folder)
+        fsync_dir(parent)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+        shutil.rmtree(old, ignore_errors=True)
+
+
+def _fsync_tree(top: Path) -> None:
+    for path in sorted(top.rglob("*"), reverse=True):
+        if path.is_file():
+            with open(path, "rb+") as f:
+                os.fsync(f.fileno())
+        else:
+            fsync_dir(path)
+    fsync_dir(top)
+
+
+def write_npy_folder(folder: Path, frame: pl.DataFrame) -> list[str]:
+    """One `.npy` per column of `frame` in `folder` (created): `puzzle` and `solution` as
+    `(n, 81) uint8` (0 for blanks), numbers as their type, fixed-size lists as `(n, k)`,
+    text and enums as fixed-width unicode; none needs pickle (`np.load` as it is). A column
+    of numbers with nulls is written as float64 with NaN. Returns the files written."""
+    folder.mkdir()
+    written = []
+    for name in frame.columns:
+        array = npy_array(frame[name], grid=name in GRID_COLUMNS)
+        np.save(folder / f"{name}.npy", array, allow_pickle=False)
+        written.append(f"{name}.npy")
+    return written
+
+
+def npy_array(series: pl.Series, grid: bool = False) -> np.ndarray:
+    """A column as numpy without objects (see `write_npy_folder`)."""
+    n = len(series)
+    if grid:
+        text = series.fill_null("." * 81).str.replace_all("0", ".", literal=True)
+        from pipeline.splitting.hashing import string_bytes
+
+        raw = string_bytes(text.to_arrow())
+        cells = raw.astype(np.int16) - ord("0")
+        return np.where((cells >= 1) & (cells <= 9), cells, 0).astype(np.uint8).reshape(n, 81)
+    dtype = series.dtype
+    if isinstance(dtype, pl.Array):
+        return series.to_numpy().reshape(n, -1)
+    if dtype.is_numeric() or dtype == pl.Boolean:
+        if series.null_count():
+            return series.cast(pl.Float64).fill_null(float("nan")).to_numpy()
+        return series.to_numpy()
+    text = series.cast(pl.String).fill_null("")
+    return np.asarray(text.to_list(), dtype=str) if n else np.zeros(0, dtype="<U1")
