@@ -81,7 +81,7 @@ def split(
     and why, options, inputs with sha256, version). The same seed gives the same files on any
     worker count or executor.
 
-    Example: sudoku-pipeline split puzzles.csv -o splits --fractions 0.8,0.1,0.1 --seed 1
+    Example: sudoku-pipeline split puzzles.parquet -o splits --fractions 0.9,0.1
     """
     from pipeline.splitting.job import split_file
 
