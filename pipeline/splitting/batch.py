@@ -75,11 +75,17 @@ def _ordered(table: pa.Table) -> pa.Table:
     return table.select([*first, *rest, GROUP])
 
 
-def empty_part(id_type: pa.DataType | None, rate: bool, extra: pa.Schema) -> pa.Table:
-    """The kept rows' table with no rows: its schema, for a corpus where nothing is kept."""
+def empty_part(
+    id_type: pa.DataType | None, rate: bool, extra: pa.Schema, several: bool = False
+) -> pa.Table:
+    """The kept rows' table with no rows: its schema, for a corpus where nothing is kept
+    (`several`: with the `source` column of several inputs)."""
     schema = result_schema(id_type, pa.schema([*solve_options(rate).added_schema(), *extra]))
     table = schema.empty_table().drop_columns([c for c in DROPPED if c in schema.names])
-    return _ordered(table.append_column(GROUP, pa.array([], pa.int64())))
+    table = table.append_column(GROUP, pa.array([], pa.int64()))
+    if several:
+        table = table.append_column(SOURCE, pa.array([], pa.int32()))
+    return _ordered(table)
 
 
 def split_task(task: tuple[int | None, pa.RecordBatch], options: SolveOptions) -> SplitPart:

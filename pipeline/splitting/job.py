@@ -112,16 +112,11 @@ def _gathered(job: Job, split: SplitOptions, tables: list[pa.Table]) -> pl.DataF
     """The kept rows of every batch as one frame, in input order; `source` named."""
     if not tables:
         id_type = job.inputs.schema.field("id").type if job.inputs.has_ids else None
-        tables = [empty_part(id_type, split.rate, job.inputs.first.extra_schema)]
+        extra = job.inputs.first.extra_schema
+        tables = [empty_part(id_type, split.rate, extra, several=job.inputs.several)]
     kept = pl.from_arrow(pa.concat_tables(tables))
     assert isinstance(kept, pl.DataFrame)
-    if job.inputs.several:
+    if job.inputs.several:  # each input's index made its name
         names = pl.Series(job.inputs.names, dtype=pl.String)
-        sources = kept[SOURCE] if SOURCE in kept.columns else pl.Series([], dtype=pl.Int32)
-        named = (
-            names.gather(sources.cast(pl.UInt32))
-            if len(sources)
-            else pl.Series([], dtype=pl.String)
-        )
-        kept = kept.with_columns(named.alias(SOURCE)) if SOURCE in kept.columns else kept
+        kept = kept.with_columns(names.gather(kept[SOURCE].cast(pl.UInt32)).alias(SOURCE))
     return kept
