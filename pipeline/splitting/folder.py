@@ -4,6 +4,9 @@
     with OutputLock(folder):                       # `.NAME.lock` beside it, as for a file
         write_folder(folder, frames, manifest, "parquet", metadata)
 
+`npy`: a folder `<name>/` per split, written by `io.arrays` as augment writes its own (one
+`.npy` per column, `puzzle` and `solution` as `(n, 81) uint8`, and its `meta.json`).
+
 Refused: `-` (a folder cannot go to stdout); a path that is a file or anything but a folder; a
 missing parent; a folder that holds an input; a folder with anything in it, unless it holds an
 earlier split of this tool and nothing else (a rerun replaces its own result) or `force`. The
@@ -15,23 +18,21 @@ folder or the whole new one. What a killed run left there is cleared by the next
 import json
 import os
 import shutil
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import polars as pl
 
 from pipeline.errors import InputError
+from pipeline.io.arrays import OLD, clear_stale_folders, write_npy_folder
 from pipeline.io.runinfo import METADATA_KEY
-from pipeline.io.sidecars import TEMPORARY, check_name_room, stale_files
+from pipeline.io.sidecars import TEMPORARY, check_name_room
 from pipeline.io.writers import fsync_dir
 from pipeline.splitting.manifest import MANIFEST, TOOL, SplitManifest
 
-_OLD = ".{name}.old-{pid}"
-GRID_COLUMNS = ("puzzle", "solution")  # written as (n, 81) uint8 in npy, 0 for blanks
 
-
-def check_folder(path: str | Path, *, inputs: list[str] = (), force: bool = False) -> Path:  # type: ignore[assignment]
+def check_folder(path: str | Path, *, inputs: Iterable[str] = (), force: bool = False) -> Path:
     """The output folder, checked (see the module's docstring). Raises `InputError`."""
     if str(path) == "-":
         raise InputError("split writes a folder of files, not stdout: give -o DIR")
@@ -84,20 +85,18 @@ def write_folder(
     `folder`, then put it in `folder`'s place. `OSError` (a full disk) names what failed; the
     temporary folder is removed."""
     parent = folder.absolute().parent
-    for form in (TEMPORARY, _OLD):  # what runs killed mid-way left
-        prefix, suffix = form.format(name=folder.name, pid="\0").split("\0")
-        for stale in stale_files(parent, prefix, suffix):
-            shutil.rmtree(stale, ignore_errors=True)
+    clear_stale_folders(folder.absolute())  # what runs killed mid-way left
     tmp = parent / TEMPORARY.format(name=folder.name, pid=os.getpid())
-    old = parent / _OLD.format(name=folder.name, pid=os.getpid())
+    old = parent / OLD.format(name=folder.name, pid=os.getpid())
     try:
         tmp.mkdir()
         entry = {METADATA_KEY.decode(): json.dumps(metadata, sort_keys=True, default=str)}
         for name, frame in frames.items():
             if fmt == "parquet":
                 frame.write_parquet(tmp / f"{name}.parquet", compression="zstd", metadata=entry)
-            else:
-                write_npy_folder(tmp / name, frame)
+            else:  # the folder of arrays augment writes too (`io.arrays`)
+                table = frame.to_arrow(compat_level=pl.CompatLevel.oldest())
+                write_npy_folder(tmp / name, table.schema, [table], metadata)
         (tmp / MANIFEST).write_text(manifest.to_json() + "\n")
         _fsync_tree(tmp)
         if folder.is_dir():
@@ -117,38 +116,3 @@ def _fsync_tree(top: Path) -> None:
         else:
             fsync_dir(path)
     fsync_dir(top)
-
-
-def write_npy_folder(folder: Path, frame: pl.DataFrame) -> list[str]:
-    """One `.npy` per column of `frame` in `folder` (created): `puzzle` and `solution` as
-    `(n, 81) uint8` (0 for blanks), numbers as their type, fixed-size lists as `(n, k)`,
-    text and enums as fixed-width unicode; none needs pickle (`np.load` as it is). A column
-    of numbers with nulls is written as float64 with NaN. Returns the files written."""
-    folder.mkdir()
-    written = []
-    for name in frame.columns:
-        array = npy_array(frame[name], grid=name in GRID_COLUMNS)
-        np.save(folder / f"{name}.npy", array, allow_pickle=False)
-        written.append(f"{name}.npy")
-    return written
-
-
-def npy_array(series: pl.Series, grid: bool = False) -> np.ndarray:
-    """A column as numpy without objects (see `write_npy_folder`)."""
-    n = len(series)
-    if grid:
-        text = series.fill_null("." * 81).str.replace_all("0", ".", literal=True)
-        from pipeline.splitting.hashing import string_bytes
-
-        raw = string_bytes(text.to_arrow())
-        cells = raw.astype(np.int16) - ord("0")
-        return np.where((cells >= 1) & (cells <= 9), cells, 0).astype(np.uint8).reshape(n, 81)
-    dtype = series.dtype
-    if isinstance(dtype, pl.Array):
-        return series.to_numpy().reshape(n, -1)
-    if dtype.is_numeric() or dtype == pl.Boolean:
-        if series.null_count():
-            return series.cast(pl.Float64).fill_null(float("nan")).to_numpy()
-        return series.to_numpy()
-    text = series.cast(pl.String).fill_null("")
-    return np.asarray(text.to_list(), dtype=str) if n else np.zeros(0, dtype="<U1")
