@@ -357,3 +357,60 @@ def test_a_file_or_a_folder_holding_the_input_is_refused(corpus_file, tmp_path):
     assert_one_line_error(cli("split", corpus_file, "-o", corpus_file.parent, "--force").stderr,
                           "holds the input")  # fmt: skip
     assert file.read_text() == "x"
+
+
+def test_a_wrong_input_solution_is_counted_and_the_unique_one_written():
+    corpus = BASE.head(10).select("puzzle", "solution")
+    wrong = corpus["solution"][3][::-1]
+    corpus = corpus.with_columns(
+        pl.when(pl.int_range(pl.len()) == 3)
+        .then(pl.lit(wrong))
+        .otherwise("solution")
+        .alias("solution")
+    )
+
+    splits = split(corpus, fractions=(0.5, 0.5))
+
+    assert splits.manifest.wrong_input_solutions == 1
+    kept = pl.concat(splits.values()).sort("row")
+    assert kept["solution"].to_list() == BASE.head(10)["solution"].to_list()
+    assert (
+        split(corpus.select("puzzle"), fractions=(0.5, 0.5)).manifest.wrong_input_solutions is None
+    )
+
+
+def test_inputs_where_nothing_is_kept_give_empty_splits_of_the_same_columns(tmp_path):
+    bad, empty = tmp_path / "bad.csv", tmp_path / "empty.csv"
+    bad.write_text("puzzle\nabc\n12\n")
+    empty.write_text("puzzle\n")
+
+    manifest = split_file([bad, empty], tmp_path / "out", fractions=(0.5, 0.5), progress=False)
+
+    assert manifest.left_out["malformed"] == 2 and manifest.rows_kept == 0
+    assert [i["rows"] for i in manifest.inputs] == [2, 0]
+    train = pl.read_parquet(tmp_path / "out" / "train.parquet")
+    assert train.columns == ["puzzle", "solution", "clues", "source", "row", "group"]
+    assert train.is_empty()
+
+
+def test_a_second_run_on_the_same_folder_is_refused_while_the_first_holds_it(corpus_file, tmp_path):
+    from pipeline.errors import InputError
+    from pipeline.io.sidecars import OutputLock
+
+    out = tmp_path / "splits"
+    with OutputLock(out), pytest.raises(InputError, match="another run"):
+        split_file(corpus_file, out, progress=False)
+    assert not out.exists()
+
+
+def test_what_a_killed_run_left_beside_the_folder_is_cleared(corpus_file, tmp_path):
+    dead = 4_194_000  # above any PID this machine gives out
+    left = [tmp_path / f".splits.tmp-{dead}", tmp_path / f".splits.old-{dead}"]
+    for folder in left:
+        folder.mkdir()
+        (folder / "train.parquet").write_text("half")
+
+    split_file(corpus_file, tmp_path / "splits", progress=False)
+
+    assert not any(folder.exists() for folder in left)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["splits"]

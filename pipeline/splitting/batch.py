@@ -45,6 +45,7 @@ class SplitPart:
     rows: int  # rows of the input batch, all of them (the progress bar counts these)
     table: pa.Table
     left_out: Counter = field(default_factory=Counter)
+    wrong_solutions: int = 0  # kept rows whose input solution is not the unique one
 
 
 def split_record_batch(
@@ -59,13 +60,14 @@ def split_record_batch(
                                strict=True)))  # fmt: skip
     left_out = Counter({VERDICT_REASONS[v]: n for v, n in counted.items() if v != "solved"})
     kept = results.filter(pc.equal(names, "solved"))
+    wrong = pc.sum(pc.invert(kept.column("expected_ok"))).as_py() or 0
     groups = pa.array(group_ids(kept.column("canonical")), pa.int64())
     kept = kept.drop_columns([c for c in DROPPED if c in kept.column_names])
     kept = kept.append_column(GROUP, groups)
     if source is not None:
         sources = pa.array(np.full(kept.num_rows, source, np.int32))
         kept = kept.append_column(SOURCE, sources)
-    return SplitPart(batch.num_rows, _ordered(kept), left_out)
+    return SplitPart(batch.num_rows, _ordered(kept), left_out, wrong)
 
 
 def _ordered(table: pa.Table) -> pa.Table:

@@ -70,10 +70,11 @@ def split(
     left_out: Counter = Counter()
     for part in parts:
         left_out.update(part.left_out)
+    wrong = sum(p.wrong_solutions for p in parts) if "solution" in batch.schema.names else None
     kept = pl.from_arrow(pa.concat_tables([p.table for p in parts]))
     assert isinstance(kept, pl.DataFrame)
     plan = plan_split(kept, options, left_out)
     result = Splits(plan.frames)
-    result.manifest = SplitManifest.of(plan, options, batch.num_rows,
-                                       {"max_nodes": max_nodes})  # fmt: skip
+    result.manifest = SplitManifest.of(plan, options, batch.num_rows, {"max_nodes": max_nodes},
+                                       wrong_input_solutions=wrong)  # fmt: skip
     return result

@@ -72,8 +72,11 @@ def split_file(
         return _run(job, split, search, fmt, max_nodes)
 
 
-def _tasks(job: Job) -> Iterator[tuple[int | None, pa.RecordBatch]]:
+def _tasks(job: Job, rows: Counter) -> Iterator[tuple[int | None, pa.RecordBatch]]:
+    """The work: each batch with its input's index (several inputs); `rows` counts the rows
+    read of each input."""
     for index, batch in job.inputs.batches():
+        rows[index] += batch.num_rows
         yield (index if job.inputs.several else None), batch
 
 
@@ -84,12 +87,13 @@ def _run(
     assert job.output is not None
     tables: list[pa.Table] = []
     left_out: Counter = Counter()
-    read = 0
+    read, wrong, by_input = 0, 0, Counter()
     with running(job) as run:
-        for part in run.map(split_task, _tasks(job), search):
+        for part in run.map(split_task, _tasks(job, by_input), search):
             tables.append(part.table)
             left_out.update(part.left_out)
             read += part.rows
+            wrong += part.wrong_solutions
         run.finish()
         kept = _gathered(job, split, tables)
         plan = plan_split(kept, split, left_out)
@@ -98,7 +102,9 @@ def _run(
         settings = {"format": fmt, "max_nodes": max_nodes}
         manifest = SplitManifest.of(
             plan, split, read, settings,
-            inputs=[file_identity(name) for name in job.inputs.names],
+            inputs=[file_identity(name) | {"rows": by_input[i]}
+                    for i, name in enumerate(job.inputs.names)],
+            wrong_input_solutions=wrong if job.inputs.first.solution_column is not None else None,
             output=str(job.output), files=files_of(split.names, fmt), wall_s=round(wall, 3),
             rows_per_s=None if rate is None else round(rate, 1), workers=job.executor.workers,
             executor=job.executor_kind,

@@ -60,6 +60,9 @@ class SplitManifest:
     splits: dict[str, dict[str, Any]]
     groups: int
     strata: dict[str, dict[str, int]] = field(default_factory=dict)
+    # kept rows whose input had a solution column that disagrees with the unique solution
+    # (the unique one is written); None when no input has a solution column
+    wrong_input_solutions: int | None = None
     inputs: list[dict[str, Any]] = field(default_factory=list)
     output: str | None = None
     files: list[str] = field(default_factory=list)  # what the folder holds beside the manifest
