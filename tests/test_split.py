@@ -414,3 +414,9 @@ def test_what_a_killed_run_left_beside_the_folder_is_cleared(corpus_file, tmp_pa
 
     assert not any(folder.exists() for folder in left)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["splits"]
+
+
+def test_a_lazy_frame_is_split_as_its_collected_frame():
+    assert split(BASE.lazy(), fractions=(0.5, 0.5))["test"].equals(
+        split(BASE, fractions=(0.5, 0.5))["test"]
+    )

@@ -19,11 +19,21 @@ SplitFormat = StrEnum("SplitFormat", {n: n for n in ("parquet", "npy")})  # type
 PARQUET = SplitFormat("parquet")
 
 
+_FORCE = inspect.Parameter(
+    "force",
+    inspect.Parameter.KEYWORD_ONLY,
+    default=False,
+    annotation=Annotated[bool, typer.Option(
+        "--force", help="Replace a folder that holds something other than an earlier split.")],
+)  # fmt: skip
+
+
 def _split_job(command: Any) -> Any:
-    """The file jobs' options (`JOB_OPTIONS`) after the command's own, but its own `--format`."""
+    """The file jobs' options (`JOB_OPTIONS`) after the command's own, but its own `--format`
+    and a `--force` that speaks of folders."""
     signature = inspect.signature(command)
     own = [p for p in signature.parameters.values() if p.kind is not p.VAR_KEYWORD]
-    shared = [p for p in JOB_OPTIONS if p.name != "format"]
+    shared = [_FORCE if p.name == "force" else p for p in JOB_OPTIONS if p.name != "format"]
     command.__signature__ = signature.replace(parameters=own + shared)
     return command
 

@@ -27,7 +27,7 @@ class Splits(dict[str, pl.DataFrame]):
 
 
 def split(
-    puzzles: PuzzleInput,
+    puzzles: PuzzleInput | pl.LazyFrame,
     fractions: str | Sequence[float] = (0.8, 0.1, 0.1),
     names: str | Sequence[str] | None = None,
     seed: int = 0,
@@ -46,13 +46,15 @@ def split(
     `stratify` (`difficulty`, `grade` or `clues`) when given, rows shuffled by `seed`.
 
     `puzzles`: what `solve_batch` takes (a DataFrame's puzzle, solution and id columns found
-    by name or content, or named; its other columns kept). Returns a dict of DataFrames
-    (columns: [id], puzzle, solution, [difficulty, grade, grade_level, steps,
-    steps_by_level], clues, row, the other columns, group) with a `manifest` attribute (a
-    `SplitManifest`). ValueError (`InputError` for the puzzles) for a bad argument.
+    by name or content, or named; its other columns kept; a LazyFrame is collected first).
+    Returns a dict of DataFrames (columns: [id], puzzle, solution, [difficulty, grade,
+    grade_level, steps, steps_by_level], clues, row, the other columns, group) with a
+    `manifest` attribute (a `SplitManifest`). ValueError (`InputError` for the puzzles) for a bad argument.
     """
     options = SplitOptions.parse(fractions, names, seed, stratify)
     search = solve_options(options.rate, max_nodes)
+    if isinstance(puzzles, pl.LazyFrame):  # a split needs every row at once
+        puzzles = puzzles.collect()
     if isinstance(puzzles, pa.Table):
         puzzles = pl.DataFrame(puzzles)
     if isinstance(puzzles, pl.DataFrame):
