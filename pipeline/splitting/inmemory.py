@@ -49,7 +49,8 @@ def split(
     by name or content, or named; its other columns kept; a LazyFrame is collected first).
     Returns a dict of DataFrames (columns: [id], puzzle, solution, [difficulty, grade,
     grade_level, steps, steps_by_level], clues, row, the other columns, group) with a
-    `manifest` attribute (a `SplitManifest`). ValueError (`InputError` for the puzzles) for a bad argument.
+    `manifest` attribute (a `SplitManifest`). ValueError (`InputError` for the puzzles) for a
+    bad argument.
     """
     options = SplitOptions.parse(fractions, names, seed, stratify)
     search = solve_options(options.rate, max_nodes)
