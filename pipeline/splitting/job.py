@@ -96,7 +96,9 @@ def _run(
             wrong += part.wrong_solutions
         run.finish()
         kept = _gathered(job, split, tables)
+        del tables  # the frame holds the rows now
         plan = plan_split(kept, split, left_out)
+        del kept  # the splits hold their rows now
         wall = job.wall()
         rate = read / wall if wall > 0 else None
         settings = {"format": fmt, "max_nodes": max_nodes}

@@ -49,28 +49,39 @@ def plan_split(
 ) -> SplitPlan:
     """Split `kept` (rows with one solution, in input order, with `puzzle`, `clues`, `group`
     and, when stratifying by them, `difficulty` or `grade_level`); `left_out`: the counts by
-    reason so far, to which the exact repeats are added."""
+    reason so far, to which the exact repeats are added.
+
+    Memory: the splits are taken from `kept` once each, by row numbers worked out on its small
+    columns (groups, strata, keys), so that `kept` and the splits are the only copies of the
+    rows at any time."""
     left_out = Counter(left_out or {})
-    first = kept.select(pl.col("puzzle").is_first_distinct()).to_series()
-    repeats = len(kept) - int(first.sum())
-    if repeats:
-        left_out[DUPLICATE] += repeats
-    kept = kept.filter(first).with_row_index(_POS)
-    groups = _groups(kept, options)
-    counts = _allocate(groups[_STRATUM].to_numpy(), options.fractions)
-    groups = groups.with_columns(pl.Series(_SPLIT, counts, dtype=pl.Int32))
-    rows = kept.join(groups.select(GROUP, _SPLIT), on=GROUP, how="left", maintain_order="left")
-    rows = rows.with_columns(
-        pl.Series(_KEY, hash_rows(string_bytes(rows["puzzle"].to_arrow()), options.seed, ROW_ORDER))
+    first = kept.select(pl.col("puzzle").is_first_distinct()).to_series().to_numpy()
+    positions = np.flatnonzero(first)
+    if len(kept) > len(positions):
+        left_out[DUPLICATE] += len(kept) - len(positions)
+    small = kept.select(_small_columns(kept, options)).with_row_index(_POS).filter(first)
+    groups = _groups(small, options)
+    groups = groups.with_columns(
+        pl.Series(_SPLIT, _allocate(groups[_STRATUM].to_numpy(), options.fractions), pl.Int32)
     )
+    split_of = small.select(GROUP).join(groups.select(GROUP, _SPLIT), on=GROUP, how="left",
+                                        maintain_order="left")[_SPLIT].to_numpy()  # fmt: skip
+    keys = hash_rows(string_bytes(kept["puzzle"].to_arrow()), options.seed, ROW_ORDER)
     frames, row_counts, group_counts = {}, {}, {}
     for index, name in enumerate(options.names):
-        part = rows.filter(pl.col(_SPLIT) == index).sort(_KEY, _POS)
-        frames[name] = part.drop(_POS, _SPLIT, _KEY)
-        row_counts[name] = len(part)
+        rows = positions[split_of == index]
+        rows = rows[np.lexsort((rows, keys[rows]))]  # by key, then by position
+        frames[name] = kept[rows]
+        row_counts[name] = len(rows)
         group_counts[name] = int((groups[_SPLIT] == index).sum())
     strata = _strata_counts(groups, options) if options.stratify else {}
     return SplitPlan(frames, row_counts, group_counts, left_out, strata)
+
+
+def _small_columns(kept: pl.DataFrame, options: SplitOptions) -> list[str]:
+    """The columns the cut needs: the group, and the stratum's."""
+    column = {"clues": "clues", "grade": "grade_level", "difficulty": "difficulty"}
+    return [GROUP, *([column[options.stratify]] if options.stratify else [])]
 
 
 def _groups(kept: pl.DataFrame, options: SplitOptions) -> pl.DataFrame:
