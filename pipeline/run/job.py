@@ -217,18 +217,15 @@ def start_job(
     if batch_size < 1:
         raise InputError(f"batch_size must be at least 1, not {batch_size}")
     names = expand(inputs)
-    if isinstance(output, Target):  # checked by the job itself (split's output folder)
-        target = output
-    elif output is None:
+    if output is None:
         if len(names) == 1 and (names[0] == STDIN or is_stream(names[0])):  # read as - is
             output = STDOUT
         elif len(names) > 1:
             raise InputError(f"{command}: several inputs go into one output: give -o")
         else:
             output = default_output(names[0], suffix)
-    if not isinstance(output, Target):
-        target = check_output(output, inputs=names, force=options.get("force", False),
-                              format=options.get("format"), formats=formats)  # fmt: skip
+    target = check_output(output, inputs=names, force=options.get("force", False),
+                          format=options.get("format"), formats=formats)  # fmt: skip
     kind = options.get("executor", "local")
     scheduler = options.get("scheduler")
     warm_up = partial(warm, kernels) if kernels else None
