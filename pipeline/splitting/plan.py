@@ -26,6 +26,7 @@ from pipeline.splitting.hashing import GROUP_ORDER, ROW_ORDER, hash_rows, keyed,
 from pipeline.splitting.options import DIFFICULTY_STRATA, DUPLICATE, SplitOptions
 
 _POS, _SPLIT, _STRATUM, _KEY = "__position", "__split", "__stratum", "__key"
+_STRATUM_COLUMN = {"clues": "clues", "grade": "grade_level", "difficulty": "difficulty"}
 
 
 @dataclass
@@ -59,7 +60,7 @@ def plan_split(
     positions = np.flatnonzero(first)
     if len(kept) > len(positions):
         left_out[DUPLICATE] += len(kept) - len(positions)
-    small = kept.select(_small_columns(kept, options)).with_row_index(_POS).filter(first)
+    small = kept.select(_small_columns(options)).with_row_index(_POS).filter(first)
     groups = _groups(small, options)
     groups = groups.with_columns(
         pl.Series(_SPLIT, _allocate(groups[_STRATUM].to_numpy(), options.fractions), pl.Int32)
@@ -78,18 +79,14 @@ def plan_split(
     return SplitPlan(frames, row_counts, group_counts, left_out, strata)
 
 
-def _small_columns(kept: pl.DataFrame, options: SplitOptions) -> list[str]:
+def _small_columns(options: SplitOptions) -> list[str]:
     """The columns the cut needs: the group, and the stratum's."""
-    column = {"clues": "clues", "grade": "grade_level", "difficulty": "difficulty"}
-    return [GROUP, *([column[options.stratify]] if options.stratify else [])]
+    return [GROUP, *([_STRATUM_COLUMN[options.stratify]] if options.stratify else [])]
 
 
 def _groups(kept: pl.DataFrame, options: SplitOptions) -> pl.DataFrame:
     """One row per group, in order of key: its id, its stratum (its first row's), its key."""
-    column = {"clues": "clues", "grade": "grade_level", "difficulty": "difficulty"}.get(
-        options.stratify or ""
-    )
-    value = pl.col(column).first() if column else pl.lit(0)
+    value = pl.col(_STRATUM_COLUMN[options.stratify]).first() if options.stratify else pl.lit(0)
     groups = kept.group_by(GROUP, maintain_order=True).agg(value.alias(_STRATUM))
     keys = keyed(groups[GROUP].to_numpy(), options.seed, GROUP_ORDER)
     groups = groups.with_columns(pl.Series(_KEY, keys, dtype=pl.UInt64)).sort(_KEY, GROUP)
