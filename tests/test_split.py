@@ -335,19 +335,31 @@ def test_cli_needs_an_output_folder(corpus_file):
 def test_a_folder_of_the_users_is_replaced_only_with_force(corpus_file, tmp_path):
     out = tmp_path / "mine"
     out.mkdir()
-    (out / "notes.txt").write_text("keep me")
+    (out / "old.parquet").write_text("an earlier split of another tool")
 
     refused = cli("split", corpus_file, "-o", out)
     assert refused.exit_code == 2
     assert_one_line_error(refused.stderr, "not empty", "--force")
-    assert (out / "notes.txt").read_text() == "keep me"
+    assert (out / "old.parquet").exists()
 
     again = cli("split", corpus_file, "-o", out, "--force", "-q")
     assert again.exit_code == 0, again.stderr
-    assert not (out / "notes.txt").exists() and (out / "train.parquet").exists()
+    assert not (out / "old.parquet").exists() and (out / "train.parquet").exists()
     rerun = cli("split", corpus_file, "-o", out, "--seed", "9", "-q")  # its own: replaced
     assert rerun.exit_code == 0, rerun.stderr
     assert json.loads((out / "manifest.json").read_text())["options"]["seed"] == 9
+
+
+def test_a_folder_of_other_work_is_never_deleted_even_with_force(corpus_file, tmp_path):
+    out = tmp_path / "work"
+    (out / "notes").mkdir(parents=True)
+    (out / "notes" / "todo.txt").write_text("keep me")
+
+    refused = cli("split", corpus_file, "-o", out, "--force")
+
+    assert refused.exit_code == 2
+    assert_one_line_error(refused.stderr, "other than a split's", "even with --force")
+    assert (out / "notes" / "todo.txt").read_text() == "keep me"
 
 
 def test_a_file_or_a_folder_holding_the_input_is_refused(corpus_file, tmp_path):

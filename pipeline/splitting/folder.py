@@ -9,7 +9,9 @@
 
 Refused: `-` (a folder cannot go to stdout); a path that is a file or anything but a folder; a
 missing parent; a folder that holds an input; a folder with anything in it, unless it holds an
-earlier split of this tool and nothing else (a rerun replaces its own result) or `force`. The
+earlier split of this tool and nothing else (a rerun replaces its own result) or `force` --
+and even then only a folder of what a split could have written (Parquet and JSON files,
+folders of `.npy`): somebody's other work is never deleted. The
 splits are written into `.NAME.tmp-PID` beside the folder, flushed to disk, then renamed to
 it (an older folder is first moved to `.NAME.old-PID`, then deleted): readers see the old
 folder or the whole new one. What a killed run left there is cleared by the next.
@@ -45,10 +47,33 @@ def check_folder(path: str | Path, *, inputs: Iterable[str] = (), force: bool = 
     for source in inputs:
         if Path(source).exists() and _inside(Path(source), folder):
             raise InputError(f"{path}: holds the input {source}; choose another -o")
-    if folder.is_dir() and any(folder.iterdir()) and not force and not _own_split(folder):
-        raise InputError(f"{path}: is not empty and holds no earlier split; use --force to "
-                         "replace it, or choose another -o")  # fmt: skip
+    if folder.is_dir() and any(folder.iterdir()) and not _own_split(folder):
+        if not force:
+            raise InputError(f"{path}: is not empty and holds no earlier split; use --force "
+                             "to replace it, or choose another -o")  # fmt: skip
+        if not _split_like(folder):
+            raise InputError(f"{path}: holds files other than a split's (.parquet, .json, "
+                             "folders of .npy); will not delete it, even with --force: choose "
+                             "another -o")  # fmt: skip
     return folder
+
+
+def _split_like(folder: Path) -> bool:
+    """Whether `folder` holds nothing but what a split could have written (Parquet and JSON
+    files, folders of `.npy` and `.json` files): what `--force` may delete."""
+
+    def files(path: Path, suffixes: tuple[str, ...]) -> bool:
+        return path.is_file() and not path.is_symlink() and path.name.endswith(suffixes)
+
+    try:
+        return all(
+            files(entry, (".parquet", ".json"))
+            or (entry.is_dir() and not entry.is_symlink()
+                and all(files(inner, (".npy", ".json")) for inner in entry.iterdir()))
+            for entry in folder.iterdir()
+        )  # fmt: skip
+    except OSError:
+        return False
 
 
 def _inside(file: Path, folder: Path) -> bool:
