@@ -3,6 +3,7 @@
 from `pipeline.generate` with planted disguised copies (`pipeline.symmetry`), exact repeats,
 puzzles with several solutions, malformed and clashing rows."""
 
+import hashlib
 import json
 from collections import Counter
 
@@ -238,6 +239,9 @@ def test_the_file_job_writes_the_splits_and_a_manifest_that_defends_them(corpus_
     assert sorted(p.name for p in out.iterdir()) == ["manifest.json", "test.parquet",
                                                      "train.parquet", "val.parquet"]  # fmt: skip
     assert not list(tmp_path.glob(".splits*"))  # no lock or temporary folder left
+    for name, digest in written["sha256"].items():
+        assert hashlib.sha256((out / name).read_bytes()).hexdigest() == digest
+    assert sorted(written["sha256"]) == ["test.parquet", "train.parquet", "val.parquet"]
 
 
 def test_the_same_seed_gives_the_same_files_on_any_workers_batches_and_processes(
@@ -281,6 +285,8 @@ def test_npy_folders_load_in_numpy(corpus_file, tmp_path):
         assert _strings(solutions) == frame["solution"].to_list()
         assert groups.tolist() == frame["group"].to_list()
         assert ((puzzles == 0) | (puzzles == solutions)).all()
+    written = json.loads((out / "manifest.json").read_text())["sha256"]
+    assert "train/puzzle.npy" in written and "test/meta.json" in written
 
 
 def test_several_inputs_are_one_corpus_with_a_source(tmp_path):

@@ -31,7 +31,7 @@ from pipeline.io.arrays import OLD, clear_stale_folders, write_npy_folder
 from pipeline.io.runinfo import METADATA_KEY
 from pipeline.io.sidecars import TEMPORARY, check_name_room
 from pipeline.io.writers import fsync_dir
-from pipeline.splitting.manifest import MANIFEST, TOOL, SplitManifest
+from pipeline.splitting.manifest import MANIFEST, TOOL, SplitManifest, sha256_of
 
 
 def check_folder(path: str | Path, *, inputs: Iterable[str] = (), force: bool = False) -> Path:
@@ -106,9 +106,9 @@ def write_folder(
     fmt: str,
     metadata: dict[str, Any],
 ) -> None:
-    """Write the splits (`fmt`: parquet or npy) and the manifest into a temporary folder beside
-    `folder`, then put it in `folder`'s place. `OSError` (a full disk) names what failed; the
-    temporary folder is removed."""
+    """Write the splits (`fmt`: parquet or npy) and the manifest (with every file's sha256)
+    into a temporary folder beside `folder`, then put it in `folder`'s place. `OSError` (a
+    full disk) names what failed; the temporary folder is removed."""
     parent = folder.absolute().parent
     clear_stale_folders(folder.absolute())  # what runs killed mid-way left
     tmp = parent / TEMPORARY.format(name=folder.name, pid=os.getpid())
@@ -122,6 +122,8 @@ def write_folder(
             else:  # the folder of arrays augment writes too (`io.arrays`)
                 table = frame.to_arrow(compat_level=pl.CompatLevel.oldest())
                 write_npy_folder(tmp / name, table.schema, [table], metadata)
+        manifest.sha256 = {str(f.relative_to(tmp)): sha256_of(f)
+                           for f in sorted(tmp.rglob("*")) if f.is_file()}  # fmt: skip
         (tmp / MANIFEST).write_text(manifest.to_json() + "\n")
         _fsync_tree(tmp)
         if folder.is_dir():

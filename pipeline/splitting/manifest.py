@@ -32,18 +32,22 @@ METHOD = (
 )
 
 
+def sha256_of(path: str | Path) -> str:
+    """The sha256 of a file, read in 1 MiB blocks."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        while block := f.read(1 << 20):
+            digest.update(block)
+    return digest.hexdigest()
+
+
 def file_identity(path: str) -> dict[str, Any]:
     """An input as the manifest names it: its path, and for a local file its size and sha256
-    (read again, in 1 MiB blocks); a stream or a URL has neither."""
+    (read again); a stream or a URL has neither."""
     entry: dict[str, Any] = {"path": path, "size_bytes": None, "sha256": None}
     try:
-        if not Path(path).is_file():
-            return entry
-        digest = hashlib.sha256()
-        with open(path, "rb") as f:
-            while block := f.read(1 << 20):
-                digest.update(block)
-        entry |= {"size_bytes": os.path.getsize(path), "sha256": digest.hexdigest()}
+        if Path(path).is_file():
+            entry |= {"size_bytes": os.path.getsize(path), "sha256": sha256_of(path)}
     except OSError:
         pass
     return entry
@@ -66,6 +70,7 @@ class SplitManifest:
     inputs: list[dict[str, Any]] = field(default_factory=list)
     output: str | None = None
     files: list[str] = field(default_factory=list)  # what the folder holds beside the manifest
+    sha256: dict[str, str] = field(default_factory=dict)  # every file written: its checksum
     wall_s: float | None = None
     rows_per_s: float | None = None
     workers: int | None = None
