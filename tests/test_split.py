@@ -6,6 +6,8 @@ puzzles with several solutions, malformed and clashing rows."""
 import numpy as np
 import polars as pl
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import pipeline
 from pipeline.splitting import split
@@ -219,3 +221,22 @@ def test_a_lazy_frame_is_split_as_its_collected_frame():
     assert split(BASE.lazy(), fractions=(0.5, 0.5))["test"].equals(
         split(BASE, fractions=(0.5, 0.5))["test"]
     )
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.integers(0, 6), min_size=1, max_size=300),
+    st.lists(st.integers(1, 50), min_size=2, max_size=5),
+)
+def test_allocation_for_any_strata_and_fractions(values, weights):
+    strata = np.sort(np.array(values))
+    fractions = tuple(w / sum(weights) for w in weights)
+
+    split_of = _allocate(strata, fractions)
+
+    counts = np.bincount(split_of, minlength=len(fractions))
+    assert counts.sum() == len(strata)
+    assert (np.abs(counts - np.array(fractions) * len(strata)) < 1 + 1e-9).all()
+    for value in np.unique(strata):
+        inside = np.bincount(split_of[strata == value], minlength=len(fractions))
+        assert (np.abs(inside - np.array(fractions) * inside.sum()) <= 2).all(), (inside, fractions)
