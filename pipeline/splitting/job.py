@@ -12,7 +12,7 @@ about 300 bytes a kept row), splits them (`plan`) and writes the folder whole (`
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any, Unpack
+from typing import Unpack
 
 import polars as pl
 import pyarrow as pa
@@ -22,6 +22,7 @@ from pipeline.io.inputs import expand
 from pipeline.io.output import Target
 from pipeline.run.job import Job, JobOptions, start_job
 from pipeline.run.loop import running
+from pipeline.solving.batch import SolveOptions
 from pipeline.splitting.batch import (
     SOURCE,
     added_columns,
@@ -81,7 +82,7 @@ def _tasks(job: Job, rows: Counter) -> Iterator[tuple[int | None, pa.RecordBatch
 
 
 def _run(
-    job: Job, split: SplitOptions, search: Any, fmt: str, max_nodes: int | None
+    job: Job, split: SplitOptions, search: SolveOptions, fmt: str, max_nodes: int | None
 ) -> SplitManifest:
     """The split job, its output folder locked."""
     assert job.output is not None
