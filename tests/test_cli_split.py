@@ -12,7 +12,7 @@ import pytest
 import pipeline
 from pipeline.splitting import split, split_file
 from tests.conftest import assert_one_line_error, cli
-from tests.test_split import BASE, CORPUS, _strings
+from tests.test_split import BASE, COPIES, CORPUS, DISGUISED, _strings
 
 # -- files, workers, executors ------------------------------------------------------------
 
@@ -226,3 +226,15 @@ def test_what_a_killed_run_left_beside_the_folder_is_cleared(corpus_file, tmp_pa
 
     assert not any(folder.exists() for folder in left)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["splits"]
+
+
+def test_stdin_is_split_and_named_without_a_checksum(corpus_file, tmp_path):
+    from tests.conftest import command
+
+    done = command("split", "-", "-o", tmp_path / "out", "--fractions", "0.5,0.5", "--json",
+                   input=corpus_file.read_text())  # fmt: skip
+
+    assert done.returncode == 0, done.stderr
+    manifest = json.loads(done.stdout)
+    assert manifest["inputs"][0]["sha256"] is None and manifest["inputs"][0]["rows"] == len(CORPUS)
+    assert manifest["rows_kept"] == len(BASE) + DISGUISED * COPIES
