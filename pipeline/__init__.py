@@ -6,12 +6,14 @@ One board: `solve_sudoku`, `solve_unique`, `is_valid`, `solve`.
 Many boards in memory (a list of strings, a polars Series or DataFrame, an `(n, 81)` int
 array): `solve_batch` (a DataFrame in the result schema), `validate_puzzles` (a DataFrame of
 findings), `score_predictions` (a model's answers judged: a DataFrame of verdicts), all with
-`workers=` to split the work over worker threads; `generate` (seeded
+`workers=` to split the work over worker threads; `split` (train/val/test splits without
+leaks: a dict of DataFrames and its `manifest`); `generate` (seeded
 puzzles with unique solutions); `rate` and `canonical` (a rating and the canonical form of
 each puzzle). A DataFrame keeps its other columns; a LazyFrame gives a LazyFrame. The polars
 expression namespace `sudoku` (`pl.col("puzzle").sudoku.solve()`, `pipeline.namespace`) is
 registered by `import pipeline`, or by `import polars` after it.
-Files, the commands' twins: `solve_file`, `validate_file`, `score_file`, `generate_file`, and
+Files, the commands' twins: `solve_file`, `validate_file`, `score_file`, `split_file`,
+`generate_file`, and
 `pipeline.report.report`, `pipeline.bench.bench`.
 Errors: `InputError` (a bad file, column or option; a `ValueError`), `InputNotFoundError` (also
 a `FileNotFoundError`), `CheckpointError`, `ReportError`, `RunFailed`, `RunInterrupted`, all
@@ -42,6 +44,9 @@ _API = {
     "validate_puzzles": "pipeline.validate.inmemory",
     "score_file": "pipeline.scoring.job",
     "score_predictions": "pipeline.scoring.inmemory",
+    "split": "pipeline.splitting.inmemory",
+    "split_file": "pipeline.splitting.job",
+    "SplitManifest": "pipeline.splitting.manifest",
     "STRATEGIES": "pipeline.solver.registry",
     "rate": "pipeline.namespace",
     "canonical": "pipeline.namespace",
@@ -80,6 +85,9 @@ if TYPE_CHECKING:  # the same names as `_API` (tests/test_typing.py holds them t
     from pipeline.solving.batch import SolveOptions as SolveOptions
     from pipeline.solving.inmemory import solve_batch as solve_batch
     from pipeline.solving.job import solve_file as solve_file
+    from pipeline.splitting.inmemory import split as split
+    from pipeline.splitting.job import split_file as split_file
+    from pipeline.splitting.manifest import SplitManifest as SplitManifest
     from pipeline.validate.inmemory import validate_puzzles as validate_puzzles
     from pipeline.validate.job import validate_file as validate_file
 

@@ -33,5 +33,6 @@ if (
 
 from pipeline.cli.commands import app, main  # noqa: E402 - after the handlers, on purpose
 from pipeline.cli.score_command import score  # noqa: E402 - registers `score` on the app
+from pipeline.cli.split_command import split  # noqa: E402 - registers `split` on the app
 
-__all__ = ["app", "main", "score"]
+__all__ = ["app", "main", "score", "split"]

@@ -93,7 +93,7 @@ def output_format(path: str | Path, format: str | None = None) -> str:
 
 
 def check_output(
-    path: str | Path,
+    path: str | Path | Target,
     what: str = "output",
     *,
     inputs: Iterable[str | Path] = (),
@@ -102,7 +102,10 @@ def check_output(
     formats: Iterable[str] | None = None,
 ) -> Target:
     """The output `path` (`-`: stdout) and its format, checked before any work is done (see
-    the module's docstring); `formats` limits the formats allowed. Raises `InputError`."""
+    the module's docstring); `formats` limits the formats allowed. Raises `InputError`. A
+    `Target` is an output its job has checked itself (split's folder), and is returned."""
+    if isinstance(path, Target):
+        return path
     if str(path) != STDOUT and Path(path).is_dir():
         raise InputError(f"{path}: is a directory, not an {what} file")
     kind = output_format(path, format)

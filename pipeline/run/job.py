@@ -192,7 +192,7 @@ class Job:
 def start_job(
     command: str,
     inputs: str | Path | list[str | Path] | tuple[str | Path, ...],
-    output: str | Path | None,
+    output: str | Path | Target | None,
     suffix: str,
     options: JobOptions,
     *,
@@ -204,7 +204,8 @@ def start_job(
 ) -> Job:
     """Check the options and the output, choose the executor, open the inputs. The output
     defaults to the input's stem with `suffix`, beside it (stdout for stdin or a pipe). Raises
-    `InputError` (one line) before any work is done. `passthrough`: whether the inputs' other
+    `InputError` (one line) before any work is done; an output given as a `Target` is the
+    job's to check (a folder, say). `passthrough`: whether the inputs' other
     columns travel along (solve: yes; validate: no use for them), renamed when they would take
     one of the `reserved` names (columns the job adds)."""
     started = time.perf_counter()

@@ -28,6 +28,10 @@ assert_type(pipeline.canonical([PUZZLE]), pl.Series)
 assert_type(pipeline.generate_file(3, "corpus.parquet").rows, int)
 assert_type(pipeline.rate(frame, samples=4), pl.DataFrame)
 assert_type(pipeline.__version__, str)
+splits = pipeline.split(frame, fractions=(0.8, 0.2), seed=1, stratify="clues")
+assert_type(splits["train"], pl.DataFrame)
+assert_type(splits.manifest, pipeline.SplitManifest)
+assert_type(pipeline.split_file("puzzles.csv", "splits", fractions="0.8,0.2").rows_kept, int)
 
 try:
     pipeline.solve_file("puzzles.csv", "out.parquet", strategy="fast")

@@ -1,0 +1,131 @@
+"""The split job: input files in, a folder of leak-free splits and their manifest out.
+
+    manifest = split_file("corpus.csv", "splits", fractions="0.8,0.1,0.1", seed=1)
+
+Every batch is solved (uniqueness proved), given its canonical group and rated when the split
+is stratified by difficulty or grade, on the shared run loop (`pipeline.run`: threads, worker
+processes or Dask); the workers send back only the rows with one solution, narrowed to the
+columns written (`batch`). The parent gathers them in input order (the split needs them all:
+about 300 bytes a kept row), splits them (`plan`) and writes the folder whole (`folder`).
+"""
+
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Unpack
+
+import polars as pl
+import pyarrow as pa
+
+from pipeline.errors import InputError
+from pipeline.io.inputs import expand
+from pipeline.io.output import Target
+from pipeline.run.job import Job, JobOptions, start_job
+from pipeline.run.loop import running
+from pipeline.solving.batch import SolveOptions
+from pipeline.splitting.batch import (
+    SOURCE,
+    added_columns,
+    empty_part,
+    solve_options,
+    split_task,
+)
+from pipeline.splitting.folder import check_folder, files_of, write_folder
+from pipeline.splitting.manifest import SplitManifest, file_identity
+from pipeline.splitting.options import FORMATS, SplitOptions
+from pipeline.splitting.plan import plan_split
+
+
+def split_file(
+    inputs: str | Path | list[str | Path],
+    output: str | Path,
+    *,
+    fractions: str | Sequence[float] = (0.8, 0.1, 0.1),
+    names: str | Sequence[str] | None = None,
+    seed: int = 0,
+    stratify: str | None = None,
+    max_nodes: int | None = None,
+    **options: Unpack[JobOptions],
+) -> SplitManifest:
+    """Split the puzzles of `inputs` (files, `-` for stdin, quoted globs) into the folder
+    `output`: `<name>.parquet` per split (`format="npy"`: a folder `<name>/` of `.npy` files,
+    one per column) and `manifest.json`. See `pipeline.split` for what a split does; here the
+    rows of several inputs are one corpus, each row's input named in `source`.
+
+    `options`: how to read the inputs and run the job, as for `solve_file` (`JobOptions`;
+    `format` is parquet or npy, `force` replaces a folder that holds something else than an
+    earlier split). Returns the manifest. Raises `InputError` (one line, for the CLI) for a bad
+    file, column, option or output folder; `RunFailed`, `RunInterrupted` as solve does
+    (nothing is kept: the folder is written at the end, whole).
+    """
+    try:
+        split = SplitOptions.parse(fractions, names, seed, stratify)
+        search = solve_options(split.rate, max_nodes)
+    except ValueError as e:
+        raise InputError(str(e)) from None
+    fmt = options.pop("format", None) or "parquet"
+    if fmt not in FORMATS:
+        raise InputError(f"unknown split format {fmt!r}; choose one of {', '.join(FORMATS)}")
+    folder = check_folder(output, inputs=expand(inputs), force=options.get("force", False))
+    job = start_job("split", inputs, Target(folder, fmt), "", options, kernels=search.kernels(),
+                    reserved=added_columns(split.rate))  # fmt: skip
+    with job.locked():
+        return _run(job, split, search, fmt, max_nodes)
+
+
+def _tasks(job: Job, rows: Counter) -> Iterator[tuple[int | None, pa.RecordBatch]]:
+    """The work: each batch with its input's index (several inputs); `rows` counts the rows
+    read of each input."""
+    for index, batch in job.inputs.batches():
+        rows[index] += batch.num_rows
+        yield (index if job.inputs.several else None), batch
+
+
+def _run(
+    job: Job, split: SplitOptions, search: SolveOptions, fmt: str, max_nodes: int | None
+) -> SplitManifest:
+    """The split job, its output folder locked."""
+    assert job.output is not None
+    tables: list[pa.Table] = []
+    left_out: Counter = Counter()
+    read, wrong, by_input = 0, 0, Counter()
+    with running(job) as run:
+        for part in run.map(split_task, _tasks(job, by_input), search):
+            tables.append(part.table)
+            left_out.update(part.left_out)
+            read += part.rows
+            wrong += part.wrong_solutions
+        run.finish()
+        kept = _gathered(job, split, tables)
+        del tables  # the frame holds the rows now
+        plan = plan_split(kept, split, left_out)
+        del kept  # the splits hold their rows now
+        wall = job.wall()
+        rate = read / wall if wall > 0 else None
+        settings = {"format": fmt, "max_nodes": max_nodes}
+        manifest = SplitManifest.of(
+            plan, split, read, settings,
+            inputs=[file_identity(name) | {"rows": by_input[i]}
+                    for i, name in enumerate(job.inputs.names)],
+            wrong_input_solutions=wrong if job.inputs.first.solution_column is not None else None,
+            output=str(job.output), files=files_of(split.names, fmt), wall_s=round(wall, 3),
+            rows_per_s=None if rate is None else round(rate, 1), workers=job.executor.workers,
+            executor=job.executor_kind,
+        )  # fmt: skip
+        metadata = job.metadata(read, split.as_dict() | settings, rate)
+        write_folder(job.output, plan.frames, manifest, fmt, metadata)
+    return manifest
+
+
+def _gathered(job: Job, split: SplitOptions, tables: list[pa.Table]) -> pl.DataFrame:
+    """The kept rows of every batch as one frame, in input order; `source` named."""
+    if not tables:
+        id_type = job.inputs.schema.field("id").type if job.inputs.has_ids else None
+        extra = job.inputs.first.extra_schema
+        tables = [empty_part(id_type, split.rate, extra, several=job.inputs.several)]
+    kept = pl.from_arrow(pa.concat_tables(tables))
+    assert isinstance(kept, pl.DataFrame)
+    if job.inputs.several:  # each input's index made its name
+        names = pl.Series(job.inputs.names, dtype=pl.String)
+        kept = kept.with_columns(names.gather(kept[SOURCE].cast(pl.UInt32)).alias(SOURCE))
+    return kept
