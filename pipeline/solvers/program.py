@@ -1,0 +1,382 @@
+"""`cmd:COMMAND`: a program as a solver (docs/SOLVERS.md).
+
+The command is split as a shell would (`shlex`) and run without a shell, once per adapter (the
+wiring opens one per worker), on the first batch it is asked. It reads puzzles one a line on
+stdin (81 characters, `.` for a blank, `\\n` ended) and writes one line per puzzle, in order, on
+stdout: 81 digits (a solution) or an empty line (none). It must flush its output after each
+line (or at least whenever it has read all it was given): the program stays up between
+batches, so output left in its buffer never arrives. Python programs get
+`PYTHONUNBUFFERED=1`; a C program can call `fflush(stdout)` or run under `stdbuf -oL`.
+
+A batch is written and read at once, through one `select` loop over non-blocking pipes, so
+neither side ever waits on a full pipe buffer. `solve_ns` of a row is the time from the
+previous reply (the first: from the first write) to its own; replies that arrive in one read
+share that time evenly. The sum over a batch is its wall time on the program's side.
+
+What can go wrong is a row's error sentence, never a crash: a line that is neither 81 cells nor
+empty is that row's; a program that ends mid-batch leaves the rows it did not answer with its
+exit status and last line on stderr, and starts again for the next batch; a program that gives
+no reply within `timeout` seconds (per puzzle: from the previous reply; default
+`DEFAULT_TIMEOUT`, or `SUDOKU_SOLVER_TIMEOUT` in the environment, or the adapter's `timeout`
+attribute) is killed, its unanswered rows get errors, and it starts again for the next batch.
+
+The program runs under a small watcher (`program_watch.py`) in a process group of its own:
+`close()` ends the group; if the worker dies, even by SIGKILL, the watcher ends it.
+"""
+
+import os
+import selectors
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections import deque
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from pipeline.solvers import Answers, SolverSpec
+
+DEFAULT_TIMEOUT = 10.0  # seconds a puzzle may take before the program is thought hung
+TIMEOUT_ENV = "SUDOKU_SOLVER_TIMEOUT"
+GRACE_SECONDS = 2.0  # how long a program is given to end on its own (end of input, SIGTERM)
+_CHUNK = 1 << 16
+_WATCHER = Path(__file__).with_name("program_watch.py")
+
+
+def timeout_from_env() -> float:
+    """The per-puzzle timeout `SUDOKU_SOLVER_TIMEOUT` sets, or `DEFAULT_TIMEOUT`."""
+    text = os.environ.get(TIMEOUT_ENV, "").strip()
+    if not text:
+        return DEFAULT_TIMEOUT
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = -1.0
+    if not 0 < seconds < float("inf"):
+        raise ValueError(f"{TIMEOUT_ENV}={text!r} is not a number of seconds above 0")
+    return seconds
+
+
+def command_of(target: str) -> list[str]:
+    """The program and arguments of `cmd:TARGET`, the program found on PATH (or as a path);
+    ValueError with one sentence when it is not there or cannot be run."""
+    try:
+        argv = shlex.split(target)
+    except ValueError as e:
+        raise ValueError(f"cannot read the command {target!r}: {e}") from None
+    if not argv:
+        raise ValueError("the command is empty")
+    program = argv[0]
+    found = shutil.which(program) if os.sep not in program else program
+    if found is None:
+        raise ValueError(f"no program {program!r} on the PATH")
+    if not os.path.isfile(found):
+        raise ValueError(f"no program {program!r}")
+    if not os.access(found, os.X_OK):
+        raise ValueError(f"{program!r} is not executable")
+    return [found, *argv[1:]]
+
+
+def parse_reply(line: bytes) -> np.ndarray | str | None:
+    """One line of the program's output: `(81,) uint8` (`.`/`0` a blank, any other character
+    not a digit: 10, which the checks call incomplete), None (empty: no solution), or a
+    sentence saying why it cannot be read."""
+    text = line.strip()
+    if not text:
+        return None
+    if len(text) != 81:
+        shown = text[:30].decode("ascii", "replace") + ("..." if len(text) > 30 else "")
+        return f"the program printed a line of {len(text)} characters, not 81: {shown!r}"
+    cells = np.frombuffer(text, dtype=np.uint8).astype(np.int16) - ord("0")
+    cells[np.frombuffer(text, dtype=np.uint8) == ord(".")] = 0
+    return np.where((cells >= 0) & (cells <= 9), cells, 10).astype(np.uint8)
+
+
+def _describe_status(code: int | None) -> str:
+    if code is None:
+        return "it closed its output"
+    if code < 0:
+        try:
+            return f"killed by {signal.Signals(-code).name}"
+        except ValueError:
+            return f"killed by signal {-code}"
+    return f"exit status {code}"
+
+
+class _Running:
+    """One start of the program: its watcher process, pipes and the tail of its stderr."""
+
+    def __init__(self, argv: list[str]) -> None:
+        status_read, status_write = os.pipe()
+        env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+        try:
+            self.watcher = subprocess.Popen(
+                [sys.executable, "-I", "-S", str(_WATCHER), str(status_write), *argv],
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                pass_fds=(status_write,), start_new_session=True, env=env,
+            )  # fmt: skip
+        finally:
+            os.close(status_write)
+        self.status_fd = status_read
+        self.status_text = b""
+        self.stderr_tail: deque[bytes] = deque(maxlen=1)
+        self._stderr_part = b""
+        assert self.watcher.stdin and self.watcher.stdout and self.watcher.stderr
+        self.stdin, self.stdout, self.stderr = (self.watcher.stdin.fileno(),
+            self.watcher.stdout.fileno(), self.watcher.stderr.fileno())  # fmt: skip
+        for fd in (self.stdin, self.stdout, self.stderr, status_read):
+            os.set_blocking(fd, False)
+        self.out_buffer = b""
+
+    def take_stderr(self) -> bool:
+        """Read what stderr has now (keeping its last non-empty line); False at its end."""
+        while True:
+            try:
+                data = os.read(self.stderr, _CHUNK)
+            except BlockingIOError:
+                return True
+            if not data:
+                return False
+            lines = (self._stderr_part + data).split(b"\n")
+            self._stderr_part = lines.pop()[-1000:]
+            self.stderr_tail.extend(line for line in lines if line.strip())
+
+    def last_stderr(self) -> str:
+        """The last non-empty line the program wrote on stderr ("" when none)."""
+        self.take_stderr()
+        lines = [line for line in (*self.stderr_tail, self._stderr_part) if line.strip()]
+        return lines[-1].decode("utf-8", "replace").strip()[:200] if lines else ""
+
+    def _read_status(self) -> dict[str, str]:
+        while True:
+            try:
+                data = os.read(self.status_fd, 4096)
+            except BlockingIOError:
+                break
+            if not data:
+                break
+            self.status_text += data
+        said = {}
+        for line in self.status_text.decode("utf-8", "replace").splitlines():
+            key, _, value = line.partition(" ")
+            said[key] = value
+        return said
+
+    def ended(self) -> str:
+        """Why the program is gone (after its output closed): waits for the watcher a moment,
+        ending it if it does not end, and says `exit status N` / `killed by SIGX` / the error
+        it could not start with, and its last line on stderr."""
+        self.stop(polite=True)
+        said = self._read_status()
+        if "error" in said:
+            return f"the program could not start: {said['error']}"
+        code = int(said["status"]) if said.get("status", "").lstrip("-").isdigit() else None
+        tail = self.last_stderr()
+        return f"the program ended ({_describe_status(code)})" + (f": {tail}" if tail else "")
+
+    def stop(self, polite: bool, grace: float = GRACE_SECONDS) -> None:
+        """End the program (polite: close its input first and give it `grace` seconds), its
+        group with it, and reap the watcher: nothing is left running or unreaped."""
+        if polite:
+            _close_quietly(self.watcher.stdin)
+            try:
+                self.watcher.wait(grace)
+            except subprocess.TimeoutExpired:
+                pass
+        if self.watcher.poll() is None:
+            self.watcher.send_signal(signal.SIGTERM)  # the watcher kills the program's group
+            try:
+                self.watcher.wait(grace)
+            except subprocess.TimeoutExpired:
+                self._kill_group()
+                self.watcher.kill()
+                self.watcher.wait()
+        _close_quietly(self.watcher.stdin)
+
+    def _kill_group(self) -> None:
+        pid = self._read_status().get("pid", "")
+        if pid.isdigit():
+            try:
+                os.killpg(int(pid), signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+
+    def close(self) -> None:
+        for pipe in (self.watcher.stdin, self.watcher.stdout, self.watcher.stderr):
+            _close_quietly(pipe)
+        try:
+            os.close(self.status_fd)
+        except OSError:
+            pass
+
+
+def _close_quietly(pipe: Any) -> None:
+    try:
+        if pipe is not None:
+            pipe.close()
+    except OSError:  # BrokenPipeError when a program that has gone leaves input unread
+        pass
+
+
+class ProgramSolver:
+    """A program answering puzzles over pipes (module docstring); opened once per worker."""
+
+    holds_gil = False
+
+    def __init__(self, spec: SolverSpec, timeout: float | None = None) -> None:
+        self.spec = spec
+        self.argv = command_of(spec.target)
+        self.timeout = timeout_from_env() if timeout is None else float(timeout)
+        self._running: _Running | None = None
+        self.starts = 0  # how many times the program was started (restarts after failures)
+
+    def version(self) -> str | None:
+        """A program states no version through this contract."""
+        return None
+
+    def describe(self) -> dict[str, Any]:
+        """What the run metadata records besides the spec."""
+        return {"command": self.argv, "timeout_s": self.timeout}
+
+    def answer(self, grids: np.ndarray, skip: np.ndarray, limit: int) -> Answers:
+        """Answer the rows not skipped, one line each (`limit` is not passed on: the program
+        says one solution or none, so a grid is "found" and uniqueness is left to our kernel)."""
+        grids = np.ascontiguousarray(grids, dtype=np.uint8).reshape(-1, 81)
+        n = grids.shape[0]
+        answers = Answers(
+            solutions=np.zeros((n, 81), dtype=np.uint8),
+            counts=np.full(n, -1, dtype=np.int64),
+            guesses=None,
+            solve_ns=np.zeros(n, dtype=np.int64),
+            errors=[None] * n,
+        )
+        rows = np.flatnonzero(~np.asarray(skip, dtype=np.bool_)).tolist()
+        if not rows:
+            return answers
+        chars = np.where(grids[rows] == 0, ord("."), grids[rows] + ord("0")).astype(np.uint8)
+        payload = np.hstack([chars, np.full((len(rows), 1), ord("\n"), np.uint8)]).tobytes()
+        replies, times, failure = self._exchange(payload, len(rows))
+        errors = answers.errors
+        assert errors is not None
+        for k, i in enumerate(rows):
+            if k < len(replies):
+                answers.solve_ns[i] = times[k]
+                reply = parse_reply(replies[k])
+                if reply is None:
+                    answers.counts[i] = 0
+                elif isinstance(reply, str):
+                    errors[i] = reply
+                else:
+                    answers.solutions[i] = reply
+            elif k == len(replies) and failure is not None:
+                answers.solve_ns[i] = times[k] if k < len(times) else 0
+                errors[i] = failure
+            else:
+                errors[i] = f"unanswered, the program failed on an earlier puzzle: {failure}"
+        return answers
+
+    def _start(self) -> _Running:
+        if self._running is not None and self._running.watcher.poll() is not None:
+            self._discard()  # it ended between batches: start again
+        if self._running is None:
+            self._running = _Running(self.argv)
+            self.starts += 1
+        return self._running
+
+    def _discard(self) -> None:
+        running, self._running = self._running, None
+        if running is not None:
+            running.stop(polite=False)
+            running.close()
+
+    def _exchange(self, payload: bytes, n: int) -> tuple[list[bytes], list[int], str | None]:
+        """Write `payload` (n lines) and read n replies: the replies, their times (one more
+        for the row it failed on), and why the rest are missing (None when all came)."""
+        running = self._start()
+        if running.out_buffer.strip():  # lines no puzzle asked for: out of step, start again
+            self._discard()
+            running = self._start()
+        replies: list[bytes] = []
+        times: list[int] = []
+        selector = selectors.DefaultSelector()
+        selector.register(running.stdin, selectors.EVENT_WRITE)
+        selector.register(running.stdout, selectors.EVENT_READ)
+        selector.register(running.stderr, selectors.EVENT_READ)
+        sent = 0
+        last = time.perf_counter_ns()
+        deadline = time.monotonic() + self.timeout
+        failure = None
+        try:
+            while failure is None and len(replies) < n:
+                wait = deadline - time.monotonic()
+                if wait <= 0:
+                    failure = (f"the program gave no answer within {self.timeout:g} s (stopped; "
+                               f"{TIMEOUT_ENV} sets the limit)")  # fmt: skip
+                    break
+                for key, _ in selector.select(wait):
+                    if key.fd == running.stdin:
+                        sent = self._feed(running, payload, sent)
+                        if sent == len(payload):
+                            selector.unregister(key.fd)
+                    elif key.fd == running.stderr:
+                        if not running.take_stderr():
+                            selector.unregister(key.fd)
+                    else:
+                        got = self._take_output(running, replies, n)
+                        if got is None:
+                            failure = running.ended()
+                            break
+                        if got:
+                            now = time.perf_counter_ns()
+                            share = (now - last) // got
+                            times.extend([share] * (got - 1) + [now - last - share * (got - 1)])
+                            last, deadline = now, time.monotonic() + self.timeout
+        finally:
+            selector.close()
+        if failure is not None:
+            times.append(time.perf_counter_ns() - last)
+            self._discard()  # started again for the next batch
+        return replies, times, failure
+
+    @staticmethod
+    def _feed(running: _Running, payload: bytes, sent: int) -> int:
+        """Write what the pipe takes of `payload` from `sent`; the new `sent`."""
+        try:
+            return sent + os.write(running.stdin, payload[sent : sent + _CHUNK])
+        except BlockingIOError:
+            return sent
+        except BrokenPipeError:
+            return len(payload)  # it stopped reading; the end of its output says why
+
+    @staticmethod
+    def _take_output(running: _Running, replies: list[bytes], n: int) -> int | None:
+        """Read what stdout has into `replies` (up to `n` in all); how many came, None at
+        its end. Lines beyond `n` stay in the buffer, to be noticed before the next batch."""
+        try:
+            data = os.read(running.stdout, _CHUNK)
+        except BlockingIOError:
+            return 0
+        if not data:
+            return None
+        lines = (running.out_buffer + data).split(b"\n")
+        running.out_buffer = lines.pop()
+        fresh = lines[: n - len(replies)]
+        if len(lines) > len(fresh):
+            running.out_buffer = b"\n".join([*lines[len(fresh) :], running.out_buffer])
+        replies.extend(fresh)
+        return len(fresh)
+
+    def close(self) -> None:
+        """End the program: its input closed, a moment to end on its own, then its group
+        killed; the watcher reaped."""
+        running, self._running = self._running, None
+        if running is not None:
+            running.stop(polite=True)
+            running.close()
+
+
+__all__ = ["DEFAULT_TIMEOUT", "TIMEOUT_ENV", "ProgramSolver", "command_of", "parse_reply"]
