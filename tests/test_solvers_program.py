@@ -24,7 +24,8 @@ pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="reads /proc, se
 # A program that knows the answers (a file of `puzzle solution` lines) and misbehaves on demand:
 # `--crash-after K` / `--hang-after K` / `--garbage-after K` / `--extra`: on the line after K of
 # each start, exit 3 (a line on stderr first), sleep, print a bad line; one line too many;
-# `--linger`: stay at the end of its input (only being killed ends it).
+# `--kill-after K`: SIGKILL itself; `--linger`: stay at the end of its input (only a kill
+# ends it).
 ORACLE = """
 import argparse, os, sys, time
 parser = argparse.ArgumentParser()
@@ -35,6 +36,7 @@ parser.add_argument("--hang-after", type=int, default=-1)
 parser.add_argument("--garbage-after", type=int, default=-1)
 parser.add_argument("--extra", action="store_true")
 parser.add_argument("--linger", action="store_true")
+parser.add_argument("--kill-after", type=int, default=-1)
 args = parser.parse_args()
 if args.pidfile:
     with open(args.pidfile, "a") as f:
@@ -44,6 +46,8 @@ for k, line in enumerate(sys.stdin):
     if k == args.crash_after:
         print("boom: out of cheese", file=sys.stderr)
         sys.exit(3)
+    if k == args.kill_after:
+        os.kill(os.getpid(), 9)
     if k == args.hang_after:
         time.sleep(3600)
     if k == args.garbage_after:
@@ -179,6 +183,30 @@ def test_a_crash_mid_batch_leaves_errors_and_a_restart(oracle, puzzles, tmp_path
     finally:
         solver.close()
     assert len(pids(pidfile)) == 2 and not any(map(running, pids(pidfile)))
+
+
+def test_a_program_killed_by_a_signal_says_which(oracle, puzzles):
+    grids, _ = puzzles
+    solver = program(f"{oracle} --kill-after 0")
+    try:
+        answers = ask(solver, grids[:2])
+        assert answers.errors[0] == "the program ended (killed by SIGKILL)"
+    finally:
+        solver.close()
+
+
+def test_a_program_that_cannot_start_is_every_rows_error(tmp_path, puzzles):
+    grids, _ = puzzles
+    script = tmp_path / "not_a_program"
+    script.write_text("no shebang, not a binary\n")
+    script.chmod(0o755)
+    solver = program(str(script))
+    try:
+        answers = ask(solver, grids[:2])
+        assert answers.errors[0] == "the program could not start: Exec format error"
+        assert answers.errors[1].endswith("could not start: Exec format error")
+    finally:
+        solver.close()
 
 
 def test_a_hang_is_a_timeout_the_program_killed_and_started_again(oracle, puzzles, tmp_path):
