@@ -17,7 +17,7 @@ import pytest
 from pipeline import generate
 from pipeline.grid import parse_puzzles
 from pipeline.solvers import parse_spec
-from pipeline.solvers.program import TIMEOUT_ENV, ProgramSolver, parse_reply
+from pipeline.solvers.program import TIMEOUT_ENV, ProgramSolver, parse_replies, parse_reply
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="reads /proc, sends signals")
 
@@ -343,3 +343,13 @@ def test_parse_reply():
     dotted = parse_reply(b"." + solution[1:-1] + b"x")
     assert dotted[0] == 0 and dotted[80] == 10
     assert parse_reply(b"12").startswith("the program printed a line of 2 characters")
+
+
+def test_parse_replies_reads_a_mixed_batch_in_order():
+    solution = b"534678912672195348198342567859761423426853791713924856961537284287419635345286179"
+    read = parse_replies([solution, b"", b"oops", b" " + solution[::-1] + b"\r"])
+    assert read.empty.tolist() == [False, True, False, False]
+    assert list(read.unreadable) == [2]
+    assert read.solutions[0].tolist() == [int(c) for c in solution.decode()]
+    assert read.solutions[3].tolist() == [int(c) for c in solution.decode()[::-1]]
+    assert not read.solutions[1].any() and not read.solutions[2].any()
