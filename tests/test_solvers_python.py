@@ -253,3 +253,14 @@ def test_read_board_takes_strings_ints_and_row_strings():
     assert isinstance(as_chars, np.ndarray)
     assert np.array_equal(as_chars, as_ints) and np.array_equal(as_chars, as_strings)
     assert read_board(5).startswith("the solver left the board as a int")
+
+
+def test_read_board_reads_odd_cells_as_not_digits():
+    rows = [list("534678912") for _ in range(9)]
+    rows[0][:2] = ["53", ""]  # still 81 characters in all, but not one a cell
+    assert read_board(rows)[:3].tolist() == [10, 10, 4]
+    ints = [[5, 3, 4, 6, 7, 8, 9, 1, 2] for _ in range(9)]
+    ints[0][:4] = [10**30, True, -1, 0]
+    assert read_board(ints)[:5].tolist() == [10, 10, 10, 0, 7]
+    rows[1][0] = "é"
+    assert read_board(rows)[9] == 10
