@@ -228,6 +228,22 @@ def test_a_hang_is_a_timeout_the_program_killed_and_started_again(oracle, puzzle
         solver.close()
 
 
+def test_a_slow_start_is_allowed_more_than_a_puzzle(tmp_path, puzzles):
+    grids, _ = puzzles
+    slow = tmp_path / "slow_start.py"
+    slow.write_text("import sys, time\ntime.sleep(0.6)\nfor line in sys.stdin:\n    print()\n")
+    solver = program(f"{sys.executable} {slow}", timeout=0.2)
+    try:
+        assert ask(solver, grids[:2]).errors == [None, None]  # 0.6 s: within its start time
+        solver.close()
+        solver.start_timeout = 0.0
+        answers = ask(solver, grids[:2])
+        assert answers.errors[0] == (f"the program gave no answer within 0.2 s (stopped; "
+                                     f"{TIMEOUT_ENV} sets the limit)")  # fmt: skip
+    finally:
+        solver.close()
+
+
 def test_close_leaves_no_process_nor_zombie(oracle, puzzles, tmp_path):
     grids, _ = puzzles
     pidfile = tmp_path / "pids"

@@ -18,7 +18,8 @@ empty is that row's; a program that ends mid-batch leaves the rows it did not an
 exit status and last line on stderr, and starts again for the next batch; a program that gives
 no reply within `timeout` seconds (per puzzle: from the previous reply; default
 `DEFAULT_TIMEOUT`, or `SUDOKU_SOLVER_TIMEOUT` in the environment, or the adapter's `timeout`
-attribute) is killed, its unanswered rows get errors, and it starts again for the next batch.
+attribute; its first reply after a start is allowed `start_timeout` more, `START_SECONDS`) is
+killed, its unanswered rows get errors, and it starts again for the next batch.
 
 The program runs under a small watcher (`program_watch.py`) in a process group of its own:
 `close()` ends the group; if the worker dies, even by SIGKILL, the watcher ends it.
@@ -42,6 +43,7 @@ from pipeline.solvers import Answers, SolverSpec
 
 DEFAULT_TIMEOUT = 10.0  # seconds a puzzle may take before the program is thought hung
 TIMEOUT_ENV = "SUDOKU_SOLVER_TIMEOUT"
+START_SECONDS = 60.0  # more for its first reply after a start (imports, a model loading)
 GRACE_SECONDS = 2.0  # how long a program is given to end on its own (end of input, SIGTERM)
 _CHUNK = 1 << 16
 _WATCHER = Path(__file__).with_name("program_watch.py")
@@ -151,6 +153,7 @@ class _Running:
         for fd in (self.stdin, self.stdout, self.stderr, status_read):
             os.set_blocking(fd, False)
         self.out_buffer = b""
+        self.replied = False  # it has answered once: started up
 
     def take_stderr(self) -> bool:
         """Read what stderr has now (keeping its last non-empty line); False at its end."""
@@ -251,6 +254,7 @@ class ProgramSolver:
         self.spec = spec
         self.argv = command_of(spec.target)
         self.timeout = timeout_from_env() if timeout is None else float(timeout)
+        self.start_timeout = START_SECONDS  # added to the first reply's after a (re)start
         self._running: _Running | None = None
         self.starts = 0  # how many times the program was started (restarts after failures)
 
@@ -260,7 +264,8 @@ class ProgramSolver:
 
     def describe(self) -> dict[str, Any]:
         """What the run metadata records besides the spec."""
-        return {"command": self.argv, "timeout_s": self.timeout}
+        return {"command": self.argv, "timeout_s": self.timeout,
+                "start_timeout_s": self.start_timeout}  # fmt: skip
 
     def answer(self, grids: np.ndarray, skip: np.ndarray, limit: int) -> Answers:
         """Answer the rows not skipped, one line each (`limit` is not passed on: the program
@@ -327,13 +332,14 @@ class ProgramSolver:
         selector.register(running.stderr, selectors.EVENT_READ)
         sent = 0
         last = time.perf_counter_ns()
-        deadline = time.monotonic() + self.timeout
+        allowed = self.timeout + (0.0 if running.replied else self.start_timeout)
+        deadline = time.monotonic() + allowed
         failure = None
         try:
             while failure is None and len(replies) < n:
                 wait = deadline - time.monotonic()
                 if wait <= 0:
-                    failure = (f"the program gave no answer within {self.timeout:g} s (stopped; "
+                    failure = (f"the program gave no answer within {allowed:g} s (stopped; "
                                f"{TIMEOUT_ENV} sets the limit)")  # fmt: skip
                     break
                 for key, _ in selector.select(wait):
@@ -354,6 +360,7 @@ class ProgramSolver:
                             share = (now - last) // got
                             times.extend([share] * (got - 1) + [now - last - share * (got - 1)])
                             last, deadline = now, time.monotonic() + self.timeout
+                            allowed, running.replied = self.timeout, True
         finally:
             selector.close()
         if failure is not None:
