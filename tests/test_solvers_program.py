@@ -369,3 +369,15 @@ def test_parse_replies_reads_a_mixed_batch_in_order():
     assert read.solutions[0].tolist() == [int(c) for c in solution.decode()]
     assert read.solutions[3].tolist() == [int(c) for c in solution.decode()[::-1]]
     assert not read.solutions[1].any() and not read.solutions[2].any()
+
+
+def test_warm_starts_the_program_before_the_first_batch(oracle, puzzles, tmp_path):
+    grids, solutions = puzzles
+    pidfile = tmp_path / "pids"
+    solver = program(f"{oracle} --pidfile {pidfile}")
+    try:
+        solver.warm()
+        assert solver.starts == 1 and running(pids(pidfile)[0])
+        assert np.array_equal(ask(solver, grids).solutions, solutions) and solver.starts == 1
+    finally:
+        solver.close()

@@ -264,3 +264,13 @@ def test_read_board_reads_odd_cells_as_not_digits():
     assert read_board(ints)[:5].tolist() == [10, 10, 10, 0, 7]
     rows[1][0] = "é"
     assert read_board(rows)[9] == 10
+
+
+def test_warm_calls_the_function_once_on_a_complete_grid(tmp_path):
+    path = tmp_path / "counting.py"
+    path.write_text("calls = []\ndef solve(board):\n    calls.append(board)\n    return True\n")
+    solver = adapter(path, "solve")
+    solver.warm()
+    assert len(solver.module.calls) == 1 and "." not in "".join(
+        map("".join, solver.module.calls[0])
+    )
