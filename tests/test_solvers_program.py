@@ -381,3 +381,30 @@ def test_warm_starts_the_program_before_the_first_batch(oracle, puzzles, tmp_pat
         assert np.array_equal(ask(solver, grids).solutions, solutions) and solver.starts == 1
     finally:
         solver.close()
+
+
+def test_a_flood_without_an_end_of_line_is_a_failure_not_memory(tmp_path):
+    flood = tmp_path / "flood.py"
+    flood.write_text(
+        "import sys\nsys.stdin.readline()\nwhile True:\n    sys.stdout.write('7' * 65536)\n"
+    )
+    solver = program(f"{sys.executable} {flood}")
+    try:
+        answers = ask(solver, np.zeros((2, 81), dtype=np.uint8))
+        assert answers.errors[0] == "the program printed a line of over 1,048,576 bytes"
+        assert solver._running is None  # stopped, to start again
+    finally:
+        solver.close()
+
+
+def test_all_answered_before_all_was_read_restarts_the_program(tmp_path):
+    eager = tmp_path / "eager.py"
+    eager.write_text("import sys\nsys.stdin.readline()\nprint('\\n' * 2999)\n"
+                     "for line in sys.stdin:\n    print()\n")  # fmt: skip
+    solver = program(f"{sys.executable} {eager}")
+    try:
+        answers = ask(solver, np.zeros((3000, 81), dtype=np.uint8))  # ~246 KB: beyond a pipe
+        assert answers.errors == [None] * 3000
+        assert solver._running is None  # its input is out of step: started again next time
+    finally:
+        solver.close()

@@ -46,6 +46,7 @@ TIMEOUT_ENV = "SUDOKU_SOLVER_TIMEOUT"
 START_SECONDS = 60.0  # more for its first reply after a start (imports, a model loading)
 GRACE_SECONDS = 2.0  # how long a program is given to end on its own (end of input, SIGTERM)
 _CHUNK = 1 << 16
+LONGEST_LINE = 1 << 20  # a reply without its end of line beyond this: a failure, not memory
 WARM_GRID = np.frombuffer(  # a complete grid: any solver answers it at once
     b"534678912672195348198342567859761423426853791713924856961537284287419635345286179",
     dtype=np.uint8,
@@ -364,6 +365,9 @@ class ProgramSolver:
                         if got is None:
                             failure = running.ended()
                             break
+                        if len(running.out_buffer) > LONGEST_LINE:
+                            failure = f"the program printed a line of over {LONGEST_LINE:,} bytes"
+                            break
                         if got:
                             now = time.perf_counter_ns()
                             share = (now - last) // got
@@ -375,6 +379,8 @@ class ProgramSolver:
         if failure is not None:
             times.append(time.perf_counter_ns() - last)
             self._discard()  # started again for the next batch
+        elif sent < len(payload):  # all answered before all was read: out of step
+            self._discard()
         return replies, times, failure
 
     @staticmethod
