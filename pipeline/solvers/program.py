@@ -21,37 +21,31 @@ no reply within `timeout` seconds (per puzzle: from the previous reply; default
 attribute; its first reply after a start is allowed `start_timeout` more, `START_SECONDS`) is
 killed, its unanswered rows get errors, and it starts again for the next batch.
 
-The program runs under a small watcher (`program_watch.py`) in a process group of its own:
-`close()` ends the group; if the worker dies, even by SIGKILL, the watcher ends it.
+The program runs under a small watcher (`program_watch.py`; `program_process.py` starts and
+stops it) in a process group of its own: `close()` ends the group; if the worker dies, even by
+SIGKILL, the watcher ends it.
 """
 
 import os
 import selectors
 import shlex
 import shutil
-import signal
-import subprocess
-import sys
 import time
-from collections import deque
-from pathlib import Path
 from typing import Any, NamedTuple
 
 import numpy as np
 
 from pipeline.solvers import Answers, SolverSpec
+from pipeline.solvers.program_process import CHUNK, ProgramProcess
 
 DEFAULT_TIMEOUT = 10.0  # seconds a puzzle may take before the program is thought hung
 TIMEOUT_ENV = "SUDOKU_SOLVER_TIMEOUT"
 START_SECONDS = 60.0  # more for its first reply after a start (imports, a model loading)
-GRACE_SECONDS = 2.0  # how long a program is given to end on its own (end of input, SIGTERM)
-_CHUNK = 1 << 16
 LONGEST_LINE = 1 << 20  # a reply without its end of line beyond this: a failure, not memory
 WARM_GRID = np.frombuffer(  # a complete grid: any solver answers it at once
     b"534678912672195348198342567859761423426853791713924856961537284287419635345286179",
     dtype=np.uint8,
 ) - ord("0")
-_WATCHER = Path(__file__).with_name("program_watch.py")
 
 
 def timeout_from_env() -> float:
@@ -123,133 +117,6 @@ def parse_reply(line: bytes) -> np.ndarray | str | None:
     return replies.unreadable.get(0, replies.solutions[0])
 
 
-def _describe_status(code: int | None) -> str:
-    if code is None:
-        return "it closed its output"
-    if code < 0:
-        try:
-            return f"killed by {signal.Signals(-code).name}"
-        except ValueError:
-            return f"killed by signal {-code}"
-    return f"exit status {code}"
-
-
-class _Running:
-    """One start of the program: its watcher process, pipes and the tail of its stderr."""
-
-    def __init__(self, argv: list[str]) -> None:
-        status_read, status_write = os.pipe()
-        env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-        try:
-            self.watcher = subprocess.Popen(
-                [sys.executable, "-I", "-S", str(_WATCHER), str(status_write), *argv],
-                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                pass_fds=(status_write,), start_new_session=True, env=env,
-            )  # fmt: skip
-        finally:
-            os.close(status_write)
-        self.status_fd = status_read
-        self.status_text = b""
-        self.stderr_tail: deque[bytes] = deque(maxlen=1)
-        self._stderr_part = b""
-        assert self.watcher.stdin and self.watcher.stdout and self.watcher.stderr
-        self.stdin, self.stdout, self.stderr = (self.watcher.stdin.fileno(),
-            self.watcher.stdout.fileno(), self.watcher.stderr.fileno())  # fmt: skip
-        for fd in (self.stdin, self.stdout, self.stderr, status_read):
-            os.set_blocking(fd, False)
-        self.out_buffer = b""
-        self.replied = False  # it has answered once: started up
-
-    def take_stderr(self) -> bool:
-        """Read what stderr has now (keeping its last non-empty line); False at its end."""
-        while True:
-            try:
-                data = os.read(self.stderr, _CHUNK)
-            except BlockingIOError:
-                return True
-            if not data:
-                return False
-            lines = (self._stderr_part + data).split(b"\n")
-            self._stderr_part = lines.pop()[-1000:]
-            self.stderr_tail.extend(line for line in lines if line.strip())
-
-    def last_stderr(self) -> str:
-        """The last non-empty line the program wrote on stderr ("" when none)."""
-        self.take_stderr()
-        lines = [line for line in (*self.stderr_tail, self._stderr_part) if line.strip()]
-        return lines[-1].decode("utf-8", "replace").strip()[:200] if lines else ""
-
-    def _read_status(self) -> dict[str, str]:
-        while True:
-            try:
-                data = os.read(self.status_fd, 4096)
-            except BlockingIOError:
-                break
-            if not data:
-                break
-            self.status_text += data
-        said = {}
-        for line in self.status_text.decode("utf-8", "replace").splitlines():
-            key, _, value = line.partition(" ")
-            said[key] = value
-        return said
-
-    def ended(self) -> str:
-        """Why the program is gone (after its output closed): waits for the watcher a moment,
-        ending it if it does not end, and says `exit status N` / `killed by SIGX` / the error
-        it could not start with, and its last line on stderr."""
-        self.stop(polite=True)
-        said = self._read_status()
-        if "error" in said:
-            return f"the program could not start: {said['error']}"
-        code = int(said["status"]) if said.get("status", "").lstrip("-").isdigit() else None
-        tail = self.last_stderr()
-        return f"the program ended ({_describe_status(code)})" + (f": {tail}" if tail else "")
-
-    def stop(self, polite: bool, grace: float = GRACE_SECONDS) -> None:
-        """End the program (polite: close its input first and give it `grace` seconds), its
-        group with it, and reap the watcher: nothing is left running or unreaped."""
-        if polite:
-            _close_quietly(self.watcher.stdin)
-            try:
-                self.watcher.wait(grace)
-            except subprocess.TimeoutExpired:
-                pass
-        if self.watcher.poll() is None:
-            self.watcher.send_signal(signal.SIGTERM)  # the watcher kills the program's group
-            try:
-                self.watcher.wait(grace)
-            except subprocess.TimeoutExpired:
-                self._kill_group()
-                self.watcher.kill()
-                self.watcher.wait()
-        _close_quietly(self.watcher.stdin)
-
-    def _kill_group(self) -> None:
-        pid = self._read_status().get("pid", "")
-        if pid.isdigit():
-            try:
-                os.killpg(int(pid), signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
-
-    def close(self) -> None:
-        for pipe in (self.watcher.stdin, self.watcher.stdout, self.watcher.stderr):
-            _close_quietly(pipe)
-        try:
-            os.close(self.status_fd)
-        except OSError:
-            pass
-
-
-def _close_quietly(pipe: Any) -> None:
-    try:
-        if pipe is not None:
-            pipe.close()
-    except OSError:  # BrokenPipeError when a program that has gone leaves input unread
-        pass
-
-
 class ProgramSolver:
     """A program answering puzzles over pipes (module docstring); opened once per worker."""
 
@@ -260,7 +127,7 @@ class ProgramSolver:
         self.argv = command_of(spec.target)
         self.timeout = timeout_from_env() if timeout is None else float(timeout)
         self.start_timeout = START_SECONDS  # added to the first reply's after a (re)start
-        self._running: _Running | None = None
+        self._running: ProgramProcess | None = None
         self.starts = 0  # how many times the program was started (restarts after failures)
 
     def version(self) -> str | None:
@@ -313,11 +180,11 @@ class ProgramSolver:
                 errors[i] = f"unanswered, the program failed on an earlier puzzle: {failure}"
         return answers
 
-    def _start(self) -> _Running:
+    def _start(self) -> ProgramProcess:
         if self._running is not None and self._running.watcher.poll() is not None:
             self._discard()  # it ended between batches: start again
         if self._running is None:
-            self._running = _Running(self.argv)
+            self._running = ProgramProcess(self.argv)
             self.starts += 1
         return self._running
 
@@ -384,21 +251,21 @@ class ProgramSolver:
         return replies, times, failure
 
     @staticmethod
-    def _feed(running: _Running, payload: memoryview, sent: int) -> int:
+    def _feed(running: ProgramProcess, payload: memoryview, sent: int) -> int:
         """Write what the pipe takes of `payload` from `sent`; the new `sent`."""
         try:
-            return sent + os.write(running.stdin, payload[sent : sent + _CHUNK])  # a view
+            return sent + os.write(running.stdin, payload[sent : sent + CHUNK])  # a view
         except BlockingIOError:
             return sent
         except BrokenPipeError:
             return len(payload)  # it stopped reading; the end of its output says why
 
     @staticmethod
-    def _take_output(running: _Running, replies: list[bytes], n: int) -> int | None:
+    def _take_output(running: ProgramProcess, replies: list[bytes], n: int) -> int | None:
         """Read what stdout has into `replies` (up to `n` in all); how many came, None at
         its end. Lines beyond `n` stay in the buffer, to be noticed before the next batch."""
         try:
-            data = os.read(running.stdout, _CHUNK)
+            data = os.read(running.stdout, CHUNK)
         except BlockingIOError:
             return 0
         if not data:
