@@ -408,3 +408,20 @@ def test_all_answered_before_all_was_read_restarts_the_program(tmp_path):
         assert solver._running is None  # its input is out of step: started again next time
     finally:
         solver.close()
+
+
+@pytest.mark.parametrize(
+    "spec, sentence",
+    [
+        ("cmd:/no/such/prog", "no program '/no/such/prog'"),
+        ("python:no_such_module_xyz:fn", "no module 'no_such_module_xyz'"),
+    ],
+)
+def test_a_solver_that_cannot_open_is_one_plain_sentence(spec: str, sentence: str) -> None:
+    """The error line names the solver and says why, without the reason wrapped in quotes."""
+    from pipeline.errors import InputError
+    from pipeline.solvers.open import open_solver
+
+    with pytest.raises(InputError) as caught:
+        open_solver(spec)
+    assert str(caught.value).startswith(f"solver {spec!r}: {sentence}")

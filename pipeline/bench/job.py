@@ -64,8 +64,8 @@ def _kernels(options: list[SolveOptions]) -> tuple[str, ...]:
 def _warm(kernels: tuple[str, ...], solvers: tuple[str, ...]) -> None:
     """Load the kernels and open the solvers from outside (once per worker thread)."""
     warm(kernels)
-    for spec in solvers:
-        open_adapter(spec)
+    for spec in solvers:  # a program started, a function's lazy imports done, off the clock
+        getattr(open_adapter(spec), "warm", lambda: None)()
 
 
 def _executor(workers: int, options: list[SolveOptions]) -> Executor:

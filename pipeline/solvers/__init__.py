@@ -42,7 +42,8 @@ class Adapter(Protocol):
 
     Optional, read with `getattr` where an adapter has them: `thread_safe` (False: `solve`
     runs it on worker processes unless told otherwise, as for `holds_gil`), `describe()` (a
-    dict the run metadata adds to the spec and version), and the `c:` adapter's `fetches` and
+    dict the run metadata adds to the spec and version), `warm()` (start a program, make a
+    first call, so that `bench`'s clock holds neither), and the `c:` adapter's `fetches` and
     `checks_givens` (`library.py`).
     """
 

@@ -60,7 +60,8 @@ def open_solver(spec: SolverSpec | str) -> Adapter:
     except InputError:
         raise
     except (OSError, ValueError, ImportError, AttributeError, RuntimeError) as e:
-        raise InputError(f"solver {text!r}: {str(e).splitlines()[0] if str(e) else e!r}") from None
+        reason = str(e).splitlines()[0] if str(e) else repr(e)
+        raise InputError(f"solver {text!r}: {reason}") from None
 
 
 def solver_metadata(adapter: Adapter) -> dict[str, Any]:
