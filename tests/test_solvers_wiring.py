@@ -16,7 +16,7 @@ from pipeline import generate
 # A seeds'-contract solver (9 lists of 9 characters, '.' blank, filled in place), plain
 # backtracking, that lies on one puzzle: it changes the first given of any puzzle whose first
 # cell is given as 1.
-SEEDS_SOLVER = '''
+SEEDS_SOLVER = """
 def solve(board):
     def ok(r, c, d):
         if any(board[r][k] == d or board[k][c] == d for k in range(9)):
@@ -42,16 +42,16 @@ def solve(board):
     if found and lie:
         board[0][0] = "2"
     return found
-'''
+"""
 
 # A program: puzzles on stdin, one line each; it answers with the line of the puzzle's known
 # solution (read from a file beside it), or an empty line for a puzzle it does not know.
-PROGRAM = '''
+PROGRAM = """
 import sys
 known = dict(line.split() for line in open(sys.argv[1]))
 for line in sys.stdin:
     print(known.get(line.strip().replace("0", "."), ""), flush=True)
-'''
+"""
 
 
 @pytest.fixture(scope="module")
