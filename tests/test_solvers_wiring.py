@@ -121,3 +121,11 @@ def test_a_program_that_is_not_there_is_one_error_line(puzzles_file: Path, tmp_p
     result = cli("solve", puzzles_file, "-o", tmp_path / "o.parquet", "--solver", "cmd:/no/prog")
     assert result.exit_code == 2
     assert_one_line_error(result.stderr, "cmd:/no/prog", "no program")
+
+
+def test_solve_refuses_a_strategy_and_a_solver_together(puzzles_file: Path, tmp_path: Path):
+    result = cli("solve", puzzles_file, "-o", tmp_path / "o.parquet", "--strategy", "mrv",
+                 "--solver", "fast")  # fmt: skip
+    assert result.exit_code == 2
+    assert_one_line_error(result.stderr, "--strategy", "--solver")
+    assert not (tmp_path / "o.parquet").exists()

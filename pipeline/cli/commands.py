@@ -115,7 +115,9 @@ def solve(
     batch_size: Annotated[
         int, typer.Option(min=1, metavar="N", help="Rows per batch (bounds memory).")
     ] = 50_000,
-    strategy: Annotated[Strategy, typer.Option(help="Solver strategy.")] = DEFAULT_STRATEGY_CHOICE,
+    strategy: Annotated[
+        Strategy | None, typer.Option(help=f"Solver strategy (default: {DEFAULT_STRATEGY}).")
+    ] = None,
     solver: Annotated[str | None, typer.Option(metavar="SPEC", help=SOLVER_HELP)] = None,
     solutions: Annotated[
         int,
@@ -150,8 +152,11 @@ def solve(
     """
     from pipeline.solving.job import solve_file
 
+    if strategy is not None and solver is not None:
+        fail("give --strategy or --solver, not both (--solver fast is a strategy)")
     with one_line_errors():
-        summary = solve_file(inputs, output, strategy=strategy.value, solver=solver,
+        chosen = (strategy or DEFAULT_STRATEGY_CHOICE).value
+        summary = solve_file(inputs, output, strategy=chosen, solver=solver,
                              solutions=solutions,
                              canonical=canonical, rate=rate, rate_samples=rate_samples,
                              max_nodes=max_nodes, resume=resume, batch_size=batch_size,
