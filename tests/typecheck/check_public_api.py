@@ -25,6 +25,10 @@ assert_type(pipeline.canonical(frame, column="puzzle"), pl.DataFrame)
 assert_type(pipeline.canonical([PUZZLE]), pl.Series)
 assert_type(pipeline.generate_file(3, "corpus.parquet").rows, int)
 assert_type(pipeline.rate(frame, samples=4), pl.DataFrame)
+copies = pipeline.augment(frame, copies=4, seed=1, keep_original=True)
+assert_type(copies, pl.DataFrame)
+assert_type(pipeline.restore_originals(copies), pl.DataFrame)
+assert_type(pipeline.augment_file("puzzles.csv", "out.parquet", copies=2).copies, int)
 assert_type(pipeline.__version__, str)
 
 try:
