@@ -146,15 +146,16 @@ def test_bad_rows_are_left_out_counted_by_reason_and_named(tmp_path):
         (PUZZLES[3], wrong),
         (many, None),
         (PUZZLES[4], None),
+        ("12345678." + "........9" + "." * 63, None),  # r1c9 must be 9; column 9 has one
     ]
     path = tmp_path / "bad.csv"
     pl.DataFrame(rows, schema=["puzzle", "solution"], orient="row").write_csv(path)
     out = tmp_path / "out.parquet"
     summary = augment_file(path, out, copies=2, seed=1, progress=False)
-    assert summary.left_out == {"malformed": 1, "invalid": 1, "multiple": 1,
+    assert summary.left_out == {"malformed": 1, "invalid": 1, "unsolvable": 1, "multiple": 1,
                                 "wrong_solution": 1}  # fmt: skip
     assert summary.examples["wrong_solution"] == [3]
-    assert (summary.rows, summary.augmented, summary.solved) == (6, 2, 1)
+    assert (summary.rows, summary.augmented, summary.solved) == (7, 2, 1)
     assert sorted(set(pl.read_parquet(out)["group"].to_list())) == [0, 5]
     text = "\n".join(summary.lines())
     assert "left out 1 multiple (more than one solution): rows 4" in text
