@@ -1,20 +1,25 @@
 """Random symmetries of puzzles and their solutions, drawn and applied a whole batch at a time
 in one compiled kernel (numba): what `augment` makes its copies with.
 
-A symmetry here is four things, recorded with every copy so that it can be undone:
+A symmetry here is four things, recorded with every copy so that it can be undone; the first
+three are 9-digit numbers (int32 codes; `pack` and `unpack` convert), 123456789 changing
+nothing:
 
-* `relabel` (9,): digit d of the original is digit `relabel[d - 1]` of the copy;
-* `rows` (9,): row i of the copy (0-based) is row `rows[i]` of the original (the bands
+* `relabel`: digit d of the original is digit number d (from the left) of the code in the
+  copy (352981467: 1 becomes 3, 2 becomes 5, ...);
+* `rows`: row i of the copy (1-9) is row number i of the code in the original (the bands
   permuted, and the rows inside each band);
-* `columns` (9,): column j of the copy is column `columns[j]` of the original (stacks, and
-  the columns inside each stack);
+* `columns`: column j of the copy is column number j of the code in the original (stacks,
+  and the columns inside each stack);
 * `transposed`: the copy is then transposed.
 
-That is, `copy[i, j] = relabel[original[rows[i], columns[j]]]`, or, transposed,
-`copy[i, j] = relabel[original[rows[j], columns[i]]]` (blanks stay blank). Every symmetry of
-the board that keeps rows, columns and boxes (but for the identity on digits, rows and
-columns, 2 * 9! * 6^8 of them) is one such four, and each is drawn with the same chance.
-`apply_symmetries` and `undo_symmetries` do and undo it in numpy.
+That is, with R, r, c the codes' digits, `copy[i, j] = R[original[r[i], c[j]]]`, or,
+transposed, `copy[i, j] = R[original[r[j], c[i]]]` (blanks stay blank). Every symmetry of the
+board that keeps rows, columns and boxes (2 * 9! * 6^8 of them, the identity included) is
+one such four, and each is drawn with the same chance. `apply_symmetries` and
+`undo_symmetries` do and undo it in numpy. Codes, not arrays of nine: three int32 columns
+cost a Parquet writer next to nothing, where three fixed-size lists of nine cost more than
+the puzzles themselves (1.2 us a row, measured).
 
 Random streams: copy draws of input row `g` come from one SplitMix64 stream keyed by (seed, g)
 alone, so a row's copies are the same whatever batch it is in and whichever worker runs it.
@@ -23,7 +28,7 @@ has fewer distinct images) is drawn again, up to `attempts` times; when none is 
 is dropped and the row marked `short`.
 """
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -32,8 +37,7 @@ from pipeline.compiled import inline_part, kernel
 _GAMMA = np.uint64(0x9E3779B97F4A7C15)
 _MIX1 = np.uint64(0xBF58476D1CE4E5B9)
 _MIX2 = np.uint64(0x94D049BB133111EB)
-_FNV_OFFSET = np.uint64(0xCBF29CE484222325)
-_FNV_PRIME = np.uint64(0x100000001B3)
+IDENTITY = 123456789  # the code of the symmetry that changes nothing
 ATTEMPTS = 16  # draws per copy before a row is said to have no new image left
 
 
@@ -86,44 +90,29 @@ def _draw(state: np.ndarray, relabel: np.ndarray, rows: np.ndarray, columns: np.
 
 
 @inline_part
-def _apply(
-    grid: np.ndarray,
-    relabel: np.ndarray,
-    rows: np.ndarray,
-    columns: np.ndarray,
-    transposed: bool,
-    out: np.ndarray,
-) -> None:
-    """`out` = the symmetry applied to `grid` (both (81,)); see the module."""
+def _cell_map(rows: np.ndarray, columns: np.ndarray, transposed: bool, source: np.ndarray) -> None:
+    """`source[9 * i + j]`: the cell of the original that cell (i, j) of the copy shows."""
     for i in range(9):
         for j in range(9):
             if transposed:
-                digit = grid[9 * rows[j] + columns[i]]
+                source[9 * i + j] = 9 * rows[j] + columns[i]
             else:
-                digit = grid[9 * rows[i] + columns[j]]
-            out[9 * i + j] = relabel[digit - 1] if digit else 0
+                source[9 * i + j] = 9 * rows[i] + columns[j]
 
 
 @inline_part
-def _hash(grid: np.ndarray) -> np.uint64:
-    h = _FNV_OFFSET
-    for cell in range(81):
-        h = (h ^ np.uint64(grid[cell])) * _FNV_PRIME
-    return h
+def _apply(grid: np.ndarray, source: np.ndarray, digits: np.ndarray, out: np.ndarray) -> None:
+    """`out[k] = digits[grid[source[k]]]`: a gather and a relabelling, no branch."""
+    for k in range(81):
+        out[k] = digits[grid[source[k]]]
 
 
 @inline_part
-def _is_new(
-    puzzles: np.ndarray,
-    hashes: np.ndarray,
-    kept: np.ndarray,
-    first: int,
-    slot: int,
-    candidate: np.uint64,
-) -> bool:
-    """Whether the puzzle in `puzzles[slot]` differs from every kept one in `first..slot-1`."""
+def _is_new(puzzles: np.ndarray, kept: np.ndarray, first: int, slot: int) -> bool:
+    """Whether the puzzle in `puzzles[slot]` differs from every kept one in `first..slot-1`
+    (two copies nearly always differ within their first few cells: no hash pays for itself)."""
     for other in range(first, slot):
-        if kept[other] and hashes[other] == candidate:
+        if kept[other]:
             same = True
             for cell in range(81):
                 if puzzles[other, cell] != puzzles[slot, cell]:
@@ -134,12 +123,21 @@ def _is_new(
     return True
 
 
+@inline_part
+def _code(order: np.ndarray, offset: int) -> np.int32:
+    """Nine small numbers as one 9-digit number, `offset` added to each (see `pack`)."""
+    code = 0
+    for k in range(9):
+        code = code * 10 + int(order[k]) + offset
+    return np.int32(code)
+
+
 @kernel
 def augment_kernel(
     puzzles: np.ndarray,
     solutions: np.ndarray,
     groups: np.ndarray,
-    seed: int,
+    seed: np.uint64,
     copies: int,
     keep_original: bool,
     attempts: int,
@@ -154,49 +152,70 @@ def augment_kernel(
 ) -> None:
     """`copies` random symmetries of each puzzle `puzzles[i]` and its solution, with the
     original first when `keep_original`: slot `i * m + c` (m = copies + keep_original) holds
-    copy c (the original at c = 0), `kept` False where no new image was found in `attempts`
-    draws (then `short[i]` is True). `groups[i]` keys row i's random stream."""
+    copy c (the original at c = 0), its symmetry as three 9-digit codes (`pack`) and a flag,
+    `kept` False where no new image was found in `attempts` draws (then `short[i]` is True).
+    `groups[i]` keys row i's random stream."""
     m = copies + (1 if keep_original else 0)
     state = np.empty(4, dtype=np.uint64)  # the stream, and room for a shuffle of bands
-    hashes = np.empty(puzzles.shape[0] * m, dtype=np.uint64)
-    base = _mix(np.uint64(seed) + _GAMMA)
+    perm = np.empty(9, dtype=np.uint8)
+    row_order = np.empty(9, dtype=np.uint8)
+    column_order = np.empty(9, dtype=np.uint8)
+    digits = np.zeros(10, dtype=np.uint8)  # 0 stays 0
+    source = np.empty(81, dtype=np.int64)
+    base = _mix(seed + _GAMMA)
     for i in range(puzzles.shape[0]):
         state[0] = _mix(np.uint64(groups[i]) * _GAMMA + base)
         first = i * m
         short[i] = False
         slot = first
         if keep_original:
-            for cell in range(81):
-                out_puzzles[slot, cell] = puzzles[i, cell]
-                out_solutions[slot, cell] = solutions[i, cell]
-            for k in range(9):
-                relabel[slot, k] = k + 1
-                rows[slot, k] = k
-                columns[slot, k] = k
+            out_puzzles[slot] = puzzles[i]
+            out_solutions[slot] = solutions[i]
+            relabel[slot] = rows[slot] = columns[slot] = IDENTITY
             transposed[slot] = False
-            hashes[slot] = _hash(puzzles[i])
             kept[slot] = True
             slot += 1
         for _ in range(copies):
             kept[slot] = False
             for _attempt in range(attempts):
-                flip = _draw(state, relabel[slot], rows[slot], columns[slot])
-                _apply(puzzles[i], relabel[slot], rows[slot], columns[slot], flip,
-                       out_puzzles[slot])  # fmt: skip
-                h = _hash(out_puzzles[slot])
-                if _is_new(out_puzzles, hashes, kept, first, slot, h):
-                    transposed[slot] = flip
-                    hashes[slot] = h
+                flip = _draw(state, perm, row_order, column_order)
+                for d in range(9):
+                    digits[d + 1] = perm[d]
+                _cell_map(row_order, column_order, flip, source)
+                _apply(puzzles[i], source, digits, out_puzzles[slot])
+                if _is_new(out_puzzles, kept, first, slot):
                     kept[slot] = True
                     break
             if kept[slot]:
-                _apply(solutions[i], relabel[slot], rows[slot], columns[slot],
-                       transposed[slot], out_solutions[slot])  # fmt: skip
+                _apply(solutions[i], source, digits, out_solutions[slot])
+                relabel[slot] = _code(perm, 0)
+                rows[slot] = _code(row_order, 1)
+                columns[slot] = _code(column_order, 1)
+                transposed[slot] = flip
             else:
                 short[i] = True
-                for cell in range(81):
-                    out_puzzles[slot, cell] = 0
+                relabel[slot] = rows[slot] = columns[slot] = 0
+                transposed[slot] = False
+                out_puzzles[slot] = 0
+                out_solutions[slot] = 0
             slot += 1
+
+
+_PLACES = (10 ** np.arange(8, -1, -1)).astype(np.int64)  # a 9-digit number's digits' weights
+
+
+def pack(order: np.ndarray, offset: int = 0) -> np.ndarray:
+    """`(n, 9)` small numbers as `(n,)` 9-digit int32 codes, `offset` added to each digit
+    (1: 0-based rows and columns written 1-based, so that no code starts with a 0)."""
+    order = np.asarray(order, dtype=np.int64).reshape(-1, 9)
+    return ((order + offset) * _PLACES).sum(axis=1).astype(np.int32)
+
+
+def unpack(codes: Any, offset: int = 0) -> np.ndarray:
+    """9-digit codes (`relabel`, `rows`, `columns`) as `(n, 9)` int arrays of their digits,
+    `offset` added to each (-1: 1-based rows and columns as 0-based)."""
+    codes = np.asarray(codes, dtype=np.int64).reshape(-1)
+    return (codes[:, None] // _PLACES) % 10 + offset
 
 
 class Copies(NamedTuple):
@@ -204,12 +223,16 @@ class Copies(NamedTuple):
 
     puzzles: np.ndarray  # (n * m, 81) uint8
     solutions: np.ndarray  # (n * m, 81) uint8
-    relabel: np.ndarray  # (n * m, 9) uint8, digits 1..9
-    rows: np.ndarray  # (n * m, 9) uint8, 0-based rows of the original
-    columns: np.ndarray  # (n * m, 9) uint8, 0-based columns of the original
+    relabel: np.ndarray  # (n * m,) int32: 9-digit code, the copy's digits for 1..9
+    rows: np.ndarray  # (n * m,) int32: 9-digit code, the original's rows (1-based)
+    columns: np.ndarray  # (n * m,) int32: 9-digit code, the original's columns (1-based)
     transposed: np.ndarray  # (n * m,) bool
     kept: np.ndarray  # (n * m,) bool: False where no new image was found
     short: np.ndarray  # (n,) bool: a row with a copy not kept
+
+    def select(self, slots: np.ndarray) -> "Copies":
+        """The copies at `slots` (the kept ones, say); `short` stays the rows'."""
+        return Copies(*(a[slots] for a in self[:-1]), self.short)
 
 
 def augment_grids(
@@ -235,9 +258,8 @@ def augment_grids(
     n, m = len(puzzles), copies + bool(keep_original)
     out = Copies(
         np.empty((n * m, 81), np.uint8), np.empty((n * m, 81), np.uint8),
-        np.empty((n * m, 9), np.uint8), np.empty((n * m, 9), np.uint8),
-        np.empty((n * m, 9), np.uint8), np.empty(n * m, np.bool_), np.empty(n * m, np.bool_),
-        np.empty(n, np.bool_),
+        np.empty(n * m, np.int32), np.empty(n * m, np.int32), np.empty(n * m, np.int32),
+        np.empty(n * m, np.bool_), np.empty(n * m, np.bool_), np.empty(n, np.bool_),
     )  # fmt: skip
     seed_bits = int(seed) & (2**64 - 1)  # any int: its low 64 bits key the streams
     augment_kernel(puzzles, solutions, groups, np.uint64(seed_bits), copies, bool(keep_original),
@@ -246,43 +268,36 @@ def augment_grids(
 
 
 def apply_symmetries(
-    grids: np.ndarray,
-    relabel: np.ndarray,
-    rows: np.ndarray,
-    columns: np.ndarray,
-    transposed: np.ndarray,
+    grids: np.ndarray, relabel: Any, rows: Any, columns: Any, transposed: Any
 ) -> np.ndarray:
-    """Symmetries applied to `(n, 81)` grids (numpy; the module says how they read)."""
+    """Symmetries, given as codes (the module says how they read), applied to `(n, 81)` grids
+    in numpy."""
     grids = np.asarray(grids, dtype=np.uint8).reshape(-1, 81)
     n = len(grids)
-    rows, columns = np.asarray(rows, np.intp), np.asarray(columns, np.intp)
+    rows, columns = unpack(rows, -1), unpack(columns, -1)
     cells = (rows[:, :, None] * 9 + columns[:, None, :]).reshape(n, 81)
     flipped = (rows[:, None, :] * 9 + columns[:, :, None]).reshape(n, 81)
     transposed = np.asarray(transposed, dtype=np.bool_)
     cells[transposed] = flipped[transposed]
     digits = np.zeros((n, 10), np.uint8)
-    digits[:, 1:] = relabel
+    digits[:, 1:] = unpack(relabel)
     return np.take_along_axis(digits, np.take_along_axis(grids, cells, 1).astype(np.intp), 1)
 
 
 def undo_symmetries(
-    copies: np.ndarray,
-    relabel: np.ndarray,
-    rows: np.ndarray,
-    columns: np.ndarray,
-    transposed: np.ndarray,
+    copies: np.ndarray, relabel: Any, rows: Any, columns: Any, transposed: Any
 ) -> np.ndarray:
-    """The originals of `(n, 81)` copies made by the symmetries given (their inverse)."""
+    """The originals of `(n, 81)` copies made by the symmetries given as codes (their
+    inverse)."""
     copies = np.asarray(copies, dtype=np.uint8).reshape(-1, 81)
     n = len(copies)
     transposed = np.asarray(transposed, dtype=np.bool_)
     grids = copies.reshape(n, 9, 9).copy()
     grids[transposed] = grids[transposed].transpose(0, 2, 1)
-    rows, columns = np.asarray(rows, np.intp), np.asarray(columns, np.intp)
+    rows, columns = unpack(rows, -1), unpack(columns, -1)
     original = np.empty_like(grids)
     index = np.arange(n)[:, None, None]
     original[index, rows[:, :, None], columns[:, None, :]] = grids
     back = np.zeros((n, 10), np.uint8)
-    np.put_along_axis(back, np.asarray(relabel, np.intp), np.arange(1, 10, dtype=np.uint8)[None],
-                      axis=1)  # fmt: skip
+    np.put_along_axis(back, unpack(relabel), np.arange(1, 10, dtype=np.uint8)[None], axis=1)
     return np.take_along_axis(back, original.reshape(n, 81).astype(np.intp), 1)

@@ -11,12 +11,11 @@ import polars as pl
 import pytest
 
 import pipeline
-from pipeline.augmenting.batch import unpacked
 from pipeline.augmenting.job import augment_file
 from pipeline.errors import InputError
 from pipeline.grid import parse_puzzles
 from pipeline.solver.checks import verify_solutions
-from pipeline.symmetry_kernels import apply_symmetries, augment_grids, undo_symmetries
+from pipeline.symmetry_kernels import apply_symmetries, augment_grids, undo_symmetries, unpack
 from tests.conftest import assert_one_line_error, cli
 
 CORPUS = pipeline.generate(40, seed=26)
@@ -73,9 +72,9 @@ def test_the_packed_symmetry_columns_read_as_documented():
     identity = (original["relabel"], original["row_order"], original["column_order"])
     assert original["copy"] == 0 and identity == (123456789,) * 3
     copy = copies.row(1, named=True)
-    relabel = unpacked([copy["relabel"]])[0]
-    rows = unpacked([copy["row_order"]], -1)[0]
-    columns = unpacked([copy["column_order"]], -1)[0]
+    relabel = unpack([copy["relabel"]])[0]
+    rows = unpack([copy["row_order"]], -1)[0]
+    columns = unpack([copy["column_order"]], -1)[0]
     assert sorted(relabel) == list(range(1, 10)) and sorted(rows) == list(range(9))
     i, j = (1, 2) if not copy["transposed"] else (2, 1)  # cell r2c3 of the copy
     cell = PUZZLES[0][rows[i] * 9 + columns[j]]

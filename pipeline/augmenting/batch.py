@@ -58,7 +58,6 @@ COLUMNS: dict[str, str] = {
     "solution": "its solution, 81 digits",
     **SYMMETRY_COLUMNS,
 }
-_PLACES = (10 ** np.arange(8, -1, -1)).astype(np.int32)  # a 9-digit number's digits' weights
 
 
 @dataclass(frozen=True)
@@ -122,9 +121,9 @@ class AugmentedBatch:
     def _back(self) -> dict[str, Any]:
         c = self.copies
         return {
-            "relabel": pa.array(_packed(c.relabel, 0)),
-            "row_order": pa.array(_packed(c.rows, 1)),
-            "column_order": pa.array(_packed(c.columns, 1)),
+            "relabel": pa.array(c.relabel),
+            "row_order": pa.array(c.rows),
+            "column_order": pa.array(c.columns),
             "transposed": pa.array(c.transposed),
         }
 
@@ -151,18 +150,6 @@ class AugmentedBatch:
         arrays["puzzle"] = self.copies.puzzles
         arrays["solution"] = self.copies.solutions
         return {name: arrays[name] for name in schema.names if name in arrays}
-
-
-def _packed(order: np.ndarray, offset: int) -> np.ndarray:
-    """(n, 9) small numbers as (n,) 9-digit int32s (`SYMMETRY_COLUMNS`), `offset` added."""
-    return ((order.astype(np.int32) + offset) * _PLACES).sum(axis=1, dtype=np.int32)
-
-
-def unpacked(numbers: Any, offset: int = 0) -> np.ndarray:
-    """9-digit numbers (`relabel`, `row_order`, `column_order`) as `(n, 9)` int arrays of
-    their digits, `offset` added to each (-1: 0-based rows and columns)."""
-    numbers = np.asarray(numbers, dtype=np.int64)
-    return (numbers[:, None] // _PLACES.astype(np.int64)) % 10 + offset
 
 
 def output_schema(batch_schema: pa.Schema) -> pa.Schema:
@@ -210,7 +197,7 @@ def augment_record_batch(batch: pa.RecordBatch, options: AugmentOptions) -> Augm
                            options.copies, options.keep_original, options.attempts)  # fmt: skip
     m = options.copies + bool(options.keep_original)
     slots = np.flatnonzero(copies.kept)
-    kept = Copies(*(a[slots] for a in copies[:-2]), copies.kept[slots], copies.short)
+    kept = copies if len(slots) == len(copies.kept) else copies.select(slots)
     first_copy = 0 if options.keep_original else 1
     taken = good[slots // m] if m else np.zeros(0, np.int64)
     passed = pa.Table.from_batches([batch]).drop_columns(

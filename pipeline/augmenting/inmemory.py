@@ -17,7 +17,6 @@ from pipeline.augmenting.batch import (
     AugmentTally,
     augment_record_batch,
     output_schema,
-    unpacked,
 )
 from pipeline.augmenting.job import OWN_COLUMNS
 from pipeline.errors import InputError
@@ -76,9 +75,9 @@ def restore_originals(copies: pl.DataFrame) -> pl.DataFrame:
     wrote, read back), from the symmetry each row records: `group`, `copy`, `puzzle`,
     `solution` (the symmetries undone)."""
     symmetry: dict[str, Any] = {
-        "relabel": unpacked(copies["relabel"].to_numpy()),
-        "rows": unpacked(copies["row_order"].to_numpy(), -1),
-        "columns": unpacked(copies["column_order"].to_numpy(), -1),
+        "relabel": copies["relabel"].to_numpy(),
+        "rows": copies["row_order"].to_numpy(),
+        "columns": copies["column_order"].to_numpy(),
         "transposed": copies["transposed"].to_numpy(),
     }
     out = {"group": copies["group"], "copy": copies["copy"]}

@@ -5,10 +5,11 @@ all cores, into Parquet or a folder of arrays.
     summary.copies, summary.left_out
 
 Reads the input as `solve` does (the same job set-up, options and output checks). The workers
-augment each batch (`batch`): for Parquet they encode its rows, and the parent keeps the parts
-in order beside the output and joins them at the end, atomically, with the run's metadata,
-as solve does; for a folder of arrays (`format="npy"`, `io.arrays`) they hand back the
-columns as arrays, and the parent appends them to the folder's files. Memory stays bounded by
+augment each batch (`batch`): for Parquet they encode its rows, and the parent joins the
+parts in order, by their footers, into a temporary file beside the output (`sink`: each byte
+written once, no checkpoint), renamed into place at the end with the run's metadata; for a
+folder of arrays (`format="npy"`, `io.arrays`) they hand back the columns as arrays, and the
+parent appends them to the folder's files. Memory stays bounded by
 the batches in flight, whatever the input's size. Copies depend only on the seed and each
 row's place in the input, so any worker count and batch size give the same output. A run
 that stops keeps nothing (augmenting again is cheap): there is no `resume`.
@@ -29,11 +30,12 @@ from pipeline.augmenting.batch import (
     augment_record_batch,
     output_schema,
 )
+from pipeline.augmenting.sink import FileSink
 from pipeline.errors import InputError
 from pipeline.io.arrays import NpyFolder
 from pipeline.io.output import default_output
 from pipeline.io.writers import encode
-from pipeline.run.checkpoint import Checkpoint, StreamSink
+from pipeline.run.checkpoint import StreamSink
 from pipeline.run.job import Job, JobOptions, start_job
 from pipeline.run.loop import running
 from pipeline.run.parts import Part
@@ -181,22 +183,17 @@ def _run(job: Job, augmenting: AugmentOptions) -> AugmentSummary:
     tally, done = AugmentTally(), 0
     folder: NpyFolder | None = None
     skipped: list[str] = []
-    checkpoint = None
+    sink: FileSink | StreamSink | None = None
     if fmt == "npy":
         assert job.output is not None
         folder = NpyFolder(job.output, schema)
         skipped = folder.skipped
-    elif job.output is not None:
-        checkpoint = Checkpoint(job.output, fmt)
-        checkpoint.check_ours()
     try:
         with running(job) as run:
-            sink: Checkpoint | StreamSink | None = None
             if folder is not None:
                 folder.__enter__()
-            elif checkpoint is not None:
-                checkpoint.start(_identity(job, augmenting))
-                sink = checkpoint
+            elif job.output is not None:
+                sink = FileSink(job.output)
             else:
                 sink = StreamSink(job.target)
             for result in run.map(augment_part, _tasks(job), augmenting, fmt, schema):
@@ -226,8 +223,8 @@ def _run(job: Job, augmenting: AugmentOptions) -> AugmentSummary:
     finally:
         if folder is not None:
             folder.__exit__(None, None, None)
-        if checkpoint is not None:
-            checkpoint.remove()  # done or stopped: augmenting again is cheap
+        if isinstance(sink, FileSink):
+            sink.close()
     summary = AugmentSummary(
         input=job.inputs.names[0], output=str(job.target), format=fmt,
         copies_asked=augmenting.copies, seed=augmenting.seed, rows=tally.rows,
@@ -237,9 +234,3 @@ def _run(job: Job, augmenting: AugmentOptions) -> AugmentSummary:
     )  # fmt: skip
     summary.metadata = metadata
     return summary
-
-
-def _identity(job: Job, augmenting: AugmentOptions) -> dict[str, Any]:
-    """What the parts kept beside the output belong to (the checkpoint's `run.json`)."""
-    return {"command": "augment", **job.inputs.identity()[0], **asdict(augmenting),
-            "reading options": job.reading.as_dict()}  # fmt: skip
