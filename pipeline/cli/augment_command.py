@@ -66,8 +66,10 @@ def augment(
         ),  # fmt: skip
     ] = None,
     batch_size: Annotated[
-        int, typer.Option(min=1, metavar="N", help="Input rows per batch (bounds memory).")
-    ] = 50_000,
+        int | None,
+        typer.Option(min=1, metavar="N", help="Input rows per batch (bounds memory; default: "
+                     "about 65,536 rows out per batch, 65,536 / K in)."),  # fmt: skip
+    ] = None,
     **job: Any,
 ) -> None:
     """Augment a corpus: K random symmetries of every puzzle and of its solution (digits
@@ -78,7 +80,7 @@ def augment(
     without a solution is solved first; rows that are not puzzles with exactly one solution
     are left out and counted, by reason, in the summary.
 
-    Example: sudoku-pipeline augment puzzles.csv -o train.parquet --copies 8 --seed 1
+    Example: sudoku-pipeline augment puzzles.parquet -o train.parquet --copies 8 --seed 1
     """
     from pipeline.augmenting.job import augment_file
 
