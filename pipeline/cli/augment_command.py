@@ -67,8 +67,12 @@ def augment(
     ] = None,
     batch_size: Annotated[
         int | None,
-        typer.Option(min=1, metavar="N", help="Input rows per batch (bounds memory; default: "
-                     "about 65,536 rows out per batch, 65,536 / K in)."),  # fmt: skip
+        typer.Option(
+            min=1,
+            metavar="N",
+            help="Input rows per batch (bounds memory; default: "
+            "about 65,536 rows out per batch, 65,536 / K in).",
+        ),  # fmt: skip
     ] = None,
     **job: Any,
 ) -> None:
