@@ -4,10 +4,13 @@ recorded symmetry undoes each copy, copies are sudokus with their solutions, the
 gives the same rows on any worker count and batch size, copies of a row are distinct, rows
 without a solution are solved, bad rows are left out and counted."""
 
+import gzip
 import json
+import subprocess
 
 import numpy as np
 import polars as pl
+import pyarrow.parquet as pq
 import pytest
 
 import pipeline
@@ -16,7 +19,7 @@ from pipeline.errors import InputError
 from pipeline.grid import parse_puzzles
 from pipeline.solver.checks import verify_solutions
 from pipeline.symmetry_kernels import apply_symmetries, augment_grids, undo_symmetries, unpack
-from tests.conftest import assert_one_line_error, cli
+from tests.conftest import COMMAND, assert_one_line_error, cli
 
 CORPUS = pipeline.generate(40, seed=26)
 PUZZLES: list[str] = CORPUS["puzzle"].to_list()
@@ -235,3 +238,29 @@ def test_a_dask_cluster_gives_the_same_rows_as_threads(tmp_path):
     augment_file(source, dask, copies=2, seed=6, batch_size=17, workers=2, executor="dask",
                  progress=False)  # fmt: skip
     assert pl.read_parquet(threads).equals(pl.read_parquet(dask))
+
+
+def test_to_stdout_it_writes_parquet(tmp_path):
+    source = _corpus_csv(tmp_path)
+    out = tmp_path / "piped.parquet"
+    with open(out, "wb") as stdout:
+        done = subprocess.run([*COMMAND, "augment", source, "-o", "-", "--copies", "2", "-q"],
+                              stdout=stdout, stderr=subprocess.PIPE, timeout=300)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    frame = pl.read_parquet(out)
+    assert frame.height == 2 * len(PUZZLES)
+    meta = json.loads(pq.read_schema(out).metadata[b"sudoku_pipeline"])
+    assert meta["input"]["rows"] == len(PUZZLES) and meta["augment"]["copies"] == frame.height
+
+
+@pytest.mark.parametrize("fmt", ["parquet", "npy"])
+def test_an_input_that_fails_part_way_leaves_no_output_and_nothing_beside_it(tmp_path, fmt):
+    pl.concat([CORPUS] * 100).select("puzzle", "solution").write_csv(tmp_path / "big.csv")
+    data = gzip.compress((tmp_path / "big.csv").read_bytes())
+    (tmp_path / "big.csv").unlink()
+    (tmp_path / "cut.csv.gz").write_bytes(data[: len(data) // 2])
+    out = tmp_path / ("out.parquet" if fmt == "parquet" else "out")
+    with pytest.raises(InputError, match="cut.csv.gz"):
+        augment_file(tmp_path / "cut.csv.gz", out, copies=2, format=fmt, batch_size=100,
+                     progress=False)  # fmt: skip
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["cut.csv.gz"]

@@ -164,6 +164,8 @@ def augment_file(
         raise InputError(f"augment writes parquet or npy, not {fmt!r}")
     if output is None and fmt == "npy" and str(input_path) != "-":
         output = default_output(input_path, FOLDER_SUFFIX)
+    if fmt is None and output is not None and str(output) == "-":
+        options["format"] = "parquet"  # stdout: Parquet too, not the file jobs' CSV
     augmenting = AugmentOptions(copies, seed, keep_original)
     batch_size = max(MIN_BATCH, OUTPUT_BATCH // (copies + keep_original))
     job = start_job("augment", input_path, output, AUGMENTED_SUFFIX, options,
@@ -219,7 +221,7 @@ def _run(job: Job, augmenting: AugmentOptions) -> AugmentSummary:
                 "keep_original": augmenting.keep_original,
                 "attempts": augmenting.attempts,
             }
-            metadata = job.metadata(done, options, rate, augment=asdict(tally))
+            metadata = job.metadata(tally.rows, options, rate, augment=asdict(tally))
             if folder is not None:
                 folder.commit(metadata)
             else:
