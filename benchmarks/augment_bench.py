@@ -1,6 +1,6 @@
 """Benchmark of `sudoku-pipeline augment`: augmented rows written per second, end to end.
 
-    python -m benchmarks.augment_bench [--rows 125000] [--copies 8] [--write FILE]
+    python -m benchmarks.augment_bench [--rows 500000] [--copies 8] [--write FILE]
 
 * The input: `--rows` puzzles with their solutions (CSV: puzzle, solution), made from the
   Kaggle rows in ../shared/data (kaggle1m_first9999.csv) by random symmetries; and the same
@@ -64,7 +64,7 @@ def one_core(*args: str) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--rows", type=int, default=125_000)
+    parser.add_argument("--rows", type=int, default=500_000)
     parser.add_argument("--copies", type=int, default=8)
     parser.add_argument("--write", type=Path, help="update this Markdown file's augment section")
     args = parser.parse_args()
@@ -74,6 +74,7 @@ def main() -> None:
     lines = ["| run | input rows | rows written | wall s | rows written/s | peak RSS (tree) |",
              "|---|---:|---:|---:|---:|---:|"]  # fmt: skip
     rates = {}
+    load_before = os.getloadavg()[0]
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         few, solved, bare = folder / "few.csv", folder / "solved.csv", folder / "bare.csv"
@@ -119,9 +120,12 @@ def main() -> None:
                f"{augment_wall / solve_wall:.2f} x the time of solving it.\n")  # fmt: skip
     print(verdict)
     stamp = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    load = f"{load_before:.1f} before, {os.getloadavg()[0]:.1f} after"
     header = (f"Measured {stamp} on {machine()} with `python -m benchmarks.augment_bench "
               f"--rows {args.rows} --copies {args.copies}` (wall time of the command, start-up "
-              "included).\n\n")  # fmt: skip
+              f"included; load average {load} on {os.cpu_count()} cores: other work shared "
+              "the machine, so the rates are lower bounds and the one-core ratio says "
+              "more).\n\n")  # fmt: skip
     if args.write:
         write_section(args.write, "augment", header + "\n".join(lines) + "\n" + verdict)
         print(f"updated {args.write}")

@@ -223,6 +223,14 @@ def test_cli_refuses_bad_options_and_others_files_in_one_line(tmp_path):
     assert done.exit_code == 2
 
 
+def test_a_lazyframe_and_a_column_of_puzzles_are_augmented_as_a_dataframe_is():
+    frame = CORPUS.select("puzzle", "solution").head(5)
+    expected = pipeline.augment(frame, copies=2, seed=3)
+    assert pipeline.augment(frame.lazy(), copies=2, seed=3).equals(expected)
+    solved_first = pipeline.augment(frame["puzzle"], copies=2, seed=3)
+    assert solved_first.equals(expected)
+
+
 def test_api_refuses_copies_below_one_and_a_negative_seed():
     with pytest.raises(InputError, match="copies"):
         pipeline.augment(PUZZLES, copies=0)

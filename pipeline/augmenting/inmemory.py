@@ -28,7 +28,7 @@ from pipeline.symmetry_kernels import undo_symmetries
 
 
 def augment(
-    puzzles: PuzzleInput,
+    puzzles: PuzzleInput | pl.LazyFrame,
     *,
     copies: int = 8,
     seed: int = 0,
@@ -40,7 +40,8 @@ def augment(
     them: group (the input row), copy (0: the original, with `keep_original`), [id], puzzle,
     solution, relabel, row_order, column_order, transposed, then a DataFrame's other columns.
 
-    `puzzles`: a polars DataFrame (or pyarrow Table), its puzzle, solution and id columns found
+    `puzzles`: a polars DataFrame (a LazyFrame is collected first; or a pyarrow Table), its
+    puzzle, solution and id columns found
     as a file's (or named: `column=`, `solution_column=`, `id_column=`), or a column of
     puzzles (what `solve_batch` takes). A puzzle without a solution is solved; rows that are
     not puzzles with one solution are left out (`augment_file` counts them). The same seed
@@ -52,6 +53,8 @@ def augment(
         raise InputError(f"seed must be a whole number of at least 0, not {seed!r}")
     if isinstance(puzzles, pa.Table):
         puzzles = pl.DataFrame(puzzles)
+    if isinstance(puzzles, pl.LazyFrame):  # K rows per row: no lazy plan to add to
+        puzzles = puzzles.collect()
     batch = puzzle_batch(puzzles, **columns)
     if isinstance(puzzles, pl.DataFrame) and puzzles.width:
         named = frame_columns(puzzles, **columns)
