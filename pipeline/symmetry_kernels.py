@@ -25,10 +25,10 @@ Measured and kept: the cell map built once per draw and gathered without a branc
 compared cell by cell (two copies nearly always differ within their first cells) instead of
 hashed, the codes packed here, the parts inlined (`inline_part`: 2.76 against 2.05 M
 copies/s, for a first compile of 6 s instead of 3): together 4x faster than the first
-version (0.6 -> 0.16 us a copy, one core). Measured and dropped: the whole symmetry from two 64-bit draws decoded in
-mixed radix (9! and 2 * 6^8) instead of 25 draws, one per Fisher-Yates step: no faster
-(2.52 against 2.46 M copies/s side by side on one core): the divisions cost what the mixes
-did.
+version (0.6 -> 0.16 us a copy, one core). Measured and dropped: the whole symmetry from
+two 64-bit draws decoded in mixed radix (9! and 2 * 6^8) instead of 25 draws, one per
+Fisher-Yates step: no faster (2.52 against 2.46 M copies/s side by side on one core): the
+divisions cost what the mixes did.
 
 Random streams: copy draws of input row `g` come from one SplitMix64 stream keyed by (seed, g)
 alone, so a row's copies are the same whatever batch it is in and whichever worker runs it.
