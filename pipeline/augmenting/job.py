@@ -46,7 +46,7 @@ FORMATS = ("parquet", "npy")
 # Input rows per batch, by default: about OUTPUT_BATCH rows out (what bounds memory is the
 # copies: 50,000 input rows at K = 8 held 400,000 rows, 650 MiB for the process tree)
 OUTPUT_BATCH = 65_536
-MIN_BATCH = 256
+MIN_BATCH = 16  # K in the thousands: a few rows a batch (each row K * 170 bytes)
 OWN_COLUMNS = ("group", "copy", "relabel", "row_order", "column_order", "transposed")
 
 
