@@ -70,6 +70,7 @@ bench: $(DEV)
 	$(BIN)/python -m benchmarks.canonical_bench --write docs/BENCHMARKS.md
 	$(BIN)/python -m benchmarks.rating_bench --write docs/BENCHMARKS.md
 	$(BIN)/python -m benchmarks.split_bench --write docs/BENCHMARKS.md
+	$(BIN)/python -m benchmarks.augment_bench --write docs/BENCHMARKS.md
 	$(BIN)/python -m benchmarks.first_run --kernels --write docs/BENCHMARKS.md
 
 # Regenerate the shipped samples in data/ (reproducible: fixed seeds).

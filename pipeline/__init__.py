@@ -7,13 +7,14 @@ Many boards in memory (a list of strings, a polars Series or DataFrame, an `(n, 
 array): `solve_batch` (a DataFrame in the result schema), `validate_puzzles` (a DataFrame of
 findings), `score_predictions` (a model's answers judged: a DataFrame of verdicts), all with
 `workers=` to split the work over worker threads; `split` (train/val/test splits without
-leaks: a dict of DataFrames and its `manifest`); `generate` (seeded
+leaks: a dict of DataFrames and its `manifest`); `augment` (K random symmetries of every
+puzzle and its solution; `restore_originals` undoes them); `generate` (seeded
 puzzles with unique solutions); `rate` and `canonical` (a rating and the canonical form of
 each puzzle). A DataFrame keeps its other columns; a LazyFrame gives a LazyFrame. The polars
 expression namespace `sudoku` (`pl.col("puzzle").sudoku.solve()`, `pipeline.namespace`) is
 registered by `import pipeline`, or by `import polars` after it.
 Files, the commands' twins: `solve_file`, `validate_file`, `score_file`, `split_file`,
-`generate_file`, and
+`augment_file`, `generate_file`, and
 `pipeline.report.report`, `pipeline.bench.bench`.
 Errors: `InputError` (a bad file, column or option; a `ValueError`), `InputNotFoundError` (also
 a `FileNotFoundError`), `CheckpointError`, `ReportError`, `RunFailed`, `RunInterrupted`, all
@@ -47,6 +48,9 @@ _API = {
     "split": "pipeline.splitting.inmemory",
     "split_file": "pipeline.splitting.job",
     "SplitManifest": "pipeline.splitting.manifest",
+    "augment": "pipeline.augmenting.inmemory",
+    "augment_file": "pipeline.augmenting.job",
+    "restore_originals": "pipeline.augmenting.inmemory",
     "STRATEGIES": "pipeline.solver.registry",
     "rate": "pipeline.namespace",
     "canonical": "pipeline.namespace",
@@ -62,6 +66,9 @@ _API = {
 
 
 if TYPE_CHECKING:  # the same names as `_API` (tests/test_typing.py holds them together)
+    from pipeline.augmenting.inmemory import augment as augment
+    from pipeline.augmenting.inmemory import restore_originals as restore_originals
+    from pipeline.augmenting.job import augment_file as augment_file
     from pipeline.board import SolveResult as SolveResult
     from pipeline.board import is_valid as is_valid
     from pipeline.board import solve as solve

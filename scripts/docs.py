@@ -8,6 +8,7 @@ Sections sit between `<!-- NAME:start -->` and `<!-- NAME:end -->` markers:
 * README.md `findings`: the finding codes (`pipeline.validate.catalogue`);
 * README.md `strategies`: the solver strategies (`pipeline.solver.registry`);
 * README.md `scored`: the score output's columns (`pipeline.scoring.batch`);
+* README.md `augmented`: the augment output's columns (`pipeline.augmenting.batch`);
 * docs/CLI.md `cli`: every command's `--help`.
 """
 
@@ -65,6 +66,18 @@ def scored_table() -> str:
     return "\n".join(lines) + "\n"
 
 
+def augmented_table() -> str:
+    """The augment output's columns as a Markdown table: column, type, meaning."""
+    from pipeline.augmenting.batch import COLUMNS, output_schema
+
+    batch = pa.schema([("row", pa.int64()), ("id", pa.string()), ("puzzle", pa.string())])
+    lines = ["| column | type | meaning |", "|---|---|---|"]
+    for field in output_schema(batch):
+        kind = "passthrough" if field.name == "id" else _type_name(field)
+        lines.append(f"| {field.name} | {kind} | {COLUMNS[field.name]} |")
+    return "\n".join(lines) + "\n"
+
+
 def strategies_list() -> str:
     """The solver strategies as a Markdown list."""
     from pipeline.solver.registry import DEFAULT_STRATEGY, REGISTRY
@@ -101,6 +114,7 @@ SECTIONS = {
     ("README.md", "findings"): findings_table,
     ("README.md", "strategies"): strategies_list,
     ("README.md", "scored"): scored_table,
+    ("README.md", "augmented"): augmented_table,
     ("docs/CLI.md", "cli"): cli_reference,
 }
 

@@ -31,8 +31,9 @@ if (
         if signal.getsignal(_signal) is not signal.SIG_IGN:
             signal.signal(_signal, _interrupted_while_starting)
 
+from pipeline.cli.augment_command import augment  # noqa: E402 - registers `augment` on the app
 from pipeline.cli.commands import app, main  # noqa: E402 - after the handlers, on purpose
 from pipeline.cli.score_command import score  # noqa: E402 - registers `score` on the app
 from pipeline.cli.split_command import split  # noqa: E402 - registers `split` on the app
 
-__all__ = ["app", "main", "score", "split"]
+__all__ = ["app", "augment", "main", "score", "split"]

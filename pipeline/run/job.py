@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypedDict
 
 from pipeline.errors import InputError, printable
+from pipeline.io.arrays import check_folder
 from pipeline.io.inputs import STDIN, Inputs, expand, open_inputs
 from pipeline.io.output import STDOUT, OutputLock, Target, check_output, default_output
 from pipeline.io.runinfo import run_metadata
@@ -224,8 +225,15 @@ def start_job(
             raise InputError(f"{command}: several inputs go into one output: give -o")
         else:
             output = default_output(names[0], suffix)
-    target = check_output(output, inputs=names, force=options.get("force", False),
-                          format=options.get("format"), formats=formats)  # fmt: skip
+    if options.get("format") == "npy" and (formats is None or "npy" in formats):
+        # a folder of arrays (io.arrays), checked as a folder is
+        folder = check_folder(output, inputs=names, force=options.get("force", False))
+        target = Target(folder, "npy")
+    else:
+        target = check_output(output, inputs=names, force=options.get("force", False),
+                              format=options.get("format"),
+                              formats=tuple(f for f in formats if f != "npy") if formats
+                              else None)  # fmt: skip
     kind = options.get("executor") or "local"
     scheduler = options.get("scheduler")
     warm_up = partial(warm, kernels) if kernels else None

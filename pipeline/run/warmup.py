@@ -71,6 +71,18 @@ def _library() -> None:
     )
 
 
+def _verify() -> None:
+    from pipeline.solver.checks import verify_solutions
+
+    verify_solutions(_grids()[:1], _grids()[:1])
+
+
+def _augment() -> None:
+    from pipeline.symmetry_kernels import augment_grids
+
+    augment_grids(_grids()[:1], _grids()[:1], np.zeros(1, np.int64), 0, 2, keep_original=True)
+
+
 @dataclass(frozen=True)
 class Kernel:
     """A kernel a job may call: `load()` calls it once on tiny boards; `compiled` names the
@@ -85,6 +97,8 @@ KERNELS: dict[str, Kernel] = {
     "clash": Kernel(_clash, (("pipeline.solver.checks", "_first_clash_kernel"),)),
     "two_solutions": Kernel(_two_solutions, (("pipeline.solver.fast", "two_solutions_kernel"),)),
     "library": Kernel(_library, (("pipeline.solvers.library", "call_kernel"),)),  # c: solvers
+    "verify": Kernel(_verify, (("pipeline.solver.checks", "_verify_kernel"),)),
+    "augment": Kernel(_augment, (("pipeline.symmetry_kernels", "augment_kernel"),)),
     "canonical": Kernel(_canonical, (("pipeline.canonical_forms.batch", "canonical_kernel"),)),
     "rating": Kernel(
         _rating,
