@@ -60,12 +60,14 @@ COLUMNS: dict[str, str] = {
     "row": "0-based position in the input",
     "id": "the input's id column, when it has one: its type kept (from CSV/TSV, int64 when "
     "every id is a plain integer, else string)",
-    "puzzle": "the puzzle as read: 81 chars with `.` blanks when parseable, else the raw text",
+    "puzzle": "the puzzle as read: 81 chars with `.` blanks when parseable, a pencilmark "
+    "puzzle's 729 chars as they came (trimmed), else the raw text",
     "verdict": "`solved` (exactly one solution), `multiple`, `unsolvable`, `invalid` (givens "
     "clash), `malformed`, `limit` (node budget spent), `found` (a solution; uniqueness not "
     "checked: `--solutions 1`)",
     "solution": "the solution found (the first one for `multiple` and `limit`), else null",
-    "clues": "number of givens; null for malformed rows",
+    "clues": "number of givens (of a pencilmark puzzle: cells with one candidate); null for "
+    "malformed rows",
     "nodes": "search nodes, counted the same way by every strategy (see `pipeline.solver`); "
     "0 when no search ran",
     "guesses": "digits placed by choice at cells with two or more candidates; 0 when no search ran",
@@ -74,6 +76,8 @@ COLUMNS: dict[str, str] = {
     "0 when no search ran",
     "expected_ok": "the input's solution agrees with the solution found; null without one",
     "error": "why a row is malformed or invalid; null otherwise",
+    "solution_count": "(`--solutions N`, N > 2) solutions counted, up to N: N means N or "
+    "more; for `limit`, those found before the budget ran out; null for malformed rows",
     "canonical": "(`--canonical`) the minlex form: the same string for the same puzzle in any "
     "disguise (relabelled, rows or columns swapped, transposed); null for malformed rows",
     "difficulty": "(`--rate`) mean guesses for a first solution over random symmetries of the "
@@ -126,8 +130,10 @@ def build_results(
     has_solution = np.isin(verdicts, (codes.SOLVED, codes.MULTIPLE, codes.FOUND))
     has_solution |= (verdicts == codes.LIMIT) & (found.solutions[:, 0] != 0)
     puzzles = format_grids(parsed.grids)
-    if not ok.all():  # bad rows as they came
-        puzzles = pc.if_else(pa.array(ok), puzzles, raw_puzzles.cast(pa.string()))
+    as_read = ok if parsed.pencilmark is None else ok & ~parsed.pencilmark
+    if not as_read.all():  # bad rows as they came, pencilmark puzzles in their own form
+        raw = pc.utf8_trim_whitespace(raw_puzzles.cast(pa.string()))
+        puzzles = pc.if_else(pa.array(as_read), puzzles, raw)
     solutions = format_grids(found.solutions, mask=has_solution)
 
     errors = parsed.errors

@@ -24,7 +24,8 @@ from pipeline.solver import (
 
 @dataclass(frozen=True)
 class SolveOptions:
-    """How to search: strategy, how many solutions to look for (2 proves uniqueness), budget."""
+    """How to search: strategy, how many solutions to look for (2 proves uniqueness; more
+    counts them, into `solution_count`), budget."""
 
     strategy: str = DEFAULT_STRATEGY
     solutions: int = 2
@@ -36,14 +37,22 @@ class SolveOptions:
 
     def __post_init__(self) -> None:
         get_strategy(self.strategy)  # ValueError naming the choices
-        if self.solutions not in (1, 2):
-            raise ValueError(f"solutions must be 1 or 2, not {self.solutions!r}")
+        if isinstance(self.solutions, bool) or not isinstance(self.solutions, int):
+            raise ValueError(f"solutions must be a whole number, not {self.solutions!r}")
+        if self.solutions < 1:
+            raise ValueError(f"solutions must be at least 1, not {self.solutions!r}")
         if self.max_nodes is not None and not 1 <= self.max_nodes <= MAX_NODES:
             raise ValueError(
                 f"max_nodes must be between 1 and {MAX_NODES:,}, not {self.max_nodes!r}"
             )
         if self.rate_samples < 0 or self.rate_seed < 0:
             raise ValueError("rate_samples and rate_seed must be at least 0")
+
+    @property
+    def counts(self) -> bool:
+        """Whether results count the solutions (`solution_count`): beyond 2, "one" and
+        "several" no longer say all that was found."""
+        return self.solutions > 2
 
     def kernels(self) -> tuple[str, ...]:
         """The kernels a batch of these options calls (`run.warmup.KERNELS`): the strategy's,
@@ -53,7 +62,8 @@ class SolveOptions:
 
     def added_schema(self) -> pa.Schema:
         """The columns these options add to the result schema (after its own)."""
-        fields = [pa.field("canonical", pa.string())] if self.canonical else []
+        fields = [pa.field("solution_count", pa.int64())] if self.counts else []
+        fields += [pa.field("canonical", pa.string())] if self.canonical else []
         if self.rate:
             import polars as pl
 
@@ -76,16 +86,20 @@ def _grade_fields() -> list[pa.Field]:
 def _added(parsed: ParsedGrids, found: KernelResults, options: SolveOptions) -> dict:
     """The columns asked for beyond the result schema: the canonical form, the ratings."""
     columns: dict[str, pa.Array] = {}
-    if options.canonical:
+    plain = parsed.ok if parsed.pencilmark is None else parsed.ok & ~parsed.pencilmark
+    if options.counts:
+        columns["solution_count"] = pa.array(found.counts, pa.int64(), mask=~parsed.ok)
+    if options.canonical:  # of 81-cell puzzles: a pencilmark puzzle has no minlex form here
         from pipeline.canonical_forms import canonical_grids
 
-        columns["canonical"] = format_grids(canonical_grids(parsed.grids), mask=parsed.ok)
+        columns["canonical"] = format_grids(canonical_grids(parsed.grids), mask=plain)
     if options.rate:
         import polars as pl
 
         from pipeline.rating import rate_grids
 
-        skip = ~parsed.ok | (found.verdicts == codes.INVALID)
+        # the ladder and the symmetries work on givens: pencilmark puzzles are not rated
+        skip = ~plain | (found.verdicts == codes.INVALID)
         rated = rate_grids(parsed.grids, skip, options.rate_samples, options.rate_seed,
                            options.max_nodes)  # fmt: skip
         table = rated.to_arrow(compat_level=pl.CompatLevel.oldest())
@@ -107,12 +121,14 @@ def solve_record_batch(batch: pa.RecordBatch, options: SolveOptions) -> pa.Table
     other column passes through to the results (`Dataset.extra_schema`)."""
     puzzles = batch.column(batch.schema.get_field_index("puzzle"))
     parsed = parse_puzzles(puzzles)
+    marks = {} if parsed.candidates is None else {"candidates": parsed.candidates}
     found = solve_grids(
         parsed.grids,
         strategy=options.strategy,
         solutions=options.solutions,
         max_nodes=options.max_nodes,
         skip=~parsed.ok,
+        **marks,
     )
     passed = {n: batch.column(n) for n in batch.schema.names if n not in _INPUT}
     return build_results(
@@ -123,5 +139,5 @@ def solve_record_batch(batch: pa.RecordBatch, options: SolveOptions) -> pa.Table
         ids=optional_column(batch, "id"),
         expected=optional_column(batch, "solution"),
         extra=_added(parsed, found, options) | passed,
-        extra_fields=options.added_schema() if options.rate else (),
+        extra_fields=options.added_schema() if options.rate or options.counts else (),
     )

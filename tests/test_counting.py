@@ -1,0 +1,163 @@
+"""Counting solutions (`--solutions N`, `solution_count`) and solving pencilmark puzzles,
+checked against a plain-Python counter (tests/reference_count.py) and, when it is built,
+against tdoku's library itself."""
+
+import ctypes
+import inspect
+import random
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+from pipeline.generator import generate
+from pipeline.solver import KernelResults, solve_grids
+from pipeline.solving.inmemory import solve_batch
+from tests.conftest import cli
+from tests.reference_count import candidates_from_text, count_solutions
+
+TDOKU = Path("/work/tdoku/build/libtdoku_shared.so")
+# the kernel side of issue 27 (branch i27kernel): counts up to any N, then candidates as input
+counts_kernel = pytest.mark.skipif(
+    "counts" not in KernelResults._fields, reason="solve_grids does not count beyond 2 yet"
+)
+candidates_kernel = pytest.mark.skipif(
+    "candidates" not in inspect.signature(solve_grids).parameters,
+    reason="solve_grids takes no candidates yet",
+)
+
+
+def verdict_of(count: int) -> set[str]:
+    """The verdicts a puzzle with `count` solutions (counted to at least 2) may get."""
+    return {0: {"unsolvable", "invalid"}, 1: {"solved"}}.get(count, {"multiple"})
+
+
+@pytest.fixture(scope="module")
+def loosened() -> list[str]:
+    """Generated puzzles with 0 to 6 givens removed: counts from 1 to hundreds."""
+    rng = random.Random(27)
+    out = []
+    for puzzle in generate(24, seed=27)["puzzle"].to_list():
+        givens = [i for i, ch in enumerate(puzzle) if ch != "."]
+        cells = list(puzzle)
+        for i in rng.sample(givens, rng.randrange(0, 7)):
+            cells[i] = "."
+        out.append("".join(cells))
+    return out
+
+
+def pencilmark_puzzles(seed: int, n: int) -> list[str]:
+    """Pencilmark puzzles from generated ones: each blank keeps its solution's digit and a
+    random share of the others; now and then a blank loses its solution's digit (no
+    solution, usually), or several givens are opened up (several solutions)."""
+    rng = random.Random(seed)
+    frame = generate(n, seed=seed)
+    out = []
+    for puzzle, solution in zip(frame["puzzle"], frame["solution"], strict=True):
+        cells = []
+        opened = set(rng.sample(range(81), 20)) if rng.random() < 0.3 else set()
+        spoiled = rng.randrange(81) if rng.random() < 0.2 else -1
+        for i, (given, digit) in enumerate(zip(puzzle, solution, strict=True)):
+            keep = {int(digit)}
+            if given == "." or i in opened:
+                keep |= {d for d in range(1, 10) if rng.random() < (0.9 if opened else 0.5)}
+            if i == spoiled and given == ".":
+                keep.discard(int(digit))
+            cells.append("".join(str(d) if d in keep else "." for d in range(1, 10)))
+        out.append("".join(cells))
+    return out
+
+
+@counts_kernel
+@pytest.mark.parametrize("limit", [3, 10, 200])
+def test_solution_count_is_the_count_up_to_the_limit(loosened, limit):
+    results = solve_batch(loosened, solutions=limit)
+    expected = [count_solutions(candidates_from_text(p), limit) for p in loosened]
+    assert results["solution_count"].to_list() == expected
+    assert max(expected) == limit  # the limit is reached somewhere: N means "N or more"
+    for verdict, count in zip(results["verdict"].to_list(), expected, strict=True):
+        assert verdict in verdict_of(count)
+
+
+def test_no_solution_count_up_to_two():
+    results = solve_batch(["." * 81], solutions=2)
+    assert "solution_count" not in results.columns
+
+
+@counts_kernel
+def test_solution_count_of_bad_rows(loosened):
+    clash = "11" + "." * 79
+    results = solve_batch(["x", clash, loosened[0]], solutions=5)
+    assert results["verdict"].to_list()[:2] == ["malformed", "invalid"]
+    assert results["solution_count"].to_list()[:2] == [None, 0]
+
+
+@counts_kernel
+def test_solve_counts_from_the_command_line(tmp_path, loosened):
+    source = tmp_path / "loose.txt"
+    source.write_text("\n".join(loosened) + "\n")
+    out = tmp_path / "loose.parquet"
+    done = cli("solve", source, "-o", out, "--solutions", "50", "-q")
+    assert done.exit_code == 0, done.stderr
+    table = pq.read_table(out)
+    expected = [count_solutions(candidates_from_text(p), 50) for p in loosened]
+    assert table.column("solution_count").to_pylist() == expected
+
+
+@candidates_kernel
+def test_pencilmark_verdicts_agree_with_the_reference():
+    marks = pencilmark_puzzles(seed=5, n=60)
+    results = solve_batch(marks)
+    counts = [count_solutions(candidates_from_text(m), 2) for m in marks]
+    assert {0, 1, 2} <= set(counts)  # every kind is there
+    for verdict, count in zip(results["verdict"].to_list(), counts, strict=True):
+        assert verdict in verdict_of(count)
+    assert results["puzzle"].to_list() == marks  # the input form kept
+    singles = [sum(1 for c in range(81) if m[9 * c : 9 * c + 9].count(".") == 8) for m in marks]
+    assert results["clues"].to_list() == singles
+    solved = results.filter(results["verdict"] == "solved")
+    for mark, solution in zip(solved["puzzle"], solved["solution"], strict=True):
+        assert all(mark[9 * c + int(solution[c]) - 1] != "." for c in range(81))
+
+
+@candidates_kernel
+@counts_kernel
+def test_pencilmark_counts_agree_with_the_reference():
+    marks = pencilmark_puzzles(seed=6, n=40)
+    results = solve_batch(marks, solutions=20)
+    expected = [count_solutions(candidates_from_text(m), 20) for m in marks]
+    assert results["solution_count"].to_list() == expected
+
+
+@pytest.fixture(scope="module")
+def tdoku() -> ctypes.CDLL:
+    if not TDOKU.exists():
+        pytest.skip(f"{TDOKU} is not built")
+    lib = ctypes.CDLL(str(TDOKU))
+    lib.TdokuSolverDpllTriadSimd.restype = ctypes.c_size_t
+    lib.TdokuSolverDpllTriadSimd.argtypes = [ctypes.c_char_p, ctypes.c_size_t, ctypes.c_uint32,
+                                             ctypes.c_char_p, ctypes.POINTER(ctypes.c_size_t)]  # fmt: skip
+    return lib
+
+
+def tdoku_count(lib: ctypes.CDLL, puzzle: str, limit: int) -> int:
+    solution = ctypes.create_string_buffer(82)
+    guesses = ctypes.c_size_t(0)
+    return lib.TdokuSolverDpllTriadSimd(puzzle.encode(), limit, 0, solution,
+                                        ctypes.byref(guesses))  # fmt: skip
+
+
+def test_the_reference_agrees_with_tdoku_on_pencilmarks(tdoku):
+    """The yardstick itself checked against tdoku, which reads 729 characters as pencilmarks."""
+    marks = pencilmark_puzzles(seed=7, n=40)
+    counts = [count_solutions(candidates_from_text(m), 30) for m in marks]
+    assert [tdoku_count(tdoku, m, 30) for m in marks] == counts
+    assert min(counts) == 0 and max(counts) > 2  # none, one and several solutions
+
+
+@candidates_kernel
+@counts_kernel
+def test_pencilmark_counts_agree_with_tdoku(tdoku):
+    marks = pencilmark_puzzles(seed=8, n=40)
+    results = solve_batch(marks, solutions=30)
+    assert results["solution_count"].to_list() == [tdoku_count(tdoku, m, 30) for m in marks]
