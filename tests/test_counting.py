@@ -135,8 +135,9 @@ def tdoku() -> ctypes.CDLL:
         pytest.skip(f"{TDOKU} is not built")
     lib = ctypes.CDLL(str(TDOKU))
     lib.TdokuSolverDpllTriadSimd.restype = ctypes.c_size_t
-    lib.TdokuSolverDpllTriadSimd.argtypes = [ctypes.c_char_p, ctypes.c_size_t, ctypes.c_uint32,
-                                             ctypes.c_char_p, ctypes.POINTER(ctypes.c_size_t)]  # fmt: skip
+    size = ctypes.c_size_t
+    lib.TdokuSolverDpllTriadSimd.argtypes = [ctypes.c_char_p, size, ctypes.c_uint32,
+                                             ctypes.c_char_p, ctypes.POINTER(size)]  # fmt: skip
     return lib
 
 
