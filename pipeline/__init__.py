@@ -6,12 +6,14 @@ One board: `solve_sudoku`, `solve_unique`, `is_valid`, `solve`.
 Many boards in memory (a list of strings, a polars Series or DataFrame, an `(n, 81)` int
 array): `solve_batch` (a DataFrame in the result schema), `validate_puzzles` (a DataFrame of
 findings), `score_predictions` (a model's answers judged: a DataFrame of verdicts), all with
-`workers=` to split the work over worker threads; `generate` (seeded
+`workers=` to split the work over worker threads; `enumerate_puzzles` (every solution of
+each puzzle, streamed in DataFrames); `generate` (seeded
 puzzles with unique solutions); `rate` and `canonical` (a rating and the canonical form of
 each puzzle). A DataFrame keeps its other columns; a LazyFrame gives a LazyFrame. The polars
 expression namespace `sudoku` (`pl.col("puzzle").sudoku.solve()`, `pipeline.namespace`) is
 registered by `import pipeline`, or by `import polars` after it.
-Files, the commands' twins: `solve_file`, `validate_file`, `score_file`, `generate_file`, and
+Files, the commands' twins: `solve_file`, `validate_file`, `score_file`, `generate_file`,
+`enumerate_file`, and
 `pipeline.report.report`, `pipeline.bench.bench`.
 Errors: `InputError` (a bad file, column or option; a `ValueError`), `InputNotFoundError` (also
 a `FileNotFoundError`), `CheckpointError`, `ReportError`, `RunFailed`, `RunInterrupted`, all
@@ -42,6 +44,8 @@ _API = {
     "validate_puzzles": "pipeline.validate.inmemory",
     "score_file": "pipeline.scoring.job",
     "score_predictions": "pipeline.scoring.inmemory",
+    "enumerate_file": "pipeline.enumerating.job",
+    "enumerate_puzzles": "pipeline.enumerating.inmemory",
     "STRATEGIES": "pipeline.solver.registry",
     "rate": "pipeline.namespace",
     "canonical": "pipeline.namespace",
@@ -62,6 +66,8 @@ if TYPE_CHECKING:  # the same names as `_API` (tests/test_typing.py holds them t
     from pipeline.board import solve as solve
     from pipeline.board import solve_sudoku as solve_sudoku
     from pipeline.board import solve_unique as solve_unique
+    from pipeline.enumerating.inmemory import enumerate_puzzles as enumerate_puzzles
+    from pipeline.enumerating.job import enumerate_file as enumerate_file
     from pipeline.errors import CheckpointError as CheckpointError
     from pipeline.errors import InputError as InputError
     from pipeline.errors import InputNotFoundError as InputNotFoundError

@@ -32,6 +32,7 @@ if (
             signal.signal(_signal, _interrupted_while_starting)
 
 from pipeline.cli.commands import app, main  # noqa: E402 - after the handlers, on purpose
+from pipeline.cli.enumerate_command import enumerate_solutions  # noqa: E402 - `enumerate`
 from pipeline.cli.score_command import score  # noqa: E402 - registers `score` on the app
 
-__all__ = ["app", "main", "score"]
+__all__ = ["app", "enumerate_solutions", "main", "score"]

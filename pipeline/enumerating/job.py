@@ -1,0 +1,135 @@
+"""The enumerate job: every solution of each puzzle of the inputs, one row each, into one file.
+
+    summary = enumerate_file("family.txt", limit=1_000_000)   # -> family.solutions.parquet
+
+How it fits the shared run loop: the inputs, the output's rules (refused when it is an input
+or not ours without `force`, its lock), the parts and their atomic join are the solve job's
+(`run.job`, `run.checkpoint`, `io.writers`). The work is not mapped over the executor's
+workers: one puzzle's solutions come from one sequential search, as long as it may be, and are
+written as they come (`solutions.solution_tables`: parts of `batch_size` rows), so memory
+stays bounded whatever the count; the job runs in the calling thread, on one core. The
+parts wait in `<output>.partial/` and are joined at the end, so the output appears whole or
+not at all; an interrupted run keeps nothing (no `--resume`: a rerun starts again).
+"""
+
+import json
+import sys
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Unpack
+
+from pipeline.enumerating.solutions import Tally, solution_tables, solutions_schema
+from pipeline.errors import InputError
+from pipeline.io.writers import encode
+from pipeline.run.checkpoint import Checkpoint, StreamSink
+from pipeline.run.job import JobOptions, start_job
+from pipeline.run.loop import running
+from pipeline.run.parts import Part
+
+SOLUTIONS_SUFFIX = ".solutions.parquet"
+DEFAULT_PART_ROWS = 50_000
+# what enumerate takes of the file jobs' options: its search runs here, not on workers
+OPTIONS = ("column", "id_column", "separator", "has_header", "input_format", "format", "force",
+           "batch_size", "progress")  # fmt: skip
+
+
+@dataclass
+class EnumerateSummary:
+    """What an enumerate run did; `to_json()` is the `--json` output of the CLI. `puzzles`:
+    input rows per outcome (`solutions.OUTCOMES`)."""
+
+    input: str
+    output: str
+    rows: int
+    solutions: int
+    limit: int
+    puzzles: dict[str, int]
+    wall_s: float
+    metadata: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    def to_json(self) -> str:
+        data = asdict(self)
+        data.pop("metadata")
+        return json.dumps(data, indent=2)
+
+    def describe(self) -> str:
+        counts = ", ".join(f"{n:,} {what.replace('_', ' ')}" for what, n in self.puzzles.items()
+                           if n)  # fmt: skip
+        return (
+            f"{self.solutions:,} solutions of {self.rows:,} rows (limit {self.limit:,} a "
+            f"puzzle) in {self.wall_s:.2f} s: {counts or 'no rows'}\n"
+            f"wrote {self.output}"
+        )
+
+
+def enumerate_file(
+    inputs: str | Path | list[str | Path],
+    output: str | Path | None = None,
+    *,
+    limit: int,
+    **options: Unpack[JobOptions],
+) -> EnumerateSummary:
+    """Write every solution of each puzzle of `inputs` (81-character or 729-character
+    pencilmark puzzles), up to `limit` a puzzle, one row each (`row`, `id` when the input has
+    one, `k`, `solution`) into `output` (default `<stem>.solutions.parquet` beside a single
+    input; `-`: stdout; its format from its suffix or `format`: parquet, csv, jsonl). Rows that
+    are malformed, whose givens clash or that have no solution give no rows and are counted in
+    the summary. `options`: those of `JobOptions` that read the inputs and write the output,
+    and `batch_size` (rows a part holds: bounds memory). Raises `InputError` (one line) for a
+    bad file, column, option or output, and `RunInterrupted` after Ctrl-C or SIGTERM."""
+    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
+        raise InputError(f"limit must be a whole number of at least 1, not {limit!r}")
+    unknown = sorted(set(options) - set(OPTIONS))
+    if unknown:
+        raise TypeError(f"enumerate: unexpected options {', '.join(unknown)}")
+    job = start_job("enumerate", inputs, output, SOLUTIONS_SUFFIX, {**options, "workers": 1},
+                    batch_size=DEFAULT_PART_ROWS, passthrough=False)  # fmt: skip
+    id_type = job.inputs.schema.field("id").type if job.inputs.has_ids else None
+    schema = solutions_schema(id_type, sources=job.inputs.several)
+    with job.locked():
+        if job.output is not None:
+            Checkpoint(job.output, job.target.format).check_ours()
+        sink: Checkpoint | StreamSink
+        if job.output is None:
+            sink = StreamSink(job.target)
+        else:
+            sink = Checkpoint(job.output, job.target.format)
+            if sink.exists():
+                print(f"note: discarding the parts of an earlier run at {sink.folder}",
+                      file=sys.stderr)  # fmt: skip
+            sink.start({"limit": limit, "inputs": job.inputs.identity()})
+        tally = Tally()
+        try:
+            with running(job) as run:
+                bar = run.show_progress()
+
+                def batches() -> Any:
+                    for source, batch in job.inputs.batches():
+                        yield source, batch
+                        job.advance(bar, batch.num_rows)
+
+                names = job.inputs.names if job.inputs.several else None
+                written = 0  # solution rows kept so far: the next part's place in the output
+                for table in solution_tables(batches(), limit, job.batch_size, schema, tally,
+                                             names):  # fmt: skip
+                    data = encode(table, job.target.format, header=written == 0)
+                    sink.add(Part(written, table.num_rows, 0, written, data))
+                    written += table.num_rows
+                run.finish()
+                metadata = job.metadata(tally.rows, {"limit": limit}, None,
+                                        solutions=tally.solutions,
+                                        puzzles=tally.by_outcome())  # fmt: skip
+                sink.commit(written, schema.empty_table(), metadata)
+        finally:
+            if isinstance(sink, Checkpoint):
+                sink.remove()  # whole output or none: nothing to resume from
+    return EnumerateSummary(
+        input=", ".join(job.inputs.names),
+        output=str(job.target),
+        rows=tally.rows,
+        solutions=tally.solutions,
+        limit=limit,
+        puzzles=tally.by_outcome(),
+        wall_s=job.wall(),
+        metadata=metadata,
+    )
