@@ -162,3 +162,30 @@ def test_pencilmark_counts_agree_with_tdoku(tdoku):
     marks = pencilmark_puzzles(seed=8, n=40)
     results = solve_batch(marks, solutions=30)
     assert results["solution_count"].to_list() == [tdoku_count(tdoku, m, 30) for m in marks]
+
+
+@candidates_kernel
+def test_validate_checks_pencilmark_puzzles_from_their_candidates():
+    from pipeline.validate.inmemory import validate_puzzles
+
+    marks = pencilmark_puzzles(seed=9, n=30)
+    counts = [count_solutions(candidates_from_text(m), 2) for m in marks]
+    findings = validate_puzzles(marks + [marks[0]])
+    by_row: dict[int, set[str]] = {}
+    for row, code in zip(findings["row"], findings["code"].cast(str), strict=True):
+        by_row.setdefault(row, set()).add(code)
+    for row, count in enumerate(counts):
+        codes = by_row.get(row, set())
+        assert "few_clues" not in codes and "not_minimal" not in codes  # givens only
+        if count == 0:
+            assert codes & {"unsolvable", "clash"}, (row, codes)
+        elif count == 1:
+            assert not codes & {"unsolvable", "clash", "multiple"}, (row, codes)
+        else:
+            assert "multiple" in codes, (row, codes)
+    assert "duplicate" in by_row[len(marks)]
+    several = findings.filter(findings["code"] == "multiple")
+    for row, a, b in zip(several["row"], several["solution_a"], several["solution_b"],
+                         strict=True):  # fmt: skip
+        assert a != b
+        assert all(marks[row][9 * c + int(s[c]) - 1] != "." for s in (a, b) for c in range(81))

@@ -105,3 +105,18 @@ def test_pencilmark_puzzles_are_found_in_every_input_format(tmp_path, kind):
     assert parsed.ok.tolist() == [True, True]
     assert parsed.pencilmark.tolist() == [True, True]
     assert parsed.grids[1, 0] == 0 and parsed.grids[0, 0] == 5
+
+
+def test_a_pencilmark_puzzles_duplicate_key_is_its_candidates():
+    from pipeline.validate.duplicates import row_keys
+    from pipeline.validate.pencilmarks import pencilmark_keys
+
+    marks = pencilmark_of(PUZZLE)
+    other = marks[:18] + "1........" + marks[27:]  # same single cells but one, fewer candidates
+    narrower = marks[:18] + "12......." + marks[27:]  # same single cells, fewer candidates
+    parsed = parse_puzzles([marks, narrower, marks, PUZZLE, other, "x"])
+    keys = pencilmark_keys(parsed, row_keys(parsed.grids, parsed.ok))
+    rows = [tuple(k) for k in keys.tolist()]
+    assert rows[0] == rows[2]  # the same pencilmarks
+    assert len({rows[0], rows[1], rows[3], rows[4]}) == 4  # all else differs
+    assert rows[5] == (0, 0)  # not a puzzle: no key
