@@ -189,3 +189,16 @@ def test_validate_checks_pencilmark_puzzles_from_their_candidates():
                          strict=True):  # fmt: skip
         assert a != b
         assert all(marks[row][9 * c + int(s[c]) - 1] != "." for s in (a, b) for c in range(81))
+
+
+@candidates_kernel
+def test_pencilmark_puzzles_are_graded_from_their_candidates(tmp_path):
+    marks = pencilmark_puzzles(seed=10, n=12)
+    source = tmp_path / "marks.txt"
+    source.write_text("\n".join(marks) + "\n")
+    out = tmp_path / "marks.parquet"
+    assert cli("solve", source, "-o", out, "--rate", "-q").exit_code == 0
+    table = pq.read_table(out).to_pylist()
+    for row in table:
+        assert row["difficulty"] is None  # symmetries of givens: not for pencilmarks
+        assert (row["grade"] is not None) == (row["verdict"] in ("solved", "multiple"))

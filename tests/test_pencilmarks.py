@@ -120,3 +120,21 @@ def test_a_pencilmark_puzzles_duplicate_key_is_its_candidates():
     assert rows[0] == rows[2]  # the same pencilmarks
     assert len({rows[0], rows[1], rows[3], rows[4]}) == 4  # all else differs
     assert rows[5] == (0, 0)  # not a puzzle: no key
+
+
+def test_the_ladder_starts_from_the_pencilmarks():
+    from pipeline.generator import generate
+    from pipeline.rating import SINGLES, grade_grids
+
+    frame = generate(20, seed=3)
+    parsed = parse_puzzles(frame["puzzle"])
+    plain = grade_grids(parsed.grids)
+    # every digit open in the blanks: the pencilmarks say what the givens say
+    same = grade_grids(parsed.grids, marks=candidates_of(parsed.grids))
+    assert (same.grades == plain.grades).all() and (same.steps == plain.steps).all()
+    # the blanks narrowed to their solution's digit: singles are all it takes
+    solved = parse_puzzles(frame["solution"]).grids
+    narrowed = candidates_of(solved)
+    graded = grade_grids(parsed.grids, marks=narrowed)
+    easiest = len(SINGLES) - 1  # the grades are places on the ladder
+    assert (graded.grades <= easiest).all() and (plain.grades > easiest).any()

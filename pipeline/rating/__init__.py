@@ -42,8 +42,13 @@ def rate_grids(
     samples: int = 16,
     seed: int = 0,
     max_nodes: int | None = None,
+    candidates: np.ndarray | None = None,
+    pencilmark: np.ndarray | None = None,
 ) -> pl.DataFrame:
-    """`rate` for `(n, 81) uint8` grids already parsed; rows in `skip` get nulls."""
+    """`rate` for `(n, 81) uint8` grids already parsed; rows in `skip` get nulls. Rows marked
+    in `pencilmark` are pencilmark puzzles (`candidates`: `(n, 81) uint16`, their grids their
+    single cells): graded by the ladder from their candidates; their `difficulty` (symmetries
+    of givens) is null."""
     if samples < 0:
         raise ValueError(f"samples must be 0 (no difficulty) or more, not {samples!r}")
     if seed < 0:
@@ -51,14 +56,22 @@ def rate_grids(
     grids = np.ascontiguousarray(grids, dtype=np.uint8).reshape(-1, 81)
     n = grids.shape[0]
     skip = np.zeros(n, dtype=np.bool_) if skip is None else np.asarray(skip, dtype=np.bool_)
+    marked = np.zeros(n, np.bool_) if pencilmark is None else np.asarray(pencilmark, np.bool_)
     if samples:
-        difficulty, verdicts = difficulty_grids(grids, samples, seed, skip, max_nodes)
+        difficulty, verdicts = difficulty_grids(grids, samples, seed, skip | marked, max_nodes)
         no_solution = (verdicts != codes.FOUND) & (verdicts != codes.LIMIT)
     else:  # the grade alone: one search says which puzzles have a solution
         difficulty = np.full(n, np.nan)
-        verdicts = solve_grids(grids, solutions=1, max_nodes=max_nodes, skip=skip).verdicts
+        verdicts = solve_grids(grids, solutions=1, max_nodes=max_nodes, skip=skip | marked).verdicts
         no_solution = (verdicts != codes.FOUND) & (verdicts != codes.LIMIT)
-    graded = grade_grids(grids, skip=skip | no_solution)
+    at = np.flatnonzero(marked & ~skip)
+    if len(at):  # which pencilmark puzzles have a solution: a search from their candidates
+        assert candidates is not None
+        found = solve_grids(grids[at], solutions=1, max_nodes=max_nodes,
+                            candidates=candidates[at]).verdicts  # fmt: skip
+        no_solution[at] = (found != codes.FOUND) & (found != codes.LIMIT)
+    graded = grade_grids(grids, skip=skip | no_solution,
+                         marks=candidates if marked.any() else None)  # fmt: skip
     unrated = np.flatnonzero(graded.grades == NO_GRADE)
     index = np.clip(graded.grades.astype(np.int64), 0, len(TECHNIQUES) - 1)
     steps = np.take_along_axis(graded.steps, index[:, None], axis=1)[:, 0]

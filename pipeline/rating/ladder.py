@@ -139,6 +139,8 @@ def grade_kernel(
     skip: np.ndarray,
     solutions: np.ndarray,
     check: bool,
+    marks: np.ndarray,
+    with_marks: bool,
     grades: np.ndarray,
     steps: np.ndarray,
     blanks_left: np.ndarray,
@@ -150,6 +152,9 @@ def grade_kernel(
     `blanks_left (n,) int32` (blank cells when the ladder stopped), `wrong (n,) int8`. With
     `check`, `solutions (n, 81)` are the known solutions and `wrong[i]` is the first rung whose
     sweep removed a solution digit (-1: none); without, `solutions` may be any (1, 81) array.
+    With `with_marks`, `marks (n, 81) uint16` are pencilmark candidates (bit d-1: digit d):
+    the board starts from the grid's digits, then each blank cell keeps only its marks;
+    without, `marks` may be any (1, 81) array.
     """
     values = np.empty(81, dtype=np.uint8)
     candidates = np.empty(81, dtype=np.int32)
@@ -161,6 +166,10 @@ def grade_kernel(
             grades[i] = NO_GRADE
             blanks_left[i] = 0
             continue
+        if with_marks:
+            for cell in range(81):
+                if values[cell] == 0:
+                    candidates[cell] &= marks[i, cell]
         grade, first_wrong = climb(
             values, candidates, steps[i], solutions[i if check else 0], check
         )
@@ -179,13 +188,18 @@ class GradeResults(NamedTuple):
 
 
 def grade_grids(
-    grids: np.ndarray, skip: np.ndarray | None = None, solutions: np.ndarray | None = None
+    grids: np.ndarray,
+    skip: np.ndarray | None = None,
+    solutions: np.ndarray | None = None,
+    marks: np.ndarray | None = None,
 ) -> GradeResults:
     """Grade `(n, 81) uint8` grids with the ladder; rows in `skip`, and rows whose givens clash
     or whose candidates run out (no solution), get `NO_GRADE`.
 
     `solutions` (`(n, 81)`, optional): known solutions; each rung's sweep is then checked to
-    keep them (`wrong`), which is how the tests prove the techniques sound.
+    keep them (`wrong`), which is how the tests prove the techniques sound. `marks`
+    (`(n, 81) uint16`, optional): pencilmark candidates the ladder starts from (a pencilmark
+    puzzle's grid holds its single cells; its other cells keep only their marks).
     """
     grids = np.ascontiguousarray(grids, dtype=np.uint8).reshape(-1, 81)
     n = grids.shape[0]
@@ -205,5 +219,11 @@ def grade_grids(
         np.empty(n, dtype=np.int32),
         np.empty(n, dtype=np.int8),
     )
-    grade_kernel(grids, skip, known, check, *out)
+    if marks is None:
+        allowed, with_marks = np.zeros((1, 81), dtype=np.uint16), False
+    else:
+        allowed, with_marks = np.ascontiguousarray(marks, dtype=np.uint16), True
+        if allowed.shape != grids.shape:
+            raise ValueError(f"marks must have shape {grids.shape}, got {allowed.shape}")
+    grade_kernel(grids, skip, known, check, allowed, with_marks, *out)
     return out

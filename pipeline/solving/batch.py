@@ -98,10 +98,10 @@ def _added(parsed: ParsedGrids, found: KernelResults, options: SolveOptions) -> 
 
         from pipeline.rating import rate_grids
 
-        # the ladder and the symmetries work on givens: pencilmark puzzles are not rated
-        skip = ~plain | (found.verdicts == codes.INVALID)
+        # a pencilmark puzzle: graded from its candidates; no difficulty (symmetries of givens)
+        skip = ~parsed.ok | (found.verdicts == codes.INVALID)
         rated = rate_grids(parsed.grids, skip, options.rate_samples, options.rate_seed,
-                           options.max_nodes)  # fmt: skip
+                           options.max_nodes, parsed.candidates, parsed.pencilmark)  # fmt: skip
         table = rated.to_arrow(compat_level=pl.CompatLevel.oldest())
         for name in table.column_names:
             if name == "grade":  # the Enum's codes are the ladder's levels
