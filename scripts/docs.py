@@ -8,6 +8,7 @@ Sections sit between `<!-- NAME:start -->` and `<!-- NAME:end -->` markers:
 * README.md `findings`: the finding codes (`pipeline.validate.catalogue`);
 * README.md `strategies`: the solver strategies (`pipeline.solver.registry`);
 * README.md `scored`: the score output's columns (`pipeline.scoring.batch`);
+* README.md `enumerated`: the enumerate output's columns (`pipeline.enumerating.solutions`);
 * docs/CLI.md `cli`: every command's `--help`.
 """
 
@@ -36,7 +37,8 @@ def schema_table() -> str:
     from pipeline.results.schema import COLUMNS, result_schema
     from pipeline.solving.batch import SolveOptions
 
-    schema = result_schema(pa.string(), SolveOptions(canonical=True, rate=True).added_schema())
+    every = SolveOptions(solutions=3, canonical=True, rate=True)  # every column added
+    schema = result_schema(pa.string(), every.added_schema())
     lines = ["| column | type | meaning |", "|---|---|---|"]
     for field in schema:
         kind = "passthrough" if field.name == "id" else _type_name(field)
@@ -59,6 +61,17 @@ def scored_table() -> str:
 
     lines = ["| column | type | meaning |", "|---|---|---|"]
     for field in output_schema(pa.string(), grade=True):
+        kind = "passthrough" if field.name == "id" else _type_name(field)
+        lines.append(f"| {field.name} | {kind} | {COLUMNS[field.name]} |")
+    return "\n".join(lines) + "\n"
+
+
+def enumerated_table() -> str:
+    """The enumerate output's columns as a Markdown table: column, type, meaning."""
+    from pipeline.enumerating.solutions import COLUMNS, solutions_schema
+
+    lines = ["| column | type | meaning |", "|---|---|---|"]
+    for field in solutions_schema(pa.string()):
         kind = "passthrough" if field.name == "id" else _type_name(field)
         lines.append(f"| {field.name} | {kind} | {COLUMNS[field.name]} |")
     return "\n".join(lines) + "\n"
@@ -100,6 +113,7 @@ SECTIONS = {
     ("README.md", "findings"): findings_table,
     ("README.md", "strategies"): strategies_list,
     ("README.md", "scored"): scored_table,
+    ("README.md", "enumerated"): enumerated_table,
     ("docs/CLI.md", "cli"): cli_reference,
 }
 

@@ -13,7 +13,7 @@ from pipeline.cli import app
 
 COMMANDS = sorted(get_command(app).commands)  # type: ignore[attr-defined]
 # generate first: the others read its corpus; report reads solve's results
-ORDER = ["generate", "solve", "score", "validate", "report", "bench"]
+ORDER = ["generate", "solve", "enumerate", "score", "validate", "report", "bench"]
 REPOSITORY = re.compile(r"\b(data|benchmarks|tests|scripts)/")
 
 

@@ -58,7 +58,7 @@ def enumerate_solutions(
     than one with a few. Rows that are malformed, whose givens clash or that have no solution
     give no rows; the summary (stderr, or --json on stdout) counts them.
 
-    Example: sudoku-pipeline enumerate family.txt -o family.solutions.parquet --limit 100000
+    Example: sudoku-pipeline enumerate puzzles.parquet --limit 10
     """
     from pipeline.enumerating import enumerate_file
 
