@@ -26,6 +26,9 @@ assert_type(pipeline.canonical([PUZZLE]), pl.Series)
 assert_type(pipeline.generate_file(3, "corpus.parquet").rows, int)
 assert_type(pipeline.rate(frame, samples=4), pl.DataFrame)
 assert_type(pipeline.__version__, str)
+for chunk in pipeline.enumerate_puzzles([PUZZLE], limit=10, chunk_rows=5):
+    assert_type(chunk, pl.DataFrame)
+assert_type(pipeline.enumerate_file("family.txt", "all.parquet", limit=100).solutions, int)
 
 try:
     pipeline.solve_file("puzzles.csv", "out.parquet", strategy="fast")
