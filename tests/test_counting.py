@@ -202,3 +202,22 @@ def test_pencilmark_puzzles_are_graded_from_their_candidates(tmp_path):
     for row in table:
         assert row["difficulty"] is None  # symmetries of givens: not for pencilmarks
         assert (row["grade"] is not None) == (row["verdict"] in ("solved", "multiple"))
+
+
+@counts_kernel
+def test_a_lazy_frame_knows_the_solution_count_column(loosened):
+    import polars as pl
+
+    lazy = solve_batch(pl.LazyFrame({"puzzle": loosened}), solutions=4)
+    assert lazy.collect_schema()["solution_count"] == pl.Int64
+    assert lazy.collect()["solution_count"].max() == 4
+
+
+@counts_kernel
+def test_report_reads_results_with_a_solution_count(tmp_path, loosened):
+    source = tmp_path / "loose.txt"
+    source.write_text("\n".join(loosened) + "\n")
+    out = tmp_path / "loose.parquet"
+    assert cli("solve", source, "-o", out, "--solutions", "5", "-q").exit_code == 0
+    done = cli("report", out)
+    assert done.exit_code == 0, done.stderr

@@ -183,3 +183,28 @@ def test_the_kernel_enumerates_what_the_reference_finds(tmp_path):
     table = pl.read_parquet(out)
     assert set(table.filter(pl.col("row") == 0)["solution"]) == reference(SEVERAL, 10_000)
     assert table.filter(pl.col("row") == 1)["solution"].to_list() == list(reference(UNIQUE, 2))
+
+
+def test_an_interrupted_run_leaves_nothing_behind(tmp_path, monkeypatch):
+    def solutions_of(puzzle):
+        yield np.ones((600, 81), np.uint8)
+        yield np.ones((600, 81), np.uint8)  # a part is kept by now
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(pipeline.solver, "enumerate_solutions", fake_search(solutions_of),
+                        raising=False)  # fmt: skip
+    out = tmp_path / "out.parquet"
+    done = cli("enumerate", _write(tmp_path, [UNIQUE]), "-o", out, "--limit", 10**6,
+               "--batch-size", 1000)  # fmt: skip
+    assert done.exit_code == 130
+    assert_one_line_error(done.stderr, "interrupted")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in.txt"]  # no output, parts, lock
+
+
+def test_a_rerun_replaces_its_own_output(tmp_path, from_reference):
+    source = _write(tmp_path, [UNIQUE])
+    for fmt in ("csv", "jsonl", "parquet"):
+        out = tmp_path / f"out.{fmt}"
+        for _ in range(2):
+            done = cli("enumerate", source, "-o", out, "--limit", 3, "-q")
+            assert done.exit_code == 0, (fmt, done.stderr)

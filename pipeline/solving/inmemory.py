@@ -81,6 +81,11 @@ def solve_batch(
     `workers`: None or 1 solves in this thread; more splits the puzzles into chunks solved on
     that many worker threads of this process (`pipeline.run.pool`: nothing to start, nothing
     kept between calls); the rows are the same, in the same order.
+
+    `solutions`: 1 stops at the first solution (verdict `found`), 2 proves uniqueness, more
+    counts them up to that many into a `solution_count` column (N means N or more). Puzzles
+    may be 729-character pencilmark strings (`pipeline.pencilmarks`), solved from their
+    candidates.
     """
     options = SolveOptions(strategy, solutions, max_nodes)
     named = ColumnNames(column=column, solution_column=solution_column, id_column=id_column)
@@ -117,7 +122,7 @@ def _solve_lazy(
     empty = puzzle_batch(pl.DataFrame(schema=schema), **named)  # no rows: the ids' type
     has_ids = "id" in empty.schema.names
     id_type = empty.schema.field("id").type if has_ids else None
-    results = pl.DataFrame(result_schema(id_type).empty_table())
+    results = pl.DataFrame(result_schema(id_type, options.added_schema()).empty_table())
     others = passed_columns(schema.names(), named)
     out = pl.Schema({**results.schema, **{new: schema[old] for old, new in others.items()}})
     return frame.map_batches(lambda df: _solve_frame(df, options, named, workers), schema=out)
