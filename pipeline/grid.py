@@ -62,14 +62,15 @@ class ParsedGrids(NamedTuple):
     pencilmark: np.ndarray | None = None
 
 
-def parse_puzzles(values: PuzzleColumn) -> ParsedGrids:
+def parse_puzzles(values: PuzzleColumn, pencilmarks: bool = False) -> ParsedGrids:
     """Parse a column of puzzle strings into grids; a bad row gets an error message, never raises.
 
     `values`: a polars Series, a pyarrow (Chunked)Array of string or large_string, a numpy array
     of str or object, or a list of str; None (null) is a missing puzzle. A row's error is the
     first that applies: missing, wrong number of cells (characters), first stray character.
-    A row of 729 characters is a pencilmark puzzle (`pipeline.pencilmarks`): then `candidates`
-    and `pencilmark` say what each row allows.
+    With `pencilmarks`, a row of 729 characters is a pencilmark puzzle (`pipeline.pencilmarks`):
+    then `candidates` and `pencilmark` say what each row allows. Without (for the steps that
+    read givens only), such a row is malformed, and its error says why.
     """
     strings = _as_strings(values)
     if strings.null_count == 0 and _all_cells_long(strings):
@@ -78,10 +79,10 @@ def parse_puzzles(values: PuzzleColumn) -> ParsedGrids:
         grids, ok = _cells_from_bytes(_row_bytes(strings))
         if ok.all():
             return ParsedGrids(grids, ok, pa.nulls(len(ok), pa.string()))
-    return _parse_untidy(strings)
+    return _parse_untidy(strings, pencilmarks)
 
 
-def _parse_untidy(strings: pa.StringArray) -> ParsedGrids:
+def _parse_untidy(strings: pa.StringArray, pencilmarks: bool = False) -> ParsedGrids:
     """`parse_puzzles` of a column with nulls, whitespace, other lengths or stray bytes."""
     stripped = pc.utf8_trim_whitespace(strings)
     # Only rows of exactly 81 bytes can be puzzles; the others are swapped for 81 stray bytes, so
@@ -94,7 +95,10 @@ def _parse_untidy(strings: pa.StringArray) -> ParsedGrids:
         grids, ok = _cells_from_bytes(_row_bytes(stripped))
     marks = np.flatnonzero(pc.fill_null(pc.equal(lengths, PENCILMARK_CHARS), False))
     if len(marks):
-        return _with_pencilmarks(stripped, grids, ok, marks)
+        parsed = _with_pencilmarks(stripped, grids, ok, marks)
+        if not pencilmarks:  # a pencilmark row where only givens are read: malformed
+            return _without_pencilmarks(parsed, marks)
+        return parsed
     bad = np.flatnonzero(~ok)
     messages = _error_messages(stripped.take(pa.array(bad))) if len(bad) else None
     return ParsedGrids(grids, ok, _scatter_strings(len(ok), bad, messages))
@@ -125,6 +129,19 @@ def _with_pencilmarks(
     errors = _scatter_strings(len(ok), rows, pa.array([found[r] for r in rows.tolist()],
                                                       pa.string()))  # fmt: skip
     return ParsedGrids(grids, ok, errors, candidates, pencilmark)
+
+
+def _without_pencilmarks(parsed: ParsedGrids, marks: np.ndarray) -> ParsedGrids:
+    """`parsed` with its pencilmark rows made malformed: a step that reads givens only."""
+    grids, ok = parsed.grids, parsed.ok
+    messages = parsed.errors.to_pylist()
+    for i in marks.tolist():
+        if ok[i]:
+            messages[i] = ("a pencilmark puzzle (729 characters), which this step does not "
+                           "read: it takes 81-cell puzzles")  # fmt: skip
+    ok[marks] = False
+    grids[marks] = 0
+    return ParsedGrids(grids, ok, pa.array(messages, pa.string()))
 
 
 def _all_cells_long(strings: pa.StringArray) -> bool:

@@ -1,5 +1,7 @@
 """Pencilmark puzzles (tdoku's 729-character lines): parsed, found in every input format."""
 
+from functools import partial
+
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -15,11 +17,12 @@ from pipeline.pencilmarks import (
     singles_of,
 )
 
+parse_puzzles_marks = partial(parse_puzzles, pencilmarks=True)
 PUZZLE = "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79"
 
 
 def pencilmark_of(puzzle: str) -> str:
-    return format_pencilmarks(candidates_of(parse_puzzles([puzzle]).grids))[0]
+    return format_pencilmarks(candidates_of(parse_puzzles_marks([puzzle]).grids))[0]
 
 
 def test_a_cell_is_nine_places_one_per_digit():
@@ -36,12 +39,12 @@ def test_a_cell_is_nine_places_one_per_digit():
 def test_a_pencilmark_row_parses_to_its_candidates_and_its_single_cells():
     marks = pencilmark_of(PUZZLE)
     narrowed = marks[:18] + "12......." + marks[27:]  # cell 2: 1 or 2
-    parsed = parse_puzzles([narrowed, PUZZLE, "  " + marks + "\n"])
+    parsed = parse_puzzles_marks([narrowed, PUZZLE, "  " + marks + "\n"])
     assert parsed.ok.tolist() == [True, True, True]
     assert parsed.pencilmark.tolist() == [True, False, True]
     assert parsed.candidates[0, 2] == 0b11
     # the grid of a pencilmark row: the cells with one candidate left (its clues)
-    assert (parsed.grids[0] == parse_puzzles([PUZZLE]).grids[0]).all()
+    assert (parsed.grids[0] == parse_puzzles_marks([PUZZLE]).grids[0]).all()
     assert (parsed.candidates[1] == candidates_of(parsed.grids[1:2])[0]).all()
     assert parsed.errors.null_count == 3
 
@@ -49,7 +52,9 @@ def test_a_pencilmark_row_parses_to_its_candidates_and_its_single_cells():
 def test_zero_is_read_as_an_eliminated_digit():
     marks = pencilmark_of(PUZZLE)
     zeros = marks.replace(".", "0")
-    assert (parse_puzzles([zeros]).candidates == parse_puzzles([marks]).candidates).all()
+    assert (
+        parse_puzzles_marks([zeros]).candidates == parse_puzzles_marks([marks]).candidates
+    ).all()
 
 
 @pytest.mark.parametrize(
@@ -59,7 +64,7 @@ def test_zero_is_read_as_an_eliminated_digit():
 def test_a_character_out_of_its_place_makes_the_row_malformed(position, char, cell, digit):
     marks = pencilmark_of(PUZZLE)
     bad = marks[:position] + char + marks[position + 1 :]
-    parsed = parse_puzzles([bad, marks])
+    parsed = parse_puzzles_marks([bad, marks])
     assert parsed.ok.tolist() == [False, True]
     message = parsed.errors[0].as_py()
     assert f"stray character {char!r} at cell {cell}" in message
@@ -69,19 +74,19 @@ def test_a_character_out_of_its_place_makes_the_row_malformed(position, char, ce
 
 def test_other_lengths_are_malformed_as_before():
     marks = pencilmark_of(PUZZLE)
-    parsed = parse_puzzles([marks[:-1], marks + "1", None])
+    parsed = parse_puzzles_marks([marks[:-1], marks + "1", None])
     assert not parsed.ok.any()
     assert parsed.errors.to_pylist()[:2] == ["expected 81 cells, got 728",
                                             "expected 81 cells, got 730"]  # fmt: skip
 
 
 def test_a_column_of_81_character_puzzles_has_no_candidates():
-    parsed = parse_puzzles([PUZZLE, "x"])
+    parsed = parse_puzzles_marks([PUZZLE, "x"])
     assert parsed.candidates is None and parsed.pencilmark is None
 
 
 def test_singles_of_and_candidates_of_are_inverse_on_givens():
-    grids = parse_puzzles([PUZZLE]).grids
+    grids = parse_puzzles_marks([PUZZLE]).grids
     assert (singles_of(candidates_of(grids)) == grids).all()
     assert singles_of(np.zeros((1, 81), np.uint16)).sum() == 0  # no candidate: not a clue
 
@@ -101,7 +106,7 @@ def test_pencilmark_puzzles_are_found_in_every_input_format(tmp_path, kind):
     else:
         path = tmp_path / "marks.parquet"
         pq.write_table(pa.table({"note": ["a", "b"], "pencilmarks": marks}), path)
-    parsed = read_puzzles(path)
+    parsed = read_puzzles(path, pencilmarks=True)
     assert parsed.ok.tolist() == [True, True]
     assert parsed.pencilmark.tolist() == [True, True]
     assert parsed.grids[1, 0] == 0 and parsed.grids[0, 0] == 5
@@ -114,7 +119,7 @@ def test_a_pencilmark_puzzles_duplicate_key_is_its_candidates():
     marks = pencilmark_of(PUZZLE)
     other = marks[:18] + "1........" + marks[27:]  # same single cells but one, fewer candidates
     narrower = marks[:18] + "12......." + marks[27:]  # same single cells, fewer candidates
-    parsed = parse_puzzles([marks, narrower, marks, PUZZLE, other, "x"])
+    parsed = parse_puzzles_marks([marks, narrower, marks, PUZZLE, other, "x"])
     keys = pencilmark_keys(parsed, row_keys(parsed.grids, parsed.ok))
     rows = [tuple(k) for k in keys.tolist()]
     assert rows[0] == rows[2]  # the same pencilmarks
@@ -138,3 +143,15 @@ def test_the_ladder_starts_from_the_pencilmarks():
     graded = grade_grids(parsed.grids, marks=narrowed)
     easiest = len(SINGLES) - 1  # the grades are places on the ladder
     assert (graded.grades <= easiest).all() and (plain.grades > easiest).any()
+
+
+def test_a_step_that_reads_givens_only_says_a_pencilmark_row_is_not_for_it():
+    import pipeline
+
+    marks = pencilmark_of(PUZZLE)
+    parsed = parse_puzzles([marks, PUZZLE])
+    assert parsed.ok.tolist() == [False, True] and parsed.candidates is None
+    assert "pencilmark puzzle (729 characters)" in parsed.errors[0].as_py()
+    with pytest.raises(ValueError, match="pencilmark"):
+        pipeline.solve_unique(marks)
+    assert pipeline.canonical([marks]).to_list() == [None]

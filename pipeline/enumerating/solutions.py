@@ -119,7 +119,7 @@ def solution_tables(
     filling = _Filling(schema, names)
     chunk = max(1, min(part_rows, 65_536))
     for source, batch in batches:
-        parsed = parse_puzzles(batch.column(batch.schema.get_field_index("puzzle")))
+        parsed = parse_puzzles(batch.column(batch.schema.get_field_index("puzzle")), True)
         rows = batch.column(batch.schema.get_field_index("row")).to_numpy().tolist()
         ids = optional_column(batch, "id")
         clash = np.zeros(len(rows), np.bool_)

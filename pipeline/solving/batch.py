@@ -120,7 +120,7 @@ def solve_record_batch(batch: pa.RecordBatch, options: SolveOptions) -> pa.Table
     """Solve a batch with columns `row`, `puzzle` and optionally `solution` and `id`; any
     other column passes through to the results (`Dataset.extra_schema`)."""
     puzzles = batch.column(batch.schema.get_field_index("puzzle"))
-    parsed = parse_puzzles(puzzles)
+    parsed = parse_puzzles(puzzles, pencilmarks=True)
     marks = {} if parsed.candidates is None else {"candidates": parsed.candidates}
     found = solve_grids(
         parsed.grids,

@@ -26,7 +26,7 @@ def check_rows(
 
     rows = batch.column(batch.schema.get_field_index("row")).to_numpy()
     ids = optional_column(batch, "id")
-    parsed = parse_puzzles(batch.column(batch.schema.get_field_index("puzzle")))
+    parsed = parse_puzzles(batch.column(batch.schema.get_field_index("puzzle")), pencilmarks=True)
     marks = np.zeros(len(rows), np.bool_) if parsed.pencilmark is None else parsed.pencilmark
     found, seconds = find_two_solutions(parsed.grids, max_nodes, skip=~parsed.ok | marks)
     if marks.any():
