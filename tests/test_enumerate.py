@@ -208,3 +208,16 @@ def test_a_rerun_replaces_its_own_output(tmp_path, from_reference):
         for _ in range(2):
             done = cli("enumerate", source, "-o", out, "--limit", 3, "-q")
             assert done.exit_code == 0, (fmt, done.stderr)
+
+
+def test_several_inputs_name_their_source(tmp_path, from_reference):
+    first, second = tmp_path / "a.txt", tmp_path / "b.txt"
+    first.write_text(UNIQUE + "\n")
+    second.write_text(f"nonsense\n{UNIQUE}\n")
+    out = tmp_path / "both.parquet"
+    done = cli("enumerate", first, second, "-o", out, "--limit", 3, "-q")
+    assert done.exit_code == 0, done.stderr
+    table = pl.read_parquet(out)
+    assert table.columns[:2] == ["source", "row"]
+    assert [s.rsplit("/", 1)[-1] for s in table["source"].cast(str)] == ["a.txt", "b.txt"]
+    assert table["row"].to_list() == [0, 1]
