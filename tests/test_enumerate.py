@@ -1,5 +1,6 @@
 """The enumerate command and its twins: every solution of each puzzle, one row each, streamed."""
 
+import inspect
 import json
 
 import numpy as np
@@ -119,6 +120,10 @@ def _write(tmp_path, puzzles):
     return path
 
 
+@pytest.mark.skipif(
+    "candidates" not in inspect.signature(pipeline.solver.solve_grids).parameters,
+    reason="solve_grids takes no candidates yet (i27kernel)",
+)
 def test_pencilmark_puzzles_are_enumerated_from_their_candidates(tmp_path, from_reference):
     from pipeline.grid import parse_puzzles
     from pipeline.pencilmarks import candidates_of, format_pencilmarks
@@ -194,7 +199,7 @@ def test_an_interrupted_run_leaves_nothing_behind(tmp_path, monkeypatch):
     monkeypatch.setattr(pipeline.solver, "enumerate_solutions", fake_search(solutions_of),
                         raising=False)  # fmt: skip
     out = tmp_path / "out.parquet"
-    done = cli("enumerate", _write(tmp_path, [UNIQUE]), "-o", out, "--limit", 10**6,
+    done = cli("enumerate", _write(tmp_path, [SEVERAL]), "-o", out, "--limit", 10**6,
                "--batch-size", 1000)  # fmt: skip
     assert done.exit_code == 130
     assert_one_line_error(done.stderr, "interrupted")

@@ -21,8 +21,9 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from pipeline.grid import format_grids, parse_puzzles
+from pipeline.grid import ParsedGrids, format_grids, parse_puzzles
 from pipeline.io.dataset import optional_column
+from pipeline.solver import codes, solve_grids
 
 OUTCOMES = ("complete", "at_limit", "unsolvable", "invalid", "malformed")
 SOURCE_TYPE = pa.dictionary(pa.int32(), pa.string())  # as the solve job's `source`
@@ -101,6 +102,25 @@ class _Filling:
         return pa.Table.from_pydict(columns, schema=self.schema)
 
 
+_NO_ROWS = {codes.MALFORMED: "malformed", codes.INVALID: "invalid",
+            codes.UNSOLVABLE: "unsolvable"}  # fmt: skip
+
+
+def _screened(parsed: ParsedGrids, limit: int) -> tuple[np.ndarray, np.ndarray]:
+    """A whole batch searched at once for `min(limit, 2)` solutions: the verdicts, and the
+    first solutions. Most puzzles of a corpus have one solution, or none: they need no
+    enumeration, one puzzle at a time, at all."""
+    marks = {} if parsed.candidates is None else {"candidates": parsed.candidates}
+    found = solve_grids(parsed.grids, solutions=min(limit, 2), skip=~parsed.ok, **marks)
+    return found.verdicts, found.solutions
+
+
+def _enumerate(puzzle: np.ndarray, limit: int, chunk: int) -> Iterator[np.ndarray]:
+    from pipeline.solver import enumerate_solutions  # the kernel's streaming search
+
+    return enumerate_solutions(puzzle, limit, chunk=chunk)
+
+
 def solution_tables(
     batches: Iterable[tuple[int, pa.RecordBatch]],
     limit: int,
@@ -113,37 +133,35 @@ def solution_tables(
     `puzzle` and optionally `id`), up to `limit` a puzzle, in tables of `part_rows` rows (the
     last may hold fewer; none for an input without solutions). `tally` counts as it goes;
     `names`: the inputs' names, for a `source` column (several inputs)."""
-    from pipeline.solver import enumerate_solutions
-    from pipeline.solver.checks import first_clash
-
     filling = _Filling(schema, names)
     chunk = max(1, min(part_rows, 65_536))
     for source, batch in batches:
         parsed = parse_puzzles(batch.column(batch.schema.get_field_index("puzzle")), True)
         rows = batch.column(batch.schema.get_field_index("row")).to_numpy().tolist()
         ids = optional_column(batch, "id")
-        clash = np.zeros(len(rows), np.bool_)
-        if parsed.ok.any():
-            clash[parsed.ok] = first_clash(parsed.grids[parsed.ok]).kind >= 0
-        marks = parsed.pencilmark
-        for i in range(len(rows)):
+        verdicts, firsts = _screened(parsed, limit)
+        for i, verdict in enumerate(verdicts.tolist()):
             tally.rows += 1
-            if not parsed.ok[i] or clash[i]:
-                tally.outcomes["malformed" if not parsed.ok[i] else "invalid"] += 1
+            if verdict in _NO_ROWS:
+                tally.outcomes[_NO_ROWS[verdict]] += 1
                 continue
-            puzzle = parsed.candidates[i] if marks is not None and marks[i] else parsed.grids[i]
+            if verdict == codes.MULTIPLE:  # the only ones a search must enumerate
+                marks = parsed.pencilmark
+                puzzle = parsed.candidates[i] if marks is not None and marks[i] else parsed.grids[i]
+                found = _enumerate(puzzle, limit, chunk)
+            else:  # SOLVED, FOUND: the one solution (or the first, for a limit of 1) is known
+                found = iter([firsts[i : i + 1]])
             ident = None if ids is None else ids[i].as_py()
-            found = 0
-            for solutions in enumerate_solutions(puzzle, limit, chunk=chunk):
+            k = 0
+            for solutions in found:
                 while len(solutions):
                     take = solutions[: part_rows - filling.size]
-                    filling.add(_Segment(source, rows[i], ident, found, take))
-                    found += len(take)
+                    filling.add(_Segment(source, rows[i], ident, k, take))
+                    k += len(take)
                     solutions = solutions[len(take) :]
                     if filling.size >= part_rows:
                         yield filling.table()
-            tally.solutions += found
-            tally.outcomes["at_limit" if found >= limit else
-                           "complete" if found else "unsolvable"] += 1  # fmt: skip
+            tally.solutions += k
+            tally.outcomes["at_limit" if k >= limit else "complete"] += 1
     if filling.size:
         yield filling.table()
