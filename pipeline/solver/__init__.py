@@ -24,17 +24,22 @@ choice: a puzzle stopped by it reports `nodes == max_nodes`. Backing up costs no
 Every kernel has the same signature and works on a whole batch::
 
     kernel(grids, skip, [*flags,] max_solutions, max_nodes,
-           verdicts, solutions, nodes, guesses, solve_ns) -> None
+           verdicts, solutions, nodes, guesses, solve_ns, counts) -> None
 
 * `grids`: `(n, 81) uint8`, 0 = blank, 1..9 = given digit, row-major cells.
 * `skip`: `(n,) bool`; rows where it is True are left untouched (malformed rows).
 * leading flags of the strategy, if any (see `registry.Strategy.flags`).
-* `max_solutions`: 1 = stop at the first solution, 2 = prove uniqueness. (Kernels say
-  `SOLVED` for a first solution either way; `solve_grids` turns it into `FOUND` for 1.)
+* `max_solutions`: the search stops when it has found this many solutions (any N >= 1):
+  1 = stop at the first solution, 2 = prove uniqueness, more = count. The verdict does not
+  depend on N beyond that: `SOLVED` for exactly one solution (kernels say it for a first
+  solution even when N = 1; `solve_grids` turns it into `FOUND` then), `MULTIPLE` for two or
+  more.
 * `max_nodes`: per-puzzle node budget, 0 = none. When the budget is spent before the search
   decides, the verdict is `LIMIT` (with the first solution kept if one was found).
 * outputs: `verdicts (n,) int8` (codes.py), `solutions (n, 81) uint8` (the first solution found,
-  zeros when none), `nodes`, `guesses`, `solve_ns` `(n,) int64`.
+  zeros when none), `nodes`, `guesses`, `solve_ns` `(n,) int64`, and `counts (n,) int64`: the
+  solutions found, up to `max_solutions` (a count equal to it means "that many or more"; under
+  a `LIMIT` verdict, those found before the budget ran out; 0 for `INVALID`).
 
 Givens that clash (a digit twice in a unit, or a value above 9) make the verdict `INVALID`
 without a search (nodes, guesses and time 0): every kernel finds them itself while loading the
@@ -65,6 +70,7 @@ class KernelResults(NamedTuple):
     nodes: np.ndarray  # (n,) int64
     guesses: np.ndarray  # (n,) int64
     solve_ns: np.ndarray  # (n,) int64
+    counts: np.ndarray  # (n,) int64: solutions found, up to the `solutions` asked for
 
 
 def _prepare(
@@ -83,8 +89,17 @@ def _prepare(
         np.zeros(n, dtype=np.int64),
         np.zeros(n, dtype=np.int64),
         np.zeros(n, dtype=np.int64),
+        np.zeros(n, dtype=np.int64),
     )
     return grids, malformed, out
+
+
+def _limit(solutions: int) -> int:
+    if isinstance(solutions, bool) or not isinstance(solutions, int | np.integer):
+        raise ValueError(f"solutions must be a whole number >= 1, not {solutions!r}")
+    if not 1 <= solutions <= MAX_NODES:
+        raise ValueError(f"solutions must be between 1 and {MAX_NODES:,}, not {solutions!r}")
+    return int(solutions)
 
 
 def _budget(max_nodes: int | None) -> int:
@@ -102,10 +117,12 @@ def solve_grids(
 ) -> KernelResults:
     """Solve a batch of `(n, 81) uint8` grids; rows whose givens clash get `INVALID`.
 
-    `skip` marks rows not to solve at all (e.g. malformed rows); their verdict is `MALFORMED`.
+    `solutions`: stop after this many (any N >= 1, every strategy): 1 finds a solution, 2
+    proves uniqueness, more counts them (`counts`, up to N; N means "N or more"). The
+    verdicts do not change with N beyond 2. `skip` marks rows not to solve at all (e.g.
+    malformed rows); their verdict is `MALFORMED`.
     """
-    if solutions not in (1, 2):
-        raise ValueError(f"solutions must be 1 or 2, not {solutions!r}")
+    solutions = _limit(solutions)
     budget = _budget(max_nodes)
     chosen = get_strategy(strategy)
     kernel = chosen.load()
@@ -135,7 +152,7 @@ def find_two_solutions(
     grids, todo_skip, out = _prepare(grids, skip)
     seconds = np.zeros_like(out.solutions)
     two_solutions_kernel(grids, todo_skip, budget, out.verdicts, out.solutions, seconds,
-                         out.nodes, out.guesses, out.solve_ns)  # fmt: skip
+                         out.nodes, out.guesses, out.solve_ns, out.counts)  # fmt: skip
 
     def solve_again(subset: np.ndarray) -> np.ndarray:
         again = _prepare(subset, None)[2]

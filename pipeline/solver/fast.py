@@ -155,9 +155,10 @@ def _solve_one(
     choice: np.ndarray,
     solution: np.ndarray,
     second: np.ndarray,
-) -> tuple[int, int, int, int]:
-    """Search one puzzle; returns (verdict, nodes, guesses, branch points), fills `solution`
-    with the first solution found and `second` with the second one, when found.
+) -> tuple[int, int, int, int, int]:
+    """Search one puzzle; returns (verdict, nodes, guesses, branch points, solutions found:
+    up to `max_solutions`), fills `solution` with the first solution found and `second` with
+    the second one, when found.
 
     `boards[depth]` is the board at each depth, followed by the other way of the branch taken
     there (digit and three band masks), still to try. Branching copies the board one level
@@ -165,7 +166,7 @@ def _solve_one(
     one copy per branch point."""
     board = boards[0]
     if not _load_givens(givens, board, boards[1]):
-        return INVALID, 0, 0, 0
+        return INVALID, 0, 0, 0, 0
     # Every (digit, band) dirty, as an int64 variable: a literal here would have numba compile
     # `propagate` and `_update_bands` a second time for it (0.6 s more on the first run).
     state = propagate(board, np.int64((1 << 27) - 1), fields, choice)
@@ -221,7 +222,7 @@ def _solve_one(
             second[k] = 0
             if found == 0:
                 solution[k] = 0
-    return verdict, nodes, guesses, branches
+    return verdict, nodes, guesses, branches, found
 
 
 @kernel
@@ -235,12 +236,13 @@ def solve_kernel(
     nodes: np.ndarray,
     guesses: np.ndarray,
     solve_ns: np.ndarray,
+    counts: np.ndarray,
 ) -> None:
     """Solve every row of `grids` not marked in `skip` (see `pipeline.solver` for the contract;
     this kernel also answers `INVALID` for clashing givens and values above 9 by itself)."""
     seconds = np.zeros((1, 81), dtype=np.uint8)  # scratch: the second solution is dropped
     branches = np.zeros(1, dtype=np.int64)  # scratch: branch points are dropped
-    results = (verdicts, solutions, nodes, guesses, solve_ns)
+    results = (verdicts, solutions, nodes, guesses, solve_ns, counts)
     _solve_all(grids, skip, max_solutions, max_nodes, results, seconds, 0, branches, 0)
 
 
@@ -255,11 +257,12 @@ def two_solutions_kernel(
     nodes: np.ndarray,
     guesses: np.ndarray,
     solve_ns: np.ndarray,
+    counts: np.ndarray,
 ) -> None:
     """Like `solve_kernel` with `max_solutions=2`, and keeps the second solution in `seconds`
     for puzzles with several (the evidence that validation shows)."""
     branches = np.zeros(1, dtype=np.int64)  # scratch: branch points are dropped
-    results = (verdicts, solutions, nodes, guesses, solve_ns)
+    results = (verdicts, solutions, nodes, guesses, solve_ns, counts)
     _solve_all(grids, skip, 2, max_nodes, results, seconds, 1, branches, 0)
 
 
@@ -269,16 +272,16 @@ def _solve_all(
     skip: np.ndarray,
     max_solutions: int,
     max_nodes: int,
-    results: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    results: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray],
     seconds: np.ndarray,
     keep_seconds: int,
     branches: np.ndarray,
     keep_branches: int,
 ) -> None:
     """The search over a batch: `results` are the contract's outputs (verdicts, solutions,
-    nodes, guesses, solve_ns), one tuple for the three kernels; `seconds` and `branches` are
+    nodes, guesses, solve_ns, counts), one tuple for the three kernels; `seconds` and `branches` are
     written at row `i * keep_seconds` and `i * keep_branches` (0: one scratch row)."""
-    verdicts, solutions, nodes, guesses, solve_ns = results
+    verdicts, solutions, nodes, guesses, solve_ns, counts = results
     # Every array the search touches is `unowned` (see bits.py): no atomic reference counts
     # per call or per view. The owners below stay alive until the loop is over.
     boards_owner = np.zeros((MAX_DEPTH + 1, BOARD_SLOTS + 4), dtype=np.int64)
@@ -299,8 +302,8 @@ def _solve_all(
         if skip[i]:
             continue
         second = others[i * keep_seconds]
-        verdict, n, g, b = _solve_one(puzzles[i], max_solutions, max_nodes, boards, fields, choice,
-                                      firsts[i], second)  # fmt: skip
+        verdict, n, g, b, found = _solve_one(puzzles[i], max_solutions, max_nodes, boards,
+                                             fields, choice, firsts[i], second)  # fmt: skip
         end = now_ns(clock)
         solve_ns[i] = end - start
         start = end
@@ -312,6 +315,7 @@ def _solve_all(
         verdicts[i] = verdict
         nodes[i] = n
         guesses[i] = g
+        counts[i] = found
         branches[i * keep_branches] = b
     # Do not remove: the `unowned` views above do not keep their buffers alive, and without a
     # use of each owner here numba may free them while the loop still reads through the views.
@@ -326,7 +330,7 @@ def _branch_points_kernel(grids: np.ndarray, max_solutions: int, branches: np.nd
     solutions = np.zeros((n, 81), dtype=np.uint8)
     seconds = np.zeros((1, 81), dtype=np.uint8)
     counts = np.zeros(n, dtype=np.int64)
-    results = (verdicts, solutions, counts, counts, counts)
+    results = (verdicts, solutions, counts, counts, counts, counts)
     _solve_all(grids, skip, max_solutions, 0, results, seconds, 0, branches, 1)
 
 

@@ -75,8 +75,9 @@ def _search(
     frame_todo: np.ndarray,
     frame_many: np.ndarray,
     solution: np.ndarray,
-) -> tuple[int, int, int]:
-    """Search one puzzle; returns (verdict, nodes, guesses). `most_constrained`: mrv's choice
+) -> tuple[int, int, int, int]:
+    """Search one puzzle; returns (verdict, nodes, guesses, solutions found: up to
+    `max_solutions`). `most_constrained`: mrv's choice
     of cell, else row-major order (backtrack).
 
     Writes the first solution found into `solution` (zeros when none); the other arrays are
@@ -85,7 +86,7 @@ def _search(
     solution[:] = 0
     m = _load(grid, board, used, empties)
     if m < 0:
-        return codes.INVALID, 0, 0
+        return codes.INVALID, 0, 0, 0
 
     nodes = 1  # the root
     guesses = 0
@@ -166,7 +167,7 @@ def _search(
         verdict = codes.MULTIPLE
     else:
         verdict = codes.SOLVED
-    return verdict, nodes, guesses
+    return verdict, nodes, guesses, found
 
 
 @kernel
@@ -181,6 +182,7 @@ def reference_kernel(
     nodes: np.ndarray,
     guesses: np.ndarray,
     solve_ns: np.ndarray,
+    counts: np.ndarray,
 ) -> None:
     """Solve every row of `grids` not marked in `skip` with the `mrv` search
     (`most_constrained`) or the `backtrack` one; the contract is in `pipeline.solver`."""
@@ -195,7 +197,7 @@ def reference_kernel(
     for i in range(grids.shape[0]):
         if skip[i]:
             continue
-        verdict, n, g = _search(
+        verdict, n, g, found = _search(
             grids[i],
             most_constrained,
             max_solutions,
@@ -214,4 +216,5 @@ def reference_kernel(
             solve_ns[i] = t1 - t0
             nodes[i] = n
             guesses[i] = g
+        counts[i] = found
         t0 = t1

@@ -1,0 +1,163 @@
+"""Counting solutions up to any N (`solve_grids(..., solutions=N)`, `KernelResults.counts`),
+checked against a small pure-Python counter and, when its library is built, against tdoku."""
+
+import ctypes
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+from conftest import shared_puzzles
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pipeline.generator import random_full_grids
+from pipeline.solver import STRATEGIES, codes, solve_grids
+
+ALL = 511
+PEERS = [
+    sorted(
+        (
+            {9 * (c // 9) + k for k in range(9)}
+            | {9 * k + c % 9 for k in range(9)}
+            | {9 * (3 * (c // 27) + i // 3) + 3 * ((c % 9) // 3) + i % 3 for i in range(9)}
+        )
+        - {c}
+    )
+    for c in range(81)
+]
+
+
+def count_reference(candidates: list[int], limit: int) -> int:
+    """Pure-Python counter, independent of every kernel: the grids that give each cell one of
+    its candidates (bit d-1 for digit d) and repeat no digit in a unit, up to `limit`. Search:
+    the unassigned cell with the fewest digits left, no other propagation."""
+    values = [0] * 81
+
+    def search(limit: int) -> int:
+        best, best_options = -1, 0
+        for cell in range(81):
+            if values[cell]:
+                continue
+            options = candidates[cell]
+            for peer in PEERS[cell]:
+                if values[peer]:
+                    options &= ~(1 << (values[peer] - 1))
+            if best < 0 or bin(options).count("1") < bin(best_options).count("1"):
+                best, best_options = cell, options
+                if options == 0:
+                    return 0
+        if best < 0:
+            return 1
+        total = 0
+        for digit in range(1, 10):
+            if best_options >> (digit - 1) & 1:
+                values[best] = digit
+                total += search(limit - total)
+                values[best] = 0
+                if total >= limit:
+                    break
+        return total
+
+    return search(limit)
+
+
+def grid_candidates(grid: np.ndarray) -> list[int]:
+    return [1 << (int(v) - 1) if v else ALL for v in grid]
+
+
+def blanked(seed: int, n: int, blanks: int) -> np.ndarray:
+    """Random complete grids with `blanks` random cells emptied: counts from 1 to thousands."""
+    rng = np.random.default_rng(seed)
+    grids = random_full_grids(n, rng)
+    for row in grids:
+        row[rng.choice(81, size=blanks, replace=False)] = 0
+    return grids
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_counts_match_the_reference_counter(strategy):
+    grids = blanked(1, 12, 54)
+    limit = 40
+    found = solve_grids(grids, strategy=strategy, solutions=limit)
+    expected = [count_reference(grid_candidates(g), limit) for g in grids]
+    assert found.counts.tolist() == expected
+    assert len(set(expected)) > 3  # the sample does count: not all 1s or all at the limit
+    verdicts = [codes.SOLVED if c == 1 else codes.MULTIPLE for c in expected]
+    assert found.verdicts.tolist() == verdicts
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), blanks=st.integers(0, 60), limit=st.integers(1, 30))
+def test_fast_counts_any_limit(seed, blanks, limit):
+    grid = blanked(seed, 1, blanks)
+    found = solve_grids(grid, solutions=limit)
+    expected = count_reference(grid_candidates(grid[0]), limit)
+    assert found.counts[0] == expected
+    if expected:  # the solution reported is one of them
+        assert (found.solutions[0][grid[0] > 0] == grid[0][grid[0] > 0]).all()
+
+
+def test_counts_for_every_limit_and_verdict():
+    grids = np.zeros((4, 81), dtype=np.uint8)
+    grids[1, [0, 1]] = 5  # clash: invalid, count 0
+    grids[2] = blanked(3, 1, 30)[0]
+    grids[3, :9] = [1, 2, 3, 4, 5, 6, 7, 8, 0]
+    grids[3, 17] = 9  # the row's blank allows no digit: no solution
+    for limit in (1, 2, 3, 1000):
+        found = solve_grids(grids, solutions=limit, skip=np.array([0, 0, 0, 0], bool))
+        assert found.counts.tolist() == [limit, 0, 1, 0]
+        assert found.verdicts[1] == codes.INVALID and found.verdicts[3] == codes.UNSOLVABLE
+    skipped = solve_grids(grids, solutions=5, skip=np.array([1, 0, 0, 0], bool))
+    assert skipped.counts[0] == 0 and skipped.verdicts[0] == codes.MALFORMED
+
+
+def test_counting_stops_at_the_node_budget():
+    empty = np.zeros((1, 81), dtype=np.uint8)
+    found = solve_grids(empty, solutions=10**9, max_nodes=500)
+    assert found.verdicts[0] == codes.LIMIT and 0 < found.counts[0] < 10**9
+
+
+@pytest.mark.parametrize("bad", [0, -1, 2.5, True, "3", None])
+def test_bad_limits_are_refused(bad):
+    with pytest.raises(ValueError, match="solutions must be"):
+        solve_grids(np.zeros((1, 81), np.uint8), solutions=bad)
+
+
+def tdoku_library() -> ctypes.CDLL | None:
+    """tdoku's shared library: TDOKU_LIB, or beside TDOKU_BENCH's run_benchmark."""
+    paths = [os.environ.get("TDOKU_LIB")]
+    bench = os.environ.get("TDOKU_BENCH")
+    if bench:
+        paths.append(str(Path(bench).parent / "libtdoku_shared.so"))
+    for path in paths:
+        if path and Path(path).is_file():
+            library = ctypes.CDLL(path)
+            solve = library.TdokuSolverDpllTriadSimd
+            solve.restype = ctypes.c_size_t
+            solve.argtypes = [ctypes.c_char_p, ctypes.c_size_t, ctypes.c_uint32,
+                              ctypes.c_char_p, ctypes.POINTER(ctypes.c_size_t)]  # fmt: skip
+            return library
+    return None
+
+
+def tdoku_counts(library: ctypes.CDLL, grids: np.ndarray, limit: int) -> list[int]:
+    out = ctypes.create_string_buffer(82)
+    guesses = ctypes.c_size_t()
+    counts = []
+    for grid in grids:
+        line = "".join(str(v) if v else "." for v in grid).encode()
+        counts.append(library.TdokuSolverDpllTriadSimd(line, limit, 0, out, guesses))
+    return counts
+
+
+def test_counts_agree_with_tdoku():
+    library = tdoku_library()
+    if library is None:
+        pytest.skip("tdoku's library not found (set TDOKU_LIB or TDOKU_BENCH)")
+    grids = shared_puzzles("puzzles7_serg_benchmark.txt", 300)
+    limit = 5000
+    found = solve_grids(grids, solutions=limit)
+    assert found.counts.tolist() == tdoku_counts(library, grids, limit)
+    more = blanked(7, 40, 58)
+    assert solve_grids(more, solutions=300).counts.tolist() == tdoku_counts(library, more, 300)
