@@ -13,6 +13,13 @@ from hypothesis import strategies as st
 
 from pipeline.generator import random_full_grids
 from pipeline.solver import STRATEGIES, codes, solve_grids
+from pipeline.solver.candidates import ALL_CANDIDATES, grid_candidates
+from pipeline.solver.checks import (
+    NOT_A_DIGIT,
+    candidates_valid,
+    clash_messages,
+    first_candidates_clash,
+)
 
 ALL = 511
 PEERS = [
@@ -62,7 +69,8 @@ def count_reference(candidates: list[int], limit: int) -> int:
     return search(limit)
 
 
-def grid_candidates(grid: np.ndarray) -> list[int]:
+def plain_candidates(grid: np.ndarray) -> list[int]:
+    """A grid as candidates for the reference counter: givens alone, blanks all digits."""
     return [1 << (int(v) - 1) if v else ALL for v in grid]
 
 
@@ -80,7 +88,7 @@ def test_counts_match_the_reference_counter(strategy):
     grids = blanked(1, 12, 54)
     limit = 40
     found = solve_grids(grids, strategy=strategy, solutions=limit)
-    expected = [count_reference(grid_candidates(g), limit) for g in grids]
+    expected = [count_reference(plain_candidates(g), limit) for g in grids]
     assert found.counts.tolist() == expected
     assert len(set(expected)) > 3  # the sample does count: not all 1s or all at the limit
     verdicts = [codes.SOLVED if c == 1 else codes.MULTIPLE for c in expected]
@@ -92,7 +100,7 @@ def test_counts_match_the_reference_counter(strategy):
 def test_fast_counts_any_limit(seed, blanks, limit):
     grid = blanked(seed, 1, blanks)
     found = solve_grids(grid, solutions=limit)
-    expected = count_reference(grid_candidates(grid[0]), limit)
+    expected = count_reference(plain_candidates(grid[0]), limit)
     assert found.counts[0] == expected
     if expected:  # the solution reported is one of them
         assert (found.solutions[0][grid[0] > 0] == grid[0][grid[0] > 0]).all()
@@ -161,3 +169,112 @@ def test_counts_agree_with_tdoku():
     assert found.counts.tolist() == tdoku_counts(library, grids, limit)
     more = blanked(7, 40, 58)
     assert solve_grids(more, solutions=300).counts.tolist() == tdoku_counts(library, more, 300)
+
+
+# Pencilmark puzzles: `(n, 81) uint16` candidates in place of the grids.
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_a_grids_own_candidates_give_the_grids_answers(strategy):
+    grids = np.concatenate([blanked(11, 20, 50), blanked(12, 5, 62)])
+    grids[3, :2] = 4  # clashing givens stay a clash: INVALID
+    grids[4] = 0
+    grids[4, :9] = [1, 2, 3, 4, 5, 6, 7, 8, 0]
+    grids[4, 17] = 9  # no digit left for a blank: UNSOLVABLE
+    for limit in (1, 2, 50):
+        by_grid = solve_grids(grids, strategy, solutions=limit)
+        by_candidates = solve_grids(None, strategy, limit, candidates=grid_candidates(grids))
+        for name in ("verdicts", "solutions", "counts"):
+            assert (getattr(by_grid, name) == getattr(by_candidates, name)).all(), name
+    assert by_grid.verdicts[3] == codes.INVALID and by_grid.verdicts[4] == codes.UNSOLVABLE
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), blanks=st.integers(20, 70), limit=st.integers(1, 20),
+       removed=st.integers(0, 120))  # fmt: skip
+def test_pencilmark_counts_match_the_reference_counter(seed, blanks, limit, removed):
+    """Candidates of random blanked grids with random extra eliminations: the kernel counts
+    what the reference counts; a cell left with one candidate is placed, and when two placed
+    cells clash the verdict is INVALID with count 0 (the reference finds none either)."""
+    rng = np.random.default_rng(seed)
+    candidates = grid_candidates(blanked(seed, 1, blanks))
+    cells = rng.integers(0, 81, size=removed)
+    bits = rng.integers(0, 9, size=removed)
+    np.bitwise_and.at(candidates[0], cells, ~(1 << bits).astype(np.uint16))
+    found = solve_grids(None, solutions=limit, candidates=candidates)
+    expected = count_reference([int(c) for c in candidates[0]], limit)
+    assert found.counts[0] == expected
+    if not candidates_valid(candidates)[0]:
+        assert found.verdicts[0] == codes.INVALID
+    elif expected:
+        solution = found.solutions[0].astype(np.int64)
+        assert (candidates[0] >> (solution - 1) & 1).all()  # every digit one of its candidates
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_reference_strategies_count_pencilmarks_alike(strategy):
+    rng = np.random.default_rng(9)
+    candidates = grid_candidates(blanked(9, 30, 48))
+    for row in candidates:
+        cells = rng.integers(0, 81, size=60)
+        np.bitwise_and.at(row, cells, ~(1 << rng.integers(0, 9, size=60)).astype(np.uint16))
+    found = solve_grids(None, strategy, 25, candidates=candidates)
+    expected = [count_reference([int(c) for c in row], 25) for row in candidates]
+    assert found.counts.tolist() == expected
+    assert (found.verdicts[~candidates_valid(candidates)] == codes.INVALID).all()
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_candidates_beyond_nine_digits_and_empty_cells(strategy):
+    candidates = np.full((3, 81), ALL_CANDIDATES, np.uint16)
+    candidates[0, 5] = 1 << 9  # no digit: invalid
+    candidates[1, 5] = 0  # no candidate: no solution
+    found = solve_grids(None, strategy, candidates=candidates, solutions=3)
+    assert found.verdicts.tolist() == [codes.INVALID, codes.UNSOLVABLE, codes.MULTIPLE]
+    assert found.counts.tolist() == [0, 0, 3]
+    clash = first_candidates_clash(candidates)
+    assert clash.kind[0] == NOT_A_DIGIT and clash.digit[0] == 512 and clash.cell_a[0] == 5
+    assert candidates_valid(candidates).tolist() == [False, True, True]
+
+
+def test_placed_cells_that_clash_are_named():
+    candidates = np.full((1, 81), ALL_CANDIDATES, np.uint16)
+    candidates[0, [10, 12]] = 1 << 6  # two 7s in row 2
+    assert clash_messages(first_candidates_clash(candidates)) == [
+        "row 2 repeats 7 at columns 2 and 4"
+    ]
+    assert solve_grids(None, candidates=candidates).verdicts[0] == codes.INVALID
+
+
+def test_candidates_of_another_shape_are_refused():
+    with pytest.raises(ValueError, match="shape"):
+        solve_grids(None, candidates=np.full((1, 80), 511, np.uint16))
+
+
+def pencilmark_line(candidates: np.ndarray) -> bytes:
+    """tdoku's 729-character form: for each cell, digit d at position d-1 or `.`."""
+    return bytes(
+        ord(str(d)) if c >> (d - 1) & 1 else ord(".") for c in candidates for d in range(1, 10)
+    )
+
+
+def test_pencilmark_counts_agree_with_tdoku():
+    library = tdoku_library()
+    if library is None:
+        pytest.skip("tdoku's library not found (set TDOKU_LIB or TDOKU_BENCH)")
+    rng = np.random.default_rng(5)
+    candidates = grid_candidates(blanked(5, 60, 56))
+    for row in candidates:
+        cells = rng.integers(0, 81, size=40)
+        np.bitwise_and.at(row, cells, ~(1 << rng.integers(0, 9, size=40)).astype(np.uint16))
+    candidates = candidates[candidates_valid(candidates)]  # tdoku does not check placed cells
+    limit = 100
+    out = ctypes.create_string_buffer(82)
+    guesses = ctypes.c_size_t()
+    theirs = [
+        library.TdokuSolverDpllTriadSimd(pencilmark_line(row), limit, 0, out, guesses)
+        for row in candidates
+    ]
+    found = solve_grids(None, candidates=candidates, solutions=limit)
+    assert found.counts.tolist() == theirs
+    assert len(set(theirs)) > 3

@@ -127,22 +127,21 @@ def test_a_pencilmark_puzzles_duplicate_key_is_its_candidates():
     assert rows[5] == (0, 0)  # not a puzzle: no key
 
 
-def test_the_ladder_starts_from_the_pencilmarks():
+def test_a_mixed_batch_is_rated_from_every_rows_candidates():
+    """With a pencilmark row in the batch, `rate_grids` grades every row from candidates (a
+    plain row's from its givens): the plain rows keep the grades they have alone."""
     from pipeline.generator import generate
-    from pipeline.rating import SINGLES, grade_grids
+    from pipeline.rating import rate_grids
 
-    frame = generate(20, seed=3)
-    parsed = parse_puzzles(frame["puzzle"])
-    plain = grade_grids(parsed.grids)
-    # every digit open in the blanks: the pencilmarks say what the givens say
-    same = grade_grids(parsed.grids, marks=candidates_of(parsed.grids))
-    assert (same.grades == plain.grades).all() and (same.steps == plain.steps).all()
-    # the blanks narrowed to their solution's digit: singles are all it takes
-    solved = parse_puzzles(frame["solution"]).grids
-    narrowed = candidates_of(solved)
-    graded = grade_grids(parsed.grids, marks=narrowed)
-    easiest = len(SINGLES) - 1  # the grades are places on the ladder
-    assert (graded.grades <= easiest).all() and (plain.grades > easiest).any()
+    frame = generate(12, seed=3)
+    alone = rate_grids(parse_puzzles(frame["puzzle"]).grids, samples=0)
+    solved = format_pencilmarks(candidates_of(parse_puzzles(frame["solution"][:1]).grids))
+    parsed = parse_puzzles_marks([*frame["puzzle"], *solved])
+    mixed = rate_grids(parsed.grids, samples=0, candidates=parsed.candidates,
+                       pencilmark=parsed.pencilmark)  # fmt: skip
+    assert mixed["grade"].to_list()[:-1] == alone["grade"].to_list()
+    assert mixed["steps"].to_list()[:-1] == alone["steps"].to_list()
+    assert mixed["grade"][-1] == "hidden_single" and mixed["difficulty"][-1] is None
 
 
 def test_a_step_that_reads_givens_only_says_a_pencilmark_row_is_not_for_it():

@@ -70,8 +70,10 @@ def rate_grids(
         found = solve_grids(grids[at], solutions=1, max_nodes=max_nodes,
                             candidates=candidates[at]).verdicts  # fmt: skip
         no_solution[at] = (found != codes.FOUND) & (found != codes.LIMIT)
+    # with pencilmark rows, every row's candidates (a plain row's from its givens: the same
+    # grades and steps as from the grid)
     graded = grade_grids(grids, skip=skip | no_solution,
-                         marks=candidates if marked.any() else None)  # fmt: skip
+                         candidates=candidates if marked.any() else None)  # fmt: skip
     unrated = np.flatnonzero(graded.grades == NO_GRADE)
     index = np.clip(graded.grades.astype(np.int64), 0, len(TECHNIQUES) - 1)
     steps = np.take_along_axis(graded.steps, index[:, None], axis=1)[:, 0]

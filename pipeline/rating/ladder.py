@@ -22,12 +22,18 @@ from typing import NamedTuple
 import numpy as np
 
 from pipeline.compiled import kernel
-from pipeline.rating.board import agrees_with, blank_cells, start_board
+from pipeline.rating.board import (
+    agrees_with,
+    blank_cells,
+    start_board,
+    start_board_from_candidates,
+)
 from pipeline.rating.chains import x_chain, xy_chain
 from pipeline.rating.fish import fish
 from pipeline.rating.singles import hidden_single, locked_candidates, naked_single
 from pipeline.rating.subsets import hidden_subset, naked_subset
 from pipeline.rating.wings import wing
+from pipeline.solver.candidates import as_candidates
 
 TECHNIQUES: tuple[str, ...] = (
     "hidden_single",
@@ -139,8 +145,6 @@ def grade_kernel(
     skip: np.ndarray,
     solutions: np.ndarray,
     check: bool,
-    marks: np.ndarray,
-    with_marks: bool,
     grades: np.ndarray,
     steps: np.ndarray,
     blanks_left: np.ndarray,
@@ -152,9 +156,6 @@ def grade_kernel(
     `blanks_left (n,) int32` (blank cells when the ladder stopped), `wrong (n,) int8`. With
     `check`, `solutions (n, 81)` are the known solutions and `wrong[i]` is the first rung whose
     sweep removed a solution digit (-1: none); without, `solutions` may be any (1, 81) array.
-    With `with_marks`, `marks (n, 81) uint16` are pencilmark candidates (bit d-1: digit d):
-    the board starts from the grid's digits, then each blank cell keeps only its marks;
-    without, `marks` may be any (1, 81) array.
     """
     values = np.empty(81, dtype=np.uint8)
     candidates = np.empty(81, dtype=np.int32)
@@ -166,10 +167,37 @@ def grade_kernel(
             grades[i] = NO_GRADE
             blanks_left[i] = 0
             continue
-        if with_marks:
-            for cell in range(81):
-                if values[cell] == 0:
-                    candidates[cell] &= marks[i, cell]
+        grade, first_wrong = climb(
+            values, candidates, steps[i], solutions[i if check else 0], check
+        )
+        grades[i] = grade
+        wrong[i] = first_wrong
+        blanks_left[i] = blank_cells(values)
+
+
+@kernel
+def grade_candidates_kernel(
+    pencilmarks: np.ndarray,
+    skip: np.ndarray,
+    solutions: np.ndarray,
+    check: bool,
+    grades: np.ndarray,
+    steps: np.ndarray,
+    blanks_left: np.ndarray,
+    wrong: np.ndarray,
+) -> None:
+    """`grade_kernel` for pencilmark puzzles, `(n, 81) uint16` candidates in place of the
+    grids (`board.start_board_from_candidates`); the same outputs."""
+    values = np.empty(81, dtype=np.uint8)
+    candidates = np.empty(81, dtype=np.int32)
+    for i in range(pencilmarks.shape[0]):
+        wrong[i] = -1
+        for rung in range(RUNGS):
+            steps[i, rung] = 0
+        if skip[i] or not start_board_from_candidates(pencilmarks[i], values, candidates):
+            grades[i] = NO_GRADE
+            blanks_left[i] = 0
+            continue
         grade, first_wrong = climb(
             values, candidates, steps[i], solutions[i if check else 0], check
         )
@@ -188,20 +216,27 @@ class GradeResults(NamedTuple):
 
 
 def grade_grids(
-    grids: np.ndarray,
+    grids: np.ndarray | None,
     skip: np.ndarray | None = None,
     solutions: np.ndarray | None = None,
-    marks: np.ndarray | None = None,
+    candidates: np.ndarray | None = None,
 ) -> GradeResults:
     """Grade `(n, 81) uint8` grids with the ladder; rows in `skip`, and rows whose givens clash
     or whose candidates run out (no solution), get `NO_GRADE`.
 
     `solutions` (`(n, 81)`, optional): known solutions; each rung's sweep is then checked to
-    keep them (`wrong`), which is how the tests prove the techniques sound. `marks`
-    (`(n, 81) uint16`, optional): pencilmark candidates the ladder starts from (a pencilmark
-    puzzle's grid holds its single cells; its other cells keep only their marks).
+    keep them (`wrong`), which is how the tests prove the techniques sound.
+
+    `candidates`: pencilmark puzzles instead (`(n, 81) uint16`, see
+    `pipeline.solver.candidates`; `grids` is ignored): the ladder starts from them, cells with
+    one candidate placed. Steps count only what the ladder does beyond the marks given.
     """
-    grids = np.ascontiguousarray(grids, dtype=np.uint8).reshape(-1, 81)
+    if candidates is not None:
+        grids = as_candidates(candidates)
+    elif grids is None:
+        raise ValueError("grade_grids needs grids or candidates")
+    else:
+        grids = np.ascontiguousarray(grids, dtype=np.uint8).reshape(-1, 81)
     n = grids.shape[0]
     skip = np.zeros(n, dtype=np.bool_) if skip is None else np.asarray(skip, dtype=np.bool_)
     if skip.shape != (n,):
@@ -219,11 +254,6 @@ def grade_grids(
         np.empty(n, dtype=np.int32),
         np.empty(n, dtype=np.int8),
     )
-    if marks is None:
-        allowed, with_marks = np.zeros((1, 81), dtype=np.uint16), False
-    else:
-        allowed, with_marks = np.ascontiguousarray(marks, dtype=np.uint16), True
-        if allowed.shape != grids.shape:
-            raise ValueError(f"marks must have shape {grids.shape}, got {allowed.shape}")
-    grade_kernel(grids, skip, known, check, allowed, with_marks, *out)
+    grade = grade_kernel if candidates is None else grade_candidates_kernel
+    grade(grids, skip, known, check, *out)
     return out

@@ -41,6 +41,11 @@ Every kernel has the same signature and works on a whole batch::
   solutions found, up to `max_solutions` (a count equal to it means "that many or more"; under
   a `LIMIT` verdict, those found before the budget ran out; 0 for `INVALID`).
 
+Pencilmark puzzles: a strategy with a `candidates_kernel` (registry.py; all have one) has a
+twin kernel taking `(n, 81) uint16` candidates in place of `grids` (bit d-1: digit d may stand
+in the cell; see `pipeline.solver.candidates`), everything else the same: a cell with one
+candidate is placed like a given, a cell with none leaves the puzzle `UNSOLVABLE`.
+
 Givens that clash (a digit twice in a unit, or a value above 9) make the verdict `INVALID`
 without a search (nodes, guesses and time 0): every kernel finds them itself while loading the
 givens. Where they clash is found once, for those rows only, by `checks.first_clash`.
@@ -51,6 +56,7 @@ from typing import NamedTuple
 import numpy as np
 
 from pipeline.solver import codes
+from pipeline.solver.candidates import as_candidates, grid_candidates
 from pipeline.solver.codes import VERDICT_NAMES
 from pipeline.solver.registry import (
     DEFAULT_STRATEGY,
@@ -109,11 +115,12 @@ def _budget(max_nodes: int | None) -> int:
 
 
 def solve_grids(
-    grids: np.ndarray,
+    grids: np.ndarray | None,
     strategy: str = DEFAULT_STRATEGY,
     solutions: int = 2,
     max_nodes: int | None = None,
     skip: np.ndarray | None = None,
+    candidates: np.ndarray | None = None,
 ) -> KernelResults:
     """Solve a batch of `(n, 81) uint8` grids; rows whose givens clash get `INVALID`.
 
@@ -121,16 +128,27 @@ def solve_grids(
     proves uniqueness, more counts them (`counts`, up to N; N means "N or more"). The
     verdicts do not change with N beyond 2. `skip` marks rows not to solve at all (e.g.
     malformed rows); their verdict is `MALFORMED`.
+
+    `candidates`: pencilmark puzzles instead, `(n, 81) uint16` (bit d-1: digit d allowed;
+    see `pipeline.solver.candidates`); `grids` is then ignored (pass None). Every strategy
+    takes them.
     """
     solutions = _limit(solutions)
     budget = _budget(max_nodes)
     chosen = get_strategy(strategy)
-    kernel = chosen.load()
-    grids, todo_skip, out = _prepare(grids, skip)
+    kernel = chosen.load(candidates=candidates is not None)
+    if candidates is not None:
+        puzzles = as_candidates(candidates)
+        todo_skip, out = _prepare(np.zeros((len(puzzles), 81), np.uint8), skip)[1:]
+        grids = puzzles
+    else:
+        if grids is None:
+            raise ValueError("solve_grids needs grids or candidates")
+        grids, todo_skip, out = _prepare(grids, skip)
     kernel(grids, todo_skip, *chosen.flags, solutions, budget, *out)
 
-    def solve_again(subset: np.ndarray) -> np.ndarray:
-        again = _prepare(subset, None)[2]
+    def solve_again(subset: np.ndarray) -> np.ndarray:  # grids or candidates
+        again = _prepare(np.zeros((len(subset), 81), np.uint8), None)[2]
         kernel(subset, np.zeros(len(subset), np.bool_), *chosen.flags, solutions, budget, *again)
         return again.solve_ns
 
@@ -173,5 +191,6 @@ __all__ = [
     "codes",
     "find_two_solutions",
     "get_strategy",
+    "grid_candidates",
     "solve_grids",
 ]

@@ -136,6 +136,36 @@ def _load_givens(givens: np.ndarray, board: np.ndarray, given: np.ndarray) -> bo
 
 
 @kernel_part
+def _load_candidates(
+    candidates: np.ndarray, board: np.ndarray, given: np.ndarray, placed: np.ndarray
+) -> bool:
+    """The board of a pencilmark puzzle (bit d-1 of `candidates[cell]`: digit d may stand
+    there): a cell with one candidate is placed, as a given would be (and clashes like one);
+    then each digit keeps only the cells that allow it (a cell with none leaves propagation a
+    contradiction). False when placed cells clash or a value has bits above the ninth.
+    `placed`: scratch, 81 uint8."""
+    for cell in range(81):
+        c = np.int64(candidates[cell])
+        if c > 511:
+            return False
+        placed[cell] = lowest_bit_index(c) + 1 if c != 0 and c & (c - 1) == 0 else 0
+    if not _load_givens(placed, board, given):
+        return False
+    for slot in range(27):
+        given[slot] = 0
+    for band in range(3):
+        base = 27 * band
+        for position in range(27):
+            c = np.int64(candidates[base + position])
+            while c:
+                given[9 * band + lowest_bit_index(c)] |= 1 << position
+                c &= c - 1
+    for slot in range(27):
+        board[slot] &= given[slot]
+    return True
+
+
+@kernel_part
 def _rows(cells: int) -> int:
     """The 3-bit set of a band's rows holding at least one of `cells`."""
     return (
@@ -148,6 +178,8 @@ def _rows(cells: int) -> int:
 @kernel_part
 def _solve_one(
     givens: np.ndarray,
+    candidates: np.ndarray,
+    from_candidates: int,
     max_solutions: int,
     max_nodes: int,
     boards: np.ndarray,
@@ -155,6 +187,7 @@ def _solve_one(
     choice: np.ndarray,
     solution: np.ndarray,
     second: np.ndarray,
+    placed: np.ndarray,
 ) -> tuple[int, int, int, int, int]:
     """Search one puzzle; returns (verdict, nodes, guesses, branch points, solutions found:
     up to `max_solutions`), fills `solution` with the first solution found and `second` with
@@ -163,9 +196,14 @@ def _solve_one(
     `boards[depth]` is the board at each depth, followed by the other way of the branch taken
     there (digit and three band masks), still to try. Branching copies the board one level
     down and narrows the copy; backing up narrows the board left above with the other way:
-    one copy per branch point."""
+    one copy per branch point. The puzzle is `givens`, or `candidates` when `from_candidates`
+    (`placed`: scratch for them)."""
     board = boards[0]
-    if not _load_givens(givens, board, boards[1]):
+    if from_candidates:
+        loaded = _load_candidates(candidates, board, boards[1], placed)
+    else:
+        loaded = _load_givens(givens, board, boards[1])
+    if not loaded:
         return INVALID, 0, 0, 0, 0
     # Every (digit, band) dirty, as an int64 variable: a literal here would have numba compile
     # `propagate` and `_update_bands` a second time for it (0.6 s more on the first run).
@@ -243,7 +281,30 @@ def solve_kernel(
     seconds = np.zeros((1, 81), dtype=np.uint8)  # scratch: the second solution is dropped
     branches = np.zeros(1, dtype=np.int64)  # scratch: branch points are dropped
     results = (verdicts, solutions, nodes, guesses, solve_ns, counts)
-    _solve_all(grids, skip, max_solutions, max_nodes, results, seconds, 0, branches, 0)
+    puzzles = (grids, np.zeros((1, 81), dtype=np.uint16), 0)
+    _solve_all(puzzles, skip, max_solutions, max_nodes, results, seconds, 0, branches, 0)
+
+
+@kernel
+def solve_candidates_kernel(
+    candidates: np.ndarray,
+    skip: np.ndarray,
+    max_solutions: int,
+    max_nodes: int,
+    verdicts: np.ndarray,
+    solutions: np.ndarray,
+    nodes: np.ndarray,
+    guesses: np.ndarray,
+    solve_ns: np.ndarray,
+    counts: np.ndarray,
+) -> None:
+    """`solve_kernel` for pencilmark puzzles: `(n, 81) uint16` candidates (bit d-1: digit d
+    allowed) in place of the grids (see `_load_candidates`)."""
+    seconds = np.zeros((1, 81), dtype=np.uint8)
+    branches = np.zeros(1, dtype=np.int64)
+    results = (verdicts, solutions, nodes, guesses, solve_ns, counts)
+    puzzles = (np.zeros((1, 81), dtype=np.uint8), candidates, 1)
+    _solve_all(puzzles, skip, max_solutions, max_nodes, results, seconds, 0, branches, 0)
 
 
 @kernel
@@ -263,12 +324,13 @@ def two_solutions_kernel(
     for puzzles with several (the evidence that validation shows)."""
     branches = np.zeros(1, dtype=np.int64)  # scratch: branch points are dropped
     results = (verdicts, solutions, nodes, guesses, solve_ns, counts)
-    _solve_all(grids, skip, 2, max_nodes, results, seconds, 1, branches, 0)
+    puzzles = (grids, np.zeros((1, 81), dtype=np.uint16), 0)
+    _solve_all(puzzles, skip, 2, max_nodes, results, seconds, 1, branches, 0)
 
 
 @kernel_part
 def _solve_all(
-    grids: np.ndarray,
+    puzzles: tuple[np.ndarray, np.ndarray, int],
     skip: np.ndarray,
     max_solutions: int,
     max_nodes: int,
@@ -278,10 +340,13 @@ def _solve_all(
     branches: np.ndarray,
     keep_branches: int,
 ) -> None:
-    """The search over a batch: `results` are the contract's outputs (verdicts, solutions,
-    nodes, guesses, solve_ns, counts), one tuple for the three kernels; `seconds` and `branches` are
-    written at row `i * keep_seconds` and `i * keep_branches` (0: one scratch row)."""
+    """The search over a batch: `puzzles` are (grids, candidates, from_candidates), the
+    puzzles being the candidates when `from_candidates` is 1 (the other array: one row of
+    scratch); `results` are the contract's outputs (verdicts, solutions, nodes, guesses,
+    solve_ns, counts), one tuple for every kernel; `seconds` and `branches` are written at
+    row `i * keep_seconds` and `i * keep_branches` (0: one scratch row)."""
     verdicts, solutions, nodes, guesses, solve_ns, counts = results
+    grids_owner, candidates_owner, from_candidates = puzzles
     # Every array the search touches is `unowned` (see bits.py): no atomic reference counts
     # per call or per view. The owners below stay alive until the loop is over.
     boards_owner = np.zeros((MAX_DEPTH + 1, BOARD_SLOTS + 4), dtype=np.int64)
@@ -290,7 +355,11 @@ def _solve_all(
     boards = unowned(boards_owner)
     fields = unowned(fields_owner)
     choice = unowned(choice_owner)
-    puzzles = unowned(grids)
+    grids = unowned(grids_owner)
+    candidates = unowned(candidates_owner)
+    placed_owner = np.zeros(81, dtype=np.uint8)
+    placed = unowned(placed_owner)
+    grid_row = 1 - from_candidates  # the row of the array not searched stays 0
     firsts = unowned(solutions)
     others = unowned(seconds)
     clock_owner = np.zeros(2, dtype=np.int64)
@@ -298,12 +367,14 @@ def _solve_all(
     # One clock read a puzzle: a puzzle's time runs from the previous read (21 ns a read, 2.7%
     # of a 0.8 us Kaggle row; two reads were 5.5%). Skipped rows between cost nothing to speak of.
     start = now_ns(clock)
-    for i in range(grids.shape[0]):
+    for i in range(skip.shape[0]):
         if skip[i]:
             continue
         second = others[i * keep_seconds]
-        verdict, n, g, b, found = _solve_one(puzzles[i], max_solutions, max_nodes, boards,
-                                             fields, choice, firsts[i], second)  # fmt: skip
+        verdict, n, g, b, found = _solve_one(
+            grids[i * grid_row], candidates[i * from_candidates], from_candidates,
+            max_solutions, max_nodes, boards, fields, choice, firsts[i], second, placed,
+        )  # fmt: skip
         end = now_ns(clock)
         solve_ns[i] = end - start
         start = end
@@ -319,7 +390,7 @@ def _solve_all(
         branches[i * keep_branches] = b
     # Do not remove: the `unowned` views above do not keep their buffers alive, and without a
     # use of each owner here numba may free them while the loop still reads through the views.
-    boards_owner[0, 0] = fields_owner[0] + choice_owner[0] + clock_owner[0]
+    boards_owner[0, 0] = fields_owner[0] + choice_owner[0] + clock_owner[0] + placed_owner[0]
 
 
 @kernel
@@ -331,7 +402,8 @@ def _branch_points_kernel(grids: np.ndarray, max_solutions: int, branches: np.nd
     seconds = np.zeros((1, 81), dtype=np.uint8)
     counts = np.zeros(n, dtype=np.int64)
     results = (verdicts, solutions, counts, counts, counts, counts)
-    _solve_all(grids, skip, max_solutions, 0, results, seconds, 0, branches, 1)
+    puzzles = (grids, np.zeros((1, 81), dtype=np.uint16), 0)
+    _solve_all(puzzles, skip, max_solutions, 0, results, seconds, 0, branches, 1)
 
 
 def branch_points(grids: np.ndarray, max_solutions: int = 2) -> np.ndarray:
