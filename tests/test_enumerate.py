@@ -1,6 +1,5 @@
 """The enumerate command and its twins: every solution of each puzzle, one row each, streamed."""
 
-import inspect
 import json
 
 import numpy as np
@@ -8,9 +7,9 @@ import polars as pl
 import pyarrow.parquet as pq
 import pytest
 
-import pipeline.solver
 from pipeline.enumerating import enumerate_file, enumerate_puzzles
 from pipeline.errors import InputError
+from pipeline.solver import enumeration
 from tests.conftest import assert_one_line_error, cli
 from tests.reference_count import all_solutions, candidates_from_text
 
@@ -18,10 +17,6 @@ from tests.reference_count import all_solutions, candidates_from_text
 UNIQUE = "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79"
 SEVERAL = "." * 9 + UNIQUE[9:]  # its first row opened up: a few solutions
 CLASH = "11" + "." * 79
-real_kernel = pytest.mark.skipif(
-    not hasattr(pipeline.solver, "enumerate_solutions"),
-    reason="pipeline.solver.enumerate_solutions is not there yet (i27kernel)",
-)
 
 
 def reference(puzzle: str, limit: int) -> set[str]:
@@ -56,8 +51,7 @@ def from_reference(monkeypatch):
         found = sorted(all_solutions(masks, 10_000))
         return [np.array([[int(c) for c in s] for s in found], np.uint8).reshape(-1, 81)]
 
-    monkeypatch.setattr(pipeline.solver, "enumerate_solutions", fake_search(solutions_of),
-                        raising=False)  # fmt: skip
+    monkeypatch.setattr(enumeration, "enumerate_solutions", fake_search(solutions_of))
 
 
 def test_enumerate_writes_one_row_per_solution(tmp_path, from_reference):
@@ -103,8 +97,7 @@ def test_parts_are_written_as_the_solutions_come(tmp_path, monkeypatch):
             seen.append(len(list(partial.glob("part-*"))))
             yield np.full((100, 81), 1 + j % 9, np.uint8)
 
-    monkeypatch.setattr(pipeline.solver, "enumerate_solutions", fake_search(solutions_of),
-                        raising=False)  # fmt: skip
+    monkeypatch.setattr(enumeration, "enumerate_solutions", fake_search(solutions_of))
     summary = enumerate_file([_write(tmp_path, [SEVERAL])], out, limit=10**9, batch_size=1000,
                              progress=False)  # fmt: skip
     assert summary.solutions == 20_000 and summary.puzzles["complete"] == 1
@@ -120,10 +113,6 @@ def _write(tmp_path, puzzles):
     return path
 
 
-@pytest.mark.skipif(
-    "candidates" not in inspect.signature(pipeline.solver.solve_grids).parameters,
-    reason="solve_grids takes no candidates yet (i27kernel)",
-)
 def test_pencilmark_puzzles_are_enumerated_from_their_candidates(tmp_path, from_reference):
     from pipeline.grid import parse_puzzles
     from pipeline.pencilmarks import candidates_of, format_pencilmarks
@@ -180,7 +169,6 @@ def test_an_input_without_solutions_gives_an_empty_output(tmp_path, from_referen
     assert "0 solutions of 2 rows" in done.stderr
 
 
-@real_kernel
 def test_the_kernel_enumerates_what_the_reference_finds(tmp_path):
     source = _write(tmp_path, [SEVERAL, UNIQUE])
     out = tmp_path / "out.parquet"
@@ -196,8 +184,7 @@ def test_an_interrupted_run_leaves_nothing_behind(tmp_path, monkeypatch):
         yield np.ones((600, 81), np.uint8)  # a part is kept by now
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(pipeline.solver, "enumerate_solutions", fake_search(solutions_of),
-                        raising=False)  # fmt: skip
+    monkeypatch.setattr(enumeration, "enumerate_solutions", fake_search(solutions_of))
     out = tmp_path / "out.parquet"
     done = cli("enumerate", _write(tmp_path, [SEVERAL]), "-o", out, "--limit", 10**6,
                "--batch-size", 1000)  # fmt: skip

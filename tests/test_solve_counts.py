@@ -3,7 +3,6 @@ checked against a plain-Python counter (tests/reference_count.py) and, when it i
 against tdoku's library itself."""
 
 import ctypes
-import inspect
 import random
 from pathlib import Path
 
@@ -11,20 +10,11 @@ import pyarrow.parquet as pq
 import pytest
 
 from pipeline.generator import generate
-from pipeline.solver import KernelResults, solve_grids
 from pipeline.solving.inmemory import solve_batch
 from tests.conftest import cli
 from tests.reference_count import candidates_from_text, count_solutions
 
 TDOKU = Path("/work/tdoku/build/libtdoku_shared.so")
-# the kernel side of issue 27 (branch i27kernel): counts up to any N, then candidates as input
-counts_kernel = pytest.mark.skipif(
-    "counts" not in KernelResults._fields, reason="solve_grids does not count beyond 2 yet"
-)
-candidates_kernel = pytest.mark.skipif(
-    "candidates" not in inspect.signature(solve_grids).parameters,
-    reason="solve_grids takes no candidates yet",
-)
 
 
 def verdict_of(count: int) -> set[str]:
@@ -68,7 +58,6 @@ def pencilmark_puzzles(seed: int, n: int) -> list[str]:
     return out
 
 
-@counts_kernel
 @pytest.mark.parametrize("limit", [3, 10, 200])
 def test_solution_count_is_the_count_up_to_the_limit(loosened, limit):
     results = solve_batch(loosened, solutions=limit)
@@ -84,7 +73,6 @@ def test_no_solution_count_up_to_two():
     assert "solution_count" not in results.columns
 
 
-@counts_kernel
 def test_solution_count_of_bad_rows(loosened):
     clash = "11" + "." * 79
     results = solve_batch(["x", clash, loosened[0]], solutions=5)
@@ -92,7 +80,6 @@ def test_solution_count_of_bad_rows(loosened):
     assert results["solution_count"].to_list()[:2] == [None, 0]
 
 
-@counts_kernel
 def test_solve_counts_from_the_command_line(tmp_path, loosened):
     source = tmp_path / "loose.txt"
     source.write_text("\n".join(loosened) + "\n")
@@ -104,7 +91,6 @@ def test_solve_counts_from_the_command_line(tmp_path, loosened):
     assert table.column("solution_count").to_pylist() == expected
 
 
-@candidates_kernel
 def test_pencilmark_verdicts_agree_with_the_reference():
     marks = pencilmark_puzzles(seed=5, n=60)
     results = solve_batch(marks)
@@ -120,8 +106,6 @@ def test_pencilmark_verdicts_agree_with_the_reference():
         assert all(mark[9 * c + int(solution[c]) - 1] != "." for c in range(81))
 
 
-@candidates_kernel
-@counts_kernel
 def test_pencilmark_counts_agree_with_the_reference():
     marks = pencilmark_puzzles(seed=6, n=40)
     results = solve_batch(marks, solutions=20)
@@ -156,15 +140,12 @@ def test_the_reference_agrees_with_tdoku_on_pencilmarks(tdoku):
     assert min(counts) == 0 and max(counts) > 2  # none, one and several solutions
 
 
-@candidates_kernel
-@counts_kernel
 def test_pencilmark_counts_agree_with_tdoku(tdoku):
     marks = pencilmark_puzzles(seed=8, n=40)
     results = solve_batch(marks, solutions=30)
     assert results["solution_count"].to_list() == [tdoku_count(tdoku, m, 30) for m in marks]
 
 
-@candidates_kernel
 def test_validate_checks_pencilmark_puzzles_from_their_candidates():
     from pipeline.validate.inmemory import validate_puzzles
 
@@ -191,7 +172,6 @@ def test_validate_checks_pencilmark_puzzles_from_their_candidates():
         assert all(marks[row][9 * c + int(s[c]) - 1] != "." for s in (a, b) for c in range(81))
 
 
-@candidates_kernel
 def test_pencilmark_puzzles_are_graded_from_their_candidates(tmp_path):
     marks = pencilmark_puzzles(seed=10, n=12)
     source = tmp_path / "marks.txt"
@@ -204,7 +184,6 @@ def test_pencilmark_puzzles_are_graded_from_their_candidates(tmp_path):
         assert (row["grade"] is not None) == (row["verdict"] in ("solved", "multiple"))
 
 
-@counts_kernel
 def test_a_lazy_frame_knows_the_solution_count_column(loosened):
     import polars as pl
 
@@ -213,7 +192,6 @@ def test_a_lazy_frame_knows_the_solution_count_column(loosened):
     assert lazy.collect()["solution_count"].max() == 4
 
 
-@counts_kernel
 def test_report_reads_results_with_a_solution_count(tmp_path, loosened):
     source = tmp_path / "loose.txt"
     source.write_text("\n".join(loosened) + "\n")

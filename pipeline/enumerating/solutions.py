@@ -116,7 +116,7 @@ def _screened(parsed: ParsedGrids, limit: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _enumerate(puzzle: np.ndarray, limit: int, chunk: int) -> Iterator[np.ndarray]:
-    from pipeline.solver import enumerate_solutions  # the kernel's streaming search
+    from pipeline.solver.enumeration import enumerate_solutions  # the kernel's streaming search
 
     return enumerate_solutions(puzzle, limit, chunk=chunk)
 

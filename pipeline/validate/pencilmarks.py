@@ -23,7 +23,8 @@ def search_pencilmarks(
 ) -> None:
     """Fill `found` and `seconds` (`find_two_solutions`' outputs, which skipped them) for the
     pencilmark rows of `parsed`, in place."""
-    from pipeline.solver import enumerate_solutions, solve_grids
+    from pipeline.solver import solve_grids
+    from pipeline.solver.enumeration import enumerate_solutions
 
     assert parsed.pencilmark is not None and parsed.candidates is not None
     at = np.flatnonzero(parsed.pencilmark & parsed.ok)
