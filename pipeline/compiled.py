@@ -145,6 +145,7 @@ COMPILE_SECONDS: dict[tuple[str, str], float] = {
     ("pipeline.canonical_forms.batch", "canonical_kernel"): 9.6,
     ("pipeline.rating.ladder", "grade_kernel"): 14.6,
     ("pipeline.rating.difficulty", "symmetric_copies"): 1.5,
+    ("pipeline.solver.enumeration", "enumerate_kernel"): 3.4,  # one core, under load
 }
 DEFAULT_SECONDS = 3.0
 

@@ -82,8 +82,10 @@ def enumerate_file(
     unknown = sorted(set(options) - set(OPTIONS))
     if unknown:
         raise TypeError(f"enumerate: unexpected options {', '.join(unknown)}")
+    # the kernels load (or compile, saying so) as the job starts, before any clock
     job = start_job("enumerate", inputs, output, SOLUTIONS_SUFFIX, {**options, "workers": 1},
-                    batch_size=DEFAULT_PART_ROWS, passthrough=False)  # fmt: skip
+                    kernels=("fast", "clash", "enumerate"), batch_size=DEFAULT_PART_ROWS,
+                    passthrough=False)  # fmt: skip
     id_type = job.inputs.schema.field("id").type if job.inputs.has_ids else None
     schema = solutions_schema(id_type, sources=job.inputs.several)
     with job.locked():

@@ -62,6 +62,12 @@ def _rating() -> None:
     rate_grids(_grids(), samples=2, max_nodes=1000)
 
 
+def _enumerate() -> None:
+    from pipeline.solver.enumeration import enumerate_batch
+
+    list(enumerate_batch(_grids(), 3))
+
+
 @dataclass(frozen=True)
 class Kernel:
     """A kernel a job may call: `load()` calls it once on tiny boards; `compiled` names the
@@ -75,6 +81,7 @@ KERNELS: dict[str, Kernel] = {
     **{name: Kernel(_strategy(name), s.kernels()) for name, s in REGISTRY.items()},
     "clash": Kernel(_clash, (("pipeline.solver.checks", "_first_clash_kernel"),)),
     "two_solutions": Kernel(_two_solutions, (("pipeline.solver.fast", "two_solutions_kernel"),)),
+    "enumerate": Kernel(_enumerate, (("pipeline.solver.enumeration", "enumerate_kernel"),)),
     "canonical": Kernel(_canonical, (("pipeline.canonical_forms.batch", "canonical_kernel"),)),
     "rating": Kernel(
         _rating,
