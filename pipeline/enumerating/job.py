@@ -3,20 +3,26 @@
     summary = enumerate_file("family.txt", limit=1_000_000)   # -> family.solutions.parquet
 
 How it fits the shared run loop: the inputs, the output's rules (refused when it is an input
-or not ours without `force`, its lock), the parts and their atomic join are the solve job's
-(`run.job`, `run.checkpoint`, `io.writers`). The work is not mapped over the executor's
-workers: one puzzle's solutions come from one sequential search, as long as it may be, and are
-written as they come (`solutions.solution_tables`: parts of `batch_size` rows), so memory
-stays bounded whatever the count; the job runs in the calling thread, on one core. The
-parts wait in `<output>.partial/` and are joined at the end, so the output appears whole or
-not at all; an interrupted run keeps nothing (no `--resume`: a rerun starts again).
+or not ours without `force`, its lock), the run loop (`run.loop`: signals, the bar, how a run
+ends), the parts and their atomic join are the solve job's (`run.job`, `run.checkpoint`,
+`io.writers`). The search is not spread over workers: one puzzle's solutions come from one
+sequential search, as long as it may be, so it runs in the calling thread
+(`solutions.solution_tables`: a batch searched whole first, then each puzzle with several
+solutions streamed, in tables of `batch_size` rows); one worker thread of the executor
+encodes those tables in the output's format meanwhile (Parquet encoding releases the GIL),
+with at most two tables in flight, so memory stays bounded whatever the count. The parts wait
+in `<output>.partial/` and are joined at the end, so the output appears whole or not at all;
+an interrupted run keeps nothing (no `--resume`: a rerun starts again).
 """
 
 import json
 import sys
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Unpack
+
+import pyarrow as pa
 
 from pipeline.enumerating.solutions import Tally, solution_tables, solutions_schema
 from pipeline.errors import InputError
@@ -60,6 +66,31 @@ class EnumerateSummary:
             f"puzzle) in {self.wall_s:.2f} s: {counts or 'no rows'}\n"
             f"wrote {self.output}"
         )
+
+
+@dataclass(frozen=True)
+class _Encoded:
+    """A part, for the run loop, which moves the progress bar by `rows`: input rows, which
+    `batches()` counts as it reads them, so none here."""
+
+    part: Part
+    rows: int = 0
+
+
+def _placed(tables: Iterator[pa.Table]) -> Iterator[tuple[int, pa.Table]]:
+    """Each table with its place in the output (its first row's)."""
+    start = 0
+    for table in tables:
+        yield start, table
+        start += table.num_rows
+
+
+def _encode(task: tuple[int, pa.Table], fmt: str) -> _Encoded:
+    """The unit of work of the executor's worker: one table encoded in the output's format
+    (the header of a text output in the first part only)."""
+    start, table = task
+    data = encode(table, fmt, header=start == 0)
+    return _Encoded(Part(start, table.num_rows, 0, start, data))
 
 
 def enumerate_file(
@@ -111,12 +142,11 @@ def enumerate_file(
                         job.advance(bar, batch.num_rows)
 
                 names = job.inputs.names if job.inputs.several else None
-                written = 0  # solution rows kept so far: the next part's place in the output
-                for table in solution_tables(batches(), limit, job.batch_size, schema, tally,
-                                             names):  # fmt: skip
-                    data = encode(table, job.target.format, header=written == 0)
-                    sink.add(Part(written, table.num_rows, 0, written, data))
-                    written += table.num_rows
+                tables = solution_tables(batches(), limit, job.batch_size, schema, tally, names)
+                written = 0  # solution rows kept so far
+                for encoded in run.map(_encode, _placed(tables), job.target.format):
+                    sink.add(encoded.part)
+                    written += encoded.part.rows
                 run.finish()
                 metadata = job.metadata(tally.rows, {"limit": limit}, None,
                                         solutions=tally.solutions,
