@@ -22,14 +22,8 @@ import numpy as np
 from pipeline.compiled import kernel
 from pipeline.solver.bits import unowned
 from pipeline.solver.candidates import as_candidates
-from pipeline.solver.fast import (
-    CHOICE,
-    MAX_DEPTH,
-    _load_candidates,
-    _load_givens,
-    _restrict,
-    _write_solution,
-)
+from pipeline.solver.fast import CHOICE, MAX_DEPTH, _restrict, _write_solution
+from pipeline.solver.fast_load import _load_candidates, _load_givens
 from pipeline.solver.fast_propagate import BOARD_SLOTS, COMPLETE, CONTRADICTION, STUCK, propagate
 from pipeline.solver.registry import MAX_NODES
 

@@ -44,20 +44,11 @@ guesses 0, no solution. Ideas measured here and not kept are listed in docs/BENC
 import numpy as np
 
 from pipeline.compiled import kernel, kernel_part
-from pipeline.solver.bits import lowest_bit_index, now_ns, popcount, unowned
+from pipeline.solver.bits import lowest_bit_index, now_ns, unowned
 from pipeline.solver.codes import INVALID, LIMIT, MULTIPLE, SOLVED, UNSOLVABLE
-from pipeline.solver.fast_propagate import (
-    BOARD_SLOTS,
-    BOX_CELLS,
-    COMPLETE,
-    ROW_CELLS,
-    ROW_TRIADS,
-    STUCK,
-    UNSOLVED,
-    _columns,
-    propagate,
-)
-from pipeline.solver.fast_tables import ALL_CELLS, COLUMNS_TO_BAND, ROW_MASK
+from pipeline.solver.fast_count import count_rectangle
+from pipeline.solver.fast_load import _load_candidates, _load_givens
+from pipeline.solver.fast_propagate import BOARD_SLOTS, COMPLETE, STUCK, propagate
 
 MAX_DEPTH = 64  # boards below the root: each branch's first way fixes one of 54 (digit, band)s
 CHOICE = 7  # digit, three band masks of the first way, three of the other
@@ -89,93 +80,6 @@ def _write_solution(board: np.ndarray, out: np.ndarray) -> None:
 
 
 @kernel_part
-def _load_givens(givens: np.ndarray, board: np.ndarray, given: np.ndarray) -> bool:
-    """The board of a puzzle, all at once: each given's cell holds its digit alone and is no
-    longer unsolved; its row, column and box leave that digit. Propagation takes it from there
-    (placing givens one by one through it cost a band update each: Kaggle rows, 35 givens,
-    ran 20% slower). False when the givens clash or a value is above 9.
-
-    A digit's givens clash exactly when they fill fewer distinct rows, or boxes, or columns
-    than there are of them; the check counts these over all digits at once. `given`: scratch,
-    30 int64 (one (value, band) mask each, value 0 for blanks)."""
-    for slot in range(30):
-        given[slot] = 0
-    for band in range(3):
-        base = 27 * band
-        for position in range(27):
-            value = givens[base + position]
-            if value > 9:
-                return False
-            given[3 * value + band] |= 1 << position  # no branch on blanks: a coin toss
-    unsolved0 = given[0]
-    unsolved1 = given[1]
-    unsolved2 = given[2]
-    board[UNSOLVED] = unsolved0
-    board[UNSOLVED + 1] = unsolved1
-    board[UNSOLVED + 2] = unsolved2
-    distinct = 0  # rows + boxes + columns filled by each digit's givens, over all digits
-    for digit in range(9):
-        g0 = given[3 * digit + 3]
-        g1 = given[3 * digit + 4]
-        g2 = given[3 * digit + 5]
-        c0 = _columns(g0)
-        c1 = _columns(g1)
-        c2 = _columns(g2)
-        columns = c0 | c1 | c2
-        out = ALL_CELLS & ~(columns * COLUMNS_TO_BAND)
-        rows = _rows(g0) | (_rows(g1) << 3) | (_rows(g2) << 6)
-        boxes = ROW_TRIADS[c0] | (ROW_TRIADS[c1] << 3) | (ROW_TRIADS[c2] << 6)
-        distinct += popcount(rows) + popcount(boxes) + popcount(columns)
-        board[digit] = g0 | (unsolved0 & out & ~ROW_CELLS[rows & 7] & ~BOX_CELLS[boxes & 7])
-        board[9 + digit] = g1 | (
-            unsolved1 & out & ~ROW_CELLS[(rows >> 3) & 7] & ~BOX_CELLS[(boxes >> 3) & 7]
-        )
-        board[18 + digit] = g2 | (unsolved2 & out & ~ROW_CELLS[rows >> 6] & ~BOX_CELLS[boxes >> 6])
-    givens_count = 81 - popcount(unsolved0) - popcount(unsolved1) - popcount(unsolved2)
-    return distinct == 3 * givens_count
-
-
-@kernel_part
-def _load_candidates(
-    candidates: np.ndarray, board: np.ndarray, given: np.ndarray, placed: np.ndarray
-) -> bool:
-    """The board of a pencilmark puzzle (bit d-1 of `candidates[cell]`: digit d may stand
-    there): a cell with one candidate is placed, as a given would be (and clashes like one);
-    then each digit keeps only the cells that allow it (a cell with none leaves propagation a
-    contradiction). False when placed cells clash or a value has bits above the ninth.
-    `placed`: scratch, 81 uint8."""
-    for cell in range(81):
-        c = np.int64(candidates[cell])
-        if c > 511:
-            return False
-        placed[cell] = lowest_bit_index(c) + 1 if c != 0 and c & (c - 1) == 0 else 0
-    if not _load_givens(placed, board, given):
-        return False
-    for slot in range(27):
-        given[slot] = 0
-    for band in range(3):
-        base = 27 * band
-        for position in range(27):
-            c = np.int64(candidates[base + position])
-            while c:
-                given[9 * band + lowest_bit_index(c)] |= 1 << position
-                c &= c - 1
-    for slot in range(27):
-        board[slot] &= given[slot]
-    return True
-
-
-@kernel_part
-def _rows(cells: int) -> int:
-    """The 3-bit set of a band's rows holding at least one of `cells`."""
-    return (
-        (1 if cells & ROW_MASK else 0)
-        | (2 if cells & (ROW_MASK << 9) else 0)
-        | (4 if cells & (ROW_MASK << 18) else 0)
-    )
-
-
-@kernel_part
 def _solve_one(
     givens: np.ndarray,
     candidates: np.ndarray,
@@ -197,7 +101,11 @@ def _solve_one(
     there (digit and three band masks), still to try. Branching copies the board one level
     down and narrows the copy; backing up narrows the board left above with the other way:
     one copy per branch point. The puzzle is `givens`, or `candidates` when `from_candidates`
-    (`placed`: scratch for them)."""
+    (`placed`: scratch for them).
+
+    Counting beyond 2, once two solutions are written, a board stuck on a deadly rectangle
+    has its two solutions counted at once (`fast_count.count_rectangle`) and the search backs
+    up: those solutions are found, not visited (no nodes)."""
     board = boards[0]
     if from_candidates:
         loaded = _load_candidates(candidates, board, boards[1], placed)
@@ -224,23 +132,29 @@ def _solve_one(
             if found >= max_solutions:
                 break
         elif state == STUCK:
-            if max_nodes > 0 and nodes >= max_nodes:
-                verdict = LIMIT
-                break
-            board[BOARD_SLOTS] = choice[0]  # the other way, for when we back up
-            for k in range(1, 4):
-                board[BOARD_SLOTS + k] = choice[3 + k]
-            depth += 1
-            child = boards[depth]
-            for k in range(BOARD_SLOTS):
-                child[k] = board[k]
-            board = child
-            branches += 1
-            nodes += 1
-            guesses += 1
-            dirty = _restrict(board, choice[0], choice[1], choice[2], choice[3])
-            state = propagate(board, dirty, fields, choice)
-            continue
+            counted = count_rectangle(board) if found >= 2 and max_solutions > 2 else -1
+            if counted >= 0:
+                found = min(found + counted, max_solutions)
+                if found >= max_solutions:
+                    break
+            else:
+                if max_nodes > 0 and nodes >= max_nodes:
+                    verdict = LIMIT
+                    break
+                board[BOARD_SLOTS] = choice[0]  # the other way, for when we back up
+                for k in range(1, 4):
+                    board[BOARD_SLOTS + k] = choice[3 + k]
+                depth += 1
+                child = boards[depth]
+                for k in range(BOARD_SLOTS):
+                    child[k] = board[k]
+                board = child
+                branches += 1
+                nodes += 1
+                guesses += 1
+                dirty = _restrict(board, choice[0], choice[1], choice[2], choice[3])
+                state = propagate(board, dirty, fields, choice)
+                continue
         if depth == 0:
             break
         if max_nodes > 0 and nodes >= max_nodes:
