@@ -199,3 +199,19 @@ def test_report_reads_results_with_a_solution_count(tmp_path, loosened):
     assert cli("solve", source, "-o", out, "--solutions", "5", "-q").exit_code == 0
     done = cli("report", out)
     assert done.exit_code == 0, done.stderr
+
+
+def test_a_csv_mixing_both_forms_is_solved_row_by_row(tmp_path, loosened):
+    marks = pencilmark_puzzles(seed=11, n=4)
+    rows = [loosened[0], marks[0].replace(".", "0"), "oops", marks[1], loosened[1]]
+    source = tmp_path / "mixed.csv"
+    source.write_text("id,puzzle\n" + "".join(f"{i},{p}\n" for i, p in enumerate(rows)))
+    out = tmp_path / "mixed.parquet"
+    done = cli("solve", source, "-o", out, "--solutions", "5", "-q")
+    assert done.exit_code == 0, done.stderr
+    table = pq.read_table(out).to_pylist()
+    assert [r["puzzle"] for r in table] == [rows[0].replace("0", "."), rows[1], "oops",
+                                            rows[3], rows[4].replace("0", ".")]  # fmt: skip
+    expected = [count_solutions(candidates_from_text(p), 5) for p in rows if p != "oops"]
+    assert [r["solution_count"] for r in table if r["verdict"] != "malformed"] == expected
+    assert table[2]["verdict"] == "malformed" and table[2]["solution_count"] is None
