@@ -115,10 +115,33 @@ def _screened(parsed: ParsedGrids, limit: int) -> tuple[np.ndarray, np.ndarray]:
     return found.verdicts, found.solutions
 
 
-def _enumerate(puzzle: np.ndarray, limit: int, chunk: int) -> Iterator[np.ndarray]:
-    from pipeline.solver.enumeration import enumerate_solutions  # the kernel's streaming search
+class _Stream:
+    """The kernel's streaming search over the puzzles of a batch that have several solutions
+    (`enumeration.enumerate_batch`: chunks of rows in puzzle order), handed out a puzzle at a
+    time: one search for the whole batch, not one set-up per puzzle."""
 
-    return enumerate_solutions(puzzle, limit, chunk=chunk)
+    def __init__(self, parsed: ParsedGrids, several: np.ndarray, limit: int, chunk: int):
+        from pipeline.solver.enumeration import enumerate_batch  # the kernel's streaming search
+
+        marks = parsed.candidates is not None  # then every row's candidates
+        puzzles = parsed.candidates if parsed.candidates is not None else parsed.grids
+        self._chunks = enumerate_batch(puzzles, limit, chunk, skip=~several, candidates=marks)
+        self._chunk: Any = None
+        self._at = 0
+
+    def solutions_of(self, row: int) -> Iterator[np.ndarray]:
+        """Puzzle `row`'s solutions, in `(k, 81)` blocks (asked for in ascending `row`s)."""
+        while True:
+            if self._chunk is None or self._at >= len(self._chunk.rows):
+                self._chunk, self._at = next(self._chunks, None), 0
+                if self._chunk is None:
+                    return
+            rows = self._chunk.rows
+            if rows[self._at] != row:
+                return
+            end = self._at + int(np.searchsorted(rows[self._at :], row, side="right"))
+            yield self._chunk.solutions[self._at : end]
+            self._at = end
 
 
 def solution_tables(
@@ -140,15 +163,15 @@ def solution_tables(
         rows = batch.column(batch.schema.get_field_index("row")).to_numpy().tolist()
         ids = optional_column(batch, "id")
         verdicts, firsts = _screened(parsed, limit)
+        several = verdicts == codes.MULTIPLE  # the only ones a search must enumerate
+        stream = _Stream(parsed, several, limit, chunk) if several.any() else None
         for i, verdict in enumerate(verdicts.tolist()):
             tally.rows += 1
             if verdict in _NO_ROWS:
                 tally.outcomes[_NO_ROWS[verdict]] += 1
                 continue
-            if verdict == codes.MULTIPLE:  # the only ones a search must enumerate
-                marks = parsed.pencilmark
-                puzzle = parsed.candidates[i] if marks is not None and marks[i] else parsed.grids[i]
-                found = _enumerate(puzzle, limit, chunk)
+            if stream is not None and verdict == codes.MULTIPLE:
+                found = stream.solutions_of(i)
             else:  # SOLVED, FOUND: the one solution (or the first, for a limit of 1) is known
                 found = iter([firsts[i : i + 1]])
             ident = None if ids is None else ids[i].as_py()
