@@ -1,11 +1,13 @@
 """Every solution of each puzzle, as rows in tables of bounded size: the step the enumerate job
 and its in-memory twin share.
 
-A puzzle's solutions come from the kernel's streaming search
-(`pipeline.solver.enumerate_solutions`: `(k, 81)` arrays, `chunk` rows at most, in the order
-the search finds them), and go into the table being filled; a table is handed on as soon as it
-holds `part_rows` rows, so however many solutions a puzzle has, at most one table and one chunk
-are held at a time. A puzzle's solutions may span several tables; a table may hold the
+A batch is first searched whole for up to two solutions (`solve_grids`): a puzzle with one
+(or, for a limit of 1, its first) gives that row at once. The puzzles with several come from
+the kernel's streaming search (`pipeline.solver.enumeration.enumerate_batch`: chunks of at most
+`chunk` rows, each puzzle's solutions in the search's fixed order, its first the one
+`solve_grids` finds) and go into the table being filled; a table is handed on as soon as it
+holds `part_rows` rows, so however many solutions a puzzle has, one table and one chunk are
+held here at a time. A puzzle's solutions may span several tables; a table may hold the
 solutions of many puzzles.
 
 Each input row ends in one of `OUTCOMES`: `complete` (all its solutions, fewer than the limit),
