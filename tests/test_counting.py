@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pipeline.generator import random_full_grids
-from pipeline.solver import STRATEGIES, codes, solve_grids
+from pipeline.solver import STRATEGIES, codes, find_two_solutions, solve_grids
 from pipeline.solver.candidates import ALL_CANDIDATES, grid_candidates
 from pipeline.solver.checks import (
     NOT_A_DIGIT,
@@ -311,3 +311,12 @@ def test_deadly_rectangles_are_counted_without_a_search():
     assert counted.nodes[0] == 5
     assert solve_grids(puzzle[None], solutions=2).nodes[0] == 4  # to 2: no shortcut taken
     assert count_reference(plain_candidates(puzzle), 10) == 4
+
+
+def test_two_solutions_of_pencilmarks_are_the_grids():
+    grids = blanked(13, 30, 52)
+    by_grid, seconds = find_two_solutions(grids)
+    by_marks, marks_seconds = find_two_solutions(None, candidates=grid_candidates(grids))
+    assert (by_grid.verdicts == by_marks.verdicts).all() and (seconds == marks_seconds).all()
+    assert (by_grid.solutions == by_marks.solutions).all()
+    assert (by_grid.verdicts == codes.MULTIPLE).sum() > 3

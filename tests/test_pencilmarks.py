@@ -128,20 +128,24 @@ def test_a_pencilmark_puzzles_duplicate_key_is_its_candidates():
 
 
 def test_a_mixed_batch_is_rated_from_every_rows_candidates():
-    """With a pencilmark row in the batch, `rate_grids` grades every row from candidates (a
-    plain row's from its givens): the plain rows keep the grades they have alone."""
+    """With a pencilmark row in the batch, `solve --rate` rates every row from candidates (a
+    plain row's from its givens): the plain rows keep the ratings they have alone."""
     from pipeline.generator import generate
-    from pipeline.rating import rate_grids
+    from pipeline.solving.batch import SolveOptions, solve_record_batch
 
     frame = generate(12, seed=3)
-    alone = rate_grids(parse_puzzles(frame["puzzle"]).grids, samples=0)
     solved = format_pencilmarks(candidates_of(parse_puzzles(frame["solution"][:1]).grids))
-    parsed = parse_puzzles_marks([*frame["puzzle"], *solved])
-    mixed = rate_grids(parsed.grids, samples=0, candidates=parsed.candidates,
-                       pencilmark=parsed.pencilmark)  # fmt: skip
-    assert mixed["grade"].to_list()[:-1] == alone["grade"].to_list()
-    assert mixed["steps"].to_list()[:-1] == alone["steps"].to_list()
-    assert mixed["grade"][-1] == "hidden_single" and mixed["difficulty"][-1] is None
+    options = SolveOptions(rate=True, rate_samples=4)
+
+    def rated(puzzles: list[str]) -> pa.Table:
+        batch = pa.record_batch({"row": pa.array(range(len(puzzles)), pa.int64()),
+                                 "puzzle": pa.array(puzzles)})  # fmt: skip
+        return solve_record_batch(batch, options)
+
+    alone = rated(list(frame["puzzle"])).select(["difficulty", "grade", "steps"]).to_pylist()
+    mixed = rated([*frame["puzzle"], *solved]).select(["difficulty", "grade", "steps"])
+    assert mixed.to_pylist()[:-1] == alone
+    assert mixed.to_pylist()[-1]["grade"] == "hidden_single"
 
 
 def test_a_step_that_reads_givens_only_says_a_pencilmark_row_is_not_for_it():

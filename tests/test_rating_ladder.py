@@ -346,3 +346,20 @@ def test_the_ladder_starts_from_pencilmarks():
     bad[0, 0] = 1 << 9
     bad[1, 0] = bad[1, 1] = 1  # two placed 1s in row 1
     assert (grade_grids(None, candidates=bad).grades == NO_GRADE).all()
+
+
+def test_pencilmarks_are_rated_like_their_grid():
+    """`rate_grids(candidates=...)`: a grid written as pencilmarks (givens alone, blanks all
+    nine) gets the grid's own rating, difficulty included (the same symmetries, searched
+    alike); clashing placed cells get nulls."""
+    from pipeline.rating import rate_grids
+
+    grids = shared_puzzles("puzzles3_magictour_top1465.txt", 30)
+    plain = np.where(grids > 0, 1 << (grids.astype(np.int64) - 1), 511).astype(np.uint16)
+    plain[1, [0, 1]] = 1  # two placed 1s in a row: no rating
+    grids[1, [0, 1]] = 1
+    by_grid = rate_grids(grids, samples=4, seed=3)
+    by_marks = rate_grids(None, samples=4, seed=3, candidates=plain)
+    assert by_grid.equals(by_marks)
+    assert by_marks["grade"][1] is None and by_marks["grade"].null_count() == 1
+    assert rate_grids(None, samples=0, candidates=plain)["grade"].equals(by_grid["grade"])

@@ -180,8 +180,9 @@ def test_pencilmark_puzzles_are_graded_from_their_candidates(tmp_path):
     assert cli("solve", source, "-o", out, "--rate", "-q").exit_code == 0
     table = pq.read_table(out).to_pylist()
     for row in table:
-        assert row["difficulty"] is None  # symmetries of givens: not for pencilmarks
-        assert (row["grade"] is not None) == (row["verdict"] in ("solved", "multiple"))
+        rated = row["verdict"] in ("solved", "multiple")
+        assert (row["grade"] is not None) == rated
+        assert (row["difficulty"] is not None) == rated
 
 
 def test_a_lazy_frame_knows_the_solution_count_column(loosened):

@@ -159,26 +159,38 @@ def solve_grids(
 
 
 def find_two_solutions(
-    grids: np.ndarray, max_nodes: int | None = None, skip: np.ndarray | None = None
+    grids: np.ndarray | None,
+    max_nodes: int | None = None,
+    skip: np.ndarray | None = None,
+    candidates: np.ndarray | None = None,
 ) -> tuple[KernelResults, np.ndarray]:
     """`solve_grids` with the `fast` strategy and `solutions=2`, plus the second solution of
     each puzzle that has several (`(n, 81) uint8`, zeros elsewhere): evidence of non-uniqueness.
+    `candidates`: pencilmark puzzles instead, as in `solve_grids`.
     """
-    from pipeline.solver.fast import two_solutions_kernel
+    from pipeline.solver import fast
 
     budget = _budget(max_nodes)
-    grids, todo_skip, out = _prepare(grids, skip)
+    if candidates is not None:
+        kernel = fast.two_solutions_candidates_kernel
+        puzzles = as_candidates(candidates)
+        todo_skip, out = _prepare(np.zeros((len(puzzles), 81), np.uint8), skip)[1:]
+    elif grids is None:
+        raise ValueError("find_two_solutions needs grids or candidates")
+    else:
+        kernel = fast.two_solutions_kernel
+        puzzles, todo_skip, out = _prepare(grids, skip)
     seconds = np.zeros_like(out.solutions)
-    two_solutions_kernel(grids, todo_skip, budget, out.verdicts, out.solutions, seconds,
-                         out.nodes, out.guesses, out.solve_ns, out.counts)  # fmt: skip
+    kernel(puzzles, todo_skip, budget, out.verdicts, out.solutions, seconds,
+           out.nodes, out.guesses, out.solve_ns, out.counts)  # fmt: skip
 
-    def solve_again(subset: np.ndarray) -> np.ndarray:
-        again = _prepare(subset, None)[2]
-        two_solutions_kernel(subset, np.zeros(len(subset), np.bool_), budget, *again[:2],
-                             np.zeros_like(again.solutions), *again[2:])  # fmt: skip
+    def solve_again(subset: np.ndarray) -> np.ndarray:  # grids or candidates
+        again = _prepare(np.zeros((len(subset), 81), np.uint8), None)[2]
+        kernel(subset, np.zeros(len(subset), np.bool_), budget, *again[:2],
+               np.zeros_like(again.solutions), *again[2:])  # fmt: skip
         return again.solve_ns
 
-    retime(grids, out.nodes, out.solve_ns, solve_again)
+    retime(puzzles, out.nodes, out.solve_ns, solve_again)
     return out, seconds
 
 

@@ -242,6 +242,26 @@ def two_solutions_kernel(
     _solve_all(puzzles, skip, 2, max_nodes, results, seconds, 1, branches, 0)
 
 
+@kernel
+def two_solutions_candidates_kernel(
+    candidates: np.ndarray,
+    skip: np.ndarray,
+    max_nodes: int,
+    verdicts: np.ndarray,
+    solutions: np.ndarray,
+    seconds: np.ndarray,
+    nodes: np.ndarray,
+    guesses: np.ndarray,
+    solve_ns: np.ndarray,
+    counts: np.ndarray,
+) -> None:
+    """`two_solutions_kernel` for pencilmark puzzles (`(n, 81) uint16` candidates)."""
+    branches = np.zeros(1, dtype=np.int64)
+    results = (verdicts, solutions, nodes, guesses, solve_ns, counts)
+    puzzles = (np.zeros((1, 81), dtype=np.uint8), candidates, 1)
+    _solve_all(puzzles, skip, 2, max_nodes, results, seconds, 1, branches, 0)
+
+
 @kernel_part
 def _solve_all(
     puzzles: tuple[np.ndarray, np.ndarray, int],

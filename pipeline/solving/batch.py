@@ -98,10 +98,11 @@ def _added(parsed: ParsedGrids, found: KernelResults, options: SolveOptions) -> 
 
         from pipeline.rating import rate_grids
 
-        # a pencilmark puzzle: graded from its candidates; no difficulty (symmetries of givens)
+        # with pencilmark rows, every row rated from its candidates (a plain row's from its
+        # givens: the same rating as from its grid)
         skip = ~parsed.ok | (found.verdicts == codes.INVALID)
         rated = rate_grids(parsed.grids, skip, options.rate_samples, options.rate_seed,
-                           options.max_nodes, parsed.candidates, parsed.pencilmark)  # fmt: skip
+                           options.max_nodes, parsed.candidates)  # fmt: skip
         table = rated.to_arrow(compat_level=pl.CompatLevel.oldest())
         for name in table.column_names:
             if name == "grade":  # the Enum's codes are the ladder's levels

@@ -28,11 +28,9 @@ def check_rows(
     ids = optional_column(batch, "id")
     parsed = parse_puzzles(batch.column(batch.schema.get_field_index("puzzle")), pencilmarks=True)
     marks = np.zeros(len(rows), np.bool_) if parsed.pencilmark is None else parsed.pencilmark
-    found, seconds = find_two_solutions(parsed.grids, max_nodes, skip=~parsed.ok | marks)
-    if marks.any():
-        from pipeline.validate.pencilmarks import search_pencilmarks
-
-        search_pencilmarks(parsed, found, seconds, max_nodes)
+    # with pencilmark rows, every row searched from its candidates (a plain row's: its givens)
+    found, seconds = find_two_solutions(parsed.grids, max_nodes, skip=~parsed.ok,
+                                        candidates=parsed.candidates)  # fmt: skip
     verdicts = found.verdicts
     out = FindingsBuilder(rows, ids)
 

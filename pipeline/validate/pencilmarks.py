@@ -2,42 +2,19 @@
 
 A pencilmark puzzle is searched from its candidates, not from its single cells alone: its
 `unsolvable`, `multiple` (with two solutions as evidence) and `limit` findings come from
-`solve_grids(candidates=...)` and `enumerate_solutions`; `clash` is two single cells holding
-one digit in a unit. `few_clues` and `not_minimal` speak of givens, which a pencilmark puzzle
-has not (its eliminations say as much as its single cells), so they are not checked; its
-duplicate key is its candidates', so two pencilmark puzzles are the same only when every
-cell allows the same digits.
+`find_two_solutions(candidates=...)` (`checks.check_rows`); `clash` is two single cells
+holding one digit in a unit. `few_clues` and `not_minimal` speak of givens, which a
+pencilmark puzzle has not (its eliminations say as much as its single cells), so they are
+not checked; its duplicate key is its candidates', so two pencilmark puzzles are the same
+only when every cell allows the same digits.
 """
 
 import numpy as np
 
 from pipeline.grid import ParsedGrids
-from pipeline.solver import KernelResults, codes
 from pipeline.validate.duplicates import row_keys
 
 _TAG = np.uint64(0x9E3779B97F4A7C15)  # keeps a pencilmark key apart from a plain one
-
-
-def search_pencilmarks(
-    parsed: ParsedGrids, found: KernelResults, seconds: np.ndarray, max_nodes: int | None
-) -> None:
-    """Fill `found` and `seconds` (`find_two_solutions`' outputs, which skipped them) for the
-    pencilmark rows of `parsed`, in place."""
-    from pipeline.solver import solve_grids
-    from pipeline.solver.enumeration import enumerate_solutions
-
-    assert parsed.pencilmark is not None and parsed.candidates is not None
-    at = np.flatnonzero(parsed.pencilmark & parsed.ok)
-    if not len(at):
-        return
-    mine = solve_grids(parsed.grids[at], solutions=2, max_nodes=max_nodes,
-                       candidates=parsed.candidates[at])  # fmt: skip
-    for name in KernelResults._fields:
-        if name in found._fields:
-            getattr(found, name)[at] = getattr(mine, name)
-    for i in at[mine.verdicts == codes.MULTIPLE].tolist():
-        two = np.concatenate(list(enumerate_solutions(parsed.candidates[i], 2)))
-        found.solutions[i], seconds[i] = two[0], two[1]
 
 
 def pencilmark_keys(parsed: ParsedGrids, keys: np.ndarray) -> np.ndarray:
