@@ -246,6 +246,14 @@ def test_placed_cells_that_clash_are_named():
     assert solve_grids(None, candidates=candidates).verdicts[0] == codes.INVALID
 
 
+@pytest.mark.parametrize("bad", [-1, 65536 + 5, 2.0])
+def test_candidates_that_are_no_bit_sets_are_refused(bad):
+    marks = np.full((1, 81), 511, dtype=np.asarray(bad).dtype)
+    marks[0, 3] = bad
+    with pytest.raises(ValueError, match="candidates must be"):
+        solve_grids(None, candidates=marks)
+
+
 def test_candidates_of_another_shape_are_refused():
     with pytest.raises(ValueError, match="shape"):
         solve_grids(None, candidates=np.full((1, 80), 511, np.uint16))

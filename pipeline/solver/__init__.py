@@ -21,6 +21,10 @@ A puzzle "solved without guessing" has `guesses == 0`. (tdoku counts a guess per
 The node budget `max_nodes` counts the root too, and is checked before each placement by
 choice: a puzzle stopped by it reports `nodes == max_nodes`. Backing up costs nothing.
 
+Counting beyond 2 solutions, a strategy may count some solutions without visiting them, and
+they cost no node: `fast` counts a deadly rectangle's two at once once two solutions are
+written (`fast_count.py`). With `max_solutions` 1 or 2 every solution counted is visited.
+
 Every kernel has the same signature and works on a whole batch::
 
     kernel(grids, skip, [*flags,] max_solutions, max_nodes,
@@ -44,7 +48,8 @@ Every kernel has the same signature and works on a whole batch::
 Pencilmark puzzles: a strategy with a `candidates_kernel` (registry.py; all have one) has a
 twin kernel taking `(n, 81) uint16` candidates in place of `grids` (bit d-1: digit d may stand
 in the cell; see `pipeline.solver.candidates`), everything else the same: a cell with one
-candidate is placed like a given, a cell with none leaves the puzzle `UNSOLVABLE`.
+candidate is placed like a given, a cell with none leaves the puzzle `UNSOLVABLE`, a value
+with bits above the ninth is `INVALID` (checks.first_candidates_clash says where).
 
 Givens that clash (a digit twice in a unit, or a value above 9) make the verdict `INVALID`
 without a search (nodes, guesses and time 0): every kernel finds them itself while loading the

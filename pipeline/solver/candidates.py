@@ -16,10 +16,13 @@ ALL_CANDIDATES = 0x1FF  # the nine digits
 
 
 def as_candidates(candidates: np.ndarray) -> np.ndarray:
-    """Contiguous `(n, 81) uint16`; ValueError for another shape or negative values."""
+    """Contiguous `(n, 81) uint16`; ValueError for another shape, or values that are not
+    whole numbers from 0 to 65535 (above 511, bits beyond the ninth digit: `INVALID` rows)."""
     array = np.asarray(candidates)
-    if array.size and array.min() < 0:
-        raise ValueError("candidates must be bit sets of digits (0..511), not negative")
+    if array.dtype.kind not in "iu":
+        raise ValueError(f"candidates must be integer bit sets of digits, not {array.dtype}")
+    if array.size and (array.min() < 0 or array.max() > 0xFFFF):
+        raise ValueError("candidates must be bit sets of digits, 0 to 511 (at most 65535)")
     array = np.ascontiguousarray(array, dtype=np.uint16)
     if array.ndim not in (1, 2) or array.shape[-1] != 81:
         raise ValueError(f"candidates must have shape (n, 81), got {array.shape}")

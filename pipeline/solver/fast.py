@@ -36,8 +36,11 @@ more candidates), so `guesses == nodes - 1` and `branch_points` (for comparisons
 counts a guess per branch point) is about half of it.
 
 Givens that clash (two equal digits in a row, column or box) and values above 9 are found while
-loading the givens (`_load_givens`, a few bit operations per digit): verdict `INVALID`, nodes 0,
-guesses 0, no solution. Ideas measured here and not kept are listed in docs/BENCHMARKS.md
+loading the givens (`fast_load._load_givens`, a few bit operations per digit): verdict
+`INVALID`, nodes 0, guesses 0, no solution. Pencilmark puzzles load through
+`fast_load._load_candidates`; counting beyond 2 counts deadly rectangles at once
+(`fast_count.py`); `enumeration.py` runs the same search resumably, a chunk at a time.
+Ideas measured here and not kept are listed in docs/BENCHMARKS.md
 ("Ideas measured").
 """
 
