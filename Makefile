@@ -64,6 +64,7 @@ bench: $(DEV)
 	$(BIN)/python -m benchmarks.kernels --write docs/BENCHMARKS.md
 	$(BIN)/python -m benchmarks.versus_tdoku --write docs/BENCHMARKS.md
 	$(BIN)/python -m benchmarks.external_solvers --write docs/BENCHMARKS.md
+	$(BIN)/python -m benchmarks.counting --write docs/BENCHMARKS.md
 	$(BIN)/python -m benchmarks.pipeline_e2e --write docs/BENCHMARKS.md
 	$(BIN)/python -m benchmarks.validate_bench --write docs/BENCHMARKS.md
 	$(BIN)/python -m benchmarks.timing_bench --write docs/BENCHMARKS.md

@@ -63,10 +63,11 @@ def ours_once(puzzles: np.ndarray, seconds: float) -> tuple[float, np.ndarray]:
     nodes = np.zeros(n, dtype=np.int64)
     guesses = np.zeros(n, dtype=np.int64)
     solve_ns = np.zeros(n, dtype=np.int64)
+    counts = np.zeros(n, dtype=np.int64)
     passes = 0
     start = time.perf_counter()
     while True:
-        solve_kernel(puzzles, skip, 2, 0, verdicts, solutions, nodes, guesses, solve_ns)
+        solve_kernel(puzzles, skip, 2, 0, verdicts, solutions, nodes, guesses, solve_ns, counts)
         passes += 1
         elapsed = time.perf_counter() - start
         if elapsed >= seconds:

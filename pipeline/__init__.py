@@ -8,13 +8,14 @@ array): `solve_batch` (a DataFrame in the result schema), `validate_puzzles` (a 
 findings), `score_predictions` (a model's answers judged: a DataFrame of verdicts), all with
 `workers=` to split the work over worker threads; `split` (train/val/test splits without
 leaks: a dict of DataFrames and its `manifest`); `augment` (K random symmetries of every
-puzzle and its solution; `restore_originals` undoes them); `generate` (seeded
+puzzle and its solution; `restore_originals` undoes them); `enumerate_puzzles` (every
+solution of each puzzle, streamed in DataFrames); `generate` (seeded
 puzzles with unique solutions); `rate` and `canonical` (a rating and the canonical form of
 each puzzle). A DataFrame keeps its other columns; a LazyFrame gives a LazyFrame. The polars
 expression namespace `sudoku` (`pl.col("puzzle").sudoku.solve()`, `pipeline.namespace`) is
 registered by `import pipeline`, or by `import polars` after it.
 Files, the commands' twins: `solve_file`, `validate_file`, `score_file`, `split_file`,
-`augment_file`, `generate_file`, and
+`augment_file`, `enumerate_file`, `generate_file`, and
 `pipeline.report.report`, `pipeline.bench.bench`.
 Errors: `InputError` (a bad file, column or option; a `ValueError`), `InputNotFoundError` (also
 a `FileNotFoundError`), `CheckpointError`, `ReportError`, `RunFailed`, `RunInterrupted`, all
@@ -51,6 +52,8 @@ _API = {
     "augment": "pipeline.augmenting.inmemory",
     "augment_file": "pipeline.augmenting.job",
     "restore_originals": "pipeline.augmenting.inmemory",
+    "enumerate_file": "pipeline.enumerating.job",
+    "enumerate_puzzles": "pipeline.enumerating.inmemory",
     "STRATEGIES": "pipeline.solver.registry",
     "rate": "pipeline.namespace",
     "canonical": "pipeline.namespace",
@@ -74,6 +77,8 @@ if TYPE_CHECKING:  # the same names as `_API` (tests/test_typing.py holds them t
     from pipeline.board import solve as solve
     from pipeline.board import solve_sudoku as solve_sudoku
     from pipeline.board import solve_unique as solve_unique
+    from pipeline.enumerating.inmemory import enumerate_puzzles as enumerate_puzzles
+    from pipeline.enumerating.job import enumerate_file as enumerate_file
     from pipeline.errors import CheckpointError as CheckpointError
     from pipeline.errors import InputError as InputError
     from pipeline.errors import InputNotFoundError as InputNotFoundError

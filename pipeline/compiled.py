@@ -148,6 +148,7 @@ COMPILE_SECONDS: dict[tuple[str, str], float] = {
     ("pipeline.rating.difficulty", "symmetric_copies"): 1.5,
     ("pipeline.solver.checks", "_verify_kernel"): 0.7,  # 1.2 s measured under load (x2)
     ("pipeline.symmetry_kernels", "augment_kernel"): 3.5,  # 6.7 s measured under load (x2)
+    ("pipeline.solver.enumeration", "enumerate_kernel"): 3.4,  # one core, under load
 }
 DEFAULT_SECONDS = 3.0
 

@@ -18,6 +18,14 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from pipeline.pencilmarks import (
+    PENCILMARK_CHARS,
+    candidates_of,
+    parse_pencilmark_bytes,
+    singles_of,
+    stray_message,
+)
+
 if TYPE_CHECKING:
     import polars as pl
 
@@ -47,14 +55,22 @@ class ParsedGrids(NamedTuple):
     grids: np.ndarray
     ok: np.ndarray
     errors: pa.StringArray
+    # When some row is a 729-character pencilmark puzzle (`pipeline.pencilmarks`): every row's
+    # candidate masks, `(n, 81) uint16` (a plain row's from its givens; zeros where not ok), and
+    # which rows are pencilmarks, `(n,) bool`. Their `grids` hold the cells with one candidate.
+    candidates: np.ndarray | None = None
+    pencilmark: np.ndarray | None = None
 
 
-def parse_puzzles(values: PuzzleColumn) -> ParsedGrids:
+def parse_puzzles(values: PuzzleColumn, pencilmarks: bool = False) -> ParsedGrids:
     """Parse a column of puzzle strings into grids; a bad row gets an error message, never raises.
 
     `values`: a polars Series, a pyarrow (Chunked)Array of string or large_string, a numpy array
     of str or object, or a list of str; None (null) is a missing puzzle. A row's error is the
     first that applies: missing, wrong number of cells (characters), first stray character.
+    With `pencilmarks`, a row of 729 characters is a pencilmark puzzle (`pipeline.pencilmarks`):
+    then `candidates` and `pencilmark` say what each row allows. Without (for the steps that
+    read givens only), such a row is malformed, and its error says why.
     """
     strings = _as_strings(values)
     if strings.null_count == 0 and _all_cells_long(strings):
@@ -63,22 +79,69 @@ def parse_puzzles(values: PuzzleColumn) -> ParsedGrids:
         grids, ok = _cells_from_bytes(_row_bytes(strings))
         if ok.all():
             return ParsedGrids(grids, ok, pa.nulls(len(ok), pa.string()))
-    return _parse_untidy(strings)
+    return _parse_untidy(strings, pencilmarks)
 
 
-def _parse_untidy(strings: pa.StringArray) -> ParsedGrids:
+def _parse_untidy(strings: pa.StringArray, pencilmarks: bool = False) -> ParsedGrids:
     """`parse_puzzles` of a column with nulls, whitespace, other lengths or stray bytes."""
     stripped = pc.utf8_trim_whitespace(strings)
     # Only rows of exactly 81 bytes can be puzzles; the others are swapped for 81 stray bytes, so
     # that every row's bytes lie back to back in one Arrow buffer: a (n, 81) reshape, no gather.
-    fits = pc.fill_null(pc.equal(pc.binary_length(stripped), CELLS), False)
+    lengths = pc.binary_length(stripped)
+    fits = pc.fill_null(pc.equal(lengths, CELLS), False)
     if not pc.all(fits).as_py() and len(stripped):
         grids, ok = _cells_from_bytes(_row_bytes(pc.if_else(fits, stripped, _NOT_A_PUZZLE)))
     else:
         grids, ok = _cells_from_bytes(_row_bytes(stripped))
+    marks = np.flatnonzero(pc.fill_null(pc.equal(lengths, PENCILMARK_CHARS), False))
+    if len(marks):
+        parsed = _with_pencilmarks(stripped, grids, ok, marks)
+        if not pencilmarks:  # a pencilmark row where only givens are read: malformed
+            return _without_pencilmarks(parsed, marks)
+        return parsed
     bad = np.flatnonzero(~ok)
     messages = _error_messages(stripped.take(pa.array(bad))) if len(bad) else None
     return ParsedGrids(grids, ok, _scatter_strings(len(ok), bad, messages))
+
+
+def _with_pencilmarks(
+    stripped: pa.StringArray, grids: np.ndarray, ok: np.ndarray, marks: np.ndarray
+) -> ParsedGrids:
+    """`_parse_untidy`'s result when the rows at `marks` are 729 bytes long: those parsed as
+    pencilmark puzzles, every row's candidates."""
+    texts = stripped.take(pa.array(marks))
+    raw = np.frombuffer(b"".join(t.as_buffer().to_pybytes() for t in texts), np.uint8)
+    masks, marks_ok, first_bad = parse_pencilmark_bytes(raw.reshape(len(marks), -1))
+    candidates = candidates_of(grids)
+    candidates[~ok] = 0
+    candidates[marks] = masks
+    grids[marks] = singles_of(masks)
+    ok[marks] = marks_ok
+    pencilmark = np.zeros(len(ok), np.bool_)
+    pencilmark[marks] = True
+    bad = np.flatnonzero(~ok & ~pencilmark)
+    messages = _error_messages(stripped.take(pa.array(bad))).to_pylist() if len(bad) else []
+    found = dict(zip(bad.tolist(), messages, strict=True))
+    for i, at in zip(marks.tolist(), first_bad.tolist(), strict=True):
+        if at >= 0:
+            found[i] = stray_message(stripped[i].as_py(), at)
+    rows = np.array(sorted(found), np.int64)
+    errors = _scatter_strings(len(ok), rows, pa.array([found[r] for r in rows.tolist()],
+                                                      pa.string()))  # fmt: skip
+    return ParsedGrids(grids, ok, errors, candidates, pencilmark)
+
+
+def _without_pencilmarks(parsed: ParsedGrids, marks: np.ndarray) -> ParsedGrids:
+    """`parsed` with its pencilmark rows made malformed: a step that reads givens only."""
+    grids, ok = parsed.grids, parsed.ok
+    messages = parsed.errors.to_pylist()
+    for i in marks.tolist():
+        if ok[i]:
+            messages[i] = ("a pencilmark puzzle (729 characters), which this step does not "
+                           "read: it takes 81-cell puzzles")  # fmt: skip
+    ok[marks] = False
+    grids[marks] = 0
+    return ParsedGrids(grids, ok, pa.array(messages, pa.string()))
 
 
 def _all_cells_long(strings: pa.StringArray) -> bool:

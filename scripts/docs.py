@@ -9,6 +9,7 @@ Sections sit between `<!-- NAME:start -->` and `<!-- NAME:end -->` markers:
 * README.md `strategies`: the solver strategies (`pipeline.solver.registry`);
 * README.md `scored`: the score output's columns (`pipeline.scoring.batch`);
 * README.md `augmented`: the augment output's columns (`pipeline.augmenting.batch`);
+* README.md `enumerated`: the enumerate output's columns (`pipeline.enumerating.solutions`);
 * docs/CLI.md `cli`: every command's `--help`.
 """
 
@@ -37,8 +38,9 @@ def schema_table() -> str:
     from pipeline.results.schema import COLUMNS, result_schema
     from pipeline.solving.batch import SolveOptions
 
-    added = SolveOptions(canonical=True, rate=True, solver="c:lib.so:fn").added_schema()
-    schema = result_schema(pa.string(), added)
+    solver = SolveOptions(solver="c:lib.so:fn").added_schema()  # a solver's column, then
+    every = SolveOptions(solutions=3, canonical=True, rate=True)  # every other column added
+    schema = result_schema(pa.string(), pa.unify_schemas([solver, every.added_schema()]))
     lines = ["| column | type | meaning |", "|---|---|---|"]
     for field in schema:
         kind = "passthrough" if field.name == "id" else _type_name(field)
@@ -73,6 +75,17 @@ def augmented_table() -> str:
     batch = pa.schema([("row", pa.int64()), ("id", pa.string()), ("puzzle", pa.string())])
     lines = ["| column | type | meaning |", "|---|---|---|"]
     for field in output_schema(batch):
+        kind = "passthrough" if field.name == "id" else _type_name(field)
+        lines.append(f"| {field.name} | {kind} | {COLUMNS[field.name]} |")
+    return "\n".join(lines) + "\n"
+
+
+def enumerated_table() -> str:
+    """The enumerate output's columns as a Markdown table: column, type, meaning."""
+    from pipeline.enumerating.solutions import COLUMNS, solutions_schema
+
+    lines = ["| column | type | meaning |", "|---|---|---|"]
+    for field in solutions_schema(pa.string()):
         kind = "passthrough" if field.name == "id" else _type_name(field)
         lines.append(f"| {field.name} | {kind} | {COLUMNS[field.name]} |")
     return "\n".join(lines) + "\n"
@@ -115,6 +128,7 @@ SECTIONS = {
     ("README.md", "strategies"): strategies_list,
     ("README.md", "scored"): scored_table,
     ("README.md", "augmented"): augmented_table,
+    ("README.md", "enumerated"): enumerated_table,
     ("docs/CLI.md", "cli"): cli_reference,
 }
 

@@ -169,8 +169,14 @@ def test_the_inputs_other_columns_pass_through_after_the_schemas_own():
 def test_reading_renames_exactly_the_result_columns():
     # pipeline.io cannot import the result schema (layers point down): it keeps a copy of the
     # names, so that a passed-through `clues` becomes `input_clues`; the two must agree.
-    # the columns on request (--canonical, --rate, --solver) are reserved by the job that adds them
-    added = SolveOptions(canonical=True, rate=True, solver="c:lib.so:fn").added_schema()
+    # the columns on request (--solutions N, --canonical, --rate, --solver) are reserved by the
+    # job that adds them
+    added = pa.unify_schemas(
+        [
+            SolveOptions(solver="c:lib.so:fn").added_schema(),
+            SolveOptions(solutions=3, canonical=True, rate=True).added_schema(),
+        ]
+    )
     assert set(COLUMNS) == set(result_schema(pa.string(), added).names)
     assert RESERVED_NAMES == set(result_schema(pa.string()).names)
     with pytest.raises(ValueError, match="clash"):

@@ -417,7 +417,7 @@ def test_an_unreadable_file(tmp_path):
     [
         (["--workers", "0"], "--workers"),
         (["--workers", "two"], "--workers"),
-        (["--solutions", "3"], "--solutions"),
+        (["--solutions", "0"], "--solutions"),
         (["--batch-size", "0"], "--batch-size"),
         (["--max-nodes", "0"], "--max-nodes"),
         (["--strategy", "magic"], "--strategy"),

@@ -24,7 +24,12 @@ def test_generated_sections_are_up_to_date():
 
 
 def test_every_result_column_is_described():
-    added = SolveOptions(canonical=True, rate=True, solver="c:lib.so:fn").added_schema()
+    added = pa.unify_schemas(
+        [
+            SolveOptions(solver="c:lib.so:fn").added_schema(),
+            SolveOptions(solutions=3, canonical=True, rate=True).added_schema(),
+        ]
+    )
     assert list(COLUMNS) == [f.name for f in result_schema(pa.string(), added)]
 
 

@@ -13,7 +13,9 @@ from pipeline.cli import app
 
 COMMANDS = sorted(get_command(app).commands)  # type: ignore[attr-defined]
 # generate first: the others read its corpus; report reads solve's results
-ORDER = ["generate", "augment", "solve", "score", "validate", "report", "bench", "split"]
+ORDER = [
+    "generate", "augment", "solve", "enumerate", "score", "validate", "report", "bench", "split"
+]  # fmt: skip
 REPOSITORY = re.compile(r"\b(data|benchmarks|tests|scripts)/")
 
 

@@ -16,6 +16,7 @@ from pipeline.grid import parse_puzzles
 from pipeline.rating import GRADES, SINGLES, TECHNIQUES, grade_grids
 from pipeline.rating.ladder import NO_GRADE, apply_rung
 from pipeline.solver import solve_grids
+from pipeline.solver.candidates import grid_candidates
 from pipeline.symmetry import random_symmetries
 from tests.conftest import shared_puzzles
 
@@ -326,3 +327,39 @@ def test_kaggle_rows_grade_at_singles():
 def test_forum_hardest_needs_search():
     grades = grade_grids(shared_puzzles("puzzles6_forum_hardest_1106.txt")).grades
     assert (grades == GRADES.index("search")).mean() >= 0.95
+
+
+def test_the_ladder_starts_from_pencilmarks():
+    """Givens as single candidates and blanks with all nine are the grid itself: the same
+    grades and steps; the grid's solution survives every rung from reduced marks too; placed
+    cells that clash and values beyond nine digits get no grade."""
+    grids = shared_puzzles("puzzles3_magictour_top1465.txt", 60)
+    plain = np.where(grids > 0, 1 << (grids.astype(np.int64) - 1), 511).astype(np.uint16)
+    by_grid = grade_grids(grids)
+    by_marks = grade_grids(None, candidates=plain)
+    assert (by_grid.grades == by_marks.grades).all() and (by_grid.steps == by_marks.steps).all()
+    solutions = solve_grids(grids).solutions
+    marks = grid_candidates(grids)  # blanks keep only what their peers leave
+    checked = grade_grids(None, solutions=solutions, candidates=marks)
+    assert (checked.wrong == -1).all() and (checked.grades != NO_GRADE).all()
+    bad = plain[:2].copy()
+    bad[0, 0] = 1 << 9
+    bad[1, 0] = bad[1, 1] = 1  # two placed 1s in row 1
+    assert (grade_grids(None, candidates=bad).grades == NO_GRADE).all()
+
+
+def test_pencilmarks_are_rated_like_their_grid():
+    """`rate_grids(candidates=...)`: a grid written as pencilmarks (givens alone, blanks all
+    nine) gets the grid's own rating, difficulty included (the same symmetries, searched
+    alike); clashing placed cells get nulls."""
+    from pipeline.rating import rate_grids
+
+    grids = shared_puzzles("puzzles3_magictour_top1465.txt", 30)
+    plain = np.where(grids > 0, 1 << (grids.astype(np.int64) - 1), 511).astype(np.uint16)
+    plain[1, [0, 1]] = 1  # two placed 1s in a row: no rating
+    grids[1, [0, 1]] = 1
+    by_grid = rate_grids(grids, samples=4, seed=3)
+    by_marks = rate_grids(None, samples=4, seed=3, candidates=plain)
+    assert by_grid.equals(by_marks)
+    assert by_marks["grade"][1] is None and by_marks["grade"].null_count() == 1
+    assert rate_grids(None, samples=0, candidates=plain)["grade"].equals(by_grid["grade"])

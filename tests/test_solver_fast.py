@@ -158,7 +158,8 @@ def run_kernel(puzzles: np.ndarray, skip: np.ndarray | None = None, max_nodes: i
     skip = np.zeros(n, dtype=np.bool_) if skip is None else skip
     out = (np.full(n, -7, np.int8), np.full((n, 81), 7, np.uint8), np.full(n, -7, np.int64),
            np.full(n, -7, np.int64), np.full(n, -7, np.int64))  # fmt: skip
-    solve_kernel(np.ascontiguousarray(puzzles), skip, 2, max_nodes, *out)
+    counts = np.full(n, -7, np.int64)
+    solve_kernel(np.ascontiguousarray(puzzles), skip, 2, max_nodes, *out, counts)
     return out
 
 
@@ -354,7 +355,7 @@ def test_invalid_from_the_two_solutions_kernel_leaves_no_second():
     rows[0, [3, 75]] = 4  # same column
     n = len(rows)
     out = [np.full(n, -7, np.int8), np.full((n, 81), 7, np.uint8), np.full((n, 81), 7, np.uint8)]
-    out += [np.full(n, -7, np.int64) for _ in range(3)]
+    out += [np.full(n, -7, np.int64) for _ in range(4)]  # nodes, guesses, solve_ns, counts
     two_solutions_kernel(rows, np.zeros(n, np.bool_), 0, *out)
     assert out[0][0] == codes.INVALID and not out[1][0].any() and not out[2][0].any()
     assert out[0][1] == codes.MULTIPLE

@@ -224,7 +224,7 @@ def test_kernel_leaves_skipped_rows_untouched(strategy):
     grids = np.stack([grid(*SEED000), grid(*SEED002), grid("11.......")])
     skip = np.array([False, True, True])
     outs = [np.full(3, 7, np.int8), np.full((3, 81), 7, np.uint8)]
-    outs += [np.full(3, 7, np.int64) for _ in range(3)]  # nodes, guesses, solve_ns
+    outs += [np.full(3, 7, np.int64) for _ in range(4)]  # nodes, guesses, solve_ns, counts
     chosen = get_strategy(strategy)
     chosen.load()(grids, skip, *chosen.flags, 2, 0, *outs)
     assert outs[0].tolist() == [codes.SOLVED, 7, 7]

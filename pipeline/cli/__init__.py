@@ -33,7 +33,8 @@ if (
 
 from pipeline.cli.augment_command import augment  # noqa: E402 - registers `augment` on the app
 from pipeline.cli.commands import app, main  # noqa: E402 - after the handlers, on purpose
+from pipeline.cli.enumerate_command import enumerate_solutions  # noqa: E402 - `enumerate`
 from pipeline.cli.score_command import score  # noqa: E402 - registers `score` on the app
 from pipeline.cli.split_command import split  # noqa: E402 - registers `split` on the app
 
-__all__ = ["app", "augment", "main", "score", "split"]
+__all__ = ["app", "augment", "enumerate_solutions", "main", "score", "split"]

@@ -123,9 +123,9 @@ def solve(
         int,
         typer.Option(
             min=1,
-            max=2,
             metavar="N",
-            help="1: stop at the first (verdict `found`); 2: prove uniqueness.",
+            help="1: stop at the first (verdict `found`); 2: prove uniqueness; more: count "
+            "them up to N (`solution_count`; N means N or more).",
         ),
     ] = 2,
     max_nodes: Annotated[

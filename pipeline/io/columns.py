@@ -28,7 +28,8 @@ RESERVED_NAMES = frozenset(
      "expected_ok", "error")
 )  # fmt: skip
 RENAME_PREFIX = "input_"
-_PUZZLE = re.compile(r"[.0-9]{81}")
+# 81 cells, or a pencilmark puzzle's 729 characters (`pipeline.pencilmarks`)
+_PUZZLE = re.compile(r"[.0-9]{81}|[.0-9]{729}")
 _GRID = re.compile(r"[1-9]{81}")
 # A puzzle stored as a number, its leading zeros (blanks) lost: 17 givens at least, 80 digits
 # at most. Its rows are malformed ("expected 81 cells"), but it is the puzzle column.
@@ -81,7 +82,8 @@ def pick_columns(
         if has_rows:
             raise NoPuzzleColumn(
                 f"{name}: no puzzle column found (none named {', '.join(PUZZLE_NAMES)}, none "
-                f"holding 81-character puzzles); columns are: {', '.join(names) or '(none)'}"
+                "holding 81-character puzzles or 729-character pencilmarks); columns are: "
+                f"{', '.join(names) or '(none)'}"
             )
         puzzle = names[0]  # no rows to look at: any column will do
     if solution_column:

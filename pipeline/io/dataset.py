@@ -427,9 +427,12 @@ def optional_column(batch: pa.RecordBatch, name: str) -> pa.Array | None:
     return None if index < 0 else batch.column(index)
 
 
-def read_puzzles(path: str | Path, limit: int | None = None, **options: object) -> ParsedGrids:
+def read_puzzles(
+    path: str | Path, limit: int | None = None, *, pencilmarks: bool = False, **options: object
+) -> ParsedGrids:
     """The puzzles of a whole file (its first `limit` rows), parsed, in input order: for
-    benchmarks, tests and notebooks that want a set in memory. `options` are those of
+    benchmarks, tests and notebooks that want a set in memory. `pencilmarks`: read
+    729-character rows as pencilmark puzzles (`parse_puzzles`). `options` are those of
     `open_dataset`."""
     ds = open_dataset(path, **options)  # type: ignore[arg-type]
     columns: list[pa.Array] = []
@@ -440,7 +443,7 @@ def read_puzzles(path: str | Path, limit: int | None = None, **options: object) 
             break
         columns.append(batch.column(ds.schema.get_field_index("puzzle")))
         rows += batch.num_rows
-    return parse_puzzles(pa.chunked_array(columns, pa.string()))
+    return parse_puzzles(pa.chunked_array(columns, pa.string()), pencilmarks)
 
 
 def pick_columns(

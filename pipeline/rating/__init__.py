@@ -24,6 +24,7 @@ from pipeline.grid import PuzzleColumn, parse_puzzles
 from pipeline.rating.difficulty import difficulty_grids
 from pipeline.rating.ladder import GRADES, NO_GRADE, SEARCH, SINGLES, TECHNIQUES, grade_grids
 from pipeline.solver import codes, solve_grids
+from pipeline.solver.candidates import as_candidates
 
 GRADE_TYPE = pl.Enum(list(GRADES))
 RATING_SCHEMA = pl.Schema(
@@ -37,28 +38,41 @@ RATING_SCHEMA = pl.Schema(
 
 
 def rate_grids(
-    grids: np.ndarray,
+    grids: np.ndarray | None,
     skip: np.ndarray | None = None,
     samples: int = 16,
     seed: int = 0,
     max_nodes: int | None = None,
+    candidates: np.ndarray | None = None,
 ) -> pl.DataFrame:
-    """`rate` for `(n, 81) uint8` grids already parsed; rows in `skip` get nulls."""
+    """`rate` for `(n, 81) uint8` grids already parsed; rows in `skip` get nulls.
+    `candidates`: pencilmark puzzles instead (`(n, 81) uint16`, see
+    `pipeline.solver.candidates`; `grids` is ignored): the same columns, the ladder starting
+    from the marks and the difficulty over symmetric copies of them."""
     if samples < 0:
         raise ValueError(f"samples must be 0 (no difficulty) or more, not {samples!r}")
     if seed < 0:
         raise ValueError(f"seed must be a non-negative integer, not {seed!r}")
-    grids = np.ascontiguousarray(grids, dtype=np.uint8).reshape(-1, 81)
-    n = grids.shape[0]
+    if candidates is not None:
+        candidates = as_candidates(candidates)
+        grids = None
+        n = candidates.shape[0]
+    elif grids is None:
+        raise ValueError("rate_grids needs grids or candidates")
+    else:
+        grids = np.ascontiguousarray(grids, dtype=np.uint8).reshape(-1, 81)
+        n = grids.shape[0]
     skip = np.zeros(n, dtype=np.bool_) if skip is None else np.asarray(skip, dtype=np.bool_)
     if samples:
-        difficulty, verdicts = difficulty_grids(grids, samples, seed, skip, max_nodes)
+        difficulty, verdicts = difficulty_grids(grids, samples, seed, skip, max_nodes, candidates)
         no_solution = (verdicts != codes.FOUND) & (verdicts != codes.LIMIT)
     else:  # the grade alone: one search says which puzzles have a solution
         difficulty = np.full(n, np.nan)
-        verdicts = solve_grids(grids, solutions=1, max_nodes=max_nodes, skip=skip).verdicts
+        verdicts = solve_grids(
+            grids, solutions=1, max_nodes=max_nodes, skip=skip, candidates=candidates
+        ).verdicts
         no_solution = (verdicts != codes.FOUND) & (verdicts != codes.LIMIT)
-    graded = grade_grids(grids, skip=skip | no_solution)
+    graded = grade_grids(grids, skip=skip | no_solution, candidates=candidates)
     unrated = np.flatnonzero(graded.grades == NO_GRADE)
     index = np.clip(graded.grades.astype(np.int64), 0, len(TECHNIQUES) - 1)
     steps = np.take_along_axis(graded.steps, index[:, None], axis=1)[:, 0]

@@ -73,6 +73,29 @@ def start_board(grid: np.ndarray, values: np.ndarray, candidates: np.ndarray) ->
 
 
 @kernel
+def start_board_from_candidates(
+    pencilmarks: np.ndarray, values: np.ndarray, candidates: np.ndarray
+) -> bool:
+    """Fill `values` and `candidates` from a pencilmark puzzle (`(81,)` bit sets, see
+    `pipeline.solver.candidates`): each cell with one candidate is placed like a given, the
+    other cells keep only their own candidates. False when placed cells clash or a value has
+    bits above the ninth (a cell with no candidate is left to the ladder: a contradiction)."""
+    for cell in range(81):
+        values[cell] = 0
+        candidates[cell] = ALL_DIGITS
+    for cell in range(81):
+        c = np.int64(pencilmarks[cell])
+        if c > ALL_DIGITS:
+            return False
+        if c != 0 and c & (c - 1) == 0 and not place(values, candidates, cell, LOWEST_DIGIT[c]):
+            return False
+    for cell in range(81):
+        if values[cell] == 0:
+            candidates[cell] &= pencilmarks[cell]
+    return True
+
+
+@kernel
 def blank_cells(values: np.ndarray) -> int:
     """Number of cells still without a digit."""
     count = 0

@@ -18,6 +18,7 @@ import numpy as np
 
 from pipeline.compiled import kernel
 from pipeline.solver import codes, solve_grids
+from pipeline.solver.candidates import as_candidates
 
 CHUNK = 4096  # puzzles per solver call: bounds the memory of the symmetric copies
 
@@ -108,12 +109,52 @@ def symmetric_copies(grids: np.ndarray, seed: int, samples: int, out: np.ndarray
                     copy[to] = digits[grids[i, 9 * r + c]]
 
 
+@kernel
+def symmetric_candidate_copies(
+    candidates: np.ndarray, seed: int, samples: int, out: np.ndarray
+) -> None:
+    """`symmetric_copies` of pencilmark puzzles (`(n, 81) uint16`, bit d-1 for digit d): the
+    same symmetries, each cell's candidate digits relabelled. The key reads a cell with one
+    candidate as that digit and a cell with all nine as a blank (others as 10 + their marks),
+    so a grid written as pencilmarks draws the grid's own symmetries."""
+    digits = np.empty(10, dtype=np.uint8)
+    rows = np.empty(9, dtype=np.int64)
+    columns = np.empty(9, dtype=np.int64)
+    view = np.empty(81, dtype=np.int64)
+    for i in range(candidates.shape[0]):
+        for cell in range(81):
+            marks = np.int64(candidates[i, cell])
+            if marks == 0x1FF:
+                view[cell] = 0
+            elif marks != 0 and marks & (marks - 1) == 0:
+                view[cell] = 1
+                while marks > 1:
+                    marks >>= 1
+                    view[cell] += 1
+            else:
+                view[cell] = 10 + marks
+        key = puzzle_key(view, seed)
+        for s in range(samples):
+            transpose = draw_symmetry(key, s, digits, rows, columns)
+            copy = out[i * samples + s]
+            for r in range(9):
+                for c in range(9):
+                    to = 9 * columns[c] + rows[r] if transpose else 9 * rows[r] + columns[c]
+                    marks = candidates[i, 9 * r + c]
+                    moved = 0
+                    for d in range(9):
+                        if marks >> d & 1:
+                            moved |= 1 << (digits[d + 1] - 1)
+                    copy[to] = moved | (marks & ~0x1FF)  # bits above the ninth stay: invalid
+
+
 def difficulty_grids(
     grids: np.ndarray,
     samples: int = 16,
     seed: int = 0,
     skip: np.ndarray | None = None,
     max_nodes: int | None = None,
+    candidates: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Mean guesses for the first solution over `samples` random symmetries of each puzzle.
 
@@ -121,25 +162,35 @@ def difficulty_grids(
     in `pipeline.solver.codes` (`FOUND` when a solution exists, `MULTIPLE` never appears since
     only the first solution is sought); difficulty is NaN where the verdict is not `FOUND`
     (malformed or skipped rows, clashing givens, no solution, or `max_nodes` spent on a copy).
+    `candidates`: pencilmark puzzles instead (`(n, 81) uint16`; `grids` is ignored).
     """
     if samples < 1:
         raise ValueError(f"samples must be at least 1, not {samples!r}")
-    grids = np.ascontiguousarray(grids, dtype=np.uint8).reshape(-1, 81)
-    n = grids.shape[0]
+    if candidates is not None:
+        puzzles = as_candidates(candidates)
+    elif grids is None:
+        raise ValueError("difficulty_grids needs grids or candidates")
+    else:
+        puzzles = np.ascontiguousarray(grids, dtype=np.uint8).reshape(-1, 81)
+    n = puzzles.shape[0]
     skip = np.zeros(n, dtype=np.bool_) if skip is None else np.asarray(skip, dtype=np.bool_)
     difficulty = np.full(n, np.nan)
     verdicts = np.full(n, codes.MALFORMED, dtype=np.int8)
-    copies = np.empty((min(n, CHUNK) * samples, 81), dtype=np.uint8)
+    copies = np.empty((min(n, CHUNK) * samples, 81), dtype=puzzles.dtype)
     for start in range(0, n, CHUNK):
-        chunk = grids[start : start + CHUNK]
+        chunk = puzzles[start : start + CHUNK]
         k = len(chunk)
-        symmetric_copies(chunk, seed, samples, copies)
+        if candidates is None:
+            symmetric_copies(chunk, seed, samples, copies)
+        else:
+            symmetric_candidate_copies(chunk, seed, samples, copies)
         found = solve_grids(
-            copies[: k * samples],
+            None if candidates is not None else copies[: k * samples],
             strategy="fast",
             solutions=1,
             max_nodes=max_nodes,
             skip=np.repeat(skip[start : start + k], samples),
+            candidates=copies[: k * samples] if candidates is not None else None,
         )
         # a copy's verdict is the puzzle's, except LIMIT, which any copy may hit on its own
         copy_verdicts = found.verdicts.reshape(k, samples)

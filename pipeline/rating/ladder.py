@@ -22,12 +22,18 @@ from typing import NamedTuple
 import numpy as np
 
 from pipeline.compiled import kernel
-from pipeline.rating.board import agrees_with, blank_cells, start_board
+from pipeline.rating.board import (
+    agrees_with,
+    blank_cells,
+    start_board,
+    start_board_from_candidates,
+)
 from pipeline.rating.chains import x_chain, xy_chain
 from pipeline.rating.fish import fish
 from pipeline.rating.singles import hidden_single, locked_candidates, naked_single
 from pipeline.rating.subsets import hidden_subset, naked_subset
 from pipeline.rating.wings import wing
+from pipeline.solver.candidates import as_candidates
 
 TECHNIQUES: tuple[str, ...] = (
     "hidden_single",
@@ -169,6 +175,37 @@ def grade_kernel(
         blanks_left[i] = blank_cells(values)
 
 
+@kernel
+def grade_candidates_kernel(
+    pencilmarks: np.ndarray,
+    skip: np.ndarray,
+    solutions: np.ndarray,
+    check: bool,
+    grades: np.ndarray,
+    steps: np.ndarray,
+    blanks_left: np.ndarray,
+    wrong: np.ndarray,
+) -> None:
+    """`grade_kernel` for pencilmark puzzles, `(n, 81) uint16` candidates in place of the
+    grids (`board.start_board_from_candidates`); the same outputs."""
+    values = np.empty(81, dtype=np.uint8)
+    candidates = np.empty(81, dtype=np.int32)
+    for i in range(pencilmarks.shape[0]):
+        wrong[i] = -1
+        for rung in range(RUNGS):
+            steps[i, rung] = 0
+        if skip[i] or not start_board_from_candidates(pencilmarks[i], values, candidates):
+            grades[i] = NO_GRADE
+            blanks_left[i] = 0
+            continue
+        grade, first_wrong = climb(
+            values, candidates, steps[i], solutions[i if check else 0], check
+        )
+        grades[i] = grade
+        wrong[i] = first_wrong
+        blanks_left[i] = blank_cells(values)
+
+
 class GradeResults(NamedTuple):
     """Per-puzzle outputs of `grade_grids`, one entry per input row."""
 
@@ -179,15 +216,27 @@ class GradeResults(NamedTuple):
 
 
 def grade_grids(
-    grids: np.ndarray, skip: np.ndarray | None = None, solutions: np.ndarray | None = None
+    grids: np.ndarray | None,
+    skip: np.ndarray | None = None,
+    solutions: np.ndarray | None = None,
+    candidates: np.ndarray | None = None,
 ) -> GradeResults:
     """Grade `(n, 81) uint8` grids with the ladder; rows in `skip`, and rows whose givens clash
     or whose candidates run out (no solution), get `NO_GRADE`.
 
     `solutions` (`(n, 81)`, optional): known solutions; each rung's sweep is then checked to
     keep them (`wrong`), which is how the tests prove the techniques sound.
+
+    `candidates`: pencilmark puzzles instead (`(n, 81) uint16`, see
+    `pipeline.solver.candidates`; `grids` is ignored): the ladder starts from them, cells with
+    one candidate placed. Steps count only what the ladder does beyond the marks given.
     """
-    grids = np.ascontiguousarray(grids, dtype=np.uint8).reshape(-1, 81)
+    if candidates is not None:
+        grids = as_candidates(candidates)
+    elif grids is None:
+        raise ValueError("grade_grids needs grids or candidates")
+    else:
+        grids = np.ascontiguousarray(grids, dtype=np.uint8).reshape(-1, 81)
     n = grids.shape[0]
     skip = np.zeros(n, dtype=np.bool_) if skip is None else np.asarray(skip, dtype=np.bool_)
     if skip.shape != (n,):
@@ -205,5 +254,6 @@ def grade_grids(
         np.empty(n, dtype=np.int32),
         np.empty(n, dtype=np.int8),
     )
-    grade_kernel(grids, skip, known, check, *out)
+    grade = grade_kernel if candidates is None else grade_candidates_kernel
+    grade(grids, skip, known, check, *out)
     return out

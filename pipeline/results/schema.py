@@ -60,13 +60,15 @@ COLUMNS: dict[str, str] = {
     "row": "0-based position in the input",
     "id": "the input's id column, when it has one: its type kept (from CSV/TSV, int64 when "
     "every id is a plain integer, else string)",
-    "puzzle": "the puzzle as read: 81 chars with `.` blanks when parseable, else the raw text",
+    "puzzle": "the puzzle as read: 81 chars with `.` blanks when parseable, a pencilmark "
+    "puzzle's 729 chars as they came (trimmed), else the raw text",
     "verdict": "`solved` (exactly one solution), `multiple`, `unsolvable`, `invalid` (givens "
     "clash), `malformed`, `limit` (node budget spent), `found` (a solution; uniqueness not "
     "checked: `--solutions 1`); for a solver from outside (`--solver`) also `wrong_answer` "
     "(its grid breaks a rule, changes a given or is incomplete) and `solver_error` (no answer)",
     "solution": "the solution found (the first one for `multiple` and `limit`), else null",
-    "clues": "number of givens; null for malformed rows",
+    "clues": "number of givens (of a pencilmark puzzle: cells with one candidate); null for "
+    "malformed rows",
     "nodes": "search nodes, counted the same way by every strategy (see `pipeline.solver`); "
     "0 when no search ran; null for a solver from outside (`--solver`)",
     "guesses": "digits placed by choice at cells with two or more candidates; 0 when no search "
@@ -79,6 +81,8 @@ COLUMNS: dict[str, str] = {
     "otherwise",
     "kernel_agrees": "(`--solver` from outside) whether our `fast` kernel, counting to 2, "
     "agrees with the solver's claim (none, one, several); null where it made none",
+    "solution_count": "(`--solutions N`, N > 2) solutions counted, up to N: N means N or "
+    "more; for `limit`, those found before the budget ran out; null for malformed rows",
     "canonical": "(`--canonical`) the minlex form: the same string for the same puzzle in any "
     "disguise (relabelled, rows or columns swapped, transposed); null for malformed rows",
     "difficulty": "(`--rate`) mean guesses for a first solution over random symmetries of the "
@@ -134,8 +138,10 @@ def build_results(
     has_solution = np.isin(verdicts, (codes.SOLVED, codes.MULTIPLE, codes.FOUND))
     has_solution |= np.isin(verdicts, (codes.LIMIT, codes.WRONG_ANSWER)) & found.solutions.any(1)
     puzzles = format_grids(parsed.grids)
-    if not ok.all():  # bad rows as they came
-        puzzles = pc.if_else(pa.array(ok), puzzles, raw_puzzles.cast(pa.string()))
+    as_read = ok if parsed.pencilmark is None else ok & ~parsed.pencilmark
+    if not as_read.all():  # bad rows as they came, pencilmark puzzles in their own form
+        raw = pc.utf8_trim_whitespace(raw_puzzles.cast(pa.string()))
+        puzzles = pc.if_else(pa.array(as_read), puzzles, raw)
     solutions = format_grids(found.solutions, mask=has_solution)
 
     errors = parsed.errors

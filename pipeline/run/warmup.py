@@ -83,6 +83,12 @@ def _augment() -> None:
     augment_grids(_grids()[:1], _grids()[:1], np.zeros(1, np.int64), 0, 2, keep_original=True)
 
 
+def _enumerate() -> None:
+    from pipeline.solver.enumeration import enumerate_batch
+
+    list(enumerate_batch(_grids(), 3))
+
+
 @dataclass(frozen=True)
 class Kernel:
     """A kernel a job may call: `load()` calls it once on tiny boards; `compiled` names the
@@ -99,6 +105,7 @@ KERNELS: dict[str, Kernel] = {
     "library": Kernel(_library, (("pipeline.solvers.library", "call_kernel"),)),  # c: solvers
     "verify": Kernel(_verify, (("pipeline.solver.checks", "_verify_kernel"),)),
     "augment": Kernel(_augment, (("pipeline.symmetry_kernels", "augment_kernel"),)),
+    "enumerate": Kernel(_enumerate, (("pipeline.solver.enumeration", "enumerate_kernel"),)),
     "canonical": Kernel(_canonical, (("pipeline.canonical_forms.batch", "canonical_kernel"),)),
     "rating": Kernel(
         _rating,

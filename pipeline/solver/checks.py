@@ -15,6 +15,7 @@ from typing import NamedTuple
 import numpy as np
 
 from pipeline.compiled import kernel, kernel_part
+from pipeline.solver.candidates import as_candidates, placed_digits
 from pipeline.solver.units import BOX, CELL_UNITS, COLUMN, ROW
 
 NOT_A_DIGIT = 3  # a value of `Clashes.kind`, after ROW, COLUMN and BOX
@@ -142,6 +143,23 @@ def first_clash(grids: np.ndarray) -> Clashes:
     return Clashes(*(np.ascontiguousarray(out[:, k]) for k in range(5)))
 
 
+def candidates_valid(candidates: np.ndarray) -> np.ndarray:
+    """`givens_valid` for pencilmark puzzles (`(n, 81) uint16`, see `pipeline.solver.candidates`):
+    the cells with one candidate are the givens; a value with bits above the ninth is invalid.
+    """
+    return givens_valid(placed_digits(candidates))
+
+
+def first_candidates_clash(candidates: np.ndarray) -> Clashes:
+    """`first_clash` for pencilmark puzzles: where the cells with one candidate first clash
+    (for a value with bits above the ninth, kind `NOT_A_DIGIT`, `digit` the value)."""
+    candidates = as_candidates(candidates)
+    clashes = first_clash(placed_digits(candidates))
+    wild = np.flatnonzero(clashes.kind == NOT_A_DIGIT)
+    clashes.digit[wild] = candidates[wild, clashes.cell_a[wild]].astype(np.int16)
+    return clashes
+
+
 def clash_messages(clashes: Clashes) -> list[str | None]:
     """One sentence per grid naming its first clash ("row 1 repeats 5 at columns 1 and 3"),
     None where the givens do not clash. Numbers are 1-based, as people count rows."""
@@ -184,7 +202,9 @@ __all__ = [
     "Clashes",
     "NOT_A_DIGIT",
     "ROW",
+    "candidates_valid",
     "clash_messages",
+    "first_candidates_clash",
     "first_clash",
     "givens_valid",
     "verify_solutions",

@@ -36,28 +36,22 @@ more candidates), so `guesses == nodes - 1` and `branch_points` (for comparisons
 counts a guess per branch point) is about half of it.
 
 Givens that clash (two equal digits in a row, column or box) and values above 9 are found while
-loading the givens (`_load_givens`, a few bit operations per digit): verdict `INVALID`, nodes 0,
-guesses 0, no solution. Ideas measured here and not kept are listed in docs/BENCHMARKS.md
+loading the givens (`fast_load._load_givens`, a few bit operations per digit): verdict
+`INVALID`, nodes 0, guesses 0, no solution. Pencilmark puzzles load through
+`fast_load._load_candidates`; counting beyond 2 counts deadly rectangles at once
+(`fast_count.py`); `enumeration.py` runs the same search resumably, a chunk at a time.
+Ideas measured here and not kept are listed in docs/BENCHMARKS.md
 ("Ideas measured").
 """
 
 import numpy as np
 
 from pipeline.compiled import kernel, kernel_part
-from pipeline.solver.bits import lowest_bit_index, now_ns, popcount, unowned
+from pipeline.solver.bits import lowest_bit_index, now_ns, unowned
 from pipeline.solver.codes import INVALID, LIMIT, MULTIPLE, SOLVED, UNSOLVABLE
-from pipeline.solver.fast_propagate import (
-    BOARD_SLOTS,
-    BOX_CELLS,
-    COMPLETE,
-    ROW_CELLS,
-    ROW_TRIADS,
-    STUCK,
-    UNSOLVED,
-    _columns,
-    propagate,
-)
-from pipeline.solver.fast_tables import ALL_CELLS, COLUMNS_TO_BAND, ROW_MASK
+from pipeline.solver.fast_count import count_rectangle
+from pipeline.solver.fast_load import _load_candidates, _load_givens
+from pipeline.solver.fast_propagate import BOARD_SLOTS, COMPLETE, STUCK, propagate
 
 MAX_DEPTH = 64  # boards below the root: each branch's first way fixes one of 54 (digit, band)s
 CHOICE = 7  # digit, three band masks of the first way, three of the other
@@ -89,65 +83,10 @@ def _write_solution(board: np.ndarray, out: np.ndarray) -> None:
 
 
 @kernel_part
-def _load_givens(givens: np.ndarray, board: np.ndarray, given: np.ndarray) -> bool:
-    """The board of a puzzle, all at once: each given's cell holds its digit alone and is no
-    longer unsolved; its row, column and box leave that digit. Propagation takes it from there
-    (placing givens one by one through it cost a band update each: Kaggle rows, 35 givens,
-    ran 20% slower). False when the givens clash or a value is above 9.
-
-    A digit's givens clash exactly when they fill fewer distinct rows, or boxes, or columns
-    than there are of them; the check counts these over all digits at once. `given`: scratch,
-    30 int64 (one (value, band) mask each, value 0 for blanks)."""
-    for slot in range(30):
-        given[slot] = 0
-    for band in range(3):
-        base = 27 * band
-        for position in range(27):
-            value = givens[base + position]
-            if value > 9:
-                return False
-            given[3 * value + band] |= 1 << position  # no branch on blanks: a coin toss
-    unsolved0 = given[0]
-    unsolved1 = given[1]
-    unsolved2 = given[2]
-    board[UNSOLVED] = unsolved0
-    board[UNSOLVED + 1] = unsolved1
-    board[UNSOLVED + 2] = unsolved2
-    distinct = 0  # rows + boxes + columns filled by each digit's givens, over all digits
-    for digit in range(9):
-        g0 = given[3 * digit + 3]
-        g1 = given[3 * digit + 4]
-        g2 = given[3 * digit + 5]
-        c0 = _columns(g0)
-        c1 = _columns(g1)
-        c2 = _columns(g2)
-        columns = c0 | c1 | c2
-        out = ALL_CELLS & ~(columns * COLUMNS_TO_BAND)
-        rows = _rows(g0) | (_rows(g1) << 3) | (_rows(g2) << 6)
-        boxes = ROW_TRIADS[c0] | (ROW_TRIADS[c1] << 3) | (ROW_TRIADS[c2] << 6)
-        distinct += popcount(rows) + popcount(boxes) + popcount(columns)
-        board[digit] = g0 | (unsolved0 & out & ~ROW_CELLS[rows & 7] & ~BOX_CELLS[boxes & 7])
-        board[9 + digit] = g1 | (
-            unsolved1 & out & ~ROW_CELLS[(rows >> 3) & 7] & ~BOX_CELLS[(boxes >> 3) & 7]
-        )
-        board[18 + digit] = g2 | (unsolved2 & out & ~ROW_CELLS[rows >> 6] & ~BOX_CELLS[boxes >> 6])
-    givens_count = 81 - popcount(unsolved0) - popcount(unsolved1) - popcount(unsolved2)
-    return distinct == 3 * givens_count
-
-
-@kernel_part
-def _rows(cells: int) -> int:
-    """The 3-bit set of a band's rows holding at least one of `cells`."""
-    return (
-        (1 if cells & ROW_MASK else 0)
-        | (2 if cells & (ROW_MASK << 9) else 0)
-        | (4 if cells & (ROW_MASK << 18) else 0)
-    )
-
-
-@kernel_part
 def _solve_one(
     givens: np.ndarray,
+    candidates: np.ndarray,
+    from_candidates: int,
     max_solutions: int,
     max_nodes: int,
     boards: np.ndarray,
@@ -155,17 +94,28 @@ def _solve_one(
     choice: np.ndarray,
     solution: np.ndarray,
     second: np.ndarray,
-) -> tuple[int, int, int, int]:
-    """Search one puzzle; returns (verdict, nodes, guesses, branch points), fills `solution`
-    with the first solution found and `second` with the second one, when found.
+    placed: np.ndarray,
+) -> tuple[int, int, int, int, int]:
+    """Search one puzzle; returns (verdict, nodes, guesses, branch points, solutions found:
+    up to `max_solutions`), fills `solution` with the first solution found and `second` with
+    the second one, when found.
 
     `boards[depth]` is the board at each depth, followed by the other way of the branch taken
     there (digit and three band masks), still to try. Branching copies the board one level
     down and narrows the copy; backing up narrows the board left above with the other way:
-    one copy per branch point."""
+    one copy per branch point. The puzzle is `givens`, or `candidates` when `from_candidates`
+    (`placed`: scratch for them).
+
+    Counting beyond 2, once two solutions are written, a board stuck on a deadly rectangle
+    has its two solutions counted at once (`fast_count.count_rectangle`) and the search backs
+    up: those solutions are found, not visited (no nodes)."""
     board = boards[0]
-    if not _load_givens(givens, board, boards[1]):
-        return INVALID, 0, 0, 0
+    if from_candidates:
+        loaded = _load_candidates(candidates, board, boards[1], placed)
+    else:
+        loaded = _load_givens(givens, board, boards[1])
+    if not loaded:
+        return INVALID, 0, 0, 0, 0
     # Every (digit, band) dirty, as an int64 variable: a literal here would have numba compile
     # `propagate` and `_update_bands` a second time for it (0.6 s more on the first run).
     state = propagate(board, np.int64((1 << 27) - 1), fields, choice)
@@ -185,23 +135,29 @@ def _solve_one(
             if found >= max_solutions:
                 break
         elif state == STUCK:
-            if max_nodes > 0 and nodes >= max_nodes:
-                verdict = LIMIT
-                break
-            board[BOARD_SLOTS] = choice[0]  # the other way, for when we back up
-            for k in range(1, 4):
-                board[BOARD_SLOTS + k] = choice[3 + k]
-            depth += 1
-            child = boards[depth]
-            for k in range(BOARD_SLOTS):
-                child[k] = board[k]
-            board = child
-            branches += 1
-            nodes += 1
-            guesses += 1
-            dirty = _restrict(board, choice[0], choice[1], choice[2], choice[3])
-            state = propagate(board, dirty, fields, choice)
-            continue
+            counted = count_rectangle(board) if found >= 2 and max_solutions > 2 else -1
+            if counted >= 0:
+                found = min(found + counted, max_solutions)
+                if found >= max_solutions:
+                    break
+            else:
+                if max_nodes > 0 and nodes >= max_nodes:
+                    verdict = LIMIT
+                    break
+                board[BOARD_SLOTS] = choice[0]  # the other way, for when we back up
+                for k in range(1, 4):
+                    board[BOARD_SLOTS + k] = choice[3 + k]
+                depth += 1
+                child = boards[depth]
+                for k in range(BOARD_SLOTS):
+                    child[k] = board[k]
+                board = child
+                branches += 1
+                nodes += 1
+                guesses += 1
+                dirty = _restrict(board, choice[0], choice[1], choice[2], choice[3])
+                state = propagate(board, dirty, fields, choice)
+                continue
         if depth == 0:
             break
         if max_nodes > 0 and nodes >= max_nodes:
@@ -221,7 +177,7 @@ def _solve_one(
             second[k] = 0
             if found == 0:
                 solution[k] = 0
-    return verdict, nodes, guesses, branches
+    return verdict, nodes, guesses, branches, found
 
 
 @kernel
@@ -235,13 +191,37 @@ def solve_kernel(
     nodes: np.ndarray,
     guesses: np.ndarray,
     solve_ns: np.ndarray,
+    counts: np.ndarray,
 ) -> None:
     """Solve every row of `grids` not marked in `skip` (see `pipeline.solver` for the contract;
     this kernel also answers `INVALID` for clashing givens and values above 9 by itself)."""
     seconds = np.zeros((1, 81), dtype=np.uint8)  # scratch: the second solution is dropped
     branches = np.zeros(1, dtype=np.int64)  # scratch: branch points are dropped
-    results = (verdicts, solutions, nodes, guesses, solve_ns)
-    _solve_all(grids, skip, max_solutions, max_nodes, results, seconds, 0, branches, 0)
+    results = (verdicts, solutions, nodes, guesses, solve_ns, counts)
+    puzzles = (grids, np.zeros((1, 81), dtype=np.uint16), 0)
+    _solve_all(puzzles, skip, max_solutions, max_nodes, results, seconds, 0, branches, 0)
+
+
+@kernel
+def solve_candidates_kernel(
+    candidates: np.ndarray,
+    skip: np.ndarray,
+    max_solutions: int,
+    max_nodes: int,
+    verdicts: np.ndarray,
+    solutions: np.ndarray,
+    nodes: np.ndarray,
+    guesses: np.ndarray,
+    solve_ns: np.ndarray,
+    counts: np.ndarray,
+) -> None:
+    """`solve_kernel` for pencilmark puzzles: `(n, 81) uint16` candidates (bit d-1: digit d
+    allowed) in place of the grids (see `_load_candidates`)."""
+    seconds = np.zeros((1, 81), dtype=np.uint8)
+    branches = np.zeros(1, dtype=np.int64)
+    results = (verdicts, solutions, nodes, guesses, solve_ns, counts)
+    puzzles = (np.zeros((1, 81), dtype=np.uint8), candidates, 1)
+    _solve_all(puzzles, skip, max_solutions, max_nodes, results, seconds, 0, branches, 0)
 
 
 @kernel
@@ -255,30 +235,55 @@ def two_solutions_kernel(
     nodes: np.ndarray,
     guesses: np.ndarray,
     solve_ns: np.ndarray,
+    counts: np.ndarray,
 ) -> None:
     """Like `solve_kernel` with `max_solutions=2`, and keeps the second solution in `seconds`
     for puzzles with several (the evidence that validation shows)."""
     branches = np.zeros(1, dtype=np.int64)  # scratch: branch points are dropped
-    results = (verdicts, solutions, nodes, guesses, solve_ns)
-    _solve_all(grids, skip, 2, max_nodes, results, seconds, 1, branches, 0)
+    results = (verdicts, solutions, nodes, guesses, solve_ns, counts)
+    puzzles = (grids, np.zeros((1, 81), dtype=np.uint16), 0)
+    _solve_all(puzzles, skip, 2, max_nodes, results, seconds, 1, branches, 0)
+
+
+@kernel
+def two_solutions_candidates_kernel(
+    candidates: np.ndarray,
+    skip: np.ndarray,
+    max_nodes: int,
+    verdicts: np.ndarray,
+    solutions: np.ndarray,
+    seconds: np.ndarray,
+    nodes: np.ndarray,
+    guesses: np.ndarray,
+    solve_ns: np.ndarray,
+    counts: np.ndarray,
+) -> None:
+    """`two_solutions_kernel` for pencilmark puzzles (`(n, 81) uint16` candidates)."""
+    branches = np.zeros(1, dtype=np.int64)
+    results = (verdicts, solutions, nodes, guesses, solve_ns, counts)
+    puzzles = (np.zeros((1, 81), dtype=np.uint8), candidates, 1)
+    _solve_all(puzzles, skip, 2, max_nodes, results, seconds, 1, branches, 0)
 
 
 @kernel_part
 def _solve_all(
-    grids: np.ndarray,
+    puzzles: tuple[np.ndarray, np.ndarray, int],
     skip: np.ndarray,
     max_solutions: int,
     max_nodes: int,
-    results: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    results: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray],
     seconds: np.ndarray,
     keep_seconds: int,
     branches: np.ndarray,
     keep_branches: int,
 ) -> None:
-    """The search over a batch: `results` are the contract's outputs (verdicts, solutions,
-    nodes, guesses, solve_ns), one tuple for the three kernels; `seconds` and `branches` are
-    written at row `i * keep_seconds` and `i * keep_branches` (0: one scratch row)."""
-    verdicts, solutions, nodes, guesses, solve_ns = results
+    """The search over a batch: `puzzles` are (grids, candidates, from_candidates), the
+    puzzles being the candidates when `from_candidates` is 1 (the other array: one row of
+    scratch); `results` are the contract's outputs (verdicts, solutions, nodes, guesses,
+    solve_ns, counts), one tuple for every kernel; `seconds` and `branches` are written at
+    row `i * keep_seconds` and `i * keep_branches` (0: one scratch row)."""
+    verdicts, solutions, nodes, guesses, solve_ns, counts = results
+    grids_owner, candidates_owner, from_candidates = puzzles
     # Every array the search touches is `unowned` (see bits.py): no atomic reference counts
     # per call or per view. The owners below stay alive until the loop is over.
     boards_owner = np.zeros((MAX_DEPTH + 1, BOARD_SLOTS + 4), dtype=np.int64)
@@ -287,7 +292,11 @@ def _solve_all(
     boards = unowned(boards_owner)
     fields = unowned(fields_owner)
     choice = unowned(choice_owner)
-    puzzles = unowned(grids)
+    grids = unowned(grids_owner)
+    candidates = unowned(candidates_owner)
+    placed_owner = np.zeros(81, dtype=np.uint8)
+    placed = unowned(placed_owner)
+    grid_row = 1 - from_candidates  # the row of the array not searched stays 0
     firsts = unowned(solutions)
     others = unowned(seconds)
     clock_owner = np.zeros(2, dtype=np.int64)
@@ -295,12 +304,14 @@ def _solve_all(
     # One clock read a puzzle: a puzzle's time runs from the previous read (21 ns a read, 2.7%
     # of a 0.8 us Kaggle row; two reads were 5.5%). Skipped rows between cost nothing to speak of.
     start = now_ns(clock)
-    for i in range(grids.shape[0]):
+    for i in range(skip.shape[0]):
         if skip[i]:
             continue
         second = others[i * keep_seconds]
-        verdict, n, g, b = _solve_one(puzzles[i], max_solutions, max_nodes, boards, fields, choice,
-                                      firsts[i], second)  # fmt: skip
+        verdict, n, g, b, found = _solve_one(
+            grids[i * grid_row], candidates[i * from_candidates], from_candidates,
+            max_solutions, max_nodes, boards, fields, choice, firsts[i], second, placed,
+        )  # fmt: skip
         end = now_ns(clock)
         solve_ns[i] = end - start
         start = end
@@ -312,10 +323,11 @@ def _solve_all(
         verdicts[i] = verdict
         nodes[i] = n
         guesses[i] = g
+        counts[i] = found
         branches[i * keep_branches] = b
     # Do not remove: the `unowned` views above do not keep their buffers alive, and without a
     # use of each owner here numba may free them while the loop still reads through the views.
-    boards_owner[0, 0] = fields_owner[0] + choice_owner[0] + clock_owner[0]
+    boards_owner[0, 0] = fields_owner[0] + choice_owner[0] + clock_owner[0] + placed_owner[0]
 
 
 @kernel
@@ -326,8 +338,9 @@ def _branch_points_kernel(grids: np.ndarray, max_solutions: int, branches: np.nd
     solutions = np.zeros((n, 81), dtype=np.uint8)
     seconds = np.zeros((1, 81), dtype=np.uint8)
     counts = np.zeros(n, dtype=np.int64)
-    results = (verdicts, solutions, counts, counts, counts)
-    _solve_all(grids, skip, max_solutions, 0, results, seconds, 0, branches, 1)
+    results = (verdicts, solutions, counts, counts, counts, counts)
+    puzzles = (grids, np.zeros((1, 81), dtype=np.uint16), 0)
+    _solve_all(puzzles, skip, max_solutions, 0, results, seconds, 0, branches, 1)
 
 
 def branch_points(grids: np.ndarray, max_solutions: int = 2) -> np.ndarray:

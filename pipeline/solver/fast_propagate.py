@@ -138,12 +138,14 @@ def _update_bands(board: np.ndarray, dirty: int) -> int:
 
 
 @kernel_part
-def _naked_singles(board: np.ndarray) -> int:
-    """Place every naked single; returns dirty slots, -1 on a cell without candidates."""
+def _naked_singles(board: np.ndarray, updated: int) -> int:
+    """Place every naked single of the bands with a slot in `updated` (a cell's candidates
+    are its band's slots: the other bands' cells did not change); returns dirty slots, -1 on
+    a cell without candidates."""
     dirty = 0
     for band in range(3):
         unsolved = board[UNSOLVED + band]
-        if unsolved == 0:
+        if unsolved == 0 or (updated >> (9 * band)) & 511 == 0:
             continue
         once = 0
         twice = 0
@@ -406,7 +408,7 @@ def propagate(board: np.ndarray, dirty: int, fields: np.ndarray, choice: np.ndar
         changed |= updated
         if board[UNSOLVED] | board[UNSOLVED + 1] | board[UNSOLVED + 2] == 0:
             return COMPLETE
-        dirty = _naked_singles(board)
+        dirty = _naked_singles(board, updated)
         if dirty < 0:
             return CONTRADICTION
         if dirty:

@@ -24,7 +24,7 @@ value above 9, makes the verdict `INVALID` without a search (nodes 0, time 0).
 
 import numpy as np
 
-from pipeline.compiled import kernel
+from pipeline.compiled import kernel, kernel_part
 from pipeline.solver import codes
 from pipeline.solver.bits import lowest_bit_index, now_ns, popcount
 from pipeline.solver.units import ALL_DIGITS, CELL_UNITS
@@ -56,8 +56,8 @@ def _load(grid: np.ndarray, board: np.ndarray, used: np.ndarray, empties: np.nda
 
 
 @kernel
-def _allowed(used: np.ndarray, cell: int) -> int:
-    return ALL_DIGITS & ~(
+def _allowed(used: np.ndarray, cell: int, candidates: np.ndarray) -> int:
+    return candidates[cell] & ~(
         used[CELL_UNITS[cell, 0]] | used[CELL_UNITS[cell, 1]] | used[CELL_UNITS[cell, 2]]
     )
 
@@ -65,6 +65,7 @@ def _allowed(used: np.ndarray, cell: int) -> int:
 @kernel
 def _search(
     grid: np.ndarray,
+    candidates: np.ndarray,
     most_constrained: bool,
     max_solutions: int,
     max_nodes: int,
@@ -75,9 +76,11 @@ def _search(
     frame_todo: np.ndarray,
     frame_many: np.ndarray,
     solution: np.ndarray,
-) -> tuple[int, int, int]:
-    """Search one puzzle; returns (verdict, nodes, guesses). `most_constrained`: mrv's choice
-    of cell, else row-major order (backtrack).
+) -> tuple[int, int, int, int]:
+    """Search one puzzle; returns (verdict, nodes, guesses, solutions found: up to
+    `max_solutions`). `most_constrained`: mrv's choice
+    of cell, else row-major order (backtrack). `candidates`: (81,) the digits each cell may
+    take at most (all nine for a grid; a pencilmark puzzle's own, see `_from_candidates`).
 
     Writes the first solution found into `solution` (zeros when none); the other arrays are
     scratch of the sizes the kernel allocates.
@@ -85,7 +88,7 @@ def _search(
     solution[:] = 0
     m = _load(grid, board, used, empties)
     if m < 0:
-        return codes.INVALID, 0, 0
+        return codes.INVALID, 0, 0, 0
 
     nodes = 1  # the root
     guesses = 0
@@ -113,7 +116,8 @@ def _search(
                     best = 1 << 30
                     for j in range(open_cells):
                         cell = empties[j]
-                        best = min(best, (popcount(_allowed(used, cell)) * 128 + cell) * 128 + j)
+                        options = popcount(_allowed(used, cell, candidates))
+                        best = min(best, (options * 128 + cell) * 128 + j)
                         if best < 16384:  # no digit allowed: a dead end, no need to look further
                             break
                     best_j = best & 127
@@ -122,7 +126,7 @@ def _search(
                     empties[open_cells - 1] = cell
                 else:
                     cell = empties[depth]
-                allowed = _allowed(used, cell)
+                allowed = _allowed(used, cell, candidates)
                 frame_cell[depth] = cell
                 frame_todo[depth] = allowed
                 frame_many[depth] = popcount(allowed) >= 2
@@ -166,7 +170,7 @@ def _search(
         verdict = codes.MULTIPLE
     else:
         verdict = codes.SOLVED
-    return verdict, nodes, guesses
+    return verdict, nodes, guesses, found
 
 
 @kernel
@@ -181,9 +185,60 @@ def reference_kernel(
     nodes: np.ndarray,
     guesses: np.ndarray,
     solve_ns: np.ndarray,
+    counts: np.ndarray,
 ) -> None:
     """Solve every row of `grids` not marked in `skip` with the `mrv` search
     (`most_constrained`) or the `backtrack` one; the contract is in `pipeline.solver`."""
+    candidates = np.full((1, 81), ALL_DIGITS, dtype=np.int32)
+    puzzles = (grids, candidates, False)
+    results = (verdicts, solutions, nodes, guesses, solve_ns, counts)
+    _search_all(puzzles, skip, most_constrained, max_solutions, max_nodes, results)
+
+
+@kernel
+def reference_candidates_kernel(
+    candidates: np.ndarray,
+    skip: np.ndarray,
+    most_constrained: bool,
+    max_solutions: int,
+    max_nodes: int,
+    verdicts: np.ndarray,
+    solutions: np.ndarray,
+    nodes: np.ndarray,
+    guesses: np.ndarray,
+    solve_ns: np.ndarray,
+    counts: np.ndarray,
+) -> None:
+    """`reference_kernel` for pencilmark puzzles, `(n, 81) uint16` candidates in place of the
+    grids: a cell with one candidate is a given, the others take only their candidates."""
+    grids = np.zeros((candidates.shape[0], 81), dtype=np.uint8)
+    allowed = np.zeros(candidates.shape, dtype=np.int32)
+    for i in range(candidates.shape[0]):
+        for cell in range(81):
+            c = np.int32(candidates[i, cell])
+            allowed[i, cell] = c
+            if c > ALL_DIGITS:
+                grids[i, cell] = 10  # no digit: INVALID, as a value above 9 in a grid
+            elif c != 0 and c & (c - 1) == 0:
+                grids[i, cell] = lowest_bit_index(c) + 1
+    puzzles = (grids, allowed, True)
+    results = (verdicts, solutions, nodes, guesses, solve_ns, counts)
+    _search_all(puzzles, skip, most_constrained, max_solutions, max_nodes, results)
+
+
+@kernel_part
+def _search_all(
+    puzzles: tuple[np.ndarray, np.ndarray, bool],
+    skip: np.ndarray,
+    most_constrained: bool,
+    max_solutions: int,
+    max_nodes: int,
+    results: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+) -> None:
+    """The batch loop of both kernels: `puzzles` are (grids, candidates, one row of
+    candidates per grid or a single row for all)."""
+    grids, candidates, per_row = puzzles
+    verdicts, solutions, nodes, guesses, solve_ns, counts = results
     board = np.zeros(81, dtype=np.uint8)
     used = np.zeros(27, dtype=np.int32)
     empties = np.zeros(81, dtype=np.int16)
@@ -195,8 +250,9 @@ def reference_kernel(
     for i in range(grids.shape[0]):
         if skip[i]:
             continue
-        verdict, n, g = _search(
+        verdict, n, g, found = _search(
             grids[i],
+            candidates[i if per_row else 0],
             most_constrained,
             max_solutions,
             max_nodes,
@@ -214,4 +270,5 @@ def reference_kernel(
             solve_ns[i] = t1 - t0
             nodes[i] = n
             guesses[i] = g
+        counts[i] = found
         t0 = t1

@@ -25,10 +25,16 @@ class Strategy:
     # node budget `bench` uses when none is given (the reference searches give up on the
     # hardest puzzles at 20,000 nodes instead of running for minutes)
     bench_budget: int | None = None
+    # the kernel's twin for pencilmark puzzles (`(n, 81) uint16` candidates in place of the
+    # grids), in the same module; None: the strategy takes grids only
+    candidates_kernel: str | None = None
 
-    def load(self) -> Callable[..., None]:
-        """The strategy's numba kernel."""
-        return getattr(import_module(self.module), self.kernel)
+    def load(self, candidates: bool = False) -> Callable[..., None]:
+        """The strategy's numba kernel (its twin for pencilmark puzzles with `candidates`)."""
+        if candidates and self.candidates_kernel is None:
+            raise ValueError(f"strategy {self.name!r} does not take candidates")
+        name = self.candidates_kernel if candidates else self.kernel
+        return getattr(import_module(self.module), str(name))
 
     def kernels(self) -> tuple[tuple[str, str], ...]:
         """(module, name) of the strategy's kernel, as `pipeline.compiled.expect` takes them."""
@@ -45,6 +51,7 @@ REGISTRY: dict[str, Strategy] = {
             "band or stack",
             "pipeline.solver.fast",
             "solve_kernel",
+            candidates_kernel="solve_candidates_kernel",
         ),
         Strategy(
             "mrv",
@@ -52,6 +59,7 @@ REGISTRY: dict[str, Strategy] = {
             "pipeline.solver.reference",
             "reference_kernel",
             flags=(True,),
+            candidates_kernel="reference_candidates_kernel",
             bench_budget=20_000,
         ),
         Strategy(
@@ -60,6 +68,7 @@ REGISTRY: dict[str, Strategy] = {
             "pipeline.solver.reference",
             "reference_kernel",
             flags=(False,),
+            candidates_kernel="reference_candidates_kernel",
             bench_budget=20_000,
         ),
     )

@@ -25,7 +25,8 @@ from pipeline.solvers import parse_spec
 
 @dataclass(frozen=True)
 class SolveOptions:
-    """How to search: strategy, how many solutions to look for (2 proves uniqueness), budget."""
+    """How to search: strategy, how many solutions to look for (2 proves uniqueness; more
+    counts them, into `solution_count`), budget."""
 
     strategy: str = DEFAULT_STRATEGY
     solutions: int = 2
@@ -45,8 +46,15 @@ class SolveOptions:
                 object.__setattr__(self, "strategy", spec.target)
                 object.__setattr__(self, "solver", None)
         get_strategy(self.strategy)  # ValueError naming the choices
-        if self.solutions not in (1, 2):
-            raise ValueError(f"solutions must be 1 or 2, not {self.solutions!r}")
+        if isinstance(self.solutions, bool) or not isinstance(self.solutions, int):
+            raise ValueError(f"solutions must be a whole number, not {self.solutions!r}")
+        if self.solutions < 1:
+            raise ValueError(f"solutions must be at least 1, not {self.solutions!r}")
+        if self.solver is not None and self.solutions > 2:
+            raise ValueError(
+                "a solver from outside is asked for 1 or 2 solutions; counting "
+                "beyond 2 is the built-in strategies' (--solutions N)"
+            )
         if self.max_nodes is not None and not 1 <= self.max_nodes <= MAX_NODES:
             raise ValueError(
                 f"max_nodes must be between 1 and {MAX_NODES:,}, not {self.max_nodes!r}"
@@ -59,6 +67,12 @@ class SolveOptions:
         """What results and reports call the solver: the strategy, or the `--solver` spec."""
         return self.solver or self.strategy
 
+    @property
+    def counts(self) -> bool:
+        """Whether results count the solutions (`solution_count`): beyond 2, "one" and
+        "several" no longer say all that was found."""
+        return self.solutions > 2
+
     def kernels(self) -> tuple[str, ...]:
         """The kernels a batch of these options calls (`run.warmup.KERNELS`): the strategy's
         (`fast` for a solver from outside: the one its answers are compared with), the clash
@@ -70,6 +84,7 @@ class SolveOptions:
     def added_schema(self) -> pa.Schema:
         """The columns these options add to the result schema (after its own)."""
         fields = [pa.field("kernel_agrees", pa.bool_())] if self.solver else []
+        fields += [pa.field("solution_count", pa.int64())] if self.counts else []
         fields += [pa.field("canonical", pa.string())] if self.canonical else []
         if self.rate:
             import polars as pl
@@ -93,18 +108,23 @@ def _grade_fields() -> list[pa.Field]:
 def _added(parsed: ParsedGrids, found: KernelResults, options: SolveOptions) -> dict:
     """The columns asked for beyond the result schema: the canonical form, the ratings."""
     columns: dict[str, pa.Array] = {}
-    if options.canonical:
+    plain = parsed.ok if parsed.pencilmark is None else parsed.ok & ~parsed.pencilmark
+    if options.counts:
+        columns["solution_count"] = pa.array(found.counts, pa.int64(), mask=~parsed.ok)
+    if options.canonical:  # of 81-cell puzzles: a pencilmark puzzle has no minlex form here
         from pipeline.canonical_forms import canonical_grids
 
-        columns["canonical"] = format_grids(canonical_grids(parsed.grids), mask=parsed.ok)
+        columns["canonical"] = format_grids(canonical_grids(parsed.grids), mask=plain)
     if options.rate:
         import polars as pl
 
         from pipeline.rating import rate_grids
 
+        # with pencilmark rows, every row rated from its candidates (a plain row's from its
+        # givens: the same rating as from its grid)
         skip = ~parsed.ok | (found.verdicts == codes.INVALID)
         rated = rate_grids(parsed.grids, skip, options.rate_samples, options.rate_seed,
-                           options.max_nodes)  # fmt: skip
+                           options.max_nodes, parsed.candidates)  # fmt: skip
         table = rated.to_arrow(compat_level=pl.CompatLevel.oldest())
         for name in table.column_names:
             if name == "grade":  # the Enum's codes are the ladder's levels
@@ -123,20 +143,24 @@ def solve_record_batch(batch: pa.RecordBatch, options: SolveOptions) -> pa.Table
     """Solve a batch with columns `row`, `puzzle` and optionally `solution` and `id`; any
     other column passes through to the results (`Dataset.extra_schema`)."""
     puzzles = batch.column(batch.schema.get_field_index("puzzle"))
-    parsed = parse_puzzles(puzzles)
     said: dict[str, pa.Array] = {}
     messages = None
     if options.solver is None:
+        parsed = parse_puzzles(puzzles, pencilmarks=True)
+        marks = {} if parsed.candidates is None else {"candidates": parsed.candidates}
         found = solve_grids(
             parsed.grids,
             strategy=options.strategy,
             solutions=options.solutions,
             max_nodes=options.max_nodes,
             skip=~parsed.ok,
+            **marks,
         )
     else:
         from pipeline.solvers.batch import ask_solver  # numba and the adapter: in workers
 
+        # a solver from outside reads 81 cells: a pencilmark row is malformed, saying why
+        parsed = parse_puzzles(puzzles)
         found, messages, agrees = ask_solver(options.solver, parsed.grids, ~parsed.ok,
                                              options.solutions, options.agree,
                                              options.fetch)  # fmt: skip
@@ -150,6 +174,6 @@ def solve_record_batch(batch: pa.RecordBatch, options: SolveOptions) -> pa.Table
         ids=optional_column(batch, "id"),
         expected=optional_column(batch, "solution"),
         extra=said | _added(parsed, found, options) | passed,
-        extra_fields=options.added_schema() if options.rate else (),
+        extra_fields=options.added_schema() if options.rate or options.counts else (),
         messages=messages,
     )

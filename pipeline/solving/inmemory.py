@@ -89,6 +89,10 @@ def solve_batch(
     `solver`: a `--solver` spec in place of `strategy` (`pipeline.solvers`: `c:LIBRARY:SYMBOL`,
     `python:MODULE:FUNCTION`, `cmd:COMMAND`, or a strategy's name): its answers are checked,
     with a `kernel_agrees` column (its workers are threads here, whatever it holds).
+    `solutions`: 1 stops at the first solution (verdict `found`), 2 proves uniqueness, more
+    counts them up to that many into a `solution_count` column (N means N or more). Puzzles
+    may be 729-character pencilmark strings (`pipeline.pencilmarks`), solved from their
+    candidates.
     """
     options = SolveOptions(strategy, solutions, max_nodes, solver=solver)
     if options.solver is not None:

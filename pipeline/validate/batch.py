@@ -16,6 +16,7 @@ from pipeline.grid import CELLS, clue_counts
 from pipeline.solver import MAX_NODES
 from pipeline.validate.checks import check_rows
 from pipeline.validate.duplicates import row_keys
+from pipeline.validate.pencilmarks import pencilmark_keys
 
 
 @dataclass(frozen=True)
@@ -57,8 +58,9 @@ def validate_record_batch(batch: pa.RecordBatch, options: ValidateOptions) -> Ba
     rows = batch.column(batch.schema.get_field_index("row"))
     start = rows[0].as_py() if len(rows) else 0
     clues = np.bincount(clue_counts(parsed.grids[parsed.ok]), minlength=CELLS + 1)
+    plain = parsed.ok if parsed.pencilmark is None else parsed.ok & ~parsed.pencilmark
     forms = None
-    if options.symmetry:
-        forms = row_keys(canonical_grids(parsed.grids), parsed.ok)
-    keys = row_keys(parsed.grids, parsed.ok)
+    if options.symmetry:  # minlex forms of 81-cell puzzles: pencilmark rows have none
+        forms = row_keys(canonical_grids(parsed.grids), plain)
+    keys = pencilmark_keys(parsed, row_keys(parsed.grids, parsed.ok))
     return BatchReport(start, len(rows), findings, keys, clues, forms)

@@ -47,7 +47,8 @@ _CATALOGUE_TOML = r'''
 [malformed]
 level = "error"
 title = "Not a puzzle"
-description = "is not an 81-cell puzzle: missing, wrong length, a stray character"
+description = """is not an 81-cell puzzle (nor a 729-character pencilmark one): missing, \
+wrong length, a stray character"""
 message = "{reason}"
 
 [clash]
@@ -71,7 +72,8 @@ message = "not unique: two solutions (solution_a, solution_b) differ at {cells} 
 [few_clues]
 level = "info"
 title = "Too few givens"
-description = "has fewer than 17 givens: never a unique solution (why it is `multiple`)"
+description = """has fewer than 17 givens: never a unique solution (why it is `multiple`; \
+not checked for pencilmark puzzles)"""
 message = "{clues} givens: no puzzle with fewer than 17 has a unique solution"
 
 [limit]

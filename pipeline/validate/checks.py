@@ -26,8 +26,11 @@ def check_rows(
 
     rows = batch.column(batch.schema.get_field_index("row")).to_numpy()
     ids = optional_column(batch, "id")
-    parsed = parse_puzzles(batch.column(batch.schema.get_field_index("puzzle")))
-    found, seconds = find_two_solutions(parsed.grids, max_nodes, skip=~parsed.ok)
+    parsed = parse_puzzles(batch.column(batch.schema.get_field_index("puzzle")), pencilmarks=True)
+    marks = np.zeros(len(rows), np.bool_) if parsed.pencilmark is None else parsed.pencilmark
+    # with pencilmark rows, every row searched from its candidates (a plain row's: its givens)
+    found, seconds = find_two_solutions(parsed.grids, max_nodes, skip=~parsed.ok,
+                                        candidates=parsed.candidates)  # fmt: skip
     verdicts = found.verdicts
     out = FindingsBuilder(rows, ids)
 
@@ -38,7 +41,7 @@ def check_rows(
     out.add("unsolvable", unsolvable, message("unsolvable"))
     _multiple(out, found.solutions, seconds, np.flatnonzero(verdicts == codes.MULTIPLE))
     clues = clue_counts(parsed.grids)
-    few = np.flatnonzero(parsed.ok & (clues < MIN_UNIQUE_CLUES))
+    few = np.flatnonzero(parsed.ok & ~marks & (clues < MIN_UNIQUE_CLUES))  # givens only
     out.add("few_clues", few, [message("few_clues", clues=c) for c in clues[few].tolist()])
     out.add("limit", np.flatnonzero(verdicts == codes.LIMIT),
             message("limit", budget=_budget(max_nodes), what="uniqueness"))  # fmt: skip
@@ -46,7 +49,8 @@ def check_rows(
     if expected is not None:
         _wrong_solutions(out, parsed, found.solutions, verdicts == codes.SOLVED, expected)
     if minimal:
-        _not_minimal(out, parsed.grids, np.flatnonzero(verdicts == codes.SOLVED), max_nodes)
+        _not_minimal(out, parsed.grids, np.flatnonzero((verdicts == codes.SOLVED) & ~marks),
+                     max_nodes)  # fmt: skip
     return out.table(), parsed
 
 

@@ -36,6 +36,9 @@ splits = pipeline.split(frame, fractions=(0.8, 0.2), seed=1, stratify="clues")
 assert_type(splits["train"], pl.DataFrame)
 assert_type(splits.manifest, pipeline.SplitManifest)
 assert_type(pipeline.split_file("puzzles.csv", "splits", fractions="0.8,0.2").rows_kept, int)
+for chunk in pipeline.enumerate_puzzles([PUZZLE], limit=10, chunk_rows=5):
+    assert_type(chunk, pl.DataFrame)
+assert_type(pipeline.enumerate_file("family.txt", "all.parquet", limit=100).solutions, int)
 
 try:
     pipeline.solve_file("puzzles.csv", "out.parquet", strategy="fast")

@@ -1,0 +1,49 @@
+"""Every solution of puzzles a notebook holds, as they come: `enumerate_puzzles`.
+
+for frame in enumerate_puzzles(["1........" + "." * 72], limit=10_000_000):
+    frame   # a polars DataFrame of at most `chunk_rows` rows: row, k, solution
+"""
+
+from collections.abc import Iterator
+
+import polars as pl
+import pyarrow as pa
+
+from pipeline.enumerating.solutions import Tally, solution_tables, solutions_schema
+from pipeline.io.frames import PuzzleInput, puzzle_batch
+
+
+def enumerate_puzzles(
+    puzzles: PuzzleInput,
+    limit: int,
+    *,
+    column: str | None = None,
+    id_column: str | None = None,
+    chunk_rows: int = 50_000,
+) -> Iterator[pl.DataFrame]:
+    """The solutions of each puzzle, up to `limit` a puzzle, in DataFrames of at most
+    `chunk_rows` rows (columns `row`, `id` for a DataFrame with an id column, `k`, `solution`),
+    in input order and, within a puzzle, in the order the search finds them. Only one chunk is
+    held at a time: a puzzle with millions of solutions streams. Puzzles are 81-character or
+    729-character pencilmark strings, in any form `solve_batch` takes; a row that is not a
+    puzzle, whose givens clash or that has no solution gives no rows.
+
+    ValueError for a `limit` or `chunk_rows` below 1 (said at the call, not at the first
+    frame), and as `solve_batch` for puzzles it cannot read."""
+    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
+        raise ValueError(f"limit must be a whole number of at least 1, not {limit!r}")
+    if chunk_rows < 1:
+        raise ValueError(f"chunk_rows must be at least 1, not {chunk_rows!r}")
+    batch = puzzle_batch(puzzles, column=column, id_column=id_column)
+    has_ids = "id" in batch.schema.names
+    schema = solutions_schema(batch.schema.field("id").type if has_ids else None)
+    return _frames(batch, limit, chunk_rows, schema)
+
+
+def _frames(
+    batch: pa.RecordBatch, limit: int, chunk_rows: int, schema: pa.Schema
+) -> Iterator[pl.DataFrame]:
+    for table in solution_tables([(0, batch)], limit, chunk_rows, schema, Tally()):
+        frame = pl.from_arrow(table)
+        assert isinstance(frame, pl.DataFrame)
+        yield frame

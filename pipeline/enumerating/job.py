@@ -1,0 +1,167 @@
+"""The enumerate job: every solution of each puzzle of the inputs, one row each, into one file.
+
+    summary = enumerate_file("family.txt", limit=1_000_000)   # -> family.solutions.parquet
+
+How it fits the shared run loop: the inputs, the output's rules (refused when it is an input
+or not ours without `force`, its lock), the run loop (`run.loop`: signals, the bar, how a run
+ends), the parts and their atomic join are the solve job's (`run.job`, `run.checkpoint`,
+`io.writers`). The search is not spread over workers: one puzzle's solutions come from one
+sequential search, as long as it may be, so it runs in the calling thread
+(`solutions.solution_tables`: a batch searched whole first, then each puzzle with several
+solutions streamed, in tables of `batch_size` rows); one worker thread of the executor
+encodes those tables in the output's format meanwhile (Parquet encoding releases the GIL),
+with at most two tables in flight, so memory stays bounded whatever the count. The parts wait
+in `<output>.partial/` and are joined at the end, so the output appears whole or not at all;
+an interrupted run keeps nothing (no `--resume`: a rerun starts again).
+"""
+
+import json
+import sys
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Unpack
+
+import pyarrow as pa
+
+from pipeline.enumerating.solutions import Tally, solution_tables, solutions_schema
+from pipeline.errors import InputError
+from pipeline.io.writers import encode
+from pipeline.run.checkpoint import Checkpoint, StreamSink
+from pipeline.run.job import JobOptions, start_job
+from pipeline.run.loop import running
+from pipeline.run.parts import Part
+
+SOLUTIONS_SUFFIX = ".solutions.parquet"
+DEFAULT_PART_ROWS = 50_000
+# what enumerate takes of the file jobs' options: its search runs here, not on workers
+OPTIONS = ("column", "id_column", "separator", "has_header", "input_format", "format", "force",
+           "batch_size", "progress")  # fmt: skip
+
+
+@dataclass
+class EnumerateSummary:
+    """What an enumerate run did; `to_json()` is the `--json` output of the CLI. `puzzles`:
+    input rows per outcome (`solutions.OUTCOMES`)."""
+
+    input: str
+    output: str
+    rows: int
+    solutions: int
+    limit: int
+    puzzles: dict[str, int]
+    wall_s: float
+    metadata: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    def to_json(self) -> str:
+        data = asdict(self)
+        data.pop("metadata")
+        return json.dumps(data, indent=2)
+
+    def describe(self) -> str:
+        counts = ", ".join(f"{n:,} {what.replace('_', ' ')}" for what, n in self.puzzles.items()
+                           if n)  # fmt: skip
+        return (
+            f"{self.solutions:,} solutions of {self.rows:,} rows (limit {self.limit:,} a "
+            f"puzzle) in {self.wall_s:.2f} s: {counts or 'no rows'}\n"
+            f"wrote {self.output}"
+        )
+
+
+@dataclass(frozen=True)
+class _Encoded:
+    """A part, for the run loop, which moves the progress bar by `rows`: input rows, which
+    `batches()` counts as it reads them, so none here."""
+
+    part: Part
+    rows: int = 0
+
+
+def _placed(tables: Iterator[pa.Table]) -> Iterator[tuple[int, pa.Table]]:
+    """Each table with its place in the output (its first row's)."""
+    start = 0
+    for table in tables:
+        yield start, table
+        start += table.num_rows
+
+
+def _encode(task: tuple[int, pa.Table], fmt: str) -> _Encoded:
+    """The unit of work of the executor's worker: one table encoded in the output's format
+    (the header of a text output in the first part only)."""
+    start, table = task
+    data = encode(table, fmt, header=start == 0)
+    return _Encoded(Part(start, table.num_rows, 0, start, data))
+
+
+def enumerate_file(
+    inputs: str | Path | list[str | Path],
+    output: str | Path | None = None,
+    *,
+    limit: int,
+    **options: Unpack[JobOptions],
+) -> EnumerateSummary:
+    """Write every solution of each puzzle of `inputs` (81-character or 729-character
+    pencilmark puzzles), up to `limit` a puzzle, one row each (`row`, `id` when the input has
+    one, `k`, `solution`) into `output` (default `<stem>.solutions.parquet` beside a single
+    input; `-`: stdout; its format from its suffix or `format`: parquet, csv, jsonl). Rows that
+    are malformed, whose givens clash or that have no solution give no rows and are counted in
+    the summary. `options`: those of `JobOptions` that read the inputs and write the output,
+    and `batch_size` (rows a part holds: bounds memory). Raises `InputError` (one line) for a
+    bad file, column, option or output, and `RunInterrupted` after Ctrl-C or SIGTERM."""
+    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
+        raise InputError(f"limit must be a whole number of at least 1, not {limit!r}")
+    unknown = sorted(set(options) - set(OPTIONS))
+    if unknown:
+        raise TypeError(f"enumerate: unexpected options {', '.join(unknown)}")
+    # the kernels load (or compile, saying so) as the job starts, before any clock
+    job = start_job("enumerate", inputs, output, SOLUTIONS_SUFFIX, {**options, "workers": 1},
+                    kernels=("fast", "clash", "enumerate"), batch_size=DEFAULT_PART_ROWS,
+                    passthrough=False)  # fmt: skip
+    id_type = job.inputs.schema.field("id").type if job.inputs.has_ids else None
+    schema = solutions_schema(id_type, sources=job.inputs.several)
+    with job.locked():
+        if job.output is not None:
+            Checkpoint(job.output, job.target.format).check_ours()
+        sink: Checkpoint | StreamSink
+        if job.output is None:
+            sink = StreamSink(job.target)
+        else:
+            sink = Checkpoint(job.output, job.target.format)
+            if sink.exists():
+                print(f"note: discarding the parts of an earlier run at {sink.folder}",
+                      file=sys.stderr)  # fmt: skip
+            sink.start({"limit": limit, "inputs": job.inputs.identity()})
+        tally = Tally()
+        try:
+            with running(job) as run:
+                bar = run.show_progress()
+
+                def batches() -> Any:
+                    for source, batch in job.inputs.batches():
+                        yield source, batch
+                        job.advance(bar, batch.num_rows)
+
+                names = job.inputs.names if job.inputs.several else None
+                tables = solution_tables(batches(), limit, job.batch_size, schema, tally, names)
+                written = 0  # solution rows kept so far
+                for encoded in run.map(_encode, _placed(tables), job.target.format):
+                    sink.add(encoded.part)
+                    written += encoded.part.rows
+                run.finish()
+                metadata = job.metadata(tally.rows, {"limit": limit}, None,
+                                        solutions=tally.solutions,
+                                        puzzles=tally.by_outcome())  # fmt: skip
+                sink.commit(written, schema.empty_table(), metadata)
+        finally:
+            if isinstance(sink, Checkpoint):
+                sink.remove()  # whole output or none: nothing to resume from
+    return EnumerateSummary(
+        input=", ".join(job.inputs.names),
+        output=str(job.target),
+        rows=tally.rows,
+        solutions=tally.solutions,
+        limit=limit,
+        puzzles=tally.by_outcome(),
+        wall_s=job.wall(),
+        metadata=metadata,
+    )

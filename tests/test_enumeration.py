@@ -1,0 +1,107 @@
+"""Streaming enumeration of solutions (`pipeline.solver.enumeration`): chunks concatenated are
+all the solutions, distinct, each valid and keeping the givens, in one order whatever the
+chunk size; counts agree with `solve_grids`."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pipeline.generator import random_full_grids
+from pipeline.solver import codes, solve_grids
+from pipeline.solver.candidates import grid_candidates
+from pipeline.solver.checks import verify_solutions
+from pipeline.solver.enumeration import enumerate_batch, enumerate_solutions
+
+
+def blanked(seed: int, n: int, blanks: int) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    grids = random_full_grids(n, rng)
+    for row in grids:
+        row[rng.choice(81, size=blanks, replace=False)] = 0
+    return grids
+
+
+def all_of(puzzle: np.ndarray, limit: int | None, chunk: int, **kw: object) -> np.ndarray:
+    chunks = list(enumerate_solutions(puzzle, limit, chunk, **kw))
+    assert all(0 < len(c) <= chunk for c in chunks)
+    return np.concatenate(chunks) if chunks else np.zeros((0, 81), np.uint8)
+
+
+def assert_solutions_of(grid: np.ndarray, found: np.ndarray) -> None:
+    assert verify_solutions(np.repeat(grid[None], len(found), axis=0), found).all()
+    assert len({row.tobytes() for row in found}) == len(found)  # distinct
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), blanks=st.integers(0, 62), chunk=st.integers(1, 50))
+def test_chunks_are_every_solution_once_in_one_order(seed, blanks, chunk):
+    grid = blanked(seed, 1, blanks)[0]
+    most = 2_000
+    whole = all_of(grid, most, most)
+    count = solve_grids(grid[None], solutions=most).counts[0]
+    assert len(whole) == count
+    if count < most:  # no limit: the same
+        assert (all_of(grid, None, most) == whole).all()
+    assert_solutions_of(grid, whole)
+    assert (all_of(grid, most, chunk) == whole).all()  # the same order in any chunk size
+    limit = max(1, count // 2)
+    assert (all_of(grid, limit, chunk) == whole[:limit]).all()
+    first = solve_grids(grid[None], solutions=1).solutions[0]
+    assert (whole[0] == first).all()  # the first is the one solve_grids finds
+
+
+def test_many_solutions_stream_in_bounded_chunks():
+    grid = np.zeros(81, np.uint8)
+    grid[:27] = random_full_grids(1, np.random.default_rng(4))[0, :27]  # three full rows
+    seen = 0
+    for chunk in enumerate_solutions(grid, 20_000, chunk=3_000):
+        assert len(chunk) <= 3_000
+        assert_solutions_of(grid, chunk)
+        seen += len(chunk)
+    assert seen == 20_000
+
+
+def test_pencilmarks_enumerate_like_their_grid():
+    grid = blanked(8, 1, 58)[0]
+    by_grid = all_of(grid, 500, 64)
+    by_candidates = all_of(grid_candidates(grid)[0], 500, 64)  # uint16: pencilmarks
+    assert len(by_grid) > 1 and (by_grid == by_candidates).all()
+    as_grid = all_of(grid.astype(np.uint16), 500, 64, candidates=False)
+    assert (as_grid == by_grid).all()
+
+
+def test_batch_rows_and_ordinals():
+    grids = blanked(2, 6, 55)
+    grids[2, :2] = 7  # clash: no rows
+    grids[4] = 0
+    grids[4, :9] = [1, 2, 3, 4, 5, 6, 7, 8, 0]
+    grids[4, 17] = 9  # no solution: no rows
+    skip = np.zeros(6, bool)
+    skip[5] = True
+    limit = 30
+    chunks = list(enumerate_batch(grids, limit, chunk=7, skip=skip))
+    rows = np.concatenate([c.rows for c in chunks])
+    ordinals = np.concatenate([c.ordinals for c in chunks])
+    solutions = np.concatenate([c.solutions for c in chunks])
+    found = solve_grids(grids, solutions=limit, skip=skip)
+    assert np.bincount(rows, minlength=6).tolist() == found.counts.tolist()
+    assert found.verdicts[2] == codes.INVALID and found.counts[2] == 0
+    for row in range(5):  # row 5 is skipped: no rows, counted 0 above
+        mine = rows == row
+        assert ordinals[mine].tolist() == list(range(mine.sum()))
+        assert (solutions[mine] == all_of(grids[row], limit, 1000)).all()
+    assert (np.diff(rows) >= 0).all()
+
+
+@pytest.mark.parametrize(
+    ("limit", "chunk"), [(0, 10), (-1, 10), (2.5, 10), (True, 10), (5, 0), (5, None)]
+)
+def test_bad_limits_and_chunks_are_refused(limit, chunk):
+    with pytest.raises(ValueError, match="limit|chunk"):
+        list(enumerate_solutions(np.zeros(81, np.uint8), limit, chunk))
+
+
+def test_a_puzzle_is_81_cells():
+    with pytest.raises(ValueError, match="81 cells"):
+        list(enumerate_solutions(np.zeros(80, np.uint8), 5))
