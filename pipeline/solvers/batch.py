@@ -63,5 +63,6 @@ def ask_solver(
         guesses = np.where(asked, answers.guesses, -1).astype(np.int64)
     guesses[~asked] = 0  # no search ran: 0, as our kernels say
     nodes = np.where(asked, -1, 0).astype(np.int64)
-    found = KernelResults(verdicts, judged.solutions, nodes, guesses, solve_ns)
+    counts = np.where(asked, answers.counts, 0).astype(np.int64)  # -1: the solver did not say
+    found = KernelResults(verdicts, judged.solutions, nodes, guesses, solve_ns, counts)
     return Asked(found, judged.messages, judged.kernel_agrees)
