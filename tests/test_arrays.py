@@ -9,15 +9,14 @@ import pyarrow as pa
 import pytest
 
 from pipeline.errors import InputError
-from pipeline.io.arrays import (
+from pipeline.io.array_folders import (
     META,
-    NpyAppender,
     NpyFolder,
     check_folder,
-    column_arrays,
     is_own_folder,
     write_npy_folder,
 )
+from pipeline.io.arrays import NpyAppender, column_arrays
 
 PUZZLE = "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79"
 SOLUTION = "534678912672195348198342567859761423426853791713924856961537284287419635345286179"

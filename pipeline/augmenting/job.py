@@ -32,7 +32,7 @@ from pipeline.augmenting.batch import (
 )
 from pipeline.augmenting.sink import FileSink
 from pipeline.errors import InputError
-from pipeline.io.arrays import NpyFolder
+from pipeline.io.array_folders import NpyFolder
 from pipeline.io.output import default_output
 from pipeline.io.writers import encode
 from pipeline.run.checkpoint import StreamSink

@@ -4,7 +4,7 @@
     with OutputLock(folder):                       # `.NAME.lock` beside it, as for a file
         write_folder(folder, frames, manifest, "parquet", metadata)
 
-`npy`: a folder `<name>/` per split, written by `io.arrays` as augment writes its own (one
+`npy`: a folder `<name>/` per split, written by `io.array_folders` as augment writes its own (one
 `.npy` per column, `puzzle` and `solution` as `(n, 81) uint8`, and its `meta.json`).
 
 Refused: `-` (a folder cannot go to stdout); a path that is a file or anything but a folder; a
@@ -27,7 +27,7 @@ from typing import Any
 import polars as pl
 
 from pipeline.errors import InputError
-from pipeline.io.arrays import OLD, clear_stale_folders, write_npy_folder
+from pipeline.io.array_folders import OLD, clear_stale_folders, write_npy_folder
 from pipeline.io.runinfo import METADATA_KEY
 from pipeline.io.sidecars import TEMPORARY, check_name_room
 from pipeline.io.writers import fsync_dir
@@ -119,7 +119,7 @@ def write_folder(
         for name, frame in frames.items():
             if fmt == "parquet":
                 frame.write_parquet(tmp / f"{name}.parquet", compression="zstd", metadata=entry)
-            else:  # the folder of arrays augment writes too (`io.arrays`)
+            else:  # the folder of arrays augment writes too (`io.array_folders`)
                 table = frame.to_arrow(compat_level=pl.CompatLevel.oldest())
                 write_npy_folder(tmp / name, table.schema, [table], metadata)
         manifest.sha256 = {str(f.relative_to(tmp)): sha256_of(f)
