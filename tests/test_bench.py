@@ -122,13 +122,14 @@ def test_machine_versions_and_options_in_json_and_footer(datasets):
     meta = data["metadata"]
     assert set(meta["versions"]) >= {"sudoku_pipeline", "python", "numba", "numpy", "polars"}
     assert meta["cpu"]["model"] and meta["cpu"]["count"] >= 1
-    assert meta["options"] == {"strategy": "mrv", "solutions": 2, "max_nodes": "mrv 5,000",
-                               "rows": 10, "workers": 1, "repeats": 1}  # fmt: skip
+    assert meta["options"] == {"strategy": "mrv", "solutions": 2, "max_nodes": 5000,
+                               "budgets": "mrv 5,000", "rows": 10, "workers": 1,
+                               "repeats": 1}  # fmt: skip
     assert data["rows"][0]["rates"] == [data["rows"][0]["puzzles_per_s"]]
     footer = result.to_markdown().split("\n\n", 1)[1]
     assert f"machine: {meta['cpu']['model']}, {meta['cpu']['count']} cores; " in footer
     assert f"numba {meta['versions']['numba']}" in footer
-    assert "options: strategy mrv, solutions 2, max_nodes mrv 5,000, rows 10, workers 1, " in (
+    assert "options: strategy mrv, solutions 2, max_nodes 5000, budgets mrv 5,000, rows 10, " in (
         footer
     )
 
@@ -306,3 +307,11 @@ def test_ids_of_any_type_are_kept_as_text(tmp_path):
         kept = pl.read_parquet(out)["id"].to_list()
         assert kept == {"list": ["1 2", "3", ""], "struct": ['{"a":1}', '{"a":2}', '{"a":3}'],
                         "bytes": ["0001", "ff", ""]}[name]  # fmt: skip
+
+
+def test_report_reads_a_bench_file_without_a_note(datasets, tmp_path):
+    """bench's own metadata is read back by report as it is: no field ignored as mistyped."""
+    out = tmp_path / "bench.parquet"
+    bench(datasets[0], strategy="fast", repeats=1, output=out)
+    text = render_text(report([out]))
+    assert "note:" not in text, text

@@ -166,6 +166,7 @@ def _puzzles(parts: list[pa.Table]) -> list[str]:
 
 
 def _options_record(
+    given: int | None,
     strategy: str,
     strategies: tuple[str, ...],
     opts: dict[str, SolveOptions],
@@ -183,7 +184,10 @@ def _options_record(
         "strategy": strategy or "none",
         **({"solvers": "; ".join(solvers)} if solvers else {}),
         "solutions": solutions,
-        "max_nodes": budgets or "none",
+        # the budget given, as a number (as solve's metadata says it), where one was given:
+        # each strategy's own default otherwise, all of them in `budgets`
+        **({"max_nodes": given} if given is not None else {}),
+        "budgets": budgets or "none",
         "rows": "all" if rows is None else rows,
         "workers": workers,
         "repeats": repeats,
@@ -297,7 +301,7 @@ def _bench(
         "workers": workers,
         "repeats": repeats,
         "options": _options_record(
-            strategy, strategies, options, solutions, rows, workers, repeats
+            max_nodes, strategy, strategies, options, solutions, rows, workers, repeats
         ),  # fmt: skip
         "runs": runs,
         **({"solvers": about} if about else {}),
