@@ -109,9 +109,8 @@ def _with_pencilmarks(
 ) -> ParsedGrids:
     """`_parse_untidy`'s result when the rows at `marks` are 729 bytes long: those parsed as
     pencilmark puzzles, every row's candidates."""
-    texts = stripped.take(pa.array(marks))
-    raw = np.frombuffer(b"".join(t.as_buffer().to_pybytes() for t in texts), np.uint8)
-    masks, marks_ok, first_bad = parse_pencilmark_bytes(raw.reshape(len(marks), -1))
+    raw = _row_bytes(stripped.take(pa.array(marks)), PENCILMARK_CHARS)
+    masks, marks_ok, first_bad = parse_pencilmark_bytes(raw)
     candidates = candidates_of(grids)
     candidates[~ok] = 0
     candidates[marks] = masks
@@ -122,9 +121,9 @@ def _with_pencilmarks(
     bad = np.flatnonzero(~ok & ~pencilmark)
     messages = _error_messages(stripped.take(pa.array(bad))).to_pylist() if len(bad) else []
     found = dict(zip(bad.tolist(), messages, strict=True))
-    for i, at in zip(marks.tolist(), first_bad.tolist(), strict=True):
-        if at >= 0:
-            found[i] = stray_message(stripped[i].as_py(), at)
+    strays = first_bad >= 0  # a message for each bad row only (a loop over those alone)
+    for i, at in zip(marks[strays].tolist(), first_bad[strays].tolist(), strict=True):
+        found[i] = stray_message(stripped[i].as_py(), at)
     rows = np.array(sorted(found), np.int64)
     errors = _scatter_strings(len(ok), rows, pa.array([found[r] for r in rows.tolist()],
                                                       pa.string()))  # fmt: skip
@@ -281,14 +280,15 @@ def _as_strings(values: PuzzleColumn) -> pa.Array:
     return values
 
 
-def _row_bytes(strings: pa.Array) -> np.ndarray:
-    """The bytes of strings that are all exactly 81 bytes long, as a `(k, 81) uint8` view."""
+def _row_bytes(strings: pa.Array, width: int = CELLS) -> np.ndarray:
+    """The bytes of strings that are all exactly `width` bytes long (81; a pencilmark
+    puzzle's 729), as a `(k, width) uint8` view."""
     _, offsets_buf, data_buf = strings.buffers()
     if data_buf is None:  # no strings at all
-        return np.zeros((0, CELLS), np.uint8)
+        return np.zeros((0, width), np.uint8)
     start = int(np.frombuffer(offsets_buf, np.int32, count=1, offset=4 * strings.offset)[0])
-    data = np.frombuffer(data_buf, np.uint8, count=len(strings) * CELLS, offset=start)
-    return data.reshape(len(strings), CELLS)
+    data = np.frombuffer(data_buf, np.uint8, count=len(strings) * width, offset=start)
+    return data.reshape(len(strings), width)
 
 
 def _cells_from_bytes(raw: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -93,8 +93,8 @@ class _Filling:
             columns["source"] = pa.DictionaryArray.from_arrays(pa.array(codes), names)
         columns["row"] = pa.array(np.repeat([s.row for s in self.segments], lengths), pa.int64())
         if "id" in self.schema.names:
-            ids = [s.id for s in self.segments for _ in range(len(s.solutions))]
-            columns["id"] = pa.array(ids, self.schema.field("id").type)
+            ids = pa.array([s.id for s in self.segments], self.schema.field("id").type)
+            columns["id"] = ids.take(pa.array(np.repeat(np.arange(len(lengths)), lengths)))
         ks = [np.arange(s.k, s.k + len(s.solutions)) for s in self.segments]
         columns["k"] = pa.array(np.concatenate(ks) if ks else np.zeros(0, np.int64), pa.int64())
         grids = [s.solutions for s in self.segments]
