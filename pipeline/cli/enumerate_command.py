@@ -1,7 +1,8 @@
 """The `enumerate` command: every solution of each puzzle, a thin layer over `enumerate_file`.
 Registered on the same app as the other commands (`pipeline.cli` imports this module after
-`commands`). It takes the file jobs' reading and writing options, not their workers: one
-puzzle's solutions come from one search (`pipeline.enumerating.job`)."""
+`commands`). It takes the file jobs' reading and writing options and `--workers` (threads:
+one puzzle's solutions come from one search, the puzzles are spread over the workers; see
+`pipeline.enumerating.job`), not `--executor`."""
 
 import inspect
 from collections.abc import Callable
@@ -15,7 +16,7 @@ from pipeline.cli.options import JOB_OPTIONS, job_options, print_summary
 from pipeline.cli.process import one_line_errors
 
 _TAKEN = ("column", "id_column", "separator", "has_header", "input_format", "format", "force",
-          "quiet", "as_json")  # fmt: skip
+          "quiet", "as_json", "workers")  # fmt: skip
 
 
 def _reading_and_writing(command: Callable[..., None]) -> Callable[..., None]:
@@ -55,15 +56,16 @@ def enumerate_solutions(
     """Write every solution of each puzzle (81 characters, or 729-character pencilmarks), up
     to --limit a puzzle, one row each: row, id (when the input has one), k (0-based), solution.
     Written as they are found, so a puzzle with millions of solutions takes no more memory
-    than one with a few. Rows that are malformed, whose givens clash or that have no solution
+    than one with a few. The puzzles are spread over --workers threads; the output is the
+    same whatever their number. Rows that are malformed, whose givens clash or that have no solution
     give no rows; the summary (stderr, or --json on stdout) counts them.
 
     Example: sudoku-pipeline enumerate puzzles.parquet --limit 10
     """
     from pipeline.enumerating import enumerate_file
 
-    options = job_options({"workers": None, "executor": None, "scheduler": None, **job})
-    options = {k: v for k, v in options.items() if k not in ("workers", "executor", "scheduler")}
+    options = job_options({"executor": None, "scheduler": None, **job})
+    options = {k: v for k, v in options.items() if k not in ("executor", "scheduler")}
     with one_line_errors():
         summary = enumerate_file(inputs, output, limit=limit, batch_size=batch_size, **options)
     print_summary(summary, job, stdout_taken=output is not None and str(output) == "-")

@@ -5,14 +5,16 @@
 How it fits the shared run loop: the inputs, the output's rules (refused when it is an input
 or not ours without `force`, its lock), the run loop (`run.loop`: signals, the bar, how a run
 ends), the parts and their atomic join are the solve job's (`run.job`, `run.checkpoint`,
-`io.writers`). The search is not spread over workers: one puzzle's solutions come from one
-sequential search, as long as it may be, so it runs in the calling thread
-(`solutions.solution_tables`: a batch searched whole first, then each puzzle with several
-solutions streamed, in tables of `batch_size` rows); one worker thread of the executor
-encodes those tables in the output's format meanwhile (Parquet encoding releases the GIL),
-with at most two tables in flight, so memory stays bounded whatever the count. The parts wait
-in `<output>.partial/` and are joined at the end, so the output appears whole or not at all;
-an interrupted run keeps nothing (no `--resume`: a rerun starts again).
+`io.writers`). One puzzle's solutions come from one sequential search, as long as it may be;
+the puzzles are spread over `workers` threads (`spread`: units of a few puzzles, each
+worker's segments handed back in input order, a bounded number of rows and units in flight),
+or with one worker searched in the calling thread (`solutions.solution_tables`). Either way
+the calling thread gathers the segments into tables of `batch_size` rows
+(`solutions.filled_tables`), and the executor's worker threads encode those tables in the
+output's format meanwhile (Parquet encoding releases the GIL), a bounded number in flight,
+so memory stays bounded whatever the count; the output is the same whatever `workers`. The
+parts wait in `<output>.partial/` and are joined at the end, so the output appears whole or
+not at all; an interrupted run keeps nothing (no `--resume`: a rerun starts again).
 """
 
 import json
@@ -24,19 +26,28 @@ from typing import Any, Unpack
 
 import pyarrow as pa
 
-from pipeline.enumerating.solutions import Tally, solution_tables, solutions_schema
+from pipeline.enumerating.solutions import (
+    Segment,
+    Tally,
+    filled_tables,
+    kernel_chunk,
+    puzzle_segments,
+    solution_tables,
+    solutions_schema,
+)
+from pipeline.enumerating.spread import spread_segments
 from pipeline.errors import InputError
 from pipeline.io.writers import encode
 from pipeline.run.checkpoint import Checkpoint, StreamSink
-from pipeline.run.job import JobOptions, start_job
+from pipeline.run.job import Job, JobOptions, start_job
 from pipeline.run.loop import running
 from pipeline.run.parts import Part
 
 SOLUTIONS_SUFFIX = ".solutions.parquet"
 DEFAULT_PART_ROWS = 50_000
-# what enumerate takes of the file jobs' options: its search runs here, not on workers
+# what enumerate takes of the file jobs' options: worker threads, not processes or Dask
 OPTIONS = ("column", "id_column", "separator", "has_header", "input_format", "format", "force",
-           "batch_size", "progress")  # fmt: skip
+           "batch_size", "progress", "workers")  # fmt: skip
 
 
 @dataclass
@@ -93,6 +104,30 @@ def _encode(task: tuple[int, pa.Table], fmt: str) -> _Encoded:
     return _Encoded(Part(start, table.num_rows, 0, start, data))
 
 
+def _tables(
+    job: Job, limit: int, schema: pa.Schema, tally: Tally, names: list[str] | None, bar: Any
+) -> Iterator[pa.Table]:
+    """The solution tables of the job's inputs, in order, searched on its workers (in this
+    thread with one); the bar moves on by the input rows searched."""
+    workers = job.executor.workers
+    if workers == 1:
+
+        def batches() -> Iterator[tuple[int, pa.RecordBatch]]:
+            for source, batch in job.inputs.batches():
+                yield source, batch
+                job.advance(bar, batch.num_rows)
+
+        return solution_tables(batches(), limit, job.batch_size, schema, tally, names)
+    chunk = kernel_chunk(job.batch_size)
+
+    def search(source: int, unit: pa.RecordBatch, counts: Tally) -> Iterator[Segment]:
+        return puzzle_segments(source, unit, limit, chunk, counts)
+
+    segments = spread_segments(job.inputs.batches(), search, workers, chunk, tally,
+                               lambda rows: job.advance(bar, rows))  # fmt: skip
+    return filled_tables(segments, job.batch_size, schema, names)
+
+
 def enumerate_file(
     inputs: str | Path | list[str | Path],
     output: str | Path | None = None,
@@ -106,15 +141,17 @@ def enumerate_file(
     input; `-`: stdout; its format from its suffix or `format`: parquet, csv, jsonl). Rows that
     are malformed, whose givens clash or that have no solution give no rows and are counted in
     the summary. `options`: those of `JobOptions` that read the inputs and write the output,
-    and `batch_size` (rows a part holds: bounds memory). Raises `InputError` (one line) for a
-    bad file, column, option or output, and `RunInterrupted` after Ctrl-C or SIGTERM."""
+    `batch_size` (rows a part holds: bounds memory) and `workers` (threads; default: the CPUs
+    this process may use; the output is the same whatever their number). Raises `InputError`
+    (one line) for a bad file, column, option or output, and `RunInterrupted` after Ctrl-C or
+    SIGTERM."""
     if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
         raise InputError(f"limit must be a whole number of at least 1, not {limit!r}")
     unknown = sorted(set(options) - set(OPTIONS))
     if unknown:
         raise TypeError(f"enumerate: unexpected options {', '.join(unknown)}")
     # the kernels load (or compile, saying so) as the job starts, before any clock
-    job = start_job("enumerate", inputs, output, SOLUTIONS_SUFFIX, {**options, "workers": 1},
+    job = start_job("enumerate", inputs, output, SOLUTIONS_SUFFIX, {**options, "executor": "local"},
                     kernels=("fast", "clash", "enumerate"), batch_size=DEFAULT_PART_ROWS,
                     passthrough=False)  # fmt: skip
     id_type = job.inputs.schema.field("id").type if job.inputs.has_ids else None
@@ -136,13 +173,8 @@ def enumerate_file(
             with running(job) as run:
                 bar = run.show_progress()
 
-                def batches() -> Any:
-                    for source, batch in job.inputs.batches():
-                        yield source, batch
-                        job.advance(bar, batch.num_rows)
-
                 names = job.inputs.names if job.inputs.several else None
-                tables = solution_tables(batches(), limit, job.batch_size, schema, tally, names)
+                tables = _tables(job, limit, schema, tally, names, bar)
                 written = 0  # solution rows kept so far
                 for encoded in run.map(_encode, _placed(tables), job.target.format):
                     sink.add(encoded.part)

@@ -60,9 +60,17 @@ class Tally:
     def by_outcome(self) -> dict[str, int]:
         return {name: self.outcomes.get(name, 0) for name in OUTCOMES}
 
+    def add(self, other: "Tally") -> None:
+        """Count `other`'s rows too (a unit searched elsewhere)."""
+        self.rows += other.rows
+        self.solutions += other.solutions
+        self.outcomes.update(other.outcomes)
+
 
 @dataclass
-class _Segment:
+class Segment:
+    """Consecutive solutions of one puzzle: solution `k` on."""
+
     source: int
     row: int
     id: Any
@@ -76,10 +84,10 @@ class _Filling:
     def __init__(self, schema: pa.Schema, names: list[str] | None) -> None:
         self.schema = schema
         self.names = names
-        self.segments: list[_Segment] = []
+        self.segments: list[Segment] = []
         self.size = 0
 
-    def add(self, segment: _Segment) -> None:
+    def add(self, segment: Segment) -> None:
         self.segments.append(segment)
         self.size += len(segment.solutions)
 
@@ -146,6 +154,61 @@ class _Stream:
             self._at = end
 
 
+def puzzle_segments(
+    source: int, batch: pa.RecordBatch, limit: int, chunk: int, tally: Tally
+) -> Iterator[Segment]:
+    """The solution rows of every puzzle of `batch` (a batch with `row`, `puzzle` and
+    optionally `id`; `source`: the input's index), up to `limit` a puzzle, as segments of at
+    most `chunk` rows, in order. `tally` counts as it goes. The unit of work a worker runs
+    (`spread`)."""
+    parsed = parse_puzzles(batch.column(batch.schema.get_field_index("puzzle")), True)
+    rows = batch.column(batch.schema.get_field_index("row")).to_numpy().tolist()
+    ids = optional_column(batch, "id")
+    verdicts, firsts = _screened(parsed, limit)
+    several = verdicts == codes.MULTIPLE  # the only ones a search must enumerate
+    stream = _Stream(parsed, several, limit, chunk) if several.any() else None
+    for i, verdict in enumerate(verdicts.tolist()):
+        tally.rows += 1
+        if verdict in _NO_ROWS:
+            tally.outcomes[_NO_ROWS[verdict]] += 1
+            continue
+        if stream is not None and verdict == codes.MULTIPLE:
+            found = stream.solutions_of(i)
+        else:  # SOLVED, FOUND: the one solution (or the first, for a limit of 1) is known
+            found = iter([firsts[i : i + 1]])
+        ident = None if ids is None else ids[i].as_py()
+        k = 0
+        for solutions in found:
+            yield Segment(source, rows[i], ident, k, solutions)
+            k += len(solutions)
+        tally.solutions += k
+        tally.outcomes["at_limit" if k >= limit else "complete"] += 1
+
+
+def filled_tables(
+    segments: Iterable[Segment], part_rows: int, schema: pa.Schema, names: list[str] | None
+) -> Iterator[pa.Table]:
+    """`segments` in tables of `part_rows` rows (the last may hold fewer; none without
+    segments): a segment may be cut across two tables; one table is held at a time."""
+    filling = _Filling(schema, names)
+    for segment in segments:
+        solutions, k = segment.solutions, segment.k
+        while len(solutions):
+            take = solutions[: part_rows - filling.size]
+            filling.add(Segment(segment.source, segment.row, segment.id, k, take))
+            k += len(take)
+            solutions = solutions[len(take) :]
+            if filling.size >= part_rows:
+                yield filling.table()
+    if filling.size:
+        yield filling.table()
+
+
+def kernel_chunk(part_rows: int) -> int:
+    """Solutions a call of the streaming search hands back at most."""
+    return max(1, min(part_rows, 65_536))
+
+
 def solution_tables(
     batches: Iterable[tuple[int, pa.RecordBatch]],
     limit: int,
@@ -156,37 +219,10 @@ def solution_tables(
 ) -> Iterator[pa.Table]:
     """The solution rows of every puzzle of `batches` (the input's index, a batch with `row`,
     `puzzle` and optionally `id`), up to `limit` a puzzle, in tables of `part_rows` rows (the
-    last may hold fewer; none for an input without solutions). `tally` counts as it goes;
-    `names`: the inputs' names, for a `source` column (several inputs)."""
-    filling = _Filling(schema, names)
-    chunk = max(1, min(part_rows, 65_536))
-    for source, batch in batches:
-        parsed = parse_puzzles(batch.column(batch.schema.get_field_index("puzzle")), True)
-        rows = batch.column(batch.schema.get_field_index("row")).to_numpy().tolist()
-        ids = optional_column(batch, "id")
-        verdicts, firsts = _screened(parsed, limit)
-        several = verdicts == codes.MULTIPLE  # the only ones a search must enumerate
-        stream = _Stream(parsed, several, limit, chunk) if several.any() else None
-        for i, verdict in enumerate(verdicts.tolist()):
-            tally.rows += 1
-            if verdict in _NO_ROWS:
-                tally.outcomes[_NO_ROWS[verdict]] += 1
-                continue
-            if stream is not None and verdict == codes.MULTIPLE:
-                found = stream.solutions_of(i)
-            else:  # SOLVED, FOUND: the one solution (or the first, for a limit of 1) is known
-                found = iter([firsts[i : i + 1]])
-            ident = None if ids is None else ids[i].as_py()
-            k = 0
-            for solutions in found:
-                while len(solutions):
-                    take = solutions[: part_rows - filling.size]
-                    filling.add(_Segment(source, rows[i], ident, k, take))
-                    k += len(take)
-                    solutions = solutions[len(take) :]
-                    if filling.size >= part_rows:
-                        yield filling.table()
-            tally.solutions += k
-            tally.outcomes["at_limit" if k >= limit else "complete"] += 1
-    if filling.size:
-        yield filling.table()
+    last may hold fewer; none for an input without solutions), searched in this thread.
+    `tally` counts as it goes; `names`: the inputs' names, for a `source` column (several
+    inputs)."""
+    chunk = kernel_chunk(part_rows)
+    segments = (segment for source, batch in batches
+                for segment in puzzle_segments(source, batch, limit, chunk, tally))  # fmt: skip
+    yield from filled_tables(segments, part_rows, schema, names)
