@@ -9,8 +9,8 @@ import pyarrow as pa
 import pytest
 
 from pipeline.enumerating import enumerate_file
-from pipeline.enumerating.solutions import Segment, Tally
-from pipeline.enumerating.spread import spread_segments
+from pipeline.enumerating.solutions import Tally
+from pipeline.enumerating.spread import spread_tables
 from pipeline.grid import format_grids
 from tests.test_enumeration import blanked
 
@@ -49,6 +49,18 @@ def _batches(n):
     return [(0, pa.record_batch({"row": [i]})) for i in range(n)]
 
 
+def _row(unit):
+    return unit.column(0)[0].as_py()
+
+
+def _table(row, k):
+    return pa.table({"row": [row], "k": [k]})
+
+
+def _rows(tables):
+    return [(t["row"][0].as_py(), t["k"][0].as_py()) for t in tables]
+
+
 def test_units_come_back_in_input_order_and_memory_stays_bounded():
     """Every unit's worker runs as fast as it can; the calling thread drains slowly, waiting on
     the producers; rows produced and not yet drained never pass the bound, however many."""
@@ -56,41 +68,39 @@ def test_units_come_back_in_input_order_and_memory_stays_bounded():
     state = {"made": 0, "taken": 0, "most": 0}
 
     def search(source, unit, tally):
-        row = unit.column(0)[0].as_py()
         for k in range(500):
             with lock:
                 state["made"] += 1
                 state["most"] = max(state["most"], state["made"] - state["taken"])
-            yield Segment(source, row, None, k, np.zeros((1, 81), np.uint8))
+            yield _table(_row(unit), k)
         tally.rows += 1
         tally.solutions += 500
 
     tally = Tally()
     done: list[int] = []
     seen = []
-    for segment in spread_segments(_batches(12), search, 3, 10, tally, done.append, ahead=2):
+    for table in spread_tables(_batches(12), search, 3, 10, tally, done.append, ahead=2):
         with lock:
             state["taken"] += 1
-        seen.append((segment.row, segment.k))
-    assert seen == [(row, k) for row in range(12) for k in range(500)]
+        seen.append(table)
+    assert _rows(seen) == [(row, k) for row in range(12) for k in range(500)]
     assert tally.rows == 12 and tally.solutions == 6000 and done == [1] * 12
-    # two units ahead, each: ten rows handed over, up to ten more being handed, nine in a
-    # block being built; and one segment a worker (3) made before it waits
-    assert state["most"] <= 2 * 29 + 3
+    # two units ahead, each holding ten rows handed over; and the table each worker (3)
+    # made before it waits
+    assert state["most"] <= 2 * 10 + 3
 
 
 def test_a_workers_error_is_raised_in_its_turn():
     def search(source, unit, tally):
-        row = unit.column(0)[0].as_py()
-        if row == 5:
+        if _row(unit) == 5:
             raise ValueError("unit five fails")
-        yield Segment(source, row, None, 0, np.zeros((1, 81), np.uint8))
+        yield _table(_row(unit), 0)
 
     seen = []
     with pytest.raises(ValueError, match="unit five"):
-        for segment in spread_segments(_batches(9), search, 2, 4, Tally()):
-            seen.append(segment.row)
-    assert seen == [0, 1, 2, 3, 4]
+        for table in spread_tables(_batches(9), search, 2, 4, Tally()):
+            seen.append(table)
+    assert [row for row, _ in _rows(seen)] == [0, 1, 2, 3, 4]
 
 
 def test_an_input_that_fails_part_way_fails_in_its_turn():
@@ -99,13 +109,13 @@ def test_an_input_that_fails_part_way_fails_in_its_turn():
         raise OSError("the disk went away")
 
     def search(source, unit, tally):
-        yield Segment(source, unit.column(0)[0].as_py(), None, 0, np.zeros((1, 81), np.uint8))
+        yield _table(_row(unit), 0)
 
     seen = []
     with pytest.raises(OSError, match="disk"):
-        for segment in spread_segments(batches(), search, 2, 4, Tally()):
-            seen.append(segment.row)
-    assert seen == [0, 1, 2]
+        for table in spread_tables(batches(), search, 2, 4, Tally()):
+            seen.append(table)
+    assert [row for row, _ in _rows(seen)] == [0, 1, 2]
 
 
 def test_workers_stop_when_the_caller_stops_early():
@@ -114,11 +124,11 @@ def test_workers_stop_when_the_caller_stops_early():
     def search(source, unit, tally):
         try:
             for k in range(10**9):
-                yield Segment(source, 0, None, k, np.zeros((1, 81), np.uint8))
+                yield _table(0, k)
         finally:
             stopped.set()
 
-    segments = spread_segments(_batches(2), search, 2, 4, Tally())
-    assert [next(segments).k for _ in range(3)] == [0, 1, 2]
-    segments.close()
+    tables = spread_tables(_batches(2), search, 2, 4, Tally())
+    assert _rows(next(tables) for _ in range(3)) == [(0, 0), (0, 1), (0, 2)]
+    tables.close()
     assert stopped.wait(60)  # a worker left its endless unit

@@ -7,14 +7,15 @@ or not ours without `force`, its lock), the run loop (`run.loop`: signals, the b
 ends), the parts and their atomic join are the solve job's (`run.job`, `run.checkpoint`,
 `io.writers`). One puzzle's solutions come from one sequential search, as long as it may be;
 the puzzles are spread over `workers` threads (`spread`: units of a few puzzles, each
-worker's segments handed back in input order, a bounded number of rows and units in flight),
+worker's tables handed back in input order, a bounded number of rows and units in flight),
 or with one worker searched in the calling thread (`solutions.solution_tables`). Either way
-the calling thread gathers the segments into tables of `batch_size` rows
-(`solutions.filled_tables`), and the executor's worker threads encode those tables in the
-output's format meanwhile (Parquet encoding releases the GIL), a bounded number in flight,
-so memory stays bounded whatever the count; the output is the same whatever `workers`. The
-parts wait in `<output>.partial/` and are joined at the end, so the output appears whole or
-not at all; an interrupted run keeps nothing (no `--resume`: a rerun starts again).
+the rows are made into tables where they are found, the calling thread cuts and joins them
+into tables of `batch_size` rows (`solutions.part_tables`, no copy), and the executor's
+worker threads encode those in the output's format meanwhile (Parquet encoding releases the
+GIL), a bounded number in flight, so memory stays bounded whatever the count; the output is
+the same whatever `workers`. The parts wait in `<output>.partial/` and are joined at the
+end, so the output appears whole or not at all; an interrupted run keeps nothing (no
+`--resume`: a rerun starts again).
 """
 
 import json
@@ -27,15 +28,15 @@ from typing import Any, Unpack
 import pyarrow as pa
 
 from pipeline.enumerating.solutions import (
-    Segment,
     Tally,
-    filled_tables,
     kernel_chunk,
+    part_tables,
     puzzle_segments,
+    segment_tables,
     solution_tables,
     solutions_schema,
 )
-from pipeline.enumerating.spread import spread_segments
+from pipeline.enumerating.spread import spread_tables
 from pipeline.errors import InputError
 from pipeline.io.writers import encode
 from pipeline.run.checkpoint import Checkpoint, StreamSink
@@ -100,7 +101,7 @@ def _encode(task: tuple[int, pa.Table], fmt: str) -> _Encoded:
     """The unit of work of the executor's worker: one table encoded in the output's format
     (the header of a text output in the first part only)."""
     start, table = task
-    data = encode(table, fmt, header=start == 0)
+    data = encode(table.combine_chunks(), fmt, header=start == 0)
     return _Encoded(Part(start, table.num_rows, 0, start, data))
 
 
@@ -120,12 +121,13 @@ def _tables(
         return solution_tables(batches(), limit, job.batch_size, schema, tally, names)
     chunk = kernel_chunk(job.batch_size)
 
-    def search(source: int, unit: pa.RecordBatch, counts: Tally) -> Iterator[Segment]:
-        return puzzle_segments(source, unit, limit, chunk, counts)
+    def search(source: int, unit: pa.RecordBatch, counts: Tally) -> Iterator[pa.Table]:
+        segments = puzzle_segments(source, unit, limit, chunk, counts)
+        return segment_tables(segments, chunk, schema, names)
 
-    segments = spread_segments(job.inputs.batches(), search, workers, chunk, tally,
-                               lambda rows: job.advance(bar, rows))  # fmt: skip
-    return filled_tables(segments, job.batch_size, schema, names)
+    tables = spread_tables(job.inputs.batches(), search, workers, chunk, tally,
+                           lambda rows: job.advance(bar, rows))  # fmt: skip
+    return part_tables(tables, job.batch_size)
 
 
 def enumerate_file(

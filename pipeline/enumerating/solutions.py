@@ -185,23 +185,38 @@ def puzzle_segments(
         tally.outcomes["at_limit" if k >= limit else "complete"] += 1
 
 
-def filled_tables(
-    segments: Iterable[Segment], part_rows: int, schema: pa.Schema, names: list[str] | None
+def segment_tables(
+    segments: Iterable[Segment], rows: int, schema: pa.Schema, names: list[str] | None
 ) -> Iterator[pa.Table]:
-    """`segments` in tables of `part_rows` rows (the last may hold fewer; none without
-    segments): a segment may be cut across two tables; one table is held at a time."""
+    """`segments` gathered into tables of about `rows` rows (cut between segments: at most
+    `rows` and one segment), in order; one table is held at a time. Where the rows' bytes are
+    made: on the workers that search, with several."""
     filling = _Filling(schema, names)
     for segment in segments:
-        solutions, k = segment.solutions, segment.k
-        while len(solutions):
-            take = solutions[: part_rows - filling.size]
-            filling.add(Segment(segment.source, segment.row, segment.id, k, take))
-            k += len(take)
-            solutions = solutions[len(take) :]
-            if filling.size >= part_rows:
-                yield filling.table()
+        filling.add(segment)
+        if filling.size >= rows:
+            yield filling.table()
     if filling.size:
         yield filling.table()
+
+
+def part_tables(tables: Iterable[pa.Table], part_rows: int) -> Iterator[pa.Table]:
+    """`tables` cut and joined into tables of `part_rows` rows (the last may hold fewer; none
+    without rows), without copying: the same parts however the rows came (the encoder joins
+    a part's chunks before it encodes)."""
+    held: list[pa.Table] = []
+    size = 0
+    for table in tables:
+        while table.num_rows:
+            take = table.slice(0, part_rows - size)
+            held.append(take)
+            size += take.num_rows
+            table = table.slice(take.num_rows)
+            if size >= part_rows:
+                yield pa.concat_tables(held)
+                held, size = [], 0
+    if size:
+        yield pa.concat_tables(held)
 
 
 def kernel_chunk(part_rows: int) -> int:
@@ -225,4 +240,4 @@ def solution_tables(
     chunk = kernel_chunk(part_rows)
     segments = (segment for source, batch in batches
                 for segment in puzzle_segments(source, batch, limit, chunk, tally))  # fmt: skip
-    yield from filled_tables(segments, part_rows, schema, names)
+    yield from part_tables(segment_tables(segments, chunk, schema, names), part_rows)

@@ -1,10 +1,11 @@
 """The search spread over worker threads, its rows handed back in input order, in bounded
-memory: `spread_segments`.
+memory: `spread_tables`.
 
 The input's batches are cut into units of a few puzzles (`units`). Each worker thread takes
 the next unit (reading the input as it does, one thread at a time), searches it
-(`solutions.puzzle_segments`: the numba kernels release the GIL, so threads use every core)
-and hands its segments, in blocks, to the unit's `_Handoff`; the calling thread drains the
+(`solutions.puzzle_segments`: the numba kernels release the GIL, so threads use every core),
+makes the rows into tables (`solutions.segment_tables`) and hands them to the unit's
+`_Handoff`; the calling thread drains the
 units' hand-offs in the order they were taken, so the rows come out in input order (row,
 then k) exactly as one thread would give them, whatever the number of workers.
 
@@ -28,9 +29,9 @@ from collections.abc import Callable, Iterable, Iterator
 
 import pyarrow as pa
 
-from pipeline.enumerating.solutions import Segment, Tally
+from pipeline.enumerating.solutions import Tally
 
-Search = Callable[[int, pa.RecordBatch, Tally], Iterator[Segment]]
+Search = Callable[[int, pa.RecordBatch, Tally], Iterator[pa.Table]]
 WORKER_NAME = "sudoku-enumerate-"
 UNIT_ROWS = 256  # puzzles a unit holds at most: enough to screen a corpus in batches
 
@@ -52,14 +53,14 @@ class _Stopped(Exception):
 
 
 class _Handoff:
-    """One unit's segments on their way from its worker to the calling thread."""
+    """One unit's tables on their way from its worker to the calling thread."""
 
     def __init__(self, unit: tuple[int, pa.RecordBatch] | None) -> None:
         self.unit = unit  # the input's index and the unit's puzzles, until searched
         self.rows = 0 if unit is None else unit[1].num_rows  # the unit's input rows
         self.tally = Tally()
-        self.blocks: deque[list[Segment]] = deque()
-        self.held = 0  # solution rows in `blocks`
+        self.tables: deque[pa.Table] = deque()
+        self.held = 0  # solution rows in `tables`
         self.done = False
         self.error: BaseException | None = None
 
@@ -108,16 +109,8 @@ class _Spread:
             assert handoff.unit is not None
             (source, batch), handoff.unit = handoff.unit, None
             try:
-                block: list[Segment] = []
-                rows = 0
-                for segment in self.search(source, batch, handoff.tally):
-                    block.append(segment)
-                    rows += len(segment.solutions)
-                    if rows >= self.room:
-                        self._hand(handoff, block, rows)
-                        block, rows = [], 0
-                if block:
-                    self._hand(handoff, block, rows)
+                for table in self.search(source, batch, handoff.tally):
+                    self._hand(handoff, table)
             except _Stopped:
                 return
             except BaseException as e:  # noqa: BLE001 - raised in the caller, in its turn
@@ -127,18 +120,18 @@ class _Spread:
                     handoff.done = True
                     self.changed.notify_all()
 
-    def _hand(self, handoff: _Handoff, block: list[Segment], rows: int) -> None:
+    def _hand(self, handoff: _Handoff, table: pa.Table) -> None:
         with self.changed:
             while not self.stopped and handoff.held >= self.room:
                 self.changed.wait()
             if self.stopped:
                 raise _Stopped
-            handoff.blocks.append(block)
-            handoff.held += rows
+            handoff.tables.append(table)
+            handoff.held += table.num_rows
             self.changed.notify_all()
 
-    def drained(self, tally: Tally, done: Callable[[int], None]) -> Iterator[Segment]:
-        """Every unit's segments, in order; `tally` counts each unit, and `done(rows)` is
+    def drained(self, tally: Tally, done: Callable[[int], None]) -> Iterator[pa.Table]:
+        """Every unit's tables, in order; `tally` counts each unit, and `done(rows)` is
         called with its input rows, once it is drained."""
         for thread in self.threads:
             thread.start()
@@ -150,17 +143,17 @@ class _Spread:
                     if not self.order:
                         break
                     handoff = self.order[0]
-                    while not handoff.blocks and not handoff.done:
+                    while not handoff.tables and not handoff.done:
                         self.changed.wait()
-                    if handoff.blocks:
-                        block = handoff.blocks.popleft()
-                        handoff.held -= sum(len(s.solutions) for s in block)
+                    table = None
+                    if handoff.tables:
+                        table = handoff.tables.popleft()
+                        handoff.held -= table.num_rows
                     else:
-                        block = None
                         self.order.popleft()
                     self.changed.notify_all()
-                if block is not None:
-                    yield from block
+                if table is not None:
+                    yield table
                 elif handoff.error is not None:
                     raise handoff.error
                 else:
@@ -174,7 +167,7 @@ class _Spread:
                 self.changed.notify_all()
 
 
-def spread_segments(
+def spread_tables(
     batches: Iterable[tuple[int, pa.RecordBatch]],
     search: Search,
     workers: int,
@@ -182,14 +175,14 @@ def spread_segments(
     tally: Tally,
     done: Callable[[int], None] = lambda rows: None,
     ahead: int | None = None,
-) -> Iterator[Segment]:
+) -> Iterator[pa.Table]:
     """`search(source, unit, tally)` run over the units of `batches` on `workers` threads;
-    their segments in input order. At most `room` solution rows wait per unit, and at most
-    `ahead` units (default: 4 a worker) are taken and not yet drained. `tally` counts each
-    unit once it is drained, and `done(rows)` is told its input rows then."""
+    the tables it gives, in input order. At most `room` rows and one table wait per unit,
+    and at most `ahead` units (default: 4 a worker) are taken and not yet drained. `tally`
+    counts each unit once it is drained, and `done(rows)` is told its input rows then."""
     spread = _Spread(units(batches, workers), search, workers, max(1, room),
                      max(1, ahead or 4 * workers))  # fmt: skip
     return spread.drained(tally, done)
 
 
-__all__ = ["spread_segments", "units"]
+__all__ = ["spread_tables", "units"]
