@@ -132,3 +132,14 @@ def test_workers_stop_when_the_caller_stops_early():
     assert _rows(next(tables) for _ in range(3)) == [(0, 0), (0, 1), (0, 2)]
     tables.close()
     assert stopped.wait(60)  # a worker left its endless unit
+
+
+def test_workers_on_the_command_line(tmp_path):
+    from tests.conftest import cli
+
+    source = _corpus(tmp_path)
+    out = tmp_path / "o.csv"
+    done = cli("enumerate", source, "-o", out, "--limit", 3, "--workers", 2, "-q")
+    assert done.exit_code == 0, done.stderr
+    bad = cli("enumerate", source, "-o", tmp_path / "p.csv", "--limit", 3, "--workers", 0)
+    assert bad.exit_code == 2 and not (tmp_path / "p.csv").exists()
