@@ -28,7 +28,8 @@ def fake_search(solutions_of):
     """An `enumerate_batch` stand-in: `solutions_of(puzzle array, limit)` gives (k, 81)
     arrays, handed out as they are, up to the limit, for each puzzle not skipped."""
 
-    def search(puzzles, limit, chunk=1024, skip=None, candidates=False):
+    def search(puzzles, limit, chunk=1024, skip=None, candidates=False, max_nodes=None,
+               spent=None):  # fmt: skip
         for row, puzzle in enumerate(puzzles):
             if skip is not None and skip[row]:
                 continue
@@ -75,7 +76,7 @@ def test_enumerate_writes_one_row_per_solution(tmp_path, from_reference):
     assert set(table.filter(pl.col("row") == 2)["solution"]) == several
     summary = json.loads(done.stdout)
     assert summary["solutions"] == 1 + len(several) and summary["rows"] == 4
-    assert summary["puzzles"] == {"complete": 2, "at_limit": 0, "unsolvable": 0,
+    assert summary["puzzles"] == {"complete": 2, "at_limit": 0, "limit": 0, "unsolvable": 0,
                                   "invalid": 1, "malformed": 1}  # fmt: skip
 
 
@@ -231,3 +232,33 @@ def test_several_inputs_name_their_source(tmp_path, from_reference):
     assert table.columns[:2] == ["source", "row"]
     assert [s.rsplit("/", 1)[-1] for s in table["source"].cast(str)] == ["a.txt", "b.txt"]
     assert table["row"].to_list() == [0, 1]
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_node_budget_keeps_the_rows_found_before_it_ran_out(tmp_path, workers):
+    many = "." * 18 + UNIQUE[18:]  # two rows opened up: 2,484 solutions, 4,479 nodes
+    source = _write(tmp_path, [many, UNIQUE, many])
+    full, cut = tmp_path / "full.csv", tmp_path / "cut.csv"
+    everything = enumerate_file(source, full, limit=10_000, workers=workers, progress=False)
+    assert everything.puzzles["complete"] == 3 and everything.puzzles["limit"] == 0
+    summary = enumerate_file(source, cut, limit=10_000, max_nodes=100, workers=workers,
+                             progress=False)  # fmt: skip
+    assert summary.puzzles["limit"] == 2 and summary.puzzles["complete"] == 1
+    assert summary.max_nodes == 100 and summary.metadata["options"]["max_nodes"] == 100
+    whole = pl.read_csv(full, schema_overrides={"solution": pl.String})
+    kept = pl.read_csv(cut, schema_overrides={"solution": pl.String})
+    assert 1 <= kept.height < whole.height and summary.solutions == kept.height
+    assert kept["row"].to_list().count(1) == 1  # the unique one, whole
+    for row in (0, 2):  # the first solutions, in the search's order
+        mine = kept.filter(pl.col("row") == row)
+        assert mine.rows() == whole.filter(pl.col("row") == row).head(mine.height).rows()
+
+
+def test_max_nodes_on_the_command_line(tmp_path):
+    source = _write(tmp_path, ["." * 18 + UNIQUE[18:]])
+    done = cli("enumerate", source, "-o", tmp_path / "o.csv", "--limit", 100, "--max-nodes", 2,
+               "--json")  # fmt: skip
+    assert done.exit_code == 0, done.stderr
+    assert json.loads(done.stdout)["puzzles"]["limit"] == 1
+    bad = cli("enumerate", source, "-o", tmp_path / "p.csv", "--limit", 100, "--max-nodes", 0)
+    assert bad.exit_code == 2 and not (tmp_path / "p.csv").exists()

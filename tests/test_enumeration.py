@@ -105,3 +105,38 @@ def test_bad_limits_and_chunks_are_refused(limit, chunk):
 def test_a_puzzle_is_81_cells():
     with pytest.raises(ValueError, match="81 cells"):
         list(enumerate_solutions(np.zeros(80, np.uint8), 5))
+
+
+def test_a_node_budget_stops_a_puzzle_with_its_solutions_so_far():
+    grids = blanked(3, 3, 58)
+    everything = [all_of(g, None, 4096) for g in grids]
+    assert min(len(found) for found in everything) > 20  # each search branches a lot
+    budgets = [5, 40, 10**9]
+    for budget in budgets:
+        spent = np.zeros(3, np.bool_)
+        chunks = list(enumerate_batch(grids, None, chunk=7, max_nodes=budget, spent=spent))
+        rows = np.concatenate([c.rows for c in chunks]) if chunks else np.zeros(0, np.int64)
+        for row in range(3):
+            mine = np.concatenate(
+                [np.zeros((0, 81), np.uint8)] + [c.solutions[c.rows == row] for c in chunks]
+            )
+            # the solutions found before the budget ran out: the first ones, in order
+            assert (mine == everything[row][: len(mine)]).all()
+            assert spent[row] == (len(mine) < len(everything[row]))
+        if budget == 10**9:
+            assert not spent.any() and len(rows) == sum(len(f) for f in everything)
+        else:
+            assert spent.all()
+    # counted as `fast` counts: a budget that lets `fast` prove two solutions lets the
+    # enumeration find at least two
+    found = solve_grids(grids, solutions=2, max_nodes=40)
+    assert (found.verdicts == codes.MULTIPLE).all()
+    for row in range(3):
+        first = next(enumerate_batch(grids[row : row + 1], 2, max_nodes=int(found.nodes[row])))
+        assert len(first.rows) == 2
+
+
+@pytest.mark.parametrize("budget", [0, -3, 2.5, True])
+def test_bad_budgets_are_refused(budget):
+    with pytest.raises(ValueError, match="max_nodes"):
+        list(enumerate_batch(np.zeros((1, 81), np.uint8), 5, max_nodes=budget))

@@ -14,6 +14,7 @@ from pipeline.cli.commands import Inputs, app
 from pipeline.cli.help import Command
 from pipeline.cli.options import JOB_OPTIONS, job_options, print_summary
 from pipeline.cli.process import one_line_errors
+from pipeline.solver.registry import MAX_NODES
 
 _TAKEN = ("column", "id_column", "separator", "has_header", "input_format", "format", "force",
           "quiet", "as_json", "workers")  # fmt: skip
@@ -48,6 +49,16 @@ def enumerate_solutions(
             "<stem>.solutions.parquet; stdout for stdin).",
         ),  # fmt: skip
     ] = None,
+    max_nodes: Annotated[
+        int | None,
+        typer.Option(
+            min=1,
+            max=MAX_NODES,
+            metavar="N",
+            help="Node budget per puzzle: a search that spends it stops, its rows so far kept "
+            "(counted as limit).",
+        ),
+    ] = None,
     batch_size: Annotated[
         int, typer.Option(min=1, metavar="N", help="Rows a part holds (bounds memory).")
     ] = 50_000,
@@ -67,5 +78,6 @@ def enumerate_solutions(
     options = job_options({"executor": None, "scheduler": None, **job})
     options = {k: v for k, v in options.items() if k not in ("executor", "scheduler")}
     with one_line_errors():
-        summary = enumerate_file(inputs, output, limit=limit, batch_size=batch_size, **options)
+        summary = enumerate_file(inputs, output, limit=limit, max_nodes=max_nodes,
+                                 batch_size=batch_size, **options)  # fmt: skip
     print_summary(summary, job, stdout_taken=output is not None and str(output) == "-")

@@ -43,6 +43,7 @@ from pipeline.run.checkpoint import Checkpoint, StreamSink
 from pipeline.run.job import Job, JobOptions, start_job
 from pipeline.run.loop import running
 from pipeline.run.parts import Part
+from pipeline.solver.registry import MAX_NODES
 
 SOLUTIONS_SUFFIX = ".solutions.parquet"
 DEFAULT_PART_ROWS = 50_000
@@ -61,6 +62,7 @@ class EnumerateSummary:
     rows: int
     solutions: int
     limit: int
+    max_nodes: int | None
     puzzles: dict[str, int]
     wall_s: float
     metadata: dict[str, Any] = field(default_factory=dict, repr=False)
@@ -106,7 +108,13 @@ def _encode(task: tuple[int, pa.Table], fmt: str) -> _Encoded:
 
 
 def _tables(
-    job: Job, limit: int, schema: pa.Schema, tally: Tally, names: list[str] | None, bar: Any
+    job: Job,
+    limit: int,
+    max_nodes: int | None,
+    schema: pa.Schema,
+    tally: Tally,
+    names: list[str] | None,
+    bar: Any,
 ) -> Iterator[pa.Table]:
     """The solution tables of the job's inputs, in order, searched on its workers (in this
     thread with one); the bar moves on by the input rows searched."""
@@ -118,11 +126,11 @@ def _tables(
                 yield source, batch
                 job.advance(bar, batch.num_rows)
 
-        return solution_tables(batches(), limit, job.batch_size, schema, tally, names)
+        return solution_tables(batches(), limit, job.batch_size, schema, tally, names, max_nodes)
     chunk = kernel_chunk(job.batch_size)
 
     def search(source: int, unit: pa.RecordBatch, counts: Tally) -> Iterator[pa.Table]:
-        segments = puzzle_segments(source, unit, limit, chunk, counts)
+        segments = puzzle_segments(source, unit, limit, chunk, counts, max_nodes)
         return segment_tables(segments, chunk, schema, names)
 
     tables = spread_tables(job.inputs.batches(), search, workers, chunk, tally,
@@ -135,6 +143,7 @@ def enumerate_file(
     output: str | Path | None = None,
     *,
     limit: int,
+    max_nodes: int | None = None,
     **options: Unpack[JobOptions],
 ) -> EnumerateSummary:
     """Write every solution of each puzzle of `inputs` (81-character or 729-character
@@ -142,13 +151,18 @@ def enumerate_file(
     one, `k`, `solution`) into `output` (default `<stem>.solutions.parquet` beside a single
     input; `-`: stdout; its format from its suffix or `format`: parquet, csv, jsonl). Rows that
     are malformed, whose givens clash or that have no solution give no rows and are counted in
-    the summary. `options`: those of `JobOptions` that read the inputs and write the output,
-    `batch_size` (rows a part holds: bounds memory) and `workers` (threads; default: the CPUs
-    this process may use; the output is the same whatever their number). Raises `InputError`
-    (one line) for a bad file, column, option or output, and `RunInterrupted` after Ctrl-C or
+    the summary. `max_nodes`: each puzzle's node budget (None: none; a puzzle whose search
+    spends it keeps the rows found until then, counted as `limit`). `options`: those of
+    `JobOptions` that read the inputs and write the output, `batch_size` (rows a part holds:
+    bounds memory) and `workers` (threads; default: the CPUs this process may use; the output
+    is the same whatever their number). Raises `InputError` (one line) for a bad file,
+    column, option or output, and `RunInterrupted` after Ctrl-C or
     SIGTERM."""
     if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
         raise InputError(f"limit must be a whole number of at least 1, not {limit!r}")
+    if max_nodes is not None and (isinstance(max_nodes, bool) or not isinstance(max_nodes, int)
+                                  or not 1 <= max_nodes <= MAX_NODES):  # fmt: skip
+        raise InputError(f"max_nodes must be between 1 and {MAX_NODES:,}, not {max_nodes!r}")
     unknown = sorted(set(options) - set(OPTIONS))
     if unknown:
         raise TypeError(f"enumerate: unexpected options {', '.join(unknown)}")
@@ -169,20 +183,21 @@ def enumerate_file(
             if sink.exists():
                 print(f"note: discarding the parts of an earlier run at {sink.folder}",
                       file=sys.stderr)  # fmt: skip
-            sink.start({"limit": limit, "inputs": job.inputs.identity()})
+            sink.start({"limit": limit, "max_nodes": max_nodes,
+                        "inputs": job.inputs.identity()})  # fmt: skip
         tally = Tally()
         try:
             with running(job) as run:
                 bar = run.show_progress()
 
                 names = job.inputs.names if job.inputs.several else None
-                tables = _tables(job, limit, schema, tally, names, bar)
+                tables = _tables(job, limit, max_nodes, schema, tally, names, bar)
                 written = 0  # solution rows kept so far
                 for encoded in run.map(_encode, _placed(tables), job.target.format):
                     sink.add(encoded.part)
                     written += encoded.part.rows
                 run.finish()
-                metadata = job.metadata(tally.rows, {"limit": limit}, None,
+                metadata = job.metadata(tally.rows, {"limit": limit, "max_nodes": max_nodes}, None,
                                         solutions=tally.solutions,
                                         puzzles=tally.by_outcome())  # fmt: skip
                 sink.commit(written, schema.empty_table(), metadata)
@@ -195,6 +210,7 @@ def enumerate_file(
         rows=tally.rows,
         solutions=tally.solutions,
         limit=limit,
+        max_nodes=max_nodes,
         puzzles=tally.by_outcome(),
         wall_s=job.wall(),
         metadata=metadata,

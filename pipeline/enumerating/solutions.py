@@ -11,8 +11,9 @@ held here at a time. A puzzle's solutions may span several tables; a table may h
 solutions of many puzzles.
 
 Each input row ends in one of `OUTCOMES`: `complete` (all its solutions, fewer than the limit),
-`at_limit` (the limit reached: there may be more), `unsolvable` (none), `invalid` (its givens
-clash: no search), `malformed` (not a puzzle). Only the first two give rows.
+`at_limit` (the limit reached: there may be more), `limit` (its search spent the node budget:
+the solutions found until then), `unsolvable` (none), `invalid` (its givens clash: no
+search), `malformed` (not a puzzle). Only the first three give rows.
 """
 
 from collections import Counter
@@ -27,7 +28,7 @@ from pipeline.grid import ParsedGrids, format_grids, parse_puzzles
 from pipeline.io.dataset import optional_column
 from pipeline.solver import codes, solve_grids
 
-OUTCOMES = ("complete", "at_limit", "unsolvable", "invalid", "malformed")
+OUTCOMES = ("complete", "at_limit", "limit", "unsolvable", "invalid", "malformed")
 SOURCE_TYPE = pa.dictionary(pa.int32(), pa.string())  # as the solve job's `source`
 COLUMNS: dict[str, str] = {
     "row": "the input row of the puzzle (0-based)",
@@ -116,12 +117,15 @@ _NO_ROWS = {codes.MALFORMED: "malformed", codes.INVALID: "invalid",
             codes.UNSOLVABLE: "unsolvable"}  # fmt: skip
 
 
-def _screened(parsed: ParsedGrids, limit: int) -> tuple[np.ndarray, np.ndarray]:
+def _screened(
+    parsed: ParsedGrids, limit: int, max_nodes: int | None
+) -> tuple[np.ndarray, np.ndarray]:
     """A whole batch searched at once for `min(limit, 2)` solutions: the verdicts, and the
     first solutions. Most puzzles of a corpus have one solution, or none: they need no
     enumeration, one puzzle at a time, at all."""
     marks = {} if parsed.candidates is None else {"candidates": parsed.candidates}
-    found = solve_grids(parsed.grids, solutions=min(limit, 2), skip=~parsed.ok, **marks)
+    found = solve_grids(parsed.grids, solutions=min(limit, 2), skip=~parsed.ok,
+                        max_nodes=max_nodes, **marks)  # fmt: skip
     return found.verdicts, found.solutions
 
 
@@ -130,12 +134,17 @@ class _Stream:
     (`enumeration.enumerate_batch`: chunks of rows in puzzle order), handed out a puzzle at a
     time: one search for the whole batch, not one set-up per puzzle."""
 
-    def __init__(self, parsed: ParsedGrids, several: np.ndarray, limit: int, chunk: int):
+    def __init__(
+        self, parsed: ParsedGrids, several: np.ndarray, limit: int, chunk: int,
+        max_nodes: int | None,
+    ) -> None:  # fmt: skip
         from pipeline.solver.enumeration import enumerate_batch  # the kernel's streaming search
 
         marks = parsed.candidates is not None  # then every row's candidates
         puzzles = parsed.candidates if parsed.candidates is not None else parsed.grids
-        self._chunks = enumerate_batch(puzzles, limit, chunk, skip=~several, candidates=marks)
+        self.spent = np.zeros(len(several), dtype=np.bool_)  # puzzles stopped by the budget
+        self._chunks = enumerate_batch(puzzles, limit, chunk, skip=~several, candidates=marks,
+                                       max_nodes=max_nodes, spent=self.spent)  # fmt: skip
         self._chunk: Any = None
         self._at = 0
 
@@ -147,7 +156,7 @@ class _Stream:
                 if self._chunk is None:
                     return
             rows = self._chunk.rows
-            if rows[self._at] != row:
+            if rows[self._at] != row:  # the search is past `row`: `spent[row]` is known
                 return
             end = self._at + int(np.searchsorted(rows[self._at :], row, side="right"))
             yield self._chunk.solutions[self._at : end]
@@ -155,24 +164,31 @@ class _Stream:
 
 
 def puzzle_segments(
-    source: int, batch: pa.RecordBatch, limit: int, chunk: int, tally: Tally
+    source: int,
+    batch: pa.RecordBatch,
+    limit: int,
+    chunk: int,
+    tally: Tally,
+    max_nodes: int | None = None,
 ) -> Iterator[Segment]:
     """The solution rows of every puzzle of `batch` (a batch with `row`, `puzzle` and
     optionally `id`; `source`: the input's index), up to `limit` a puzzle, as segments of at
-    most `chunk` rows, in order. `tally` counts as it goes. The unit of work a worker runs
-    (`spread`)."""
+    most `chunk` rows, in order; `max_nodes`: each puzzle's node budget (None: none), for the
+    screening search and for the enumeration. `tally` counts as it goes. The unit of work a
+    worker runs (`spread`)."""
     parsed = parse_puzzles(batch.column(batch.schema.get_field_index("puzzle")), True)
     rows = batch.column(batch.schema.get_field_index("row")).to_numpy().tolist()
     ids = optional_column(batch, "id")
-    verdicts, firsts = _screened(parsed, limit)
-    several = verdicts == codes.MULTIPLE  # the only ones a search must enumerate
-    stream = _Stream(parsed, several, limit, chunk) if several.any() else None
+    verdicts, firsts = _screened(parsed, limit, max_nodes)
+    # the only ones a search must enumerate (a screen stopped by the budget: its rows so far)
+    several = (verdicts == codes.MULTIPLE) | (verdicts == codes.LIMIT)
+    stream = _Stream(parsed, several, limit, chunk, max_nodes) if several.any() else None
     for i, verdict in enumerate(verdicts.tolist()):
         tally.rows += 1
         if verdict in _NO_ROWS:
             tally.outcomes[_NO_ROWS[verdict]] += 1
             continue
-        if stream is not None and verdict == codes.MULTIPLE:
+        if stream is not None and several[i]:
             found = stream.solutions_of(i)
         else:  # SOLVED, FOUND: the one solution (or the first, for a limit of 1) is known
             found = iter([firsts[i : i + 1]])
@@ -182,7 +198,8 @@ def puzzle_segments(
             yield Segment(source, rows[i], ident, k, solutions)
             k += len(solutions)
         tally.solutions += k
-        tally.outcomes["at_limit" if k >= limit else "complete"] += 1
+        spent = stream is not None and stream.spent[i]
+        tally.outcomes["limit" if spent else "at_limit" if k >= limit else "complete"] += 1
 
 
 def segment_tables(
@@ -231,13 +248,15 @@ def solution_tables(
     schema: pa.Schema,
     tally: Tally,
     names: list[str] | None = None,
+    max_nodes: int | None = None,
 ) -> Iterator[pa.Table]:
     """The solution rows of every puzzle of `batches` (the input's index, a batch with `row`,
     `puzzle` and optionally `id`), up to `limit` a puzzle, in tables of `part_rows` rows (the
     last may hold fewer; none for an input without solutions), searched in this thread.
     `tally` counts as it goes; `names`: the inputs' names, for a `source` column (several
-    inputs)."""
+    inputs); `max_nodes`: each puzzle's node budget."""
     chunk = kernel_chunk(part_rows)
     segments = (segment for source, batch in batches
-                for segment in puzzle_segments(source, batch, limit, chunk, tally))  # fmt: skip
+                for segment in puzzle_segments(source, batch, limit, chunk, tally,
+                                               max_nodes))  # fmt: skip
     yield from part_tables(segment_tables(segments, chunk, schema, names), part_rows)

@@ -33,8 +33,9 @@ PUZZLE = 0  # the row being searched (== n: all done)
 DEPTH = 1  # its board's depth in `boards`
 RESUME = 2  # 1: the board at DEPTH was a solution already written; back up from it
 FOUND = 3  # solutions of this row written so far
-KEEP = 4  # scratch (see the end of the kernel)
-STATUS = 5
+NODES = 4  # nodes this row's search has visited so far
+KEEP = 5  # scratch (see the end of the kernel)
+STATUS = 6
 
 
 class SolutionChunk(NamedTuple):
@@ -53,8 +54,10 @@ def enumerate_kernel(
     from_candidates: int,
     skip: np.ndarray,
     limit: int,
+    max_nodes: int,
     boards_owner: np.ndarray,
     status: np.ndarray,
+    spent: np.ndarray,
     rows: np.ndarray,
     ordinals: np.ndarray,
     solutions: np.ndarray,
@@ -63,7 +66,10 @@ def enumerate_kernel(
     int64`) and `status` (`STATUS` int64, zeros to start); write up to `len(rows)` solutions
     (`rows`, `ordinals`, `solutions`) and return how many. The puzzles are `grids`, or
     `candidates` when `from_candidates` is 1 (the other: one row of scratch); rows in `skip`
-    give none; each puzzle gives at most `limit`."""
+    give none; each puzzle gives at most `limit`. `max_nodes` (0: none) is each puzzle's node
+    budget, counted and checked as `fast` does (the root is one; each placement by choice,
+    the other way of a branch included, one more; checked before each): a puzzle whose
+    search spends it stops there, its solutions so far given, and `spent[i]` is set."""
     n = skip.shape[0]
     room = rows.shape[0]
     fields_owner = np.zeros(9, dtype=np.int64)
@@ -78,6 +84,7 @@ def enumerate_kernel(
     depth = status[DEPTH]
     resume = status[RESUME]
     found = status[FOUND]
+    nodes = status[NODES]
     written = 0
     while i < n and written < room:
         if resume:
@@ -99,6 +106,7 @@ def enumerate_kernel(
             state = propagate(board, np.int64((1 << 27) - 1), fields, choice)
             depth = 0
             found = 0
+            nodes = 1
         done = False  # this puzzle has given all it will
         while True:
             if state == COMPLETE:
@@ -114,6 +122,11 @@ def enumerate_kernel(
                     resume = 1  # back up from this board when called again
                     break
             elif state == STUCK:
+                if max_nodes > 0 and nodes >= max_nodes:
+                    spent[i] = True
+                    done = True
+                    break
+                nodes += 1
                 board[BOARD_SLOTS] = choice[0]  # the other way, for when we back up
                 for k in range(1, 4):
                     board[BOARD_SLOTS + k] = choice[3 + k]
@@ -128,6 +141,11 @@ def enumerate_kernel(
             if depth == 0:
                 done = True
                 break
+            if max_nodes > 0 and nodes >= max_nodes:
+                spent[i] = True
+                done = True
+                break
+            nodes += 1
             depth -= 1
             board = boards[depth]
             dirty = _restrict(board, board[BOARD_SLOTS], board[BOARD_SLOTS + 1],
@@ -140,6 +158,7 @@ def enumerate_kernel(
     status[DEPTH] = depth
     status[RESUME] = resume
     status[FOUND] = found
+    status[NODES] = nodes
     # Do not remove: keeps the owners of the `unowned` views alive until here (see fast.py).
     status[KEEP] = fields_owner[0] + choice_owner[0] + placed_owner[0]
     return written
@@ -161,13 +180,24 @@ def enumerate_batch(
     chunk: int = DEFAULT_CHUNK,
     skip: np.ndarray | None = None,
     candidates: bool = False,
+    max_nodes: int | None = None,
+    spent: np.ndarray | None = None,
 ) -> Iterator[SolutionChunk]:
     """The solutions of every puzzle of a batch, each up to `limit` (None: all), in puzzle
     order and each puzzle's solutions in the search's fixed order, as chunks of at most
     `chunk` rows. `puzzles`: `(n, 81) uint8` grids, or with `candidates` `(n, 81) uint16`
     pencilmarks (see `pipeline.solver.candidates`). Rows in `skip`, rows whose givens clash
-    and rows without a solution give none."""
+    and rows without a solution give none. `max_nodes` (None: no budget): each puzzle's node
+    budget, counted as `fast` counts (see `pipeline.solver`); a puzzle whose search spends it
+    stops with the solutions found so far, and is set True in `spent` (an `(n,)` bool array
+    the caller gives, read once the chunks have passed the puzzle)."""
     most = _check(limit, chunk)
+    if max_nodes is not None and (
+        isinstance(max_nodes, bool) or not isinstance(max_nodes, int | np.integer)
+        or not 1 <= max_nodes <= MAX_NODES
+    ):  # fmt: skip
+        raise ValueError(f"max_nodes must be between 1 and {MAX_NODES:,}, not {max_nodes!r}")
+    budget = 0 if max_nodes is None else int(max_nodes)
     if candidates:
         pencilmarks = as_candidates(puzzles)
         grids = np.zeros((1, 81), dtype=np.uint8)
@@ -178,14 +208,18 @@ def enumerate_batch(
     todo = np.zeros(n, dtype=np.bool_) if skip is None else np.asarray(skip, dtype=np.bool_)
     if todo.shape != (n,):
         raise ValueError(f"skip must have shape ({n},), got {todo.shape}")
+    if spent is None:
+        spent = np.zeros(n, dtype=np.bool_)
+    elif spent.shape != (n,) or spent.dtype != np.bool_:
+        raise ValueError(f"spent must be a bool array of shape ({n},)")
     boards = np.zeros((MAX_DEPTH + 1, BOARD_SLOTS + 4), dtype=np.int64)
     status = np.zeros(STATUS, dtype=np.int64)
     while status[PUZZLE] < n:
         rows = np.empty(chunk, dtype=np.int64)
         ordinals = np.empty(chunk, dtype=np.int64)
         solutions = np.empty((chunk, 81), dtype=np.uint8)
-        k = enumerate_kernel(grids, pencilmarks, int(candidates), todo, most, boards, status,
-                             rows, ordinals, solutions)  # fmt: skip
+        k = enumerate_kernel(grids, pencilmarks, int(candidates), todo, most, budget, boards,
+                             status, spent, rows, ordinals, solutions)  # fmt: skip
         if k:
             yield SolutionChunk(rows[:k], ordinals[:k], solutions[:k])
 
