@@ -143,3 +143,34 @@ def test_workers_on_the_command_line(tmp_path):
     assert done.exit_code == 0, done.stderr
     bad = cli("enumerate", source, "-o", tmp_path / "p.csv", "--limit", 3, "--workers", 0)
     assert bad.exit_code == 2 and not (tmp_path / "p.csv").exists()
+
+
+def test_sigterm_stops_a_spread_run_and_leaves_nothing(tmp_path):
+    """A real process on two workers, stopped by SIGTERM once its first part is on disk: one
+    line, exit 130, no output, parts or lock left (the workers told to stop, not waited for)."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    source = tmp_path / "many.txt"
+    source.write_text("".join(p + "\n" for p in format_grids(blanked(5, 50, 62)).to_pylist()))
+    out = tmp_path / "many.parquet"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "pipeline.cli", "enumerate", str(source), "-o", str(out),
+         "--limit", "1000000", "--workers", "2", "--batch-size", "1000", "-q"],
+        stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 120
+        while not list(tmp_path.glob("many.parquet.partial/part-*")):
+            assert process.poll() is None and time.monotonic() < deadline
+            time.sleep(0.05)  # polling for the first part, not a wait for a result
+        process.send_signal(signal.SIGTERM)
+        _, err = process.communicate(timeout=120)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert process.returncode == 130, err
+    assert err == "error: interrupted\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["many.txt"]
