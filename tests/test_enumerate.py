@@ -98,8 +98,8 @@ def test_parts_are_written_as_the_solutions_come(tmp_path, monkeypatch, workers,
     the parts of the rows it found are already on disk, none over `--batch-size` rows. With
     one worker the search runs in the calling thread, at most the two parts the encoder holds
     ahead; with two, a worker thread's search is held up once its hand-off holds a part's
-    rows (it may be building a part and handing over two: three), the calling thread fills
-    one, and four (two a worker) are being encoded."""
+    rows (a part and one table more handed over, a third being made), the calling thread
+    joins one, and four (two a worker) are being encoded."""
     out = tmp_path / "many.parquet"
     partial = tmp_path / "many.parquet.partial"
     seen: list[int] = []
