@@ -5,10 +5,12 @@ many, and leave nothing behind."""
 
 import hashlib
 
+import polars as pl
 import pytest
 
+import pipeline
 from pipeline.run.job import Job
-from pipeline.splitting import split_file
+from pipeline.splitting import spill, split_file
 from tests.test_split import CORPUS
 
 # sha256 of every file (the manifest aside: it holds times) written by the in-memory split,
@@ -80,3 +82,35 @@ def test_the_files_are_the_bytes_the_in_memory_split_wrote(corpus_file, tmp_path
 
     assert _digests(out) == EXPECTED[run]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["splits"]  # no spill left beside
+
+
+@pytest.mark.parametrize("run", sorted(RUNS))
+def test_many_small_buckets_give_the_same_bytes(corpus_file, tmp_path, run, fixed_metadata,
+                                                monkeypatch):  # fmt: skip
+    monkeypatch.setattr(spill, "BUCKET_BYTES", 2_000)  # a few rows a bucket: dozens of them
+    routed = []
+    real = spill._route
+    monkeypatch.setattr(spill, "_route", lambda *a: routed.append(real(*a)) or routed[-1])
+    out = tmp_path / "splits"
+
+    split_file(corpus_file, out, seed=5, batch_size=37, workers=1, progress=False, **RUNS[run])
+
+    assert _digests(out) == EXPECTED[run]
+    assert len(routed[0]) > 20  # the rows did go through many buckets
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["splits"]
+
+
+def test_several_inputs_are_one_corpus_named_by_source_with_repeats_dropped(tmp_path):
+    first, second = tmp_path / "a.csv", tmp_path / "b.csv"
+    CORPUS[:150].write_csv(first)
+    CORPUS[150:].write_csv(second)
+    out = tmp_path / "splits"
+
+    manifest = split_file([first, second], out, seed=2, progress=False)
+    in_memory = pipeline.split(CORPUS, seed=2)
+
+    assert manifest.left_out["duplicate"] == 3
+    for name in ("train", "val", "test"):
+        frame = pl.read_parquet(out / f"{name}.parquet")
+        assert frame["source"].unique().sort().to_list() == [str(first), str(second)]
+        assert frame["puzzle"].to_list() == in_memory[name]["puzzle"].to_list(), name
