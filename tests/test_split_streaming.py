@@ -114,3 +114,22 @@ def test_several_inputs_are_one_corpus_named_by_source_with_repeats_dropped(tmp_
         frame = pl.read_parquet(out / f"{name}.parquet")
         assert frame["source"].unique().sort().to_list() == [str(first), str(second)]
         assert frame["puzzle"].to_list() == in_memory[name]["puzzle"].to_list(), name
+
+
+def test_a_run_that_fails_while_writing_leaves_no_spill_and_no_folder(corpus_file, tmp_path,
+                                                                      monkeypatch):  # fmt: skip
+    from pipeline.splitting import job
+
+    seen = []
+
+    def full_disk(kept, *args):
+        seen.append(sorted(p.name for p in kept.folder.iterdir()))
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(job, "write_splits", full_disk)
+
+    with pytest.raises(OSError, match="No space"):
+        split_file(corpus_file, tmp_path / "splits", batch_size=50, progress=False)
+
+    assert seen and seen[0][0] == "part-000000.arrow"  # the rows were spilled
+    assert list(tmp_path.iterdir()) == []
