@@ -6,7 +6,7 @@ Every batch is solved (uniqueness proved), given its canonical group and rated w
 is stratified by difficulty or grade, on the shared run loop (`pipeline.run`: threads, worker
 processes or Dask); the workers send back only the rows with one solution, narrowed to the
 columns written (`batch`). The parent spills them, in input order, to the output's temporary
-folder and keeps only what the cut needs (about 30 bytes a kept row), cuts the groups
+folder and keeps only what the cut needs (about 40 bytes a kept row), cuts the groups
 (`plan.cut`), writes each split from the spill in bounded memory (`spill`) and puts the
 folder in place whole (`folder`).
 """

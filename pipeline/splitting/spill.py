@@ -1,5 +1,5 @@
 """The kept rows of a split job on disk, not in memory: the parent holds only what the cut
-needs (group, stratum, the row's order key: about 30 bytes a row).
+needs (group, stratum, the row's order key: about 40 bytes a row with the cut's own).
 
     kept = KeptRows(tmp / SPILL, options, source_names)   # in the output's temporary folder
     kept.add(part.table)                                   # as the batches come, in order
