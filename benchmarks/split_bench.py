@@ -9,8 +9,8 @@
   then `split` (the same work, the groups cut, the rows shuffled, a folder of three Parquet
   files and a manifest), `split --format npy` and `split --stratify clues`, `--workers`, as
   real subprocesses, in turn `--repeats` times: the best wall time (start-up included),
-  rows/s, and the peak memory of the whole process tree (the parent holds every kept row: the
-  split needs them all).
+  rows/s, and the peak memory of the whole process tree (the parent keeps the kept rows on
+  disk, in the output's temporary folder, and holds about 30 bytes a row for the cut).
 * Every command runs once untimed first, on a few rows, so that no kernel compiles in a timed
   run.
 """

@@ -1,8 +1,9 @@
 """A split's output folder: checked before any work, written whole or not at all.
 
     folder = check_folder("splits/", inputs=["corpus.csv"], force=False)   # or InputError
-    with OutputLock(folder):                       # `.NAME.lock` beside it, as for a file
-        write_folder(folder, frames, manifest, "parquet", metadata)
+    with OutputLock(folder), folder_in_making(folder) as tmp:  # `.NAME.lock`, `.NAME.tmp-PID`
+        ...                                        # the splits written in tmp (`spill`)
+        commit_folder(tmp, folder, manifest)       # renamed into place, whole
 
 `npy`: a folder `<name>/` per split, written by `io.array_folders` as augment writes its own (one
 `.npy` per column, `puzzle` and `solution` as `(n, 81) uint8`, and its `meta.json`).
@@ -20,15 +21,12 @@ folder or the whole new one. What a killed run left there is cleared by the next
 import json
 import os
 import shutil
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
-
-import polars as pl
 
 from pipeline.errors import InputError
-from pipeline.io.array_folders import OLD, clear_stale_folders, write_npy_folder
-from pipeline.io.runinfo import METADATA_KEY
+from pipeline.io.array_folders import OLD, clear_stale_folders
 from pipeline.io.sidecars import TEMPORARY, check_name_room
 from pipeline.io.writers import fsync_dir
 from pipeline.splitting.manifest import MANIFEST, TOOL, SplitManifest, sha256_of
@@ -99,40 +97,38 @@ def files_of(names: tuple[str, ...] | list[str], fmt: str) -> list[str]:
     return [f"{name}.parquet" if fmt == "parquet" else name for name in names]
 
 
-def write_folder(
-    folder: Path,
-    frames: dict[str, pl.DataFrame],
-    manifest: SplitManifest,
-    fmt: str,
-    metadata: dict[str, Any],
-) -> None:
-    """Write the splits (`fmt`: parquet or npy) and the manifest (with every file's sha256)
-    into a temporary folder beside `folder`, then put it in `folder`'s place. `OSError` (a
-    full disk) names what failed; the temporary folder is removed."""
+@contextmanager
+def folder_in_making(folder: Path) -> Iterator[Path]:
+    """The temporary folder beside `folder` (`.NAME.tmp-PID`) that a split is written into
+    (its spilled rows too); removed on leaving, whatever happened (after `commit_folder`
+    renamed it, there is nothing left to remove). What killed runs left is cleared first."""
     parent = folder.absolute().parent
     clear_stale_folders(folder.absolute())  # what runs killed mid-way left
     tmp = parent / TEMPORARY.format(name=folder.name, pid=os.getpid())
     old = parent / OLD.format(name=folder.name, pid=os.getpid())
     try:
         tmp.mkdir()
-        entry = {METADATA_KEY.decode(): json.dumps(metadata, sort_keys=True, default=str)}
-        for name, frame in frames.items():
-            if fmt == "parquet":
-                frame.write_parquet(tmp / f"{name}.parquet", compression="zstd", metadata=entry)
-            else:  # the folder of arrays augment writes too (`io.array_folders`)
-                table = frame.to_arrow(compat_level=pl.CompatLevel.oldest())
-                write_npy_folder(tmp / name, table.schema, [table], metadata)
-        manifest.sha256 = {str(f.relative_to(tmp)): sha256_of(f)
-                           for f in sorted(tmp.rglob("*")) if f.is_file()}  # fmt: skip
-        (tmp / MANIFEST).write_text(manifest.to_json() + "\n")
-        _fsync_tree(tmp)
-        if folder.is_dir():
-            folder.rename(old)
-        tmp.rename(folder)
-        fsync_dir(parent)
+        yield tmp
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
         shutil.rmtree(old, ignore_errors=True)
+
+
+def commit_folder(tmp: Path, folder: Path, manifest: SplitManifest) -> None:
+    """Finish the splits written in `tmp` (`folder_in_making`): the manifest, with every
+    file's sha256, flushed to disk with them, then `tmp` put in `folder`'s place (an older
+    folder set aside first, then deleted). `OSError` (a full disk) names what failed."""
+    parent = folder.absolute().parent
+    old = parent / OLD.format(name=folder.name, pid=os.getpid())
+    manifest.sha256 = {str(f.relative_to(tmp)): sha256_of(f)
+                       for f in sorted(tmp.rglob("*")) if f.is_file()}  # fmt: skip
+    (tmp / MANIFEST).write_text(manifest.to_json() + "\n")
+    _fsync_tree(tmp)
+    if folder.is_dir():
+        folder.rename(old)
+    tmp.rename(folder)
+    fsync_dir(parent)
+    shutil.rmtree(old, ignore_errors=True)
 
 
 def _fsync_tree(top: Path) -> None:

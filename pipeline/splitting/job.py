@@ -5,8 +5,10 @@
 Every batch is solved (uniqueness proved), given its canonical group and rated when the split
 is stratified by difficulty or grade, on the shared run loop (`pipeline.run`: threads, worker
 processes or Dask); the workers send back only the rows with one solution, narrowed to the
-columns written (`batch`). The parent gathers them in input order (the split needs them all:
-about 300 bytes a kept row), splits them (`plan`) and writes the folder whole (`folder`).
+columns written (`batch`). The parent spills them, in input order, to the output's temporary
+folder and keeps only what the cut needs (about 40 bytes a kept row), cuts the groups
+(`plan.cut`), writes each split from the spill in bounded memory (`spill`) and puts the
+folder in place whole (`folder`).
 """
 
 from collections import Counter
@@ -14,7 +16,6 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Unpack
 
-import polars as pl
 import pyarrow as pa
 
 from pipeline.errors import InputError
@@ -24,16 +25,16 @@ from pipeline.run.job import Job, JobOptions, start_job
 from pipeline.run.loop import running
 from pipeline.solving.batch import SolveOptions
 from pipeline.splitting.batch import (
-    SOURCE,
     added_columns,
     empty_part,
     solve_options,
     split_task,
 )
-from pipeline.splitting.folder import check_folder, files_of, write_folder
+from pipeline.splitting.folder import check_folder, commit_folder, files_of, folder_in_making
 from pipeline.splitting.manifest import SplitManifest, file_identity
-from pipeline.splitting.options import FORMATS, SplitOptions
-from pipeline.splitting.plan import plan_split
+from pipeline.splitting.options import DUPLICATE, FORMATS, SplitOptions
+from pipeline.splitting.plan import SplitPlan
+from pipeline.splitting.spill import SPILL, KeptRows, write_splits
 
 
 def split_file(
@@ -84,25 +85,35 @@ def _tasks(job: Job, rows: Counter) -> Iterator[tuple[int | None, pa.RecordBatch
 def _run(
     job: Job, split: SplitOptions, search: SolveOptions, fmt: str, max_nodes: int | None
 ) -> SplitManifest:
-    """The split job, its output folder locked."""
+    """The split job, its output folder locked: the kept rows spilled into the folder's
+    temporary folder as they come (`spill`), cut from their small columns, each split
+    written from the spill."""
     assert job.output is not None
-    tables: list[pa.Table] = []
     left_out: Counter = Counter()
     read, wrong, by_input = 0, 0, Counter()
-    with running(job) as run:
+    sources = [str(name) for name in job.inputs.names] if job.inputs.several else None
+    with running(job) as run, folder_in_making(job.output) as tmp:
+        kept = KeptRows(tmp / SPILL, split, sources)
         for part in run.map(split_task, _tasks(job, by_input), search):
-            tables.append(part.table)
+            kept.add(part.table)
             left_out.update(part.left_out)
             read += part.rows
             wrong += part.wrong_solutions
         run.finish()
-        kept = _gathered(job, split, tables)
-        del tables  # the frame holds the rows now
-        plan = plan_split(kept, split, left_out)
-        del kept  # the splits hold their rows now
+        if kept.schema is None:  # no batch at all: the columns of an empty corpus
+            id_type = job.inputs.schema.field("id").type if job.inputs.has_ids else None
+            kept.add(empty_part(id_type, split.rate, job.inputs.first.extra_schema,
+                                several=job.inputs.several))  # fmt: skip
+        split_of, groups, strata = kept.cut()
         wall = job.wall()
         rate = read / wall if wall > 0 else None
         settings = {"format": fmt, "max_nodes": max_nodes}
+        metadata = job.metadata(read, split.as_dict() | settings, rate)
+        rows, repeats = write_splits(kept, split_of, tmp, fmt, metadata)
+        kept.remove()
+        if repeats:
+            left_out[DUPLICATE] += repeats
+        plan = SplitPlan({}, rows, groups, left_out, strata)
         manifest = SplitManifest.of(
             plan, split, read, settings,
             inputs=[file_identity(name) | {"rows": by_input[i]}
@@ -112,20 +123,5 @@ def _run(
             rows_per_s=None if rate is None else round(rate, 1), workers=job.executor.workers,
             executor=job.executor_kind,
         )  # fmt: skip
-        metadata = job.metadata(read, split.as_dict() | settings, rate)
-        write_folder(job.output, plan.frames, manifest, fmt, metadata)
+        commit_folder(tmp, job.output, manifest)
     return manifest
-
-
-def _gathered(job: Job, split: SplitOptions, tables: list[pa.Table]) -> pl.DataFrame:
-    """The kept rows of every batch as one frame, in input order; `source` named."""
-    if not tables:
-        id_type = job.inputs.schema.field("id").type if job.inputs.has_ids else None
-        extra = job.inputs.first.extra_schema
-        tables = [empty_part(id_type, split.rate, extra, several=job.inputs.several)]
-    kept = pl.from_arrow(pa.concat_tables(tables))
-    assert isinstance(kept, pl.DataFrame)
-    if job.inputs.several:  # each input's index made its name
-        names = pl.Series(job.inputs.names, dtype=pl.String)
-        kept = kept.with_columns(names.gather(kept[SOURCE].cast(pl.UInt32)).alias(SOURCE))
-    return kept

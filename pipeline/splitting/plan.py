@@ -25,7 +25,7 @@ from pipeline.splitting.batch import GROUP
 from pipeline.splitting.hashing import GROUP_ORDER, ROW_ORDER, hash_rows, keyed, string_bytes
 from pipeline.splitting.options import DIFFICULTY_STRATA, DUPLICATE, SplitOptions
 
-_POS, _SPLIT, _STRATUM, _KEY = "__position", "__split", "__stratum", "__key"
+_SPLIT, _STRATUM, _KEY = "__split", "__stratum", "__key"
 _STRATUM_COLUMN = {"clues": "clues", "grade": "grade_level", "difficulty": "difficulty"}
 
 
@@ -60,26 +60,39 @@ def plan_split(
     positions = np.flatnonzero(first)
     if len(kept) > len(positions):
         left_out[DUPLICATE] += len(kept) - len(positions)
-    small = kept.select(_small_columns(options)).with_row_index(_POS).filter(first)
+    split_of, group_counts, strata = cut(kept.select(small_columns(options)).filter(first),
+                                         options)  # fmt: skip
+    keys = hash_rows(string_bytes(kept["puzzle"].to_arrow()), options.seed, ROW_ORDER)
+    frames, row_counts = {}, {}
+    for index, name in enumerate(options.names):
+        rows = positions[split_of == index]
+        rows = rows[np.lexsort((rows, keys[rows]))]  # by key, then by position
+        frames[name] = kept[rows]
+        row_counts[name] = len(rows)
+    return SplitPlan(frames, row_counts, group_counts, left_out, strata)
+
+
+def cut(
+    small: pl.DataFrame, options: SplitOptions
+) -> tuple[np.ndarray, dict[str, int], dict[str, dict[str, int]]]:
+    """The cut itself, on the rows' small columns (`small_columns`, in input order): each
+    row's split (its index in `options.names`), the groups per split, and per stratum.
+
+    Exact repeats may be in `small` or not: a repeat is in its first copy's group, which that
+    copy (earlier in input order) already gives its stratum, so the cut is the same."""
     groups = _groups(small, options)
     groups = groups.with_columns(
         pl.Series(_SPLIT, _allocate(groups[_STRATUM].to_numpy(), options.fractions), pl.Int32)
     )
     split_of = small.select(GROUP).join(groups.select(GROUP, _SPLIT), on=GROUP, how="left",
                                         maintain_order="left")[_SPLIT].to_numpy()  # fmt: skip
-    keys = hash_rows(string_bytes(kept["puzzle"].to_arrow()), options.seed, ROW_ORDER)
-    frames, row_counts, group_counts = {}, {}, {}
-    for index, name in enumerate(options.names):
-        rows = positions[split_of == index]
-        rows = rows[np.lexsort((rows, keys[rows]))]  # by key, then by position
-        frames[name] = kept[rows]
-        row_counts[name] = len(rows)
-        group_counts[name] = int((groups[_SPLIT] == index).sum())
+    group_counts = {name: int((groups[_SPLIT] == index).sum())
+                    for index, name in enumerate(options.names)}  # fmt: skip
     strata = _strata_counts(groups, options) if options.stratify else {}
-    return SplitPlan(frames, row_counts, group_counts, left_out, strata)
+    return split_of, group_counts, strata
 
 
-def _small_columns(options: SplitOptions) -> list[str]:
+def small_columns(options: SplitOptions) -> list[str]:
     """The columns the cut needs: the group, and the stratum's."""
     return [GROUP, *([_STRATUM_COLUMN[options.stratify]] if options.stratify else [])]
 

@@ -1,0 +1,147 @@
+"""`split_file` in bounded memory: the kept rows spilled to temporary parts and each split
+sorted by hash buckets give the same bytes as the split that held every row (the sha256s
+below were taken from that split, before the streaming one replaced it), with one bucket or
+many, and leave nothing behind."""
+
+import hashlib
+
+import polars as pl
+import pytest
+
+import pipeline
+from pipeline.run.job import Job
+from pipeline.splitting import spill, split_file
+from tests.test_split import CORPUS
+
+# sha256 of every file (the manifest aside: it holds times) written by the in-memory split,
+# with the run's metadata fixed, for split_file(corpus, seed=5, batch_size=37, ...)
+EXPECTED = {
+    "clues": {
+        "test.parquet": "e32b3ba20c3e6291e33443942737fc2805c9cebff4596e64a295881d566dd51a",
+        "train.parquet": "cb688fd7645c2b6389ca7873dedf32864b04e4ea0c302dd925193ed94b2a6208",
+    },
+    "npy": {
+        "test/clues.npy": "58a277c30294a03366d913db773b892ab4c4402c9ede46ab2a9eec6ce60c0324",
+        "test/group.npy": "7b71acfd2aa49f93af3aeb7920fd2ded1da2475ef2422c1c9ac5e18f465d7921",
+        "test/meta.json": "571b35a7b7fca649de12961afef221a42b4933ae5c4371d678b58a2b93902125",
+        "test/puzzle.npy": "93894dbb4d72df2c3003deb4387d2e9a4650fe5a5757b585355d600dc94697d0",
+        "test/row.npy": "4ea93161d43c019289e2f7b34b7c90f14573804f06a6b27b3881f9d493414867",
+        "test/solution.npy": "dd0be3c1d0076b7f944010cdc3ebf6a9f993615ee6f5957ff998dea85fb1a0b8",
+        "train/clues.npy": "535eb74417b28a86f25c725ce2662d910257cec24b5dfa5722d1159bc0b49ae3",
+        "train/group.npy": "210fe24c960b2b86a0918a51a4578d4a1543d95d4607a578bd91dc341a6dc986",
+        "train/meta.json": "6e1c4204e1bcf12903d13b0a66d0095bac463f7b01c2340f4e5c3dac408c1505",
+        "train/puzzle.npy": "0393c677e3109dd7cdfa06d7a5347a726d80abf40cb1d667fb4a516c33a3dce3",
+        "train/row.npy": "fec1d21676a512c58c18559a5d582355673469f7d28de56768c1fac0c866335b",
+        "train/solution.npy": "d6ff927d20307bde4b56eec504c49727ccae632159b9b0ed50d19f9af34cc6d6",
+        "val/clues.npy": "103d9a079ef23f52d818d2316b1c9238ea75f785484a4445989755384a73d902",
+        "val/group.npy": "f6daaf7f566647ff3d476726a14a356690a21d3472df753dfb12a48504f55416",
+        "val/meta.json": "3a6bf4518b53993e62641dbd107b57d4d971de5fb7cb9240553a908e00fa681e",
+        "val/puzzle.npy": "0e47440578069d77d040302992fb9de2ebdc1cf7e010e654ba1a8909589cbbde",
+        "val/row.npy": "0df8e8082ae99e0e614a8d8bdffeb16cc90a0d2c3e510f77245e7444f906f823",
+        "val/solution.npy": "e77afa83f6f891142368b064c7aab28ca985499ccc7d92a0797d84ca07389b41",
+    },
+    "parquet": {
+        "test.parquet": "595f4a950e61f340bcd090d551a4483d8fcdd891ee207fa66799f18e641655e5",
+        "train.parquet": "da6ff722d1cfdd073b8bf95f2a96dea44c99c1439e44735fed51435e9036ebb5",
+        "val.parquet": "9428bac84428064b2f8c6ef9c30253df28ed7b65b05bcb057bb442814d60d501",
+    },
+}
+RUNS = {
+    "parquet": dict(fractions="0.5,0.25,0.25"),
+    "npy": dict(fractions="0.5,0.25,0.25", format="npy"),
+    "clues": dict(fractions="0.6,0.4", stratify="clues"),
+}
+
+
+@pytest.fixture(scope="module")
+def corpus_file(tmp_path_factory):
+    path = tmp_path_factory.mktemp("streaming") / "corpus.csv"
+    CORPUS.write_csv(path)
+    return path
+
+
+@pytest.fixture
+def fixed_metadata(monkeypatch):
+    monkeypatch.setattr(Job, "metadata", lambda self, *args, **kwargs: {"fixed": True})
+
+
+def _digests(folder) -> dict[str, str]:
+    return {
+        str(f.relative_to(folder)): hashlib.sha256(f.read_bytes()).hexdigest()
+        for f in sorted(folder.rglob("*"))
+        if f.is_file() and f.name != "manifest.json"
+    }
+
+
+@pytest.mark.parametrize("run", sorted(RUNS))
+def test_the_files_are_the_bytes_the_in_memory_split_wrote(corpus_file, tmp_path, run,
+                                                           fixed_metadata):  # fmt: skip
+    out = tmp_path / "splits"
+
+    split_file(corpus_file, out, seed=5, batch_size=37, workers=1, progress=False, **RUNS[run])
+
+    assert _digests(out) == EXPECTED[run]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["splits"]  # no spill left beside
+
+
+@pytest.mark.parametrize("run", sorted(RUNS))
+def test_many_small_buckets_give_the_same_bytes(corpus_file, tmp_path, run, fixed_metadata,
+                                                monkeypatch):  # fmt: skip
+    monkeypatch.setattr(spill, "BUCKET_BYTES", 2_000)  # a few rows a bucket: dozens of them
+    routed = []
+    real = spill._route
+    monkeypatch.setattr(spill, "_route", lambda *a: routed.append(real(*a)) or routed[-1])
+    out = tmp_path / "splits"
+
+    split_file(corpus_file, out, seed=5, batch_size=37, workers=1, progress=False, **RUNS[run])
+
+    assert _digests(out) == EXPECTED[run]
+    assert len(routed[0]) > 20  # the rows did go through many buckets
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["splits"]
+
+
+def test_several_inputs_are_one_corpus_named_by_source_with_repeats_dropped(tmp_path):
+    first, second = tmp_path / "a.csv", tmp_path / "b.csv"
+    CORPUS[:150].write_csv(first)
+    CORPUS[150:].write_csv(second)
+    out = tmp_path / "splits"
+
+    manifest = split_file([first, second], out, seed=2, progress=False)
+    in_memory = pipeline.split(CORPUS, seed=2)
+
+    assert manifest.left_out["duplicate"] == 3
+    for name in ("train", "val", "test"):
+        frame = pl.read_parquet(out / f"{name}.parquet")
+        assert frame["source"].unique().sort().to_list() == [str(first), str(second)]
+        assert frame["puzzle"].to_list() == in_memory[name]["puzzle"].to_list(), name
+
+
+def test_a_run_that_fails_while_writing_leaves_no_spill_and_no_folder(corpus_file, tmp_path,
+                                                                      monkeypatch):  # fmt: skip
+    from pipeline.splitting import job
+
+    seen = []
+
+    def full_disk(kept, *args):
+        seen.append(sorted(p.name for p in kept.folder.iterdir()))
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(job, "write_splits", full_disk)
+
+    with pytest.raises(OSError, match="No space"):
+        split_file(corpus_file, tmp_path / "splits", batch_size=50, progress=False)
+
+    assert seen and seen[0][0] == "part-000000.arrow"  # the rows were spilled
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_buckets_are_a_power_of_two_near_their_size_and_never_past_the_cap():
+    from types import SimpleNamespace
+
+    kept = SimpleNamespace(bytes=500 * 10**6, rows=10**6)  # 500 bytes a row
+
+    assert spill._bucket_bits(0, kept) == 0
+    assert spill._bucket_bits(1_000, kept) == 0  # 0.5 MB: one bucket
+    assert 2 ** spill._bucket_bits(10**6, kept) * spill.BUCKET_BYTES >= 500 * 10**6
+    assert 2 ** (spill._bucket_bits(10**6, kept) - 1) * spill.BUCKET_BYTES < 500 * 10**6
+    assert spill._bucket_bits(10**12, kept) == spill.MAX_BUCKET_BITS
