@@ -20,6 +20,7 @@ import shutil
 import stat
 import sys
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -302,3 +303,25 @@ class StreamSink:
         if self._stream.rows != rows:
             raise InputError(f"wrote {self._stream.rows:,} rows where the input has {rows:,}")
         self._stream.finish(empty, metadata)
+
+
+def open_sink(
+    output: Path | None,
+    target: Target,
+    identity: Callable[[], dict[str, Any]],
+    resume: bool,
+    columns: list[str],
+) -> tuple[Checkpoint | StreamSink, Progress]:
+    """Where a file job's parts go, and how far an earlier run got: a checkpoint beside
+    `output` (started afresh, or resumed: `identity()` says what it belongs to), or stdout
+    when there is no output file."""
+    if output is None:
+        return StreamSink(target), Progress()
+    checkpoint = Checkpoint(output, target.format)
+    if resume:
+        return checkpoint, checkpoint.resume(identity(), columns)
+    if checkpoint.exists():
+        print(f"note: starting over; discarding the checkpoint at {checkpoint.folder}",
+              file=sys.stderr)  # fmt: skip
+    checkpoint.start(identity())
+    return checkpoint, Progress()

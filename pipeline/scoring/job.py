@@ -13,9 +13,9 @@ summary's figures are read back from the whole output (the parts hold the figure
 done before).
 """
 
-import sys
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, replace
+from functools import partial
 from pathlib import Path
 from typing import Any, Unpack
 
@@ -27,7 +27,7 @@ from pipeline.io.dataset import Dataset
 from pipeline.io.inputs import STDIN
 from pipeline.io.text_columns import check_text_columns
 from pipeline.io.writers import encode
-from pipeline.run.checkpoint import Checkpoint, Progress, StreamSink
+from pipeline.run.checkpoint import Checkpoint, Progress, StreamSink, open_sink
 from pipeline.run.job import Job, JobOptions, start_job
 from pipeline.run.loop import running
 from pipeline.run.parts import Part, verdict_counts
@@ -165,7 +165,8 @@ def _run(job: Job, scoring: ScoreOptions, prediction: str | None, resume: bool) 
     tally, progress = ScoreTally(), Progress()
     try:
         with running(job, kept=kept) as run:
-            sink, progress = _sink(job, scoring, resume, empty)
+            sink, progress = open_sink(job.output, job.target, partial(_identity, job, scoring),
+                                       resume, empty.column_names)  # fmt: skip
             run.show_progress(initial=progress.rows)
             done = progress.rows
             for scored in run.map(score_part, _tasks(ds, done), scoring, job.target.format):
@@ -192,24 +193,6 @@ def _run(job: Job, scoring: ScoreOptions, prediction: str | None, resume: bool) 
                             resumed_rows=progress.rows)  # fmt: skip
     summary.metadata = metadata
     return summary
-
-
-def _sink(
-    job: Job, scoring: ScoreOptions, resume: bool, empty: pa.Table
-) -> tuple[Checkpoint | StreamSink, Progress]:
-    """Where the parts go, and how far an earlier run got: a checkpoint beside the output
-    (started afresh, or resumed), or stdout."""
-    if job.output is None:
-        return StreamSink(job.target), Progress()
-    checkpoint = Checkpoint(job.output, job.target.format)
-    identity = _identity(job, scoring)
-    if resume:
-        return checkpoint, checkpoint.resume(identity, empty.column_names)
-    if checkpoint.exists():
-        print(f"note: starting over; discarding the checkpoint at {checkpoint.folder}",
-              file=sys.stderr)  # fmt: skip
-    checkpoint.start(identity)
-    return checkpoint, Progress()
 
 
 def _identity(job: Job, scoring: ScoreOptions) -> dict[str, Any]:

@@ -10,10 +10,10 @@ result then equals an uninterrupted run's, timing columns aside.
 """
 
 import json
-import sys
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any, Unpack
 
@@ -26,7 +26,7 @@ from pipeline.io.runinfo import package_version
 from pipeline.io.text_columns import check_text_columns
 from pipeline.io.writers import encode
 from pipeline.results.schema import result_schema
-from pipeline.run.checkpoint import Checkpoint, Progress, StreamSink
+from pipeline.run.checkpoint import Checkpoint, StreamSink, open_sink
 from pipeline.run.job import Job, JobOptions, start_job
 from pipeline.run.loop import running
 from pipeline.run.parts import Part, verdict_counts
@@ -199,7 +199,8 @@ def _run(job: Job, search: SolveOptions, resume: bool, about_solver: dict[str, A
     try:
         # the workers start first: a cluster that cannot be reached leaves nothing behind
         with running(job, kept=kept) as run:
-            sink, progress = _sink(job, search, resume, empty)
+            sink, progress = open_sink(job.output, job.target, partial(_identity, job, search),
+                                       resume, empty.column_names)  # fmt: skip
             run.show_progress(initial=progress.rows)
             counts = Counter(progress.counts)
             done = read = progress.rows
@@ -244,21 +245,3 @@ def _run(job: Job, search: SolveOptions, resume: bool, about_solver: dict[str, A
         resumed_rows=progress.rows,
         metadata=metadata,
     )
-
-
-def _sink(
-    job: Job, search: SolveOptions, resume: bool, empty: pa.Table
-) -> tuple[Checkpoint | StreamSink, Progress]:
-    """Where the parts go, and how far an earlier run got: a checkpoint beside the output
-    (started afresh, or resumed), or stdout."""
-    if job.output is None:
-        return StreamSink(job.target), Progress()
-    checkpoint = Checkpoint(job.output, job.target.format)
-    identity = _identity(job, search)
-    if resume:
-        return checkpoint, checkpoint.resume(identity, empty.column_names)
-    if checkpoint.exists():
-        print(f"note: starting over; discarding the checkpoint at {checkpoint.folder}",
-              file=sys.stderr)  # fmt: skip
-    checkpoint.start(identity)
-    return checkpoint, Progress()
