@@ -35,7 +35,8 @@ def test_every_result_column_is_described():
 
 def test_every_finding_template_can_be_filled():
     fields = {"reason": "r", "where": "w", "cells": 3, "clues": 16, "budget": "10", "what": "x",
-              "problems": "p", "count": 1, "givens": 20, "first_row": 4}  # fmt: skip
+              "problems": "p", "count": 1, "givens": 20, "first_row": 4, "train_row": 5,
+              "train_input": "t.csv", "train_id": "", "how": "exactly"}  # fmt: skip
     for code in CATALOGUE:
         assert message(code.code, **fields)
 

@@ -196,11 +196,21 @@ def validate(
         "Also find duplicates up to symmetry (finding `symmetry_duplicate`; about 1.7 "
         "times the time).",
     ) = False,
+    against: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--against",
+            metavar="TRAIN",
+            help="Audit INPUT for leaks: each row that is a puzzle of TRAIN, exactly or in "
+            "disguise (the same canonical form), is an error `leak` naming the TRAIN file "
+            "and row (repeat for several TRAIN files, or give a quoted glob).",
+        ),
+    ] = None,
     **job: Any,
 ) -> None:
     """Check every row of INPUT, and the dataset as a whole; one Parquet row per finding.
 
-    Errors: malformed, clash, unsolvable, multiple, wrong_solution. Warnings: duplicate,
+    Errors: malformed, clash, unsolvable, multiple, wrong_solution, leak. Warnings: duplicate,
     symmetry_duplicate, limit, not_minimal. Info: few_clues. Exit code 1 when there is an error
     (--strict: or a warning; --exit-zero: never).
 
@@ -210,7 +220,7 @@ def validate(
 
     with one_line_errors():
         summary = validate_file(input_path, output, max_nodes=max_nodes, minimal=minimal,
-                                symmetry=symmetry,
+                                symmetry=symmetry, against=against or None,
                                 batch_size=batch_size, **job_options(job))  # fmt: skip
     print_summary(summary, job, stdout_taken=output is not None and str(output) == "-")
     failed = summary.levels["error"] + (summary.levels["warning"] if strict else 0)

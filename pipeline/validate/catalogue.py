@@ -7,7 +7,8 @@ the README's table of codes is made from it (`make docs`), and a test holds `val
 list of codes to it (the help is written out: the command line starts without pyarrow).
 
 Errors are rows that are not what a puzzle corpus claims (validate exits 1 on them). A
-duplicate is a warning: each copy is a correct puzzle, the corpus is only redundant. A row
+duplicate is a warning: each copy is a correct puzzle, the corpus is only redundant; a
+leak (a puzzle of the training inputs, `--against`) is an error: the split does not hold. A row
 stopped by the budget is undecided, not wrong. `few_clues` only explains another finding.
 
 Evidence columns (null where they do not apply): `cells` (0-based cells, row-major: the two
@@ -108,6 +109,14 @@ title = "Duplicate up to symmetry"
 description = """is an earlier row's puzzle in disguise (relabelled digits, rows or columns \
     swapped, transposed: the same canonical form)"""
 message = "same puzzle up to symmetry as row {first_row}"
+
+[leak]
+level = "error"
+title = "Leak"
+description = """(`--against TRAIN`) is a puzzle of TRAIN, exactly or in disguise (relabelled \
+    digits, rows, bands, columns or stacks permuted, transposed: the same canonical form); \
+    `train_input`, `train_row` and `exact` say which row of which TRAIN input it copies"""
+message = "copies row {train_row} of {train_input}{train_id} {how}"
 '''
 CATALOGUE: tuple[FindingCode, ...] = tuple(
     FindingCode(code, **fields) for code, fields in tomllib.loads(_CATALOGUE_TOML).items()
@@ -134,6 +143,9 @@ EVIDENCE: dict[str, pa.DataType] = {
     "solution_b": pa.string(),
     "unique_solution": pa.string(),
     "column_solution": pa.string(),
+    "train_input": pa.string(),
+    "train_row": pa.int64(),
+    "exact": pa.bool_(),
 }
 
 

@@ -32,8 +32,10 @@ _MIXES = (
 )
 
 
-def _packed_words(grids: np.ndarray) -> np.ndarray:
-    """`(n, 81)` cells 0..9 as `(n, 6) uint64`: two cells per byte (4 bits each), injective."""
+def packed_cells(grids: np.ndarray) -> np.ndarray:
+    """`(n, 81)` cells 0..9 as `(n, 6) uint64`: two cells per byte (4 bits each), injective
+    (two grids are equal exactly when their words are)."""
+    grids = np.ascontiguousarray(grids, dtype=np.uint8).reshape(-1, 81)
     n = len(grids)
     padded = np.zeros((n, 88), dtype=np.uint8)
     padded[:, :81] = grids
@@ -45,11 +47,14 @@ def _packed_words(grids: np.ndarray) -> np.ndarray:
 
 def row_keys(grids: np.ndarray, ok: np.ndarray) -> np.ndarray:
     """`(n, 2) uint64` keys of `(n, 81) uint8` puzzles; zeros where `ok` is False."""
-    grids = np.ascontiguousarray(grids, dtype=np.uint8).reshape(-1, 81)
-    words = _packed_words(grids)
-    keys = np.empty((len(grids), 2), dtype=np.uint64)
+    return packed_keys(packed_cells(grids), ok)
+
+
+def packed_keys(words: np.ndarray, ok: np.ndarray) -> np.ndarray:
+    """`row_keys` of grids already packed (`packed_cells`)."""
+    keys = np.empty((len(words), 2), dtype=np.uint64)
     for half, (seed, (m1, m2, (s1, s2, s3))) in enumerate(zip(_SEEDS, _MIXES, strict=True)):
-        h = np.full(len(grids), seed, dtype=np.uint64)
+        h = np.full(len(words), seed, dtype=np.uint64)
         for j in range(words.shape[1]):
             h ^= words[:, j]
             h ^= h >> np.uint64(s1)

@@ -1,6 +1,6 @@
 """The findings file in row order: each batch's findings, kept in a spool as they came,
-with the duplicate findings (found over the whole file at the end) put in place, and the ids of
-the rows repeated read again from the input, batch by batch, in bounded memory.
+with the duplicate and leak findings (found over the whole file at the end) put in place, and
+the ids of the rows repeated read again from the input, batch by batch, in bounded memory.
 """
 
 import os
@@ -13,6 +13,7 @@ import pyarrow as pa
 from pipeline.validate.catalogue import sort_findings
 from pipeline.validate.checks import duplicate_findings
 from pipeline.validate.duplicates import Repeats
+from pipeline.validate.leaks import Leaks
 
 
 class _FirstIds:
@@ -39,11 +40,12 @@ def merged(
     repeats: Repeats,
     id_batches: Iterator[pa.RecordBatch] | None,
     id_type: pa.DataType | None,
+    leaks: Leaks | None = None,
 ) -> Iterator[pa.Table]:
     """The findings of every batch (`start`, `rows`, whether the stream holds findings for it),
-    in order, with the repeats' findings put in place; `id_batches`: the input read again, for
-    the repeats' ids (None: no ids, or an input that cannot be read twice, when `id_type` is
-    the type of the ids left null)."""
+    in order, with the repeats' and `leaks`' findings put in place; `id_batches`: the input
+    read again, for their ids (None: no ids, or an input that cannot be read twice, when
+    `id_type` is the type of the ids left null)."""
     first_ids: _FirstIds | None = None
     with pa.OSFile(os.fsencode(stream), "rb") as source:
         reader = pa.ipc.open_stream(source)
@@ -66,5 +68,14 @@ def merged(
                 elif id_type is not None:  # ids that cannot be read again: null
                     own = pa.nulls(hi - lo, id_type)
                 parts.append(duplicate_findings(repeat[lo:hi], first[lo:hi], own, of, code))
+            if leaks is not None:
+                lo, hi = leaks.in_rows(start, start + rows)
+                if hi > lo:
+                    own = None
+                    if ids is not None:
+                        own = ids.take(pa.array(leaks.rows[lo:hi] - start))
+                    elif id_type is not None:
+                        own = pa.nulls(hi - lo, id_type)
+                    parts.append(leaks.findings(lo, hi, own))
             if parts:
                 yield sort_findings(pa.concat_tables(parts)) if len(parts) > 1 else parts[0]

@@ -34,6 +34,10 @@ class ValidationSummary:
     rows_per_s: float
     workers: int
     minimal: bool
+    # the leak audit (`against=`): each TRAIN input (rows, malformed rows with examples,
+    # pencilmark rows skipped), the leaks (exact, in disguise), the input's pencilmark rows
+    # skipped; None without one
+    against: dict[str, Any] | None = None
     metadata: dict[str, Any] = field(default_factory=dict, repr=False)
 
     def to_json(self) -> str:
@@ -55,6 +59,8 @@ class ValidationSummary:
                 first = self.examples[code][0]
                 lines.append(f"  {CODES[code]:<8} {code:<15} {n:>9,}  "
                              f"e.g. row {first['row']}: {first['message']}")  # fmt: skip
+        if self.against is not None:
+            lines += _audit_lines(self.against)
         if self.clues:
             counts = np.repeat(list(self.clues), list(self.clues.values()))
             lines.append(
@@ -65,13 +71,39 @@ class ValidationSummary:
         return "\n".join(lines)
 
 
+def _audit_lines(audit: dict[str, Any]) -> list[str]:
+    """The leak audit in the terminal summary: the leaks, then what each TRAIN input held."""
+    names = ", ".join(t["input"] for t in audit["train"])
+    lines = [f"leaks: {audit['leaks']:,} rows are puzzles of {names} ({audit['exact']:,} "
+             f"exactly, {audit['in_disguise']:,} in disguise)"]  # fmt: skip
+    for train in audit["train"]:
+        skipped = []
+        if train["malformed"]:
+            first = train["examples"][0]
+            skipped.append(f"{train['malformed']:,} malformed, not compared (e.g. row "
+                           f"{first['row']}: {first['message']})")  # fmt: skip
+        if train["pencilmarks"]:
+            skipped.append(f"{train['pencilmarks']:,} pencilmark rows skipped")
+        lines.append(f"  against {train['input']}: {train['rows']:,} rows"
+                     + (f"; {'; '.join(skipped)}" if skipped else ""))  # fmt: skip
+    if audit["pencilmarks_skipped"]:
+        lines.append(
+            f"note: {audit['pencilmarks_skipped']:,} pencilmark rows of the input not "
+            "checked for leaks (a pencilmark puzzle has no canonical form here)"
+        )
+    return lines
+
+
 class Tally:
     """Counts, first examples, clue counts: the summary, gathered batch by batch."""
 
-    def __init__(self) -> None:
+    def __init__(self, keep_error_rows: bool = False) -> None:
         self.codes = dict.fromkeys(CODES, 0)
         self.levels = dict.fromkeys(LEVELS, 0)
         self.rows_with_errors = 0
+        # the rows with errors, kept (8 bytes each) when errors found at the end (leaks) must
+        # not count a row twice
+        self._error_rows: list[np.ndarray] | None = [] if keep_error_rows else None
         self.clues = np.zeros(CELLS + 1, dtype=np.int64)
         self.examples: dict[str, list[dict[str, Any]]] = {}
 
@@ -85,7 +117,13 @@ class Tally:
         for level, n in level_counts(findings).items():
             self.levels[level] += n
         is_error = findings.column("level").combine_chunks().indices.to_numpy() == 0
-        self.rows_with_errors += len(np.unique(findings.column("row").to_numpy()[is_error]))
+        error_rows = np.unique(findings.column("row").to_numpy()[is_error])
+        self.rows_with_errors += len(error_rows)
+        if self._error_rows is not None:
+            self._error_rows.append(error_rows)
+        self._examples(findings)
+
+    def _examples(self, findings: pa.Table) -> None:
         wanted = [c for c, n in code_counts(findings).items()
                   if n and len(self.examples.get(c, [])) < EXAMPLES]  # fmt: skip
         if wanted:
@@ -103,6 +141,18 @@ class Tally:
                 self.add(duplicate_findings(rows[:EXAMPLES], first[:EXAMPLES], code=code))
                 self.codes[code] += len(rows) - min(EXAMPLES, len(rows))
                 self.levels[CODES[code]] += len(rows) - min(EXAMPLES, len(rows))
+
+    def add_late(self, code: str, rows: np.ndarray, examples: pa.Table) -> None:
+        """Findings of `code` for `rows` (distinct), found over the whole input at the end
+        (leaks), with the first of them (`examples`); after every `add`."""
+        if not len(rows):
+            return
+        self.codes[code] += len(rows)
+        self.levels[CODES[code]] += len(rows)
+        self._examples(examples)
+        if CODES[code] == "error":
+            earlier = self._error_rows or [np.zeros(0, np.int64)]
+            self.rows_with_errors += len(np.setdiff1d(rows, np.concatenate(earlier)))
 
     def summary(self, **run: Any) -> ValidationSummary:
         order = {code: i for i, code in enumerate(CODES)}
