@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from pipeline.io.runinfo import package_version
-from pipeline.splitting.options import REASONS, SplitOptions
+from pipeline.splitting.options import BELOW_RATING, REASONS, SplitOptions
 from pipeline.splitting.plan import SplitPlan
 
 MANIFEST = "manifest.json"
@@ -64,6 +64,9 @@ class SplitManifest:
     splits: dict[str, dict[str, Any]]
     groups: int
     strata: dict[str, dict[str, int]] = field(default_factory=dict)
+    # what the training split (the first) was made into: a subsample, copies (hrm), with the
+    # seed that drew them; None when neither was asked
+    training: dict[str, Any] | None = None
     # kept rows whose input had a solution column that disagrees with the unique solution
     # (the unique one is written); None when no input has a solution column
     wrong_input_solutions: int | None = None
@@ -100,7 +103,13 @@ class SplitManifest:
             splits[name] = {"rows": plan.rows[name], "groups": plan.groups[name],
                             "fraction_asked": fraction,
                             "fraction_of_groups": _share(plan.groups[name], total)}  # fmt: skip
-        left_out = {reason: int(plan.left_out.get(reason, 0)) for reason in REASONS}
+        reasons = (*REASONS, BELOW_RATING) if options.min_rating is not None else REASONS
+        left_out = {reason: int(plan.left_out.get(reason, 0)) for reason in reasons}
+        if options.subsample is not None or options.augment:
+            more["training"] = {"split": options.names[0], "seed": options.seed,
+                                "subsample": options.subsample,
+                                "rows_before_subsample": plan.subsampled_from,
+                                "augment": options.augment} | more.get("training", {})  # fmt: skip
         return cls(options=options.as_dict() | (settings or {}), rows_read=rows_read,
                    rows_kept=plan.kept_rows, left_out=left_out, splits=splits,
                    groups=sum(plan.groups.values()), strata=plan.strata, **more)  # fmt: skip
