@@ -18,6 +18,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from pipeline.errors import InputError
 from pipeline.results.schema import result_schema
 from pipeline.solving.batch import SolveOptions, solve_record_batch
 from pipeline.splitting.hashing import group_ids
@@ -80,7 +81,13 @@ def split_record_batch(
         left_out[BELOW_RATING] += low
     kept = results.filter(pc.equal(names, "solved"))
     wrong = pc.sum(pc.invert(kept.column("expected_ok"))).as_py() or 0
-    groups = pa.array(group_ids(kept.column("canonical")), pa.int64())
+    canonical = kept.column("canonical")
+    if canonical.null_count:  # only a pencilmark puzzle has no minlex form here
+        at = pc.index(pc.is_null(canonical), True).as_py()
+        raise InputError(f"row {kept.column('row')[at].as_py()} is a pencilmark puzzle: split "
+                         "groups puzzles by canonical form (and HRM's arrays hold 81 cells), "
+                         "which pencilmark puzzles have none of here")  # fmt: skip
+    groups = pa.array(group_ids(canonical), pa.int64())
     kept = kept.drop_columns([c for c in DROPPED if c in kept.column_names])
     kept = kept.append_column(GROUP, groups)
     if source is not None:

@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Unpack
 
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from pipeline.errors import InputError
 from pipeline.io.inputs import expand
@@ -102,17 +101,6 @@ def split_file(
         return _run(job, split, search, fmt, max_nodes)
 
 
-def _only_cells(table: pa.Table) -> None:
-    """HRM's arrays hold 81 cells a puzzle: a kept pencilmark puzzle (729 characters) is one
-    clear error, before anything is written."""
-    other = pc.not_equal(pc.utf8_length(table.column("puzzle")), 81)
-    if pc.any(other).as_py():
-        at = pc.index(other, True).as_py()
-        row = table.column("row")[at].as_py()
-        raise InputError(f"row {row} is a pencilmark puzzle: --format hrm holds puzzles of 81 "
-                         "cells (HRM's inputs); split pencilmark puzzles as parquet")  # fmt: skip
-
-
 def _tasks(job: Job, rows: Counter) -> Iterator[tuple[int | None, pa.RecordBatch]]:
     """The work: each batch with its input's index (several inputs); `rows` counts the rows
     read of each input."""
@@ -134,8 +122,6 @@ def _run(
     with running(job) as run, folder_in_making(job.output) as tmp:
         kept = KeptRows(tmp / SPILL, split, sources)
         for part in run.map(split_task, _tasks(job, by_input), search, split.min_rating):
-            if fmt == "hrm":
-                _only_cells(part.table)
             kept.add(part.table)
             left_out.update(part.left_out)
             read += part.rows
