@@ -24,8 +24,9 @@ BASE = pipeline.generate(160, seed=21)
 @pytest.fixture(scope="module")
 def extreme(tmp_path_factory):
     path = tmp_path_factory.mktemp("hrm") / "extreme.csv"
+    ratings = np.arange(len(BASE)) % 40
     pl.DataFrame({"source": ["gen"] * len(BASE), "question": BASE["puzzle"],
-                  "answer": BASE["solution"], "rating": np.arange(len(BASE)) % 40}).write_csv(path)  # fmt: skip
+                  "answer": BASE["solution"], "rating": ratings}).write_csv(path)  # fmt: skip
     return path
 
 
