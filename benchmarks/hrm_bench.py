@@ -43,8 +43,10 @@ def main() -> None:
     line = (f"| {args.rows:,} | {args.copies} | {args.workers} | {examples:,} | {wall:.1f} | "
             f"{examples / wall:,.0f} | {peak / 2**20:,.0f} MiB | "
             f"{size / 2**30:.2f} GiB |")  # fmt: skip
-    table = ("| input rows | K | workers | output rows | wall s | output rows/s | peak RSS "
-             "(tree) | written |\n|---:|---:|---:|---:|---:|---:|---:|---:|\n" + line + "\n")
+    table = (
+        "| input rows | K | workers | output rows | wall s | output rows/s | peak RSS "
+        "(tree) | written |\n|---:|---:|---:|---:|---:|---:|---:|---:|\n" + line + "\n"
+    )
     print(table)
     stamp = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
     header = (f"Measured {stamp} on {machine()} with `python -m benchmarks.hrm_bench --rows "
