@@ -198,3 +198,14 @@ def test_a_folder_of_other_work_is_not_written_over(extreme, tmp_path):
     assert result.exit_code == 2
     assert_one_line_error(result.stderr, "will not delete it")
     assert (out / "notes.txt").read_text() == "mine"
+
+
+def test_the_in_memory_split_takes_the_same_options():
+    frame = pl.DataFrame({"puzzle": BASE["puzzle"], "rating": np.arange(len(BASE)) % 40})
+
+    splits = pipeline.split(frame, fractions=(0.5, 0.5), seed=2, subsample=20, min_rating=10,
+                            stratify="rating")  # fmt: skip
+
+    assert len(splits["train"]) == 20 and splits["train"]["rating"].min() >= 10
+    assert splits.manifest.left_out["rating"] == 40
+    assert splits.manifest.training["rows_before_subsample"] > 20

@@ -26,7 +26,7 @@ METHOD = (
     "`group` is a 63-bit hash of that form (splitmix64 over its bytes), the same in any corpus "
     "and for any seed. Groups are ordered by a hash of (seed, group) and cut at the fractions "
     "(largest remainders), within each stratum when stratified (a group's stratum is its first "
-    "row's; difficulty: deciles of the groups by difficulty); each group goes whole to one "
+    "row's; difficulty and rating: deciles of the groups by value); each group goes whole to one "
     "split. Rows in each split are ordered by a hash of (seed, puzzle). Nothing depends on "
     "worker count, batch size or executor."
 )
@@ -119,7 +119,8 @@ class SplitManifest:
 
     def describe(self) -> str:
         """The summary sentence the command prints on stderr."""
-        shares = ", ".join(f"{name} {s['rows']:,} rows ({s['groups']:,} groups)"
+        shares = ", ".join(f"{name} {s['rows']:,} rows ({s['groups']:,} groups"
+                           + (f", {s['examples']:,} examples" if "examples" in s else "") + ")"
                            for name, s in self.splits.items())  # fmt: skip
         out = ", ".join(f"{reason} {n:,}" for reason, n in self.left_out.items() if n)
         wrote = f"\nwrote {self.output}" if self.output else ""
