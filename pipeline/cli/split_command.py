@@ -14,8 +14,8 @@ from pipeline.cli.options import JOB_OPTIONS, job_options, print_summary
 from pipeline.cli.process import fail, one_line_errors
 from pipeline.solver.registry import MAX_NODES
 
-Stratum = StrEnum("Stratum", {n: n for n in ("difficulty", "grade", "clues")})  # type: ignore[misc]
-SplitFormat = StrEnum("SplitFormat", {n: n for n in ("parquet", "npy")})  # type: ignore[misc]
+Stratum = StrEnum("Stratum", {n: n for n in ("difficulty", "grade", "clues", "rating")})  # type: ignore[misc]
+SplitFormat = StrEnum("SplitFormat", {n: n for n in ("parquet", "npy", "hrm")})  # type: ignore[misc]
 PARQUET = SplitFormat("parquet")
 
 
@@ -68,8 +68,28 @@ def split(
     ] = None,
     split_format: Annotated[
         SplitFormat,
-        typer.Option("--format", help="parquet: <name>.parquet; npy: a folder <name>/ of .npy."),
+        typer.Option(
+            "--format",
+            help="parquet: <name>.parquet; npy: a folder <name>/ of .npy; hrm: a folder "
+            "<name>/ as HRM's and TRM's PuzzleDataset loads it.",
+        ),
     ] = PARQUET,
+    augment: Annotated[
+        int,
+        typer.Option(
+            min=0,
+            metavar="K",
+            help="hrm: each training puzzle a group of itself and K random symmetric copies.",
+        ),
+    ] = 0,
+    subsample: Annotated[
+        int | None,
+        typer.Option(min=1, metavar="N", help="Keep N random rows of the training split."),
+    ] = None,
+    min_rating: Annotated[
+        float | None,
+        typer.Option(metavar="R", help="Leave out rows whose rating column is below R (or empty)."),
+    ] = None,
     batch_size: Annotated[
         int, typer.Option(min=1, metavar="N", help="Rows per batch (bounds memory).")
     ] = 50_000,
@@ -87,9 +107,10 @@ def split(
     """Split puzzles into train/val/test without leaks: every puzzle solved (those without
     exactly one solution, malformed or clashing left out and counted), exact repeats kept
     once, and every disguise of a puzzle (same canonical form) in the same split. Writes
-    DIR/<name>.parquet (or DIR/<name>/*.npy) and DIR/manifest.json (counts, what was left out
-    and why, options, inputs with sha256, version). The same seed gives the same files on any
-    worker count or executor.
+    DIR/<name>.parquet (or DIR/<name>/*.npy, or HRM's DIR/<name>/all__*.npy and dataset.json)
+    and DIR/manifest.json (counts, what was left out and why, options, inputs with sha256,
+    version). The training split is the first: --subsample and --augment act on it alone.
+    The same seed gives the same files on any worker count or executor.
 
     Example: sudoku-pipeline split puzzles.parquet -o splits --fractions 0.9,0.1
     """
@@ -101,5 +122,7 @@ def split(
     with one_line_errors():
         manifest = split_file(inputs, output, fractions=fractions, names=names, seed=seed,
                               stratify=None if stratify is None else stratify.value,
-                              max_nodes=max_nodes, batch_size=batch_size, **options)  # fmt: skip
+                              max_nodes=max_nodes, subsample=subsample, augment=augment,
+                              min_rating=min_rating, batch_size=batch_size,
+                              **options)  # fmt: skip
     print_summary(manifest, job)

@@ -62,11 +62,13 @@ _WRITE_ROWS = 1 << 16  # valid masks backfilled this many rows at a time
 class NpyFolder:
     """A table written as a folder of `.npy` files (see the module): in a temporary folder
     beside `path` until `commit` renames it into place; leaving the block without a commit
-    deletes it."""
+    deletes it. `prefix` starts every column's file name (`all__` for HRM's layout); files
+    whose rows are not the table's (an index, say) are added with `add_file`."""
 
     def __init__(self, path: Path, schema: pa.Schema,
-                 grid_columns: Iterable[str] = GRID_COLUMNS) -> None:  # fmt: skip
+                 grid_columns: Iterable[str] = GRID_COLUMNS, prefix: str = "") -> None:  # fmt: skip
         self.path = Path(path)
+        self.prefix = prefix
         self.schema = schema
         grids = tuple(grid_columns)
         self.layout = column_layout(schema, grids)
@@ -78,6 +80,7 @@ class NpyFolder:
                                                               pid=os.getpid()))  # fmt: skip
         self._files: dict[str, NpyAppender] = {}
         self._valid: dict[str, NpyAppender] = {}
+        self._own: dict[str, NpyAppender] = {}  # `add_file`'s, appended to by their owner
 
     def __enter__(self) -> "NpyFolder":
         clear_stale_folders(self.path)
@@ -85,11 +88,19 @@ class NpyFolder:
             shutil.rmtree(self.temporary)
         self.temporary.mkdir()
         for name, (dtype, row_shape) in self.layout.items():
-            self._files[name] = NpyAppender(self.temporary / f"{name}.npy", dtype, row_shape)
+            self._files[name] = NpyAppender(self.temporary / f"{self.prefix}{name}.npy", dtype,
+                                            row_shape)  # fmt: skip
         return self
 
+    def add_file(self, name: str, dtype: Any, row_shape: tuple[int, ...] = ()) -> NpyAppender:
+        """One more `.npy` in the folder, `name.npy`, that the caller appends to (its rows
+        need not be the table's); finished and listed in `meta.json` by `commit`."""
+        appender = NpyAppender(self.temporary / f"{name}.npy", np.dtype(dtype), row_shape)
+        self._own[name] = appender
+        return appender
+
     def __exit__(self, *exc: object) -> None:
-        for appender in (*self._files.values(), *self._valid.values()):
+        for appender in (*self._files.values(), *self._valid.values(), *self._own.values()):
             appender.abandon()
         if self.temporary.exists():
             shutil.rmtree(self.temporary, ignore_errors=True)
@@ -131,16 +142,20 @@ class NpyFolder:
     def _append_valid(self, name: str, valid: np.ndarray | None, rows: int) -> None:
         mask = self._valid.get(name)
         if mask is None:  # the first null of the column: the rows before were all valid
-            mask = NpyAppender(self.temporary / f"{name}{VALID_SUFFIX}.npy", np.dtype(np.bool_))
+            mask = NpyAppender(self.temporary / f"{self.prefix}{name}{VALID_SUFFIX}.npy",
+                               np.dtype(np.bool_))  # fmt: skip
             self._valid[name] = mask
             for start in range(0, self.rows, _WRITE_ROWS):
                 mask.append(np.ones(min(_WRITE_ROWS, self.rows - start), np.bool_))
         mask.append(np.ones(rows, np.bool_) if valid is None else valid)
 
-    def commit(self, metadata: dict[str, Any] | None = None) -> None:
-        """Finish every file, write `meta.json`, and rename the folder into place."""
+    def commit(
+        self, metadata: dict[str, Any] | None = None, documents: dict[str, Any] | None = None
+    ) -> None:
+        """Finish every file, write `meta.json` (and `documents`: more JSON files, by name),
+        and rename the folder into place."""
         files = {}
-        for name, appender in (*self._files.items(), *self._valid.items()):
+        for name, appender in (*self._files.items(), *self._valid.items(), *self._own.items()):
             appender.close()
             files[appender.path.name] = {
                 "column": name,
@@ -154,10 +169,14 @@ class NpyFolder:
             "labels": self.labels,
             "skipped": self.skipped,
         }
-        with open(self.temporary / META, "w") as f:
-            json.dump(meta, f, indent=1, sort_keys=True, default=str)
-            f.flush()
-            os.fsync(f.fileno())
+        for name, document in {**(documents or {}), META: meta}.items():
+            with open(self.temporary / name, "w") as f:
+                if name == META:
+                    json.dump(document, f, indent=1, sort_keys=True, default=str)
+                else:  # as its reader's own writer writes it (HRM's `dataset.json`)
+                    json.dump(document, f)
+                f.flush()
+                os.fsync(f.fileno())
         _replace_folder(self.temporary, self.path)
 
 

@@ -2,6 +2,10 @@
 job's own step, then narrowed to what a split keeps. The unit of work a worker runs; the
 in-memory `split` runs it too.
 
+A `rating` column (sudoku-extreme's layout: tdoku's backtracks) is read as a number here,
+text from a CSV included (a value that is no number: null), so that a split can stratify and
+filter by it; with `min_rating`, rows below it (or with none) are left out before solving.
+
 A worker sends back only the rows with one solution and the columns a split writes, with each
 row's group id (a hash of its canonical form: `hashing.group_ids`), and counts of the rows it
 left out by reason: the canonical forms and the left-out rows never travel.
@@ -14,10 +18,11 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from pipeline.errors import InputError
 from pipeline.results.schema import result_schema
 from pipeline.solving.batch import SolveOptions, solve_record_batch
 from pipeline.splitting.hashing import group_ids
-from pipeline.splitting.options import VERDICT_REASONS
+from pipeline.splitting.options import BELOW_RATING, RATING, VERDICT_REASONS
 
 GROUP = "group"  # the column of canonical group ids
 SOURCE = "source"  # the input's index (several inputs), made its name when written
@@ -49,25 +54,65 @@ class SplitPart:
 
 
 def split_record_batch(
-    batch: pa.RecordBatch, options: SolveOptions, source: int | None = None
+    batch: pa.RecordBatch,
+    options: SolveOptions,
+    source: int | None = None,
+    min_rating: float | None = None,
 ) -> SplitPart:
-    """Solve a batch (columns `row`, `puzzle`, optionally `solution`, `id`, others passed
-    through) and keep its rows with one solution; `source`: the input's index, when several."""
+    """Solve a batch (columns `row`, `puzzle`, optionally `solution`, `id`, `rating`, others
+    passed through) and keep its rows with one solution; `source`: the input's index, when
+    several; `min_rating`: rows rated below it, or not rated, left out first."""
+    rows = batch.num_rows
+    low = 0
+    if RATING in batch.schema.names:
+        batch = _rating_as_number(batch)
+        if min_rating is not None:
+            ratings = batch.column(RATING)
+            enough = pc.fill_null(pc.greater_equal(ratings, pa.scalar(min_rating)), False)
+            batch = batch.filter(enough)
+            low = rows - batch.num_rows
     results = solve_record_batch(batch, options)
     verdicts = results.column("verdict").combine_chunks()
     names = pc.cast(verdicts, pa.string())  # the dictionary's words
     counted = Counter(dict(zip(*(a.to_pylist() for a in pc.value_counts(names).flatten()),
                                strict=True)))  # fmt: skip
     left_out = Counter({VERDICT_REASONS[v]: n for v, n in counted.items() if v != "solved"})
+    if low:
+        left_out[BELOW_RATING] += low
     kept = results.filter(pc.equal(names, "solved"))
     wrong = pc.sum(pc.invert(kept.column("expected_ok"))).as_py() or 0
-    groups = pa.array(group_ids(kept.column("canonical")), pa.int64())
+    canonical = kept.column("canonical")
+    if canonical.null_count:  # only a pencilmark puzzle has no minlex form here
+        at = pc.index(pc.is_null(canonical), True).as_py()
+        raise InputError(f"row {kept.column('row')[at].as_py()} is a pencilmark puzzle: split "
+                         "groups puzzles by canonical form (and HRM's arrays hold 81 cells), "
+                         "which pencilmark puzzles have none of here")  # fmt: skip
+    groups = pa.array(group_ids(canonical), pa.int64())
     kept = kept.drop_columns([c for c in DROPPED if c in kept.column_names])
     kept = kept.append_column(GROUP, groups)
     if source is not None:
         sources = pa.array(np.full(kept.num_rows, source, np.int32))
         kept = kept.append_column(SOURCE, sources)
-    return SplitPart(batch.num_rows, _ordered(kept), left_out, wrong)
+    return SplitPart(rows, _ordered(kept), left_out, wrong)
+
+
+def _rating_as_number(batch: pa.RecordBatch) -> pa.RecordBatch:
+    """`rating` as int64 (float64 when some value has a fraction); text that is no number
+    becomes null (the row is kept: only `min_rating` leaves it out)."""
+    import polars as pl
+
+    at = batch.schema.get_field_index(RATING)
+    column = batch.column(at)
+    if pa.types.is_integer(column.type) or pa.types.is_floating(column.type):
+        return batch
+    text = pl.Series(column).cast(pl.String).str.strip_chars()
+    number = text.cast(pl.Int64, strict=False)
+    if number.null_count() > text.null_count():
+        floats = text.cast(pl.Float64, strict=False)
+        if floats.null_count() < number.null_count():
+            number = floats
+    array = number.to_arrow(compat_level=pl.CompatLevel.oldest())
+    return batch.set_column(at, pa.field(RATING, array.type), array)
 
 
 def _ordered(table: pa.Table) -> pa.Table:
@@ -90,8 +135,10 @@ def empty_part(
     return _ordered(table)
 
 
-def split_task(task: tuple[int | None, pa.RecordBatch], options: SolveOptions) -> SplitPart:
+def split_task(
+    task: tuple[int | None, pa.RecordBatch], options: SolveOptions, min_rating: float | None = None
+) -> SplitPart:
     """The unit of work of the split job: `task` is (the input's index when there are
     several, else None; a batch)."""
     source, batch = task
-    return split_record_batch(batch, options, source)
+    return split_record_batch(batch, options, source, min_rating)

@@ -6,7 +6,8 @@
         commit_folder(tmp, folder, manifest)       # renamed into place, whole
 
 `npy`: a folder `<name>/` per split, written by `io.array_folders` as augment writes its own (one
-`.npy` per column, `puzzle` and `solution` as `(n, 81) uint8`, and its `meta.json`).
+`.npy` per column, `puzzle` and `solution` as `(n, 81) uint8`, and its `meta.json`). `hrm`: a
+folder `<name>/` per split in HRM's layout (`io.hrm_folders`), and `identifiers.json`.
 
 Refused: `-` (a folder cannot go to stdout); a path that is a file or anything but a folder; a
 missing parent; a folder that holds an input; a folder with anything in it, unless it holds an
@@ -27,6 +28,7 @@ from pathlib import Path
 
 from pipeline.errors import InputError
 from pipeline.io.array_folders import OLD, clear_stale_folders
+from pipeline.io.hrm_folders import IDENTIFIERS
 from pipeline.io.sidecars import TEMPORARY, check_name_room
 from pipeline.io.writers import fsync_dir
 from pipeline.splitting.manifest import MANIFEST, TOOL, SplitManifest, sha256_of
@@ -93,8 +95,11 @@ def _own_split(folder: Path) -> bool:
 
 
 def files_of(names: tuple[str, ...] | list[str], fmt: str) -> list[str]:
-    """The files (or npy folders) a split writes in its folder, beside `manifest.json`."""
-    return [f"{name}.parquet" if fmt == "parquet" else name for name in names]
+    """The files (or npy and hrm folders) a split writes in its folder, beside
+    `manifest.json` (hrm: `identifiers.json` too)."""
+    if fmt == "parquet":
+        return [f"{name}.parquet" for name in names]
+    return [*names, *([IDENTIFIERS] if fmt == "hrm" else [])]
 
 
 @contextmanager

@@ -11,12 +11,13 @@ from collections.abc import Sequence
 import polars as pl
 import pyarrow as pa
 
+from pipeline.errors import InputError
 from pipeline.io.columns import passthrough_names
 from pipeline.io.frames import PuzzleInput, frame_columns, puzzle_batch
 from pipeline.run.pool import map_chunks
 from pipeline.splitting.batch import SplitPart, added_columns, solve_options, split_record_batch
 from pipeline.splitting.manifest import SplitManifest
-from pipeline.splitting.options import SplitOptions
+from pipeline.splitting.options import RATING, SplitOptions
 from pipeline.splitting.plan import plan_split
 
 
@@ -37,13 +38,17 @@ def split(
     solution_column: str | None = None,
     id_column: str | None = None,
     max_nodes: int | None = None,
+    subsample: int | None = None,
+    min_rating: float | None = None,
     workers: int | None = None,
 ) -> Splits:
     """Split puzzles into leak-free parts, as the `split` command does a file: each puzzle
     solved (those without exactly one solution left out), exact repeats kept once, puzzles
     grouped by canonical form and each group sent whole to one split, `fractions` of the groups
     to the splits `names` (default train,test or train,val,test), within each stratum of
-    `stratify` (`difficulty`, `grade` or `clues`) when given, rows shuffled by `seed`.
+    `stratify` (`difficulty`, `grade`, `clues` or `rating`, the input's column) when given,
+    rows shuffled by `seed`; rows rated below `min_rating` left out first; the first split
+    cut to `subsample` rows of its shuffled order (as `split_file` does).
 
     `puzzles`: what `solve_batch` takes (a DataFrame's puzzle, solution and id columns found
     by name or content, or named; its other columns kept; a LazyFrame is collected first).
@@ -52,7 +57,8 @@ def split(
     `manifest` attribute (a `SplitManifest`). ValueError (`InputError` for the puzzles) for a
     bad argument.
     """
-    options = SplitOptions.parse(fractions, names, seed, stratify)
+    options = SplitOptions.parse(fractions, names, seed, stratify, subsample=subsample,
+                                 min_rating=min_rating)  # fmt: skip
     search = solve_options(options.rate, max_nodes)
     if isinstance(puzzles, pl.LazyFrame):  # a split needs every row at once
         puzzles = puzzles.collect()
@@ -69,7 +75,11 @@ def split(
     else:
         batch = puzzle_batch(puzzles, column=column, solution_column=solution_column,
                              id_column=id_column)  # fmt: skip
-    parts: list[SplitPart] = map_chunks(split_record_batch, batch, workers, search)
+    if options.needs_rating and RATING not in batch.schema.names:
+        raise InputError(f"{'stratify' if options.stratify == RATING else 'min_rating'} needs "
+                         f"a column named {RATING}")  # fmt: skip
+    parts: list[SplitPart] = map_chunks(split_record_batch, batch, workers, search, None,
+                                        min_rating)  # fmt: skip
     left_out: Counter = Counter()
     for part in parts:
         left_out.update(part.left_out)

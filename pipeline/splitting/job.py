@@ -32,7 +32,13 @@ from pipeline.splitting.batch import (
 )
 from pipeline.splitting.folder import check_folder, commit_folder, files_of, folder_in_making
 from pipeline.splitting.manifest import SplitManifest, file_identity
-from pipeline.splitting.options import DUPLICATE, FORMATS, SplitOptions
+from pipeline.splitting.options import (
+    DUPLICATE,
+    FORMATS,
+    GROUPED_FORMATS,
+    RATING,
+    SplitOptions,
+)
 from pipeline.splitting.plan import SplitPlan
 from pipeline.splitting.spill import SPILL, KeptRows, write_splits
 
@@ -46,12 +52,24 @@ def split_file(
     seed: int = 0,
     stratify: str | None = None,
     max_nodes: int | None = None,
+    subsample: int | None = None,
+    augment: int = 0,
+    min_rating: float | None = None,
     **options: Unpack[JobOptions],
 ) -> SplitManifest:
     """Split the puzzles of `inputs` (files, `-` for stdin, quoted globs) into the folder
     `output`: `<name>.parquet` per split (`format="npy"`: a folder `<name>/` of `.npy` files,
-    one per column) and `manifest.json`. See `pipeline.split` for what a split does; here the
-    rows of several inputs are one corpus, each row's input named in `source`.
+    one per column; `format="hrm"`: a folder `<name>/` in the layout HRM's and TRM's
+    `PuzzleDataset` loads, `io.hrm_folders`, and `identifiers.json`) and `manifest.json`.
+    See `pipeline.split` for what a split does; here the rows of several inputs are one
+    corpus, each row's input named in `source` (an input's own `source` column, as
+    sudoku-extreme's, is then `input_source`; with one input it is kept as `source`).
+
+    What HRM's `build_sudoku_dataset.py` does, as options: `min_rating` leaves out rows whose
+    `rating` column is below it (or empty) before anything else; `subsample` keeps that many
+    rows of the training split (the first), drawn by the seed; `augment` (hrm only) makes each
+    of its rows a group of itself and that many random symmetric copies (its solution moved
+    alike), drawn by the seed: the other splits are never augmented.
 
     `options`: how to read the inputs and run the job, as for `solve_file` (`JobOptions`;
     `format` is parquet or npy, `force` replaces a folder that holds something else than an
@@ -60,16 +78,25 @@ def split_file(
     (nothing is kept: the folder is written at the end, whole).
     """
     try:
-        split = SplitOptions.parse(fractions, names, seed, stratify)
+        split = SplitOptions.parse(fractions, names, seed, stratify, subsample=subsample,
+                                   augment=augment, min_rating=min_rating)  # fmt: skip
         search = solve_options(split.rate, max_nodes)
     except ValueError as e:
         raise InputError(str(e)) from None
     fmt = options.pop("format", None) or "parquet"
     if fmt not in FORMATS:
         raise InputError(f"unknown split format {fmt!r}; choose one of {', '.join(FORMATS)}")
+    if split.augment and fmt not in GROUPED_FORMATS:
+        raise InputError(f"--augment needs a format that holds groups of copies (hrm), not "
+                         f"{fmt}; or run augment on the training split's file")  # fmt: skip
     folder = check_folder(output, inputs=expand(inputs), force=options.get("force", False))
     job = start_job("split", inputs, Target(folder, fmt), "", options, kernels=search.kernels(),
                     reserved=added_columns(split.rate))  # fmt: skip
+    if split.needs_rating and RATING not in job.inputs.first.extra_schema.names:
+        asked = "--stratify rating" if split.stratify == RATING else "--min-rating"
+        raise InputError(f"{asked} needs a column named {RATING} in the input; it has "
+                         f"{', '.join(job.inputs.first.extra_schema.names) or 'none'} "
+                         "besides the puzzles")  # fmt: skip
     with job.locked():
         return _run(job, split, search, fmt, max_nodes)
 
@@ -94,7 +121,7 @@ def _run(
     sources = [str(name) for name in job.inputs.names] if job.inputs.several else None
     with running(job) as run, folder_in_making(job.output) as tmp:
         kept = KeptRows(tmp / SPILL, split, sources)
-        for part in run.map(split_task, _tasks(job, by_input), search):
+        for part in run.map(split_task, _tasks(job, by_input), search, split.min_rating):
             kept.add(part.table)
             left_out.update(part.left_out)
             read += part.rows
@@ -109,11 +136,14 @@ def _run(
         rate = read / wall if wall > 0 else None
         settings = {"format": fmt, "max_nodes": max_nodes}
         metadata = job.metadata(read, split.as_dict() | settings, rate)
-        rows, repeats = write_splits(kept, split_of, tmp, fmt, metadata)
+        written = write_splits(kept, split_of, tmp, fmt, metadata)
         kept.remove()
-        if repeats:
-            left_out[DUPLICATE] += repeats
-        plan = SplitPlan({}, rows, groups, left_out, strata)
+        if written.repeats:
+            left_out[DUPLICATE] += written.repeats
+        if written.train_groups is not None:
+            groups[split.names[0]] = written.train_groups
+        plan = SplitPlan({}, written.rows, groups, left_out, strata, written.subsampled_from)
+        more = {"training": {"short": written.short}} if split.augment else {}
         manifest = SplitManifest.of(
             plan, split, read, settings,
             inputs=[file_identity(name) | {"rows": by_input[i]}
@@ -121,7 +151,9 @@ def _run(
             wrong_input_solutions=wrong if job.inputs.first.solution_column is not None else None,
             output=str(job.output), files=files_of(split.names, fmt), wall_s=round(wall, 3),
             rows_per_s=None if rate is None else round(rate, 1), workers=job.executor.workers,
-            executor=job.executor_kind,
+            executor=job.executor_kind, **more,
         )  # fmt: skip
+        for name, examples in written.examples.items():  # hrm: copies included
+            manifest.splits[name]["examples"] = examples
         commit_folder(tmp, job.output, manifest)
     return manifest

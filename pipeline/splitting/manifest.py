@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from pipeline.io.runinfo import package_version
-from pipeline.splitting.options import REASONS, SplitOptions
+from pipeline.splitting.options import BELOW_RATING, REASONS, SplitOptions
 from pipeline.splitting.plan import SplitPlan
 
 MANIFEST = "manifest.json"
@@ -26,7 +26,7 @@ METHOD = (
     "`group` is a 63-bit hash of that form (splitmix64 over its bytes), the same in any corpus "
     "and for any seed. Groups are ordered by a hash of (seed, group) and cut at the fractions "
     "(largest remainders), within each stratum when stratified (a group's stratum is its first "
-    "row's; difficulty: deciles of the groups by difficulty); each group goes whole to one "
+    "row's; difficulty and rating: deciles of the groups by value); each group goes whole to one "
     "split. Rows in each split are ordered by a hash of (seed, puzzle). Nothing depends on "
     "worker count, batch size or executor."
 )
@@ -64,6 +64,9 @@ class SplitManifest:
     splits: dict[str, dict[str, Any]]
     groups: int
     strata: dict[str, dict[str, int]] = field(default_factory=dict)
+    # what the training split (the first) was made into: a subsample, copies (hrm), with the
+    # seed that drew them; None when neither was asked
+    training: dict[str, Any] | None = None
     # kept rows whose input had a solution column that disagrees with the unique solution
     # (the unique one is written); None when no input has a solution column
     wrong_input_solutions: int | None = None
@@ -100,7 +103,13 @@ class SplitManifest:
             splits[name] = {"rows": plan.rows[name], "groups": plan.groups[name],
                             "fraction_asked": fraction,
                             "fraction_of_groups": _share(plan.groups[name], total)}  # fmt: skip
-        left_out = {reason: int(plan.left_out.get(reason, 0)) for reason in REASONS}
+        reasons = (*REASONS, BELOW_RATING) if options.min_rating is not None else REASONS
+        left_out = {reason: int(plan.left_out.get(reason, 0)) for reason in reasons}
+        if options.subsample is not None or options.augment:
+            more["training"] = {"split": options.names[0], "seed": options.seed,
+                                "subsample": options.subsample,
+                                "rows_before_subsample": plan.subsampled_from,
+                                "augment": options.augment} | more.get("training", {})  # fmt: skip
         return cls(options=options.as_dict() | (settings or {}), rows_read=rows_read,
                    rows_kept=plan.kept_rows, left_out=left_out, splits=splits,
                    groups=sum(plan.groups.values()), strata=plan.strata, **more)  # fmt: skip
@@ -110,7 +119,8 @@ class SplitManifest:
 
     def describe(self) -> str:
         """The summary sentence the command prints on stderr."""
-        shares = ", ".join(f"{name} {s['rows']:,} rows ({s['groups']:,} groups)"
+        shares = ", ".join(f"{name} {s['rows']:,} rows ({s['groups']:,} groups"
+                           + (f", {s['examples']:,} examples" if "examples" in s else "") + ")"
                            for name, s in self.splits.items())  # fmt: skip
         out = ", ".join(f"{reason} {n:,}" for reason, n in self.left_out.items() if n)
         wrote = f"\nwrote {self.output}" if self.output else ""

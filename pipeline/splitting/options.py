@@ -3,17 +3,26 @@ reasons a puzzle is left out. Checked once, for the command and the Python API a
 
     options = SplitOptions.parse("0.8,0.1,0.1", names=None, seed=1, stratify="grade")
     options.names        # ('train', 'val', 'test')
+
+What the training split may be made into (`--format hrm`, after HRM's
+`dataset/build_sudoku_dataset.py`): a random `subsample` of its rows, each row then a group of
+itself and `augment` random symmetric copies; and, for the whole corpus first, a
+`min_rating` below which rows are left out (reason `rating`). The training split is the first
+one named (`train` by default); the others are never subsampled or augmented.
 """
 
 import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 DEFAULT_NAMES = {2: ("train", "test"), 3: ("train", "val", "test")}
-STRATA = ("difficulty", "grade", "clues")
-DIFFICULTY_STRATA = 10  # `--stratify difficulty`: deciles of the groups' difficulty
-FORMATS = ("parquet", "npy")
+STRATA = ("difficulty", "grade", "clues", "rating")
+DIFFICULTY_STRATA = 10  # `--stratify difficulty` (or `rating`): deciles of the groups' values
+FORMATS = ("parquet", "npy", "hrm")
+GROUPED_FORMATS = ("hrm",)  # the formats that hold a puzzle and its copies as a group
+RATING = "rating"  # the input's column of ratings (sudoku-extreme: tdoku's backtracks)
 
 # Why a row is left out, in the order a row is judged: its verdict first (a row that is not
 # a puzzle with one solution), then whether it repeats an earlier kept row exactly.
@@ -25,6 +34,7 @@ VERDICT_REASONS = {
     "limit": "limit",  # the node budget ran out (`max_nodes`) before uniqueness was decided
 }
 DUPLICATE = "duplicate"  # the same puzzle (after parsing) as an earlier kept row
+BELOW_RATING = "rating"  # a rating below `min_rating`, or none (judged before solving)
 REASONS = (*VERDICT_REASONS.values(), DUPLICATE)
 
 _NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}")
@@ -34,13 +44,18 @@ _FRACTION_SLACK = 1e-6
 @dataclass(frozen=True)
 class SplitOptions:
     """A split: `fractions` of the canonical groups (each above 0, summing to 1) going to the
-    splits `names`, in that order; `seed` orders the groups and the rows; `stratify` (None,
-    `difficulty`, `grade` or `clues`) keeps those shares within each stratum."""
+    splits `names`, in that order; `seed` orders the groups and the rows (and draws the
+    copies); `stratify` (None, `difficulty`, `grade`, `clues` or `rating`) keeps those shares
+    within each stratum. `subsample`, `augment`: what the training split (the first) is
+    made into; `min_rating`: the lowest `rating` a row may have (see the module)."""
 
     fractions: tuple[float, ...]
     names: tuple[str, ...]
     seed: int = 0
     stratify: str | None = None
+    subsample: int | None = None
+    augment: int = 0
+    min_rating: float | None = None
 
     def __post_init__(self) -> None:
         if len(self.fractions) < 2:
@@ -64,6 +79,15 @@ class SplitOptions:
         if self.stratify is not None and self.stratify not in STRATA:
             raise ValueError(f"stratify must be one of {', '.join(STRATA)}, not "
                              f"{self.stratify!r}")  # fmt: skip
+        if self.subsample is not None and (_not_whole(self.subsample) or self.subsample < 1):
+            raise ValueError(f"subsample must be a whole number of at least 1, not "
+                             f"{self.subsample!r}")  # fmt: skip
+        if _not_whole(self.augment) or self.augment < 0:
+            raise ValueError(f"augment must be a whole number of at least 0, not "
+                             f"{self.augment!r}")  # fmt: skip
+        if self.min_rating is not None and (isinstance(self.min_rating, bool) or not
+                                            math.isfinite(self.min_rating)):  # fmt: skip
+            raise ValueError(f"min_rating must be a number, not {self.min_rating!r}")
 
     @classmethod
     def parse(
@@ -72,10 +96,12 @@ class SplitOptions:
         names: str | Sequence[str] | None = None,
         seed: int = 0,
         stratify: str | None = None,
+        **training: Any,
     ) -> "SplitOptions":
         """Options from the command's text (`"0.8,0.1,0.1"`, `"train,val,test"`) or from
-        sequences; names default to train,test for two fractions and train,val,test for three.
-        ValueError (one sentence) for anything wrong."""
+        sequences; names default to train,test for two fractions and train,val,test for three;
+        `training`: subsample, augment, min_rating. ValueError (one sentence) for anything
+        wrong."""
         if isinstance(fractions, str):
             try:
                 values = tuple(float(part) for part in fractions.split(","))
@@ -92,16 +118,26 @@ class SplitOptions:
         else:
             chosen = tuple(n.strip() for n in (names.split(",") if isinstance(names, str)
                                                else names))  # fmt: skip
-        return cls(values, chosen, seed, stratify)
+        return cls(values, chosen, seed, stratify, **training)
 
     @property
     def rate(self) -> bool:
         """Whether the puzzles must be rated (to stratify by difficulty or grade)."""
         return self.stratify in ("difficulty", "grade")
 
+    @property
+    def needs_rating(self) -> bool:
+        """Whether the input's `rating` column is needed (to stratify or to filter by it)."""
+        return self.stratify == RATING or self.min_rating is not None
+
     def as_dict(self) -> dict:
         return {"fractions": list(self.fractions), "names": list(self.names),
-                "seed": self.seed, "stratify": self.stratify}  # fmt: skip
+                "seed": self.seed, "stratify": self.stratify, "subsample": self.subsample,
+                "augment": self.augment, "min_rating": self.min_rating}  # fmt: skip
+
+
+def _not_whole(value: Any) -> bool:
+    return isinstance(value, bool) or not isinstance(value, int)
 
 
 def _shown(fractions: tuple[float, ...]) -> str:

@@ -26,7 +26,9 @@ from pipeline.splitting.hashing import GROUP_ORDER, ROW_ORDER, hash_rows, keyed,
 from pipeline.splitting.options import DIFFICULTY_STRATA, DUPLICATE, SplitOptions
 
 _SPLIT, _STRATUM, _KEY = "__split", "__stratum", "__key"
-_STRATUM_COLUMN = {"clues": "clues", "grade": "grade_level", "difficulty": "difficulty"}
+_STRATUM_COLUMN = {"clues": "clues", "grade": "grade_level", "difficulty": "difficulty",
+                   "rating": "rating"}  # fmt: skip
+_DECILES = ("difficulty", "rating")  # strata made of deciles of the groups by value
 
 
 @dataclass
@@ -39,6 +41,7 @@ class SplitPlan:
     groups: dict[str, int]
     left_out: Counter
     strata: dict[str, dict[str, int]] = field(default_factory=dict)  # stratum -> split -> groups
+    subsampled_from: int | None = None  # the first split's rows before `subsample`, if asked
 
     @property
     def kept_rows(self) -> int:
@@ -52,6 +55,9 @@ def plan_split(
     and, when stratifying by them, `difficulty` or `grade_level`); `left_out`: the counts by
     reason so far, to which the exact repeats are added.
 
+    With `options.subsample`, the first split keeps the first rows of its random order (the
+    order of the rows' keys): a sample drawn by the seed, as large as asked or the split.
+
     Memory: the splits are taken from `kept` once each, by row numbers worked out on its small
     columns (groups, strata, keys), so that `kept` and the splits are the only copies of the
     rows at any time."""
@@ -63,13 +69,16 @@ def plan_split(
     split_of, group_counts, strata = cut(kept.select(small_columns(options)).filter(first),
                                          options)  # fmt: skip
     keys = hash_rows(string_bytes(kept["puzzle"].to_arrow()), options.seed, ROW_ORDER)
-    frames, row_counts = {}, {}
+    frames, row_counts, before = {}, {}, None
     for index, name in enumerate(options.names):
         rows = positions[split_of == index]
         rows = rows[np.lexsort((rows, keys[rows]))]  # by key, then by position
+        if index == 0 and options.subsample is not None:  # the first rows in a random order
+            before, rows = len(rows), rows[: options.subsample]
+            group_counts[name] = int(kept[GROUP].gather(rows).n_unique()) if len(rows) else 0
         frames[name] = kept[rows]
         row_counts[name] = len(rows)
-    return SplitPlan(frames, row_counts, group_counts, left_out, strata)
+    return SplitPlan(frames, row_counts, group_counts, left_out, strata, before)
 
 
 def cut(
@@ -103,12 +112,12 @@ def _groups(kept: pl.DataFrame, options: SplitOptions) -> pl.DataFrame:
     groups = kept.group_by(GROUP, maintain_order=True).agg(value.alias(_STRATUM))
     keys = keyed(groups[GROUP].to_numpy(), options.seed, GROUP_ORDER)
     groups = groups.with_columns(pl.Series(_KEY, keys, dtype=pl.UInt64)).sort(_KEY, GROUP)
-    if options.stratify == "difficulty":  # deciles by rank: ties (many 0s) cut by key
+    if options.stratify in _DECILES:  # deciles by rank: ties (many 0s) cut by key
         order = groups.with_row_index("__i").sort(_STRATUM, _KEY, nulls_last=True)["__i"]
         decile = np.empty(len(groups), np.int64)
         decile[order.to_numpy()] = np.arange(len(groups)) * DIFFICULTY_STRATA // max(len(groups), 1)
         groups = groups.with_columns(
-            pl.Series("__difficulty", groups[_STRATUM]), pl.Series(_STRATUM, decile)
+            pl.Series("__value", groups[_STRATUM]), pl.Series(_STRATUM, decile)
         )
     return groups.with_columns(pl.col(_STRATUM).fill_null(-1).cast(pl.Int64))
 
@@ -157,7 +166,9 @@ def _label(value: int, part: pl.DataFrame, stratify: Any) -> str:
         from pipeline.rating import GRADES
 
         return GRADES[value] if 0 <= value < len(GRADES) else "none"
-    if stratify == "difficulty":
-        low, high = part["__difficulty"].min(), part["__difficulty"].max()
-        return f"decile {value} (difficulty {low:g} to {high:g})"
+    if stratify in _DECILES:
+        low, high = part["__value"].min(), part["__value"].max()
+        if low is None:
+            return f"decile {value} ({stratify} none)"
+        return f"decile {value} ({stratify} {low:g} to {high:g})"
     return str(value)

@@ -15,7 +15,11 @@ buckets, in order, are the key order, and each is sorted in memory, its exact re
 one bucket: same puzzle, same key) dropped there, the first in input order kept. Parquet:
 each sorted bucket is written as an Arrow file and the split is streamed from them to
 `<name>.parquet` (`sink_parquet`), row groups of `ROW_GROUP_ROWS`; npy: the sorted buckets
-are appended to the folder's arrays as they come (`io.array_folders`).
+are appended to the folder's arrays as they come (`io.array_folders`); hrm: the same, as HRM's
+layout (`io.hrm_folders`), each row of the training split (the first) a group of itself and
+its copies (`augmenting.groups`, keyed by the row's order key: the same whatever the workers).
+With a subsample, the training split is its first rows in that order (later buckets are
+still read, to count their repeats).
 
 Measured (1M rows, 17-clue by symmetries, one core, under load): the parent's peak is set by
 the run loop (~410 MiB, as `solve --canonical`'s); the cut adds ~40 bytes a row for a moment,
@@ -29,6 +33,7 @@ clears when a killed run leaves it.
 
 import shutil
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -36,10 +41,14 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 
+from pipeline.augmenting.groups import grouped_copies
+from pipeline.errors import InputError
+from pipeline.grid import parse_puzzles
 from pipeline.io.array_folders import NpyFolder
 from pipeline.io.arrays import column_arrays
+from pipeline.io.hrm_folders import MAX_EXAMPLES, HrmSet, write_identifiers
 from pipeline.io.runinfo import METADATA_KEY
-from pipeline.splitting.batch import SOURCE
+from pipeline.splitting.batch import GROUP, SOURCE
 from pipeline.splitting.hashing import ROW_ORDER, hash_rows, string_bytes
 from pipeline.splitting.options import SplitOptions
 from pipeline.splitting.plan import cut, small_columns
@@ -114,23 +123,71 @@ class KeptRows:
         shutil.rmtree(self.folder, ignore_errors=True)
 
 
+@dataclass
+class Written:
+    """What `write_splits` wrote: rows per split, exact repeats left out, and what became of
+    the training split (its rows before a subsample, its groups after; HRM's examples)."""
+
+    rows: dict[str, int] = field(default_factory=dict)
+    repeats: int = 0
+    subsampled_from: int | None = None
+    train_groups: int | None = None  # canonical groups in the subsampled training split
+    examples: dict[str, int] = field(default_factory=dict)  # hrm: examples per split
+    short: int = 0  # hrm: training rows with fewer distinct copies than asked
+
+
 def write_splits(
     kept: KeptRows, split_of: np.ndarray, folder: Path, fmt: str, metadata: dict[str, Any]
-) -> tuple[dict[str, int], int]:
-    """Write each split of `kept` (`split_of`: each row's) into `folder` as `fmt` (parquet
-    or npy); returns the rows written per split and the exact repeats left out."""
-    names = kept.options.names
-    bits = [_bucket_bits(int((split_of == s).sum()), kept) for s in range(len(names))]
+) -> Written:
+    """Write each split of `kept` (`split_of`: each row's) into `folder` as `fmt` (parquet,
+    npy or hrm); returns what was written (`Written`)."""
+    options = kept.options
+    names = options.names
+    sizes = [int((split_of == s).sum()) for s in range(len(names))]
+    if fmt == "hrm":  # past HRM's int32 indices: said before any file is written
+        most = min(sizes[0], options.subsample or sizes[0]) * (options.augment + 1)
+        if most > MAX_EXAMPLES:
+            raise InputError(f"{names[0]} would hold up to {most:,} examples, more than the "
+                             f"{MAX_EXAMPLES:,} HRM's int32 indices count: ask fewer "
+                             "--augment copies or a --subsample")  # fmt: skip
+        write_identifiers(folder)
+    bits = [_bucket_bits(size, kept) for size in sizes]
     buckets = _route(kept, split_of, bits)
-    rows, repeats = {}, 0
+    written = Written()
     for s, name in enumerate(names):
         sorted_buckets = _sorted(kept, [buckets.get((s, b)) for b in range(1 << bits[s])])
+        limited = s == 0 and options.subsample is not None
+        if limited:
+            sorted_buckets = _first_rows(sorted_buckets, options.subsample, written)
         if fmt == "parquet":
-            rows[name], dropped = _write_parquet(kept, sorted_buckets, folder, name, metadata)
+            written.rows[name], dropped = _write_parquet(kept, sorted_buckets, folder, name,
+                                                         metadata)  # fmt: skip
+        elif fmt == "npy":
+            written.rows[name], dropped = _write_npy(kept, sorted_buckets, folder / name, metadata)
         else:
-            rows[name], dropped = _write_npy(kept, sorted_buckets, folder / name, metadata)
-        repeats += dropped
-    return rows, repeats
+            copies = options.augment if s == 0 else 0
+            written.rows[name], dropped = _write_hrm(kept, sorted_buckets, folder / name,
+                                                     metadata, copies, written)  # fmt: skip
+        written.repeats += dropped
+    return written
+
+
+def _first_rows(
+    sorted_buckets: Iterator[tuple[pl.DataFrame, int]], limit: int, written: Written
+) -> Iterator[tuple[pl.DataFrame, int]]:
+    """The first `limit` rows of the sorted buckets (a random sample: they are in key order);
+    the buckets past it read on only for their repeats. Notes the rows there were, and the
+    canonical groups kept, in `written`."""
+    total, groups = 0, []
+    for frame, repeats in sorted_buckets:
+        room = max(limit - total, 0)
+        total += len(frame)
+        taken = frame.head(room)
+        if len(taken):
+            groups.append(taken[GROUP])
+        yield taken, repeats
+    written.subsampled_from = total
+    written.train_groups = pl.concat(groups).n_unique() if groups else 0
 
 
 def _bucket_bits(rows: int, kept: KeptRows) -> int:
@@ -241,3 +298,59 @@ def _write_npy(
     finally:
         if out is not None:
             out.__exit__(None, None, None)
+
+
+def _write_hrm(
+    kept: KeptRows,
+    sorted_buckets: Iterator[tuple[pl.DataFrame, int]],
+    path: Path,
+    metadata: dict[str, Any],
+    copies: int,
+    written: Written,
+) -> tuple[int, int]:
+    """One split in HRM's layout (`io.hrm_folders`): each row a group of itself and `copies`
+    random symmetric copies; the row's other columns beside, one value per example."""
+    out: HrmSet | None = None
+    rows = dropped = 0
+    seed = kept.options.seed
+    try:
+        for frame, repeats in sorted_buckets:
+            dropped += repeats
+            if out is None:
+                out = HrmSet(path, _extras(kept, frame).schema).__enter__()
+            if not len(frame):
+                continue
+            puzzles = parse_puzzles(frame["puzzle"].to_arrow()).grids
+            solutions = parse_puzzles(frame["solution"].to_arrow()).grids
+            keys = hash_rows(string_bytes(frame["puzzle"].to_arrow()), seed, ROW_ORDER) >> 1
+            grouped = grouped_copies(puzzles, solutions, keys.astype(np.int64), copies, seed)
+            extras = _extras(kept, frame, grouped.of_row, grouped.copy)
+            out.append(grouped.puzzles, grouped.solutions, grouped.sizes, column_arrays(extras))
+            rows += len(frame)
+            written.short += grouped.short
+        if out is None:
+            out = HrmSet(path, _extras(kept, _empty(kept)).schema).__enter__()
+        out.commit(metadata)
+        written.examples[path.name] = out.examples
+        return rows, dropped
+    finally:
+        if out is not None:
+            out.__exit__(None, None, None)
+
+
+def _extras(
+    kept: KeptRows,
+    frame: pl.DataFrame,
+    of_row: np.ndarray | None = None,
+    copy: np.ndarray | None = None,
+) -> pa.Table:
+    """The columns written beside HRM's arrays, one row per example (`of_row`: the row each
+    is of): all but the grids, `group` as `canonical_group` (HRM's groups are the copies of
+    one row), `source` as codes, and `copy` (0: the row's own puzzle)."""
+    rest = frame.drop("puzzle", "solution").rename({GROUP: "canonical_group"})
+    if SOURCE in rest.columns and rest[SOURCE].dtype == pl.String:
+        rest = rest.with_columns(pl.col(SOURCE).cast(pl.Categorical))
+    if of_row is None:
+        of_row, copy = np.arange(len(frame), dtype=np.int64), np.zeros(len(frame), np.int32)
+    rest = rest[of_row].with_columns(pl.Series("copy", copy, dtype=pl.Int32))
+    return rest.to_arrow(compat_level=pl.CompatLevel.oldest())
