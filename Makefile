@@ -9,7 +9,7 @@ STAMP  := $(VENV)/.installed
 PYCACHE = $(BIN)/python -m compileall -q pipeline
 DEV    := $(VENV)/.installed-dev
 
-.PHONY: venv run test floors stress lint format bench data docs clean clean-kernels
+.PHONY: venv run test floors stress lint format bench data docs docs-site dist sdist-check clean clean-kernels
 
 venv: $(STAMP)
 
@@ -83,6 +83,23 @@ data: $(DEV)
 docs: $(DEV)
 	$(BIN)/python -m scripts.docs
 
+# The docs site from docs/ (mkdocs.yml), into site/; --strict: a broken link or a page left out
+# of the nav fails (CI builds it).
+docs-site: $(DEV)
+	$(BIN)/python -m pip install -q -e '.[docs]'
+	$(BIN)/python -m mkdocs build --strict
+
+# A wheel and an sdist in dist/ (python -m build, installed into .venv on first use).
+dist: venv
+	$(BIN)/python -m pip install -q build
+	rm -rf dist
+	$(BIN)/python -m build --outdir dist .
+
+# The sdist installed in a fresh venv (with its test extra) and the smoke tests run from the
+# unpacked sdist, not from this checkout: what it ships is enough for its tests (CI runs it).
+sdist-check: dist
+	$(BIN)/python -m scripts.sdist_check dist
+
 # This checkout's compiled kernels, in the user's cache folder (pipeline/compiled.py): numba
 # sees a change of the file a kernel is in, not of the files whose functions it calls.
 clean-kernels:
@@ -90,5 +107,5 @@ clean-kernels:
 	[shutil.rmtree(c.cache_folder(p), ignore_errors=True) for p in c.PACKAGE.rglob('*.py')]"
 
 clean: clean-kernels
-	rm -rf $(VENV) .venv-floors .pytest_cache .ruff_cache .hypothesis build *.egg-info
+	rm -rf $(VENV) .venv-floors .venv-sdist .pytest_cache .ruff_cache .hypothesis build dist site *.egg-info
 	find . -name __pycache__ -prune -exec rm -rf {} +

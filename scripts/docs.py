@@ -4,13 +4,17 @@
     python -m scripts.docs --check    # exit 1 when a section is out of date (tests/test_docs.py)
 
 Sections sit between `<!-- NAME:start -->` and `<!-- NAME:end -->` markers:
-* README.md `schema`: the result schema (`pipeline.results.schema`);
-* README.md `findings`: the finding codes (`pipeline.validate.catalogue`);
-* README.md `strategies`: the solver strategies (`pipeline.solver.registry`);
-* README.md `scored`: the score output's columns (`pipeline.scoring.batch`);
-* README.md `augmented`: the augment output's columns (`pipeline.augmenting.batch`);
-* README.md `enumerated`: the enumerate output's columns (`pipeline.enumerating.solutions`);
-* docs/CLI.md `cli`: every command's `--help`.
+* docs/reference/results.md `schema`: the result schema (`pipeline.results.schema`);
+* docs/reference/findings.md `findings`: the finding codes (`pipeline.validate.catalogue`);
+* docs/guide/solve.md `strategies`: the solver strategies (`pipeline.solver.registry`);
+* docs/guide/score.md `scored`: the score output's columns (`pipeline.scoring.batch`);
+* docs/guide/augment.md `augmented`: the augment output's columns (`pipeline.augmenting.batch`);
+* docs/guide/enumerate.md `enumerated`: the enumerate output's columns
+  (`pipeline.enumerating.solutions`);
+* docs/reference/cli.md `cli`: every command's `--help`.
+
+And one whole file: docs/index.md, the docs site's front page, is README.md with its links
+into docs/ made relative (README.md's links are absolute, for the package's index page).
 """
 
 import argparse
@@ -123,14 +127,26 @@ def cli_reference() -> str:
 
 
 SECTIONS = {
-    ("README.md", "schema"): schema_table,
-    ("README.md", "findings"): findings_table,
-    ("README.md", "strategies"): strategies_list,
-    ("README.md", "scored"): scored_table,
-    ("README.md", "augmented"): augmented_table,
-    ("README.md", "enumerated"): enumerated_table,
-    ("docs/CLI.md", "cli"): cli_reference,
+    ("docs/reference/results.md", "schema"): schema_table,
+    ("docs/reference/findings.md", "findings"): findings_table,
+    ("docs/guide/solve.md", "strategies"): strategies_list,
+    ("docs/guide/score.md", "scored"): scored_table,
+    ("docs/guide/augment.md", "augmented"): augmented_table,
+    ("docs/guide/enumerate.md", "enumerated"): enumerated_table,
+    ("docs/reference/cli.md", "cli"): cli_reference,
 }
+
+REPOSITORY = "https://github.com/sudoku-pipeline/sudoku-pipeline/blob/main/"
+INDEX_NOTE = "<!-- generated from README.md by `python -m scripts.docs`: edit README.md -->\n"
+
+
+def index_page() -> str:
+    """README.md as the site's front page: links into docs/ relative to it."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    return INDEX_NOTE + text.replace(REPOSITORY + "docs/", "")
+
+
+WHOLE_FILES = {"docs/index.md": index_page}
 
 
 def replaced(text: str, section: str, body: str) -> str:
@@ -149,6 +165,10 @@ def stale() -> list[str]:
         text = (ROOT / file).read_text()
         if replaced(text, section, make()) != text:
             out.append(f"{file}: {section}")
+    for file, make in WHOLE_FILES.items():
+        path = ROOT / file
+        if not path.exists() or path.read_text(encoding="utf-8") != make():
+            out.append(file)
     return out
 
 
@@ -164,6 +184,8 @@ def main() -> None:
     for (file, section), make in SECTIONS.items():
         path = ROOT / file
         path.write_text(replaced(path.read_text(), section, make()))
+    for file, make in WHOLE_FILES.items():
+        (ROOT / file).write_text(make(), encoding="utf-8")
     print("docs updated")
 
 

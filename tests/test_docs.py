@@ -61,3 +61,23 @@ def test_every_command_has_help_with_an_example(command):
 
 
 # that each example runs, anywhere: tests/test_help_examples.py
+
+
+def test_one_version_in_the_metadata_the_command_and_the_changelog():
+    """`sudoku-pipeline -V`, pyproject.toml's version and the changelog's newest entry agree."""
+    import tomllib
+
+    declared = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
+    shown = CliRunner().invoke(app, ["-V"]).output.split()
+    newest = re.search(r"^## (\S+)", (ROOT / "CHANGELOG.md").read_text(), re.M)
+    assert shown == ["sudoku-pipeline", declared]
+    assert newest and newest.group(1) == declared
+
+
+def test_the_front_page_is_short_and_links_absolutely():
+    """README.md is the package's long description: short, and no relative link that an index
+    page would break."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert len(readme) <= 12_500
+    links = re.findall(r"\]\(([^)]+)\)", readme)
+    assert links and all(link.startswith(("https://", "#")) for link in links)

@@ -140,3 +140,24 @@ def test_a_node_budget_stops_a_puzzle_with_its_solutions_so_far():
 def test_bad_budgets_are_refused(budget):
     with pytest.raises(ValueError, match="max_nodes"):
         list(enumerate_batch(np.zeros((1, 81), np.uint8), 5, max_nodes=budget))
+
+
+def test_pencilmarks_passed_as_grids_are_refused_not_read_as_nothing():
+    """Candidate bit sets handed over without `candidates=True` would be cast to digits and
+    yield no solution at all: an error that says what to pass instead."""
+    marks = grid_candidates(blanked(5, 2, 30))
+    with pytest.raises(ValueError, match="candidates=True"):
+        next(enumerate_batch(marks, limit=3))
+    with pytest.raises(ValueError, match="candidates=True"):
+        next(enumerate_batch(marks.astype(np.int64), limit=3))  # marks in a wider type
+    rows = np.concatenate([c.rows for c in enumerate_batch(marks, limit=3, candidates=True)])
+    assert set(rows) == {0, 1}
+
+
+def test_digits_above_nine_in_a_grid_are_refused():
+    grids = blanked(6, 1, 30)
+    grids[0, 0] = 12
+    with pytest.raises(ValueError, match="0 to 9"):
+        next(enumerate_batch(grids, limit=3))
+    # a skipped row is not read: what it holds does not matter
+    assert list(enumerate_batch(grids, limit=3, skip=np.array([True]))) == []

@@ -174,6 +174,18 @@ def _check(limit: int | None, chunk: int) -> int:
     return MAX_NODES if limit is None else int(limit)
 
 
+def _check_digits(grids: np.ndarray) -> None:
+    """ValueError for grids that are not digits 0 to 9: cast to `uint8`, pencilmarks (or any
+    larger number) would be read as clashing givens and yield nothing, silently. (Any
+    solvable pencilmark puzzle holds one above 9: digits 5 to 9 are the bits of 16 and up.)"""
+    if grids.size and (grids.min() < 0 or grids.max() > 9):
+        most = int(grids.max())
+        raise ValueError(
+            "grids hold the digits 0 to 9 (0: blank), these hold values up to "
+            f"{most} ({grids.dtype}): for pencilmarks (candidate bit sets) pass candidates=True"
+        )
+
+
 def enumerate_batch(
     puzzles: np.ndarray,
     limit: int | None,
@@ -202,12 +214,15 @@ def enumerate_batch(
         pencilmarks = as_candidates(puzzles)
         grids = np.zeros((1, 81), dtype=np.uint8)
     else:
-        grids = np.ascontiguousarray(puzzles, dtype=np.uint8).reshape(-1, 81)
+        given = np.asarray(puzzles)
+        grids = np.ascontiguousarray(given, dtype=np.uint8).reshape(-1, 81)
         pencilmarks = np.zeros((1, 81), dtype=np.uint16)
     n = len(pencilmarks) if candidates else len(grids)
     todo = np.zeros(n, dtype=np.bool_) if skip is None else np.asarray(skip, dtype=np.bool_)
     if todo.shape != (n,):
         raise ValueError(f"skip must have shape ({n},), got {todo.shape}")
+    if not candidates:
+        _check_digits(given.reshape(-1, 81)[~todo])
     if spent is None:
         spent = np.zeros(n, dtype=np.bool_)
     elif spent.shape != (n,) or spent.dtype != np.bool_:
