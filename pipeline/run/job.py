@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypedDict
 
 from pipeline.errors import InputError, printable
-from pipeline.io.array_folders import check_folder
+from pipeline.io.array_folders import check_array_folder
 from pipeline.io.inputs import STDIN, Inputs, expand, open_inputs
 from pipeline.io.output import STDOUT, OutputLock, Target, check_output, default_output
 from pipeline.io.runinfo import run_metadata
@@ -227,7 +227,7 @@ def start_job(
             output = default_output(names[0], suffix)
     if options.get("format") == "npy" and (formats is None or "npy" in formats):
         # a folder of arrays (io.array_folders), checked as a folder is
-        folder = check_folder(output, inputs=names, force=options.get("force", False))
+        folder = check_array_folder(output, inputs=names, force=options.get("force", False))
         target = Target(folder, "npy")
     else:
         target = check_output(output, inputs=names, force=options.get("force", False),

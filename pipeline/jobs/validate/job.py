@@ -35,7 +35,7 @@ from pipeline.jobs.validate.catalogue import findings_schema
 from pipeline.jobs.validate.duplicates import DuplicateIndex, find_repeats
 from pipeline.jobs.validate.leaks import LeakAudit, check_against, no_leaks
 from pipeline.jobs.validate.merge import merged
-from pipeline.jobs.validate.summary import EXAMPLES, Tally, ValidationSummary
+from pipeline.jobs.validate.summary import EXAMPLES, FindingsTally, ValidationSummary
 from pipeline.run.job import DEFAULT_BATCH_SIZE, Job, JobOptions, start_job
 from pipeline.run.loop import running
 
@@ -101,7 +101,7 @@ def _run(job: Job, checks: ValidateOptions, audit: LeakAudit | None) -> Validati
     spool = job.output or Path(tempfile.gettempdir()) / "stdout"
     stream = findings_spool(spool)
     clear_stale_temporaries(spool, (SPOOL,))  # what killed runs left: their PIDs have ended
-    index, tally, batches = DuplicateIndex(), Tally(keep_error_rows=audit is not None), []
+    index, tally, batches = DuplicateIndex(), FindingsTally(keep_error_rows=audit is not None), []
     forms = DuplicateIndex() if checks.symmetry else None
     leaks = no_leaks([])
     try:

@@ -1,5 +1,5 @@
 """What a validation found, gathered batch by batch: counts per code and level, the first
-examples, the clue counts (`Tally`); the `ValidationSummary` the command prints.
+examples, the clue counts (`FindingsTally`); the `ValidationSummary` the command prints.
 """
 
 import json
@@ -94,7 +94,7 @@ def _audit_lines(audit: dict[str, Any]) -> list[str]:
     return lines
 
 
-class Tally:
+class FindingsTally:
     """Counts, first examples, clue counts: the summary, gathered batch by batch."""
 
     def __init__(self, keep_error_rows: bool = False) -> None:
