@@ -83,16 +83,6 @@ def agreement(grids: np.ndarray, claims: np.ndarray, limit: int) -> np.ndarray:
     return agrees
 
 
-def verdict_claims(verdicts: np.ndarray) -> np.ndarray:
-    """The claim each checked verdict stands for (`agreement`'s `claims`): 0 `unsolvable`,
-    1 `solved` or `found`, 2 `multiple`, -1 any other."""
-    claims = np.full(len(verdicts), -1, dtype=np.int64)
-    for verdict, count in ((codes.UNSOLVABLE, 0), (codes.SOLVED, 1), (codes.FOUND, 1),
-                           (codes.MULTIPLE, 2)):  # fmt: skip
-        claims[verdicts == verdict] = count
-    return claims
-
-
 def judge_answers(
     grids: np.ndarray,
     asked: np.ndarray,

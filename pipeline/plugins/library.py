@@ -46,8 +46,6 @@ from pipeline.kernels.bits import now_ns
 from pipeline.kernels.timing import retime
 from pipeline.plugins import Answers, SolverSpec
 
-UNSAID = np.uint64(2**64 - 1)  # `guesses` as we leave it: a solver that writes none
-
 
 @intrinsic
 def _call_solver(typingctx, address, puzzle, limit, solution, guesses):  # noqa: ANN001, ANN201

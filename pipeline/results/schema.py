@@ -55,7 +55,6 @@ def enum_array(codes: np.ndarray | pa.Array, field: pa.Field) -> pa.DictionaryAr
 
 
 VERDICT_FIELD = enum_field("verdict", codes.VERDICT_NAMES, nullable=False)
-VERDICT_TYPE = VERDICT_FIELD.type
 COLUMNS: dict[str, str] = {
     "row": "0-based position in the input",
     "id": "the input's id column, when it has one: its type kept (from CSV/TSV, int64 when "

@@ -1,10 +1,11 @@
 """What every file job does first, and the pieces it shares: the clock, the inputs, the output,
-the executor, the progress bar and the run's metadata. Used by solve and validate.
+the executor, the progress bar and the run's metadata. Used by the file jobs on the run loop
+(solve, validate, score, split, augment, enumerate; generate and bench do not use it yet).
 
     job = start_job("solve", ["x.csv"], None, ".solved.parquet", {"workers": 2},
                     kernels=("fast", "clash"))
     with job.locked():                        # no second run writes this output meanwhile
-        job.start_executor(kernels)           # says so when the kernels compile (first run)
+        job.start_executor()                  # says so when the kernels compile (first run)
         bar = job.progress_bar()
         for part in job.executor.map_ordered(fn, job.inputs.batches(), options): ...
         job.metadata(rows, options_dict)
