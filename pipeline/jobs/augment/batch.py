@@ -165,6 +165,13 @@ def output_schema(batch_schema: pa.Schema) -> pa.Schema:
     return pa.schema(fields + [f for f in batch_schema if f.name not in skip])
 
 
+def documented_schema() -> tuple[pa.Schema, dict[str, str]]:
+    """The output's columns for an input of an id and puzzles, and what each means (the
+    docs' table)."""
+    batch = pa.schema([("row", pa.int64()), ("id", pa.string()), ("puzzle", pa.string())])
+    return output_schema(batch), COLUMNS
+
+
 def augment_record_batch(batch: pa.RecordBatch, options: AugmentOptions) -> AugmentedBatch:
     """Augment one batch (its `row` column numbers the groups): see the module."""
     rows = batch.column("row").to_numpy()

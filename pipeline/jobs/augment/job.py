@@ -16,7 +16,6 @@ that stops keeps nothing (augmenting again is cheap): there is no `resume`.
 """
 
 import json
-from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Unpack
@@ -24,9 +23,7 @@ from typing import Any, Unpack
 import pyarrow as pa
 
 from pipeline.errors import InputError
-from pipeline.io.array_folders import NpyFolder
-from pipeline.io.output import default_output
-from pipeline.io.writers import encode
+from pipeline.jobs import JOBS
 from pipeline.jobs.augment.batch import (
     LEFT_OUT,
     AugmentOptions,
@@ -34,15 +31,13 @@ from pipeline.jobs.augment.batch import (
     augment_record_batch,
     output_schema,
 )
-from pipeline.jobs.augment.sink import FileSink
-from pipeline.run.checkpoint import StreamSink
 from pipeline.run.job import Job, JobOptions, start_job
 from pipeline.run.loop import running
-from pipeline.run.parts import Part
+from pipeline.run.parts import Part, Task, part_of
 
-AUGMENTED_SUFFIX = ".augmented.parquet"
-FOLDER_SUFFIX = ".augmented"  # a folder of arrays beside the input
-FORMATS = ("parquet", "npy")
+JOB = JOBS["augment"]
+AUGMENTED_SUFFIX = JOB.suffix
+FORMATS = JOB.formats
 # Input rows per batch, by default: about OUTPUT_BATCH rows out (what bounds memory is the
 # copies: 50,000 input rows at K = 8 held 400,000 rows, 650 MiB for the process tree)
 OUTPUT_BATCH = 65_536
@@ -109,26 +104,24 @@ class AugmentSummary:
 
 @dataclass(frozen=True)
 class AugmentedPart:
-    """What a worker sends back: a part (Parquet) or arrays (npy), and the batch's tally."""
+    """What a worker sends back: a part (Parquet bytes, or arrays for npy), and the batch's
+    tally."""
 
     rows: int
     tally: AugmentTally
-    part: Part | None = None
-    arrays: dict[str, Any] | None = None
+    part: Part
 
 
-def augment_part(
-    task: tuple[int, pa.RecordBatch], options: AugmentOptions, fmt: str, schema: pa.Schema
-) -> AugmentedPart:
-    """The unit of work: augment one batch (`task`: the position of its first output row is
-    not known yet, so `0`; the batch) and encode its rows in `fmt`."""
-    _, batch = task
-    augmented = augment_record_batch(batch, options)
+def augment_part(task: Task, options: AugmentOptions, fmt: str, schema: pa.Schema) -> AugmentedPart:
+    """The unit of work: augment one batch and encode its rows in `fmt` (for npy, the arrays
+    straight from the kernel: no text made and parsed again)."""
+    augmented = augment_record_batch(task.batch, options)
     if fmt == "npy":
-        return AugmentedPart(augmented.rows, augmented.tally, arrays=augmented.arrays(schema))
+        arrays = augmented.arrays(schema)
+        part = Part(task.start, augmented.rows, task.source, task.first_row, arrays)
+        return AugmentedPart(augmented.rows, augmented.tally, part)
     table = augmented.table().cast(schema)
-    data = encode(table, fmt)
-    return AugmentedPart(table.num_rows, augmented.tally, part=Part(0, table.num_rows, 0, 0, data))
+    return AugmentedPart(table.num_rows, augmented.tally, part_of(task, table, fmt))
 
 
 def augment_file(
@@ -162,82 +155,43 @@ def augment_file(
     fmt = options.get("format")
     if fmt is not None and fmt not in FORMATS:
         raise InputError(f"augment writes parquet or npy, not {fmt!r}")
-    if output is None and fmt == "npy" and str(input_path) != "-":
-        output = default_output(input_path, FOLDER_SUFFIX)
     if fmt is None and output is not None and str(output) == "-":
         options["format"] = "parquet"  # stdout: Parquet too, not the file jobs' CSV
     augmenting = AugmentOptions(copies, seed, keep_original)
     batch_size = max(MIN_BATCH, OUTPUT_BATCH // (copies + keep_original))
-    job = start_job("augment", input_path, output, AUGMENTED_SUFFIX, options,
-                    kernels=augmenting.kernels(), formats=FORMATS, batch_size=batch_size,
-                    reserved=OWN_COLUMNS)  # fmt: skip
+    job = start_job(JOB, input_path, output, options, kernels=augmenting.kernels(),
+                    batch_size=batch_size, reserved=OWN_COLUMNS)  # fmt: skip
+    assert job.inputs is not None
     if job.inputs.several:
         raise InputError("augment takes one input at a time")
-    with job.locked():
-        return _run(job, augmenting)
-
-
-def _tasks(job: Job) -> Iterator[tuple[int, pa.RecordBatch]]:
-    for batch in job.inputs.first.batches():
-        yield 0, batch
+    return _run(job, augmenting)
 
 
 def _run(job: Job, augmenting: AugmentOptions) -> AugmentSummary:
-    """The augment job, its output locked."""
-    ds = job.inputs.first
-    schema = output_schema(ds.schema)
-    fmt = job.target.format
-    tally, done = AugmentTally(), 0
-    folder: NpyFolder | None = None
-    skipped: list[str] = []
-    sink: FileSink | StreamSink | None = None
-    if fmt == "npy":
-        assert job.output is not None
-        folder = NpyFolder(job.output, schema)
-        skipped = folder.skipped
-    try:
-        with running(job) as run:
-            if folder is not None:
-                folder.__enter__()
-            elif job.output is not None:
-                sink = FileSink(job.output)
-            else:
-                sink = StreamSink(job.target)
-            for result in run.map(augment_part, _tasks(job), augmenting, fmt, schema):
-                if folder is not None:
-                    folder.append(result.arrays)
-                else:
-                    assert sink is not None and result.part is not None
-                    p = result.part
-                    sink.add(Part(done, p.rows, 0, done, p.data))
-                tally.add(result.tally)
-                done += result.rows
-            run.finish()
-            wall = job.wall()
-            rate = done / wall if wall > 0 else 0.0
-            options: dict[str, Any] = {
-                "copies": augmenting.copies,
-                "seed": augmenting.seed,
-                "keep_original": augmenting.keep_original,
-                "attempts": augmenting.attempts,
-            }
-            metadata = job.metadata(tally.rows, options, rate, augment=asdict(tally))
-            if folder is not None:
-                folder.commit(metadata)
-            else:
-                assert sink is not None
-                sink.commit(done, schema.empty_table(), metadata)
-    finally:
-        if folder is not None:
-            folder.__exit__(None, None, None)
-        if isinstance(sink, FileSink):
-            sink.close()
+    """The augment job, on the run loop."""
+    assert job.inputs is not None
+    schema = output_schema(job.inputs.first.schema)
+    tally = AugmentTally()
+    with running(job, schema) as run:
+        for result in run.map(augment_part, run.tasks(), augmenting, job.format, schema):
+            run.write(result.part)
+            tally.add(result.tally)
+        run.finish()
+        wall, rate = job.wall(), run.rate()
+        options: dict[str, Any] = {
+            "copies": augmenting.copies,
+            "seed": augmenting.seed,
+            "keep_original": augmenting.keep_original,
+            "attempts": augmenting.attempts,
+        }
+        metadata = job.metadata(tally.rows, options, rate, augment=asdict(tally))
+        run.commit(metadata)
     summary = AugmentSummary(
-        input=job.inputs.names[0], output=str(job.target), format=fmt,
+        input=job.inputs.names[0], output=str(job.target), format=job.format,
         copies_asked=augmenting.copies, seed=augmenting.seed, rows=tally.rows,
         augmented=tally.augmented, copies=tally.copies, solved=tally.solved, short=tally.short,
         left_out=tally.left_out, examples=tally.examples, short_examples=tally.short_examples,
-        skipped_columns=skipped, wall_s=wall, rows_per_s=rate, workers=job.executor.workers,
+        skipped_columns=run.skipped, wall_s=wall, rows_per_s=rate, workers=job.executor.workers,
     )  # fmt: skip
     summary.metadata = metadata
     return summary

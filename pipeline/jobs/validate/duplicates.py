@@ -1,29 +1,27 @@
-"""Exact duplicates over a whole file, in bounded memory.
+"""Duplicates, found as the rows come, in bounded memory.
 
 Workers reduce each parsed puzzle to a 128-bit key (`row_keys`, vectorized: two independent
-64-bit hashes of the 81 cells packed into six words); the parent keeps only the keys, in input
-order (`DuplicateIndex`), and sorts the first halves once at the end; the rows that share one
-are then grouped in one pass, in row order (1M rows that are all repeats of 49k puzzles:
-0.19 s, against 0.61 s for a sort of them on both halves and the row).
+64-bit hashes of the 81 cells packed into six words). The parent keeps each distinct key once,
+with the row it was first seen at (`DuplicateIndex`), in a few runs sorted by the key's first
+half, each at most half the size of the one before (a batch's new keys are a run of their
+own; runs of like size are merged, a linear merge, no sort: a run's keys move about log2 of
+the rows' count times in all). Each batch's keys are looked up in the runs as it comes, so
+its repeats are known before the next batch, and the findings file is written in one pass.
 Puzzles are compared after parsing, so `.` and `0` blanks, and surrounding whitespace, do not
 make two puzzles differ. Rows that are not puzzles take no part.
 
-Memory in the parent: 16 bytes a row while reading (160 MB for 10,000,000 rows), and at the end
-for a moment 9 bytes a row more (a sorted copy of the first halves, and a mask: 90 MB for 10M
-rows), plus about 100 bytes per row that shares its first half with another row (the
-duplicates and their first occurrences: their rows, second halves and groups, and the
-results; measured with tracemalloc, against 125 bytes before the one-pass grouping).
-Both halves keep their lowest bit set for puzzles (all-zero keys mark rows that are not
-puzzles), so a key has 126 random bits: two different puzzles among 10M rows share one with
-probability about 1e-25.
+Memory in the parent: 24 bytes a distinct puzzle (both halves, the first row), and for a
+moment, while the largest runs merge, 16 bytes a puzzle of theirs more (240 MB and 160 MB more
+for 10,000,000 distinct puzzles); repeats take nothing. Both halves keep their lowest bit set
+for puzzles (all-zero keys mark rows that are not puzzles), so a key has 126 random bits: two
+different puzzles among 10M rows share one with probability about 1e-25. Two keys that share
+a first half only (a 1-in-2^64 event; tests force it) are told apart by their second.
 """
 
-from collections.abc import Iterator
 from typing import NamedTuple
 
 import numpy as np
 
-_BLOCK_ROWS = 1 << 20  # keys are kept in blocks of this many rows (16 MiB each)
 _SEEDS = (np.uint64(0x9E3779B97F4A7C15), np.uint64(0xD1B54A32D192ED03))
 # Two different 64-bit finalizers (splitmix64 and murmur3's fmix64): multipliers, shifts.
 _MIXES = (
@@ -68,101 +66,104 @@ def packed_keys(words: np.ndarray, ok: np.ndarray) -> np.ndarray:
     return keys
 
 
+_NONE = np.zeros(0, dtype=np.int64)
+
+
 class DuplicateIndex:
-    """The keys of every row of a file, in input order; `duplicates()` at the end."""
+    """The distinct keys seen so far, each with its first row, in sorted runs (see the
+    module); `add` the keys of the next rows, and learn which of them repeat an earlier row."""
 
     def __init__(self) -> None:
-        self._blocks: list[np.ndarray] = []
+        self._runs: list[tuple[np.ndarray, ...]] = []  # first halves, second halves, first rows
         self.rows = 0
 
     @property
     def nbytes(self) -> int:
-        """Memory held by the keys (the last block is allocated whole, filled as rows come)."""
-        return sum(block.nbytes for block in self._blocks)
+        """Memory held by the runs."""
+        return sum(half.nbytes + other.nbytes + rows.nbytes for half, other, rows in self._runs)
 
-    def add(self, start_row: int, keys: np.ndarray) -> None:
-        """The keys of rows `start_row`, `start_row + 1`, ...; rows must come in order."""
+    def add(self, start_row: int, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The `(n, 2) uint64` keys of rows `start_row`, `start_row + 1`, ... (rows come in
+        order). Returns `(rows, first_rows)`, both `int64` and ascending by row: each of these
+        rows whose puzzle an earlier row (of this batch or before) has, and the row of that
+        puzzle's first occurrence."""
         if start_row != self.rows:
             raise ValueError(f"rows must come in order: expected row {self.rows}, got {start_row}")
-        done = 0
-        while done < len(keys):
-            block, at = divmod(self.rows, _BLOCK_ROWS)
-            if block == len(self._blocks):
-                self._blocks.append(np.empty((_BLOCK_ROWS, 2), dtype=np.uint64))
-            take = min(len(keys) - done, _BLOCK_ROWS - at)
-            self._blocks[block][at : at + take] = keys[done : done + take]
-            done += take
-            self.rows += take
+        self.rows += len(keys)
+        at = np.flatnonzero(keys[:, 0] != 0)  # zero: rows that are not puzzles
+        if not len(at):
+            return _NONE, _NONE
+        at = at[np.argsort(keys[at, 0], kind="stable")]  # by first half, then by row
+        first, second = keys[at, 0], keys[at, 1]
+        alike = first[1:] == first[:-1]
+        apart = second[1:] != second[:-1]
+        if (alike & apart).any():  # first halves alike, second apart (rare): by both
+            at = at[np.lexsort((at, second, first))]
+            first, second = keys[at, 0], keys[at, 1]
+            alike, apart = first[1:] == first[:-1], second[1:] != second[:-1]
+        lead = np.ones(len(at), dtype=np.bool_)  # a key's first row in this batch
+        lead[1:] = ~alike | apart
+        group = np.cumsum(lead) - 1  # each row's key, among the batch's distinct keys
+        seen = self._lookup(first[lead], second[lead])
+        known = seen >= 0
+        first_rows = np.where(known, seen, start_row + at[lead])
+        repeat = ~lead | known[group]
+        new = ~known
+        self._insert(first[lead][new], second[lead][new], first_rows[new])
+        of = np.full(len(keys), -1, dtype=np.int64)  # by row: no sort to put them back
+        of[at[repeat]] = first_rows[group[repeat]]
+        rows = np.flatnonzero(of >= 0)
+        return start_row + rows, of[rows]
 
-    def _filled(self) -> Iterator[tuple[int, np.ndarray]]:
-        for b, block in enumerate(self._blocks):
-            start = b * _BLOCK_ROWS
-            yield start, block[: min(_BLOCK_ROWS, self.rows - start)]
+    def _lookup(self, first: np.ndarray, second: np.ndarray) -> np.ndarray:
+        """The first row of each key (`first`, `second`: its halves, ascending by first half)
+        seen before, else -1."""
+        found = np.full(len(first), -1, dtype=np.int64)
+        for halves, others, rows in self._runs:
+            at = np.searchsorted(halves, first).clip(max=len(halves) - 1)
+            hit = halves[at] == first
+            same = hit & (others[at] == second)
+            found[same] = rows[at[same]]
+            for i in np.flatnonzero(hit & ~same).tolist():  # first halves alike: rare
+                end = np.searchsorted(halves, first[i], "right")
+                alike = np.flatnonzero(others[at[i] : end] == second[i])
+                if len(alike):
+                    found[i] = rows[at[i] + alike[0]]
+        return found
 
-    def duplicates(self) -> tuple[np.ndarray, np.ndarray]:
-        """`(rows, first_rows)`, both `int64` and ascending by row: each row whose puzzle an
-        earlier row already has, and the row of that puzzle's first occurrence."""
-        none = np.zeros(0, dtype=np.int64)
-        if self.rows < 2:
-            return none, none
-        firsts = np.concatenate([keys[:, 0] for _, keys in self._filled()])
-        firsts.sort()
-        repeated = firsts[1:] == firsts[:-1]
-        shared = np.unique(firsts[1:][repeated])
-        del firsts, repeated
-        shared = shared[shared != 0]  # zero: rows that are not puzzles
-        if not len(shared):
-            return none, none
-        rows, candidates, groups = [], [], []
-        for start, keys in self._filled():
-            at = np.searchsorted(shared, keys[:, 0]).clip(max=len(shared) - 1)
-            hit = np.flatnonzero(shared[at] == keys[:, 0])
-            rows.append(start + hit)
-            candidates.append(keys[hit, 1])
-            groups.append(at[hit])
-        return _repeats_in_groups(np.concatenate(rows), np.concatenate(candidates),
-                                  np.concatenate(groups), len(shared))  # fmt: skip
+    def _insert(self, first: np.ndarray, second: np.ndarray, rows: np.ndarray) -> None:
+        """Keys seen for the first time (sorted by first half) as a run; runs of like size
+        merged, so that each is at most half the one before it."""
+        if not len(first):
+            return
+        self._runs.append((first, second, rows))
+        while len(self._runs) > 1 and len(self._runs[-2][0]) <= 2 * len(self._runs[-1][0]):
+            b = list(self._runs.pop())
+            a = list(self._runs.pop())
+            self._runs.append(_merged(a, b))
 
 
-def _repeats_in_groups(
-    row: np.ndarray, second: np.ndarray, group: np.ndarray, groups: int
-) -> tuple[np.ndarray, np.ndarray]:
-    """`DuplicateIndex.duplicates` of the rows that share a first half with another: `row`
-    ascending, `second` their keys' second halves, `group` the index of their first half
-    among the `groups` shared ones. Each group's first row leads it; a row with the lead's
-    second half repeats the lead (no sort: one pass, in row order). A row whose second half
-    differs (a 1-in-2^63 event for two different puzzles; tests force it) is settled by
-    sorting those few rows on both halves."""
-    position = np.arange(len(row))
-    lead = np.full(groups, len(row), dtype=np.int64)
-    np.minimum.at(lead, group, position)  # the first (lowest) row of each group
-    lead = lead[group]
-    alike = second == second[lead]
-    later = alike & (lead != position)
-    rows, first_rows = row[later], row[lead[later]]
-    apart = np.flatnonzero(~alike)
-    if not len(apart):
-        return rows, first_rows
-    order = np.lexsort((row[apart], second[apart], group[apart]))  # rows ascending in a tie
-    apart = apart[order]
-    same = np.zeros(len(apart), dtype=np.bool_)
-    same[1:] = (group[apart][1:] == group[apart][:-1]) & (second[apart][1:] == second[apart][:-1])
-    start = np.maximum.accumulate(np.where(same, 0, np.arange(len(apart))))
-    rows = np.concatenate([rows, row[apart][same]])
-    first_rows = np.concatenate([first_rows, row[apart][start][same]])
-    by_row = np.argsort(rows, kind="stable")
-    return rows[by_row], first_rows[by_row]
+def _merged(a: list[np.ndarray], b: list[np.ndarray]) -> tuple[np.ndarray, ...]:
+    """Two runs sorted by first half (their halves and rows), as one: a stable sort of the
+    two one after the other, which finds the two runs and merges them in one pass (numpy's
+    timsort; ties: `a`'s first). A column of the two is let go as soon as it is merged."""
+    order = np.argsort(np.concatenate([a[0], b[0]]), kind="stable")
+    merged = []
+    for i in range(len(a)):
+        merged.append(np.concatenate([a[i], b[i]])[order])
+        a[i] = b[i] = _NONE  # the caller holds no other reference
+    return tuple(merged)
 
 
 class Repeats(NamedTuple):
-    """The rows that repeat an earlier row's puzzle, and the rows they repeat (ascending by
-    row): exactly (`duplicate`) and up to symmetry (`symmetry_duplicate`: the same canonical
-    form, where the first such row is not already the row it repeats exactly)."""
+    """Rows that repeat an earlier row's puzzle, and the rows they repeat (ascending by row):
+    exactly (`duplicate`) and up to symmetry (`symmetry_duplicate`: the same canonical form,
+    where the first such row is not already the row it repeats exactly)."""
 
     rows: np.ndarray
     first_rows: np.ndarray
-    symmetric_rows: np.ndarray
-    symmetric_first_rows: np.ndarray
+    symmetric_rows: np.ndarray = _NONE
+    symmetric_first_rows: np.ndarray = _NONE
 
     def kinds(self) -> list[tuple[str, np.ndarray, np.ndarray]]:
         """(finding code, rows, first rows) of each kind."""
@@ -173,23 +174,24 @@ class Repeats(NamedTuple):
         """Whether any row repeats an earlier one, exactly or up to symmetry."""
         return len(self.rows) + len(self.symmetric_rows) > 0
 
-    def first_rows_needed(self) -> np.ndarray:
-        """Every row repeated by a later one, ascending and distinct."""
-        return np.unique(np.concatenate([self.first_rows, self.symmetric_first_rows]))
 
+class RepeatFinder:
+    """The repeats of a file's rows, batch by batch as they come, from the keys of their
+    puzzles and (`symmetry`) of their canonical forms."""
 
-def find_repeats(exact: DuplicateIndex, symmetric: DuplicateIndex | None = None) -> Repeats:
-    """The repeats of a file from the keys of its puzzles and (when checked) of their
-    canonical forms."""
-    rows, first_rows = exact.duplicates()
-    if symmetric is None:
-        none = np.zeros(0, dtype=np.int64)
-        return Repeats(rows, first_rows, none, none)
-    srows, sfirst = symmetric.duplicates()
-    at = np.searchsorted(rows, srows).clip(max=max(len(rows) - 1, 0))
-    if len(rows):
-        exact_first = np.where(rows[at] == srows, first_rows[at], -1)
-    else:
-        exact_first = np.full(len(srows), -1, dtype=np.int64)
-    keep = sfirst != exact_first
-    return Repeats(rows, first_rows, srows[keep], sfirst[keep])
+    def __init__(self, symmetry: bool = False) -> None:
+        self.exact = DuplicateIndex()
+        self.forms = DuplicateIndex() if symmetry else None
+
+    def add(self, start_row: int, keys: np.ndarray, forms: np.ndarray | None = None) -> Repeats:
+        rows, first_rows = self.exact.add(start_row, keys)
+        if self.forms is None or forms is None:
+            return Repeats(rows, first_rows)
+        srows, sfirst = self.forms.add(start_row, forms)
+        at = np.searchsorted(rows, srows).clip(max=max(len(rows) - 1, 0))
+        if len(rows):
+            exact_first = np.where(rows[at] == srows, first_rows[at], -1)
+        else:
+            exact_first = np.full(len(srows), -1, dtype=np.int64)
+        keep = sfirst != exact_first
+        return Repeats(rows, first_rows, srows[keep], sfirst[keep])
