@@ -231,9 +231,19 @@ def test_duplicate_index_finds_repeats_across_batches_as_they_come():
     assert [a.tolist() for a in index.add(0, keys[:2])] == [[], []]
     assert [a.tolist() for a in index.add(2, keys[2:7])] == [[3, 6], [0, 1]]  # as they come
     assert [a.tolist() for a in index.add(7, keys[7:])] == [[7], [0]]
-    assert index.nbytes == 4 * 24  # each distinct puzzle once: 5/7, 9/9, 5/9, 1/1
+    assert index.nbytes == 4 * 20  # each distinct puzzle once: 5/7, 9/9, 5/9, 1/1
     with pytest.raises(ValueError):
         index.add(3, keys[:1])
+
+
+def test_duplicate_index_keeps_rows_past_what_four_bytes_hold():
+    keys = np.array([[5, 7], [9, 9], [5, 7], [3, 3], [3, 3], [9, 9]], dtype=np.uint64)
+    index = DuplicateIndex()
+    index.rows = start = 2**31 - 2  # as if that many rows had come: the first rows' bytes grow
+    rows, first = index.add(start, keys[:3])
+    assert rows.tolist() == [start + 2] and first.tolist() == [start]
+    rows, first = index.add(start + 3, keys[3:])  # 3/3 first seen past 2**31: runs merged
+    assert rows.tolist() == [start + 4, start + 5] and first.tolist() == [start + 3, start + 1]
 
 
 def test_rows_that_share_only_a_first_half_repeat_each_other_not_the_first():

@@ -2,17 +2,20 @@
 
 Workers reduce each parsed puzzle to a 128-bit key (`row_keys`, vectorized: two independent
 64-bit hashes of the 81 cells packed into six words). The parent keeps each distinct key once,
-with the row it was first seen at (`DuplicateIndex`), in a few runs sorted by the key's first
-half, each at most half the size of the one before (a batch's new keys are a run of their
-own; runs of like size are merged, a linear merge, no sort: a run's keys move about log2 of
-the rows' count times in all). Each batch's keys are looked up in the runs as it comes, so
-its repeats are known before the next batch, and the findings file is written in one pass.
+with the row it was first seen at (`DuplicateIndex`): in 64 shards by the key's top bits, each
+a few runs sorted by the key's first half, each at most half the size of the one before (a
+batch's new keys are a run of their own; runs of like size are merged, a linear merge, no
+sort: a key moves about log2 of the batches' count times in all, and a merge moves one
+shard's keys at most). Each batch's keys are looked up as it comes, so its repeats are known
+before the next batch, and the findings file is written in one pass.
 Puzzles are compared after parsing, so `.` and `0` blanks, and surrounding whitespace, do not
 make two puzzles differ. Rows that are not puzzles take no part.
 
-Memory in the parent: 24 bytes a distinct puzzle (both halves, the first row), and for a
-moment, while the largest runs merge, 16 bytes a puzzle of theirs more (240 MB and 160 MB more
-for 10,000,000 distinct puzzles); repeats take nothing. Both halves keep their lowest bit set
+Memory in the parent: 20 bytes a distinct puzzle (both halves, the first row; 200 MB for
+10,000,000 distinct puzzles), and for a moment, while a shard's largest runs merge, 16 bytes a
+puzzle of theirs more (a 64th of them at most); repeats take nothing (the end-of-file grouping
+this replaced held 16 bytes a row, 9 more at the end, and about 100 more a row that shares
+its puzzle; measured with tracemalloc). Both halves keep their lowest bit set
 for puzzles (all-zero keys mark rows that are not puzzles), so a key has 126 random bits: two
 different puzzles among 10M rows share one with probability about 1e-25. Two keys that share
 a first half only (a 1-in-2^64 event; tests force it) are told apart by their second.
@@ -67,20 +70,24 @@ def packed_keys(words: np.ndarray, ok: np.ndarray) -> np.ndarray:
 
 
 _NONE = np.zeros(0, dtype=np.int64)
+_INT32_MAX = np.iinfo(np.int32).max
+_SHARD_BITS = 4  # the keys kept in 16 shards by their top bits: a merge moves 1/16 of them
+Run = tuple[np.ndarray, ...]  # first halves (ascending), second halves, first rows
 
 
 class DuplicateIndex:
-    """The distinct keys seen so far, each with its first row, in sorted runs (see the
-    module); `add` the keys of the next rows, and learn which of them repeat an earlier row."""
+    """The distinct keys seen so far, each with its first row, in shards of sorted runs (see
+    the module); `add` the keys of the next rows, and learn which of them repeat an earlier
+    row."""
 
     def __init__(self) -> None:
-        self._runs: list[tuple[np.ndarray, ...]] = []  # first halves, second halves, first rows
+        self._shards: list[list[Run]] = [[] for _ in range(1 << _SHARD_BITS)]
         self.rows = 0
 
     @property
     def nbytes(self) -> int:
         """Memory held by the runs."""
-        return sum(half.nbytes + other.nbytes + rows.nbytes for half, other, rows in self._runs)
+        return sum(sum(a.nbytes for a in run) for runs in self._shards for run in runs)
 
     def add(self, start_row: int, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The `(n, 2) uint64` keys of rows `start_row`, `start_row + 1`, ... (rows come in
@@ -104,54 +111,72 @@ class DuplicateIndex:
         lead = np.ones(len(at), dtype=np.bool_)  # a key's first row in this batch
         lead[1:] = ~alike | apart
         group = np.cumsum(lead) - 1  # each row's key, among the batch's distinct keys
-        seen = self._lookup(first[lead], second[lead])
-        known = seen >= 0
-        first_rows = np.where(known, seen, start_row + at[lead])
+        first, second = first[lead], second[lead]
+        first_rows = np.empty(len(first), dtype=np.int64)
+        known = np.zeros(len(first), dtype=np.bool_)
+        # the batch's keys are sorted: each shard's are one slice of them
+        shard = (first >> np.uint64(64 - _SHARD_BITS)).astype(np.intp)
+        bounds = np.searchsorted(shard, np.arange((1 << _SHARD_BITS) + 1)).tolist()
+        for s, runs in enumerate(self._shards):
+            lo, hi = bounds[s], bounds[s + 1]
+            if hi == lo:
+                continue
+            seen = _lookup(runs, first[lo:hi], second[lo:hi])
+            known[lo:hi] = seen >= 0
+            first_rows[lo:hi] = np.where(seen >= 0, seen, start_row + at[lead][lo:hi])
+            new = seen < 0
+            _insert(runs, first[lo:hi][new], second[lo:hi][new], first_rows[lo:hi][new])
         repeat = ~lead | known[group]
-        new = ~known
-        self._insert(first[lead][new], second[lead][new], first_rows[new])
         of = np.full(len(keys), -1, dtype=np.int64)  # by row: no sort to put them back
         of[at[repeat]] = first_rows[group[repeat]]
         rows = np.flatnonzero(of >= 0)
         return start_row + rows, of[rows]
 
-    def _lookup(self, first: np.ndarray, second: np.ndarray) -> np.ndarray:
-        """The first row of each key (`first`, `second`: its halves, ascending by first half)
-        seen before, else -1."""
-        found = np.full(len(first), -1, dtype=np.int64)
-        for halves, others, rows in self._runs:
-            at = np.searchsorted(halves, first).clip(max=len(halves) - 1)
-            hit = halves[at] == first
-            same = hit & (others[at] == second)
-            found[same] = rows[at[same]]
-            for i in np.flatnonzero(hit & ~same).tolist():  # first halves alike: rare
-                end = np.searchsorted(halves, first[i], "right")
-                alike = np.flatnonzero(others[at[i] : end] == second[i])
-                if len(alike):
-                    found[i] = rows[at[i] + alike[0]]
-        return found
 
-    def _insert(self, first: np.ndarray, second: np.ndarray, rows: np.ndarray) -> None:
-        """Keys seen for the first time (sorted by first half) as a run; runs of like size
-        merged, so that each is at most half the one before it."""
-        if not len(first):
-            return
-        self._runs.append((first, second, rows))
-        while len(self._runs) > 1 and len(self._runs[-2][0]) <= 2 * len(self._runs[-1][0]):
-            b = list(self._runs.pop())
-            a = list(self._runs.pop())
-            self._runs.append(_merged(a, b))
+def _lookup(runs: list[Run], first: np.ndarray, second: np.ndarray) -> np.ndarray:
+    """The first row of each key (`first`, `second`: its halves, ascending by first half)
+    seen before (kept in `runs`), else -1."""
+    found = np.full(len(first), -1, dtype=np.int64)
+    for halves, others, rows in runs:
+        at = np.searchsorted(halves, first).clip(max=len(halves) - 1)
+        hit = halves[at] == first
+        same = hit & (others[at] == second)
+        found[same] = rows[at[same]]
+        for i in np.flatnonzero(hit & ~same).tolist():  # first halves alike: rare
+            end = np.searchsorted(halves, first[i], "right")
+            alike = np.flatnonzero(others[at[i] : end] == second[i])
+            if len(alike):
+                found[i] = rows[at[i] + alike[0]]
+    return found
 
 
-def _merged(a: list[np.ndarray], b: list[np.ndarray]) -> tuple[np.ndarray, ...]:
-    """Two runs sorted by first half (their halves and rows), as one: a stable sort of the
-    two one after the other, which finds the two runs and merges them in one pass (numpy's
-    timsort; ties: `a`'s first). A column of the two is let go as soon as it is merged."""
-    order = np.argsort(np.concatenate([a[0], b[0]]), kind="stable")
+def _insert(runs: list[Run], first: np.ndarray, second: np.ndarray, rows: np.ndarray) -> None:
+    """Keys seen for the first time (sorted by first half) as a run of `runs`; runs of like
+    size merged, so that each is at most half the one before it."""
+    if not len(first):
+        return
+    if rows[-1] <= _INT32_MAX:  # rows as 4 bytes while they fit
+        rows = rows.astype(np.int32)
+    runs.append((first, second, rows))
+    while len(runs) > 1 and len(runs[-2][0]) <= 2 * len(runs[-1][0]):
+        b = list(runs.pop())
+        a = list(runs.pop())
+        runs.append(_merged(a, b))
+
+
+def _merged(a: list[np.ndarray], b: list[np.ndarray]) -> Run:
+    """Two runs sorted by first half (their halves and first rows), as one: each element's
+    place found by a binary search in the other run (ties: `a`'s first), no sort; a column of
+    the two let go as soon as it is merged."""
+    to_a = np.arange(len(a[0])) + np.searchsorted(b[0], a[0], "left")
+    to_b = np.arange(len(b[0])) + np.searchsorted(a[0], b[0], "right")
     merged = []
     for i in range(len(a)):
-        merged.append(np.concatenate([a[i], b[i]])[order])
+        out = np.empty(len(a[i]) + len(b[i]), dtype=np.result_type(a[i], b[i]))
+        out[to_a] = a[i]
+        out[to_b] = b[i]
         a[i] = b[i] = _NONE  # the caller holds no other reference
+        merged.append(out)
     return tuple(merged)
 
 
