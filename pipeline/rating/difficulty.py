@@ -19,57 +19,22 @@ import numpy as np
 from pipeline.compiled import kernel
 from pipeline.kernels import codes, solve_grids
 from pipeline.kernels.candidates import as_candidates
+from pipeline.splitmix import GAMMA, mix
+from pipeline.symmetry_kernels import draw_symmetry as draw
 
 CHUNK = 4096  # puzzles per solver call: bounds the memory of the symmetric copies
 
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
-_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
-_MIX2 = np.uint64(0x94D049BB133111EB)
 _FNV_OFFSET = np.uint64(0xCBF29CE484222325)
 _FNV_PRIME = np.uint64(0x100000001B3)
 
 
 @kernel
-def _mix(z: np.uint64) -> np.uint64:
-    """splitmix64's output function: a 64-bit value to a well-mixed one."""
-    z = (z ^ (z >> np.uint64(30))) * _MIX1
-    z = (z ^ (z >> np.uint64(27))) * _MIX2
-    return z ^ (z >> np.uint64(31))
-
-
-@kernel
-def _below(state: np.ndarray, bound: int) -> int:
-    """Next number of the splitmix64 stream in `state[0]`, as an int in [0, bound)."""
-    state[0] += _GOLDEN
-    return int((_mix(state[0]) >> np.uint64(11)) % np.uint64(bound))
-
-
-@kernel
-def _shuffle(state: np.ndarray, items: np.ndarray, start: int, count: int) -> None:
-    """Fisher-Yates shuffle of `items[start:start + count]`."""
-    for i in range(count - 1, 0, -1):
-        j = _below(state, i + 1)
-        items[start + i], items[start + j] = items[start + j], items[start + i]
-
-
-@kernel
-def _line_order(state: np.ndarray, order: np.ndarray) -> None:
-    """A random order of the 9 rows (or columns): bands shuffled, rows shuffled inside each."""
-    bands = np.arange(3)
-    _shuffle(state, bands, 0, 3)
-    for b in range(3):
-        for r in range(3):
-            order[3 * b + r] = 3 * bands[b] + r
-        _shuffle(state, order, 3 * b, 3)
-
-
-@kernel
 def puzzle_key(grid: np.ndarray, seed: int) -> np.uint64:
     """A 64-bit key of a puzzle's cells and the seed (FNV-1a over the cells, then mixed)."""
-    h = _FNV_OFFSET ^ _mix(np.uint64(seed))
+    h = _FNV_OFFSET ^ mix(np.uint64(seed))
     for cell in range(81):
         h = (h ^ np.uint64(grid[cell])) * _FNV_PRIME
-    return _mix(h)
+    return mix(h)
 
 
 @kernel
@@ -78,16 +43,12 @@ def draw_symmetry(
 ) -> bool:
     """Symmetry number `sample` of the puzzle with this key: fills the relabelling `digits`
     (10,) (0 stays 0), the new place of each row `rows` (9,) and of each column `columns` (9,);
-    returns whether to transpose too."""
-    state = np.empty(1, dtype=np.uint64)
-    state[0] = _mix(np.uint64(key) + np.uint64(sample) * _GOLDEN)  # all uint64: no float
+    returns whether to transpose too. The draw is augment's (`symmetry_kernels.draw_symmetry`)
+    from a stream of its own, its draws taken modulo."""
+    state = np.empty(4, dtype=np.uint64)  # the stream, and room for a shuffle of bands
+    state[0] = mix(np.uint64(key) + np.uint64(sample) * GAMMA)  # all uint64: no float
     digits[0] = 0
-    for d in range(1, 10):
-        digits[d] = d
-    _shuffle(state, digits, 1, 9)
-    _line_order(state, rows)
-    _line_order(state, columns)
-    return _below(state, 2) == 1
+    return draw(state, digits[1:], rows, columns, True)
 
 
 @kernel
