@@ -35,7 +35,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from pipeline.plugins import Answers, SolverSpec
+from pipeline.plugins import Answers, SolverSpec, unanswered
 from pipeline.plugins.program_process import CHUNK, ProgramProcess
 
 DEFAULT_TIMEOUT = 10.0  # seconds a puzzle may take before the program is thought hung
@@ -147,16 +147,7 @@ class ProgramSolver:
     def answer(self, grids: np.ndarray, skip: np.ndarray, limit: int) -> Answers:
         """Answer the rows not skipped, one line each (`limit` is not passed on: the program
         says one solution or none, so a grid is "found" and uniqueness is left to our kernel)."""
-        grids = np.ascontiguousarray(grids, dtype=np.uint8).reshape(-1, 81)
-        n = grids.shape[0]
-        answers = Answers(
-            solutions=np.zeros((n, 81), dtype=np.uint8),
-            counts=np.full(n, -1, dtype=np.int64),
-            guesses=None,
-            solve_ns=np.zeros(n, dtype=np.int64),
-            errors=[None] * n,
-        )
-        rows = np.flatnonzero(~np.asarray(skip, dtype=np.bool_))
+        grids, rows, answers = unanswered(grids, skip)
         if not len(rows):
             return answers
         asked = grids[rows]
