@@ -8,7 +8,7 @@ from pipeline.report.text import NONE, Table, align, count, decimal
 
 GROUPS = (("by_clues", "clues", "clue count"), ("by_grade", "grade", "grade"),
           ("by_difficulty", "difficulty", "difficulty"))  # fmt: skip
-KEY_SENTENCE = {
+SCORE_KEY_SENTENCE = {
     "puzzle": "puzzle (a puzzle repeated in a file counts once, at its first row)",
     "id": "id (the files have no puzzle column; an id repeated counts once)",
     "row": "row (the files have no puzzle or id column: the same input is assumed)",
@@ -50,7 +50,7 @@ def agreement_table(data: dict[str, Any]) -> Table:
 
 
 def agreement_notes(data: dict[str, Any]) -> list[str]:
-    return [f"{a['run']} and {a['baseline']}: joined by {KEY_SENTENCE[a['key']]}"
+    return [f"{a['run']} and {a['baseline']}: joined by {SCORE_KEY_SENTENCE[a['key']]}"
             for a in data["agreements"]]  # fmt: skip
 
 
