@@ -8,7 +8,7 @@ them for a LazyFrame).
 """
 
 from dataclasses import replace
-from typing import Unpack, overload
+from typing import Unpack
 
 import polars as pl
 import pyarrow as pa
@@ -16,40 +16,20 @@ import pyarrow as pa
 from pipeline.errors import InputError
 from pipeline.grid import PuzzleColumn
 from pipeline.io.columns import prediction_column
-from pipeline.io.frames import ColumnNames, PuzzleInput, frame_columns, puzzle_batch, puzzle_strings
+from pipeline.io.frames import (
+    ColumnNames,
+    PuzzleInput,
+    frame_columns,
+    frame_twin,
+    puzzle_batch,
+    puzzle_strings,
+)
 from pipeline.jobs.score.batch import ScoreOptions, output_schema, score_record_batch
 from pipeline.jobs.score.job import DIFFICULTY_COLUMN, GRADE_COLUMN
 from pipeline.run.pool import map_chunks
 
 
-@overload
-def score_predictions(
-    puzzles: pl.LazyFrame,
-    predictions: None = None,
-    *,
-    solutions: None = None,
-    prediction_column: str | None = None,
-    rate: bool = False,
-    rate_samples: int = 16,
-    workers: int | None = None,
-    **columns: Unpack[ColumnNames],
-) -> pl.LazyFrame: ...
-
-
-@overload
-def score_predictions(
-    puzzles: PuzzleInput,
-    predictions: PuzzleColumn | None = None,
-    *,
-    solutions: PuzzleColumn | None = None,
-    prediction_column: str | None = None,
-    rate: bool = False,
-    rate_samples: int = 16,
-    workers: int | None = None,
-    **columns: Unpack[ColumnNames],
-) -> pl.DataFrame: ...
-
-
+@frame_twin
 def score_predictions(
     puzzles: PuzzleInput | pl.LazyFrame,
     predictions: PuzzleColumn | None = None,
