@@ -18,7 +18,7 @@ import numpy as np
 
 from pipeline.compiled import kernel
 from pipeline.kernels import codes, solve_grids
-from pipeline.kernels.candidates import as_candidates
+from pipeline.rating.puzzles import rated_puzzles
 from pipeline.splitmix import GAMMA, mix
 from pipeline.symmetry_kernels import draw_symmetry as draw
 
@@ -52,61 +52,59 @@ def draw_symmetry(
 
 
 @kernel
-def symmetric_copies(grids: np.ndarray, seed: int, samples: int, out: np.ndarray) -> None:
-    """Write `samples` random symmetries of each of `grids (n, 81)` to `out (n * samples, 81)`:
-    copy `s` of puzzle `i` at row `i * samples + s`, cell (r, c) moved to (rows[r], columns[c])
-    (or (columns[c], rows[r]) when transposed), digits relabelled."""
-    digits = np.empty(10, dtype=np.uint8)
-    rows = np.empty(9, dtype=np.int64)
-    columns = np.empty(9, dtype=np.int64)
-    for i in range(grids.shape[0]):
-        key = puzzle_key(grids[i], seed)
-        for s in range(samples):
-            transpose = draw_symmetry(key, s, digits, rows, columns)
-            copy = out[i * samples + s]
-            for r in range(9):
-                for c in range(9):
-                    to = 9 * columns[c] + rows[r] if transpose else 9 * rows[r] + columns[c]
-                    copy[to] = digits[grids[i, 9 * r + c]]
+def _key_view(marks: np.ndarray, view: np.ndarray) -> None:
+    """A pencilmark puzzle's cells as its key reads them (`symmetric_copies`): a cell with one
+    candidate as that digit, a cell with all nine as a blank, others as 10 + their marks."""
+    for cell in range(81):
+        m = np.int64(marks[cell])
+        if m == 0x1FF:
+            view[cell] = 0
+        elif m != 0 and m & (m - 1) == 0:
+            view[cell] = 1
+            while m > 1:
+                m >>= 1
+                view[cell] += 1
+        else:
+            view[cell] = 10 + m
 
 
 @kernel
-def symmetric_candidate_copies(
-    candidates: np.ndarray, seed: int, samples: int, out: np.ndarray
+def symmetric_copies(
+    puzzles: np.ndarray, pencilmarks: bool, seed: int, samples: int, out: np.ndarray
 ) -> None:
-    """`symmetric_copies` of pencilmark puzzles (`(n, 81) uint16`, bit d-1 for digit d): the
-    same symmetries, each cell's candidate digits relabelled. The key reads a cell with one
-    candidate as that digit and a cell with all nine as a blank (others as 10 + their marks),
-    so a grid written as pencilmarks draws the grid's own symmetries."""
+    """Write `samples` random symmetries of each of `puzzles (n, 81)` to `out (n * samples,
+    81)`: copy `s` of puzzle `i` at row `i * samples + s`, cell (r, c) moved to (rows[r],
+    columns[c]) (or (columns[c], rows[r]) when transposed), digits relabelled.
+
+    With `pencilmarks`, the puzzles are `(n, 81) uint16` candidates (bit d-1 for digit d): the
+    same symmetries, each cell's candidate digits relabelled. Their key reads a cell with one
+    candidate as that digit and a cell with all nine as a blank (`_key_view`), so a grid
+    written as pencilmarks draws the grid's own symmetries."""
     digits = np.empty(10, dtype=np.uint8)
     rows = np.empty(9, dtype=np.int64)
     columns = np.empty(9, dtype=np.int64)
     view = np.empty(81, dtype=np.int64)
-    for i in range(candidates.shape[0]):
-        for cell in range(81):
-            marks = np.int64(candidates[i, cell])
-            if marks == 0x1FF:
-                view[cell] = 0
-            elif marks != 0 and marks & (marks - 1) == 0:
-                view[cell] = 1
-                while marks > 1:
-                    marks >>= 1
-                    view[cell] += 1
-            else:
-                view[cell] = 10 + marks
-        key = puzzle_key(view, seed)
+    for i in range(puzzles.shape[0]):
+        if pencilmarks:
+            _key_view(puzzles[i], view)
+            key = puzzle_key(view, seed)
+        else:
+            key = puzzle_key(puzzles[i], seed)
         for s in range(samples):
             transpose = draw_symmetry(key, s, digits, rows, columns)
             copy = out[i * samples + s]
             for r in range(9):
                 for c in range(9):
                     to = 9 * columns[c] + rows[r] if transpose else 9 * rows[r] + columns[c]
-                    marks = candidates[i, 9 * r + c]
+                    cell = puzzles[i, 9 * r + c]
+                    if not pencilmarks:
+                        copy[to] = digits[cell]
+                        continue
                     moved = 0
                     for d in range(9):
-                        if marks >> d & 1:
+                        if cell >> d & 1:
                             moved |= 1 << (digits[d + 1] - 1)
-                    copy[to] = moved | (marks & ~0x1FF)  # bits above the ninth stay: invalid
+                    copy[to] = moved | (cell & ~0x1FF)  # bits above the ninth stay: invalid
 
 
 def difficulty_grids(
@@ -127,31 +125,24 @@ def difficulty_grids(
     """
     if samples < 1:
         raise ValueError(f"samples must be at least 1, not {samples!r}")
-    if candidates is not None:
-        puzzles = as_candidates(candidates)
-    elif grids is None:
-        raise ValueError("difficulty_grids needs grids or candidates")
-    else:
-        puzzles = np.ascontiguousarray(grids, dtype=np.uint8).reshape(-1, 81)
+    puzzles, skip = rated_puzzles(grids, candidates, skip, "difficulty_grids")
+    pencilmarks = candidates is not None
     n = puzzles.shape[0]
-    skip = np.zeros(n, dtype=np.bool_) if skip is None else np.asarray(skip, dtype=np.bool_)
     difficulty = np.full(n, np.nan)
     verdicts = np.full(n, codes.MALFORMED, dtype=np.int8)
     copies = np.empty((min(n, CHUNK) * samples, 81), dtype=puzzles.dtype)
     for start in range(0, n, CHUNK):
         chunk = puzzles[start : start + CHUNK]
         k = len(chunk)
-        if candidates is None:
-            symmetric_copies(chunk, seed, samples, copies)
-        else:
-            symmetric_candidate_copies(chunk, seed, samples, copies)
+        symmetric_copies(chunk, pencilmarks, seed, samples, copies)
+        made = copies[: k * samples]
         found = solve_grids(
-            None if candidates is not None else copies[: k * samples],
+            None if pencilmarks else made,
             strategy="fast",
             solutions=1,
             max_nodes=max_nodes,
             skip=np.repeat(skip[start : start + k], samples),
-            candidates=copies[: k * samples] if candidates is not None else None,
+            candidates=made if pencilmarks else None,
         )
         # a copy's verdict is the puzzle's, except LIMIT, which any copy may hit on its own
         copy_verdicts = found.verdicts.reshape(k, samples)
