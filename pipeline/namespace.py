@@ -39,6 +39,11 @@ def _strings(puzzles: pl.Series) -> pa.Array:
     return puzzle_strings(puzzles)
 
 
+def _field_or_struct(columns: pl.DataFrame, field: str | None, name: str) -> pl.Series:
+    """One of `columns` (`field`), or all of them as a struct, named `name`."""
+    return columns[field].alias(name) if field is not None else columns.to_struct(name)
+
+
 def _solved(
     puzzles: pl.Series, strategy: str, solutions: int, max_nodes: int | None, field: str | None
 ) -> pl.Series:
@@ -46,9 +51,7 @@ def _solved(
     from pipeline.jobs.solve.frame import solve_batch
 
     results = solve_batch(_strings(puzzles), strategy, solutions, max_nodes)
-    if field is not None:
-        return results[field].alias(puzzles.name)
-    return results.select(SOLVE_FIELDS).to_struct(puzzles.name)
+    return _field_or_struct(results.select(SOLVE_FIELDS), field, puzzles.name)
 
 
 def _solve_type() -> pl.Struct:
@@ -64,10 +67,7 @@ def _rated(
     """`pipeline.rate`'s columns as a struct, or one of them (`field`)."""
     from pipeline.rating import rate
 
-    rated = rate(_strings(puzzles), samples, seed, max_nodes)
-    if field is not None:
-        return rated[field].alias(puzzles.name)
-    return rated.to_struct(puzzles.name)
+    return _field_or_struct(rate(_strings(puzzles), samples, seed, max_nodes), field, puzzles.name)
 
 
 def _canonical(puzzles: pl.Series, blank: str) -> pl.Series:
