@@ -151,7 +151,7 @@ def augment_file(
     reason (the summary). `options`: how to read the input and run the job, as for
     `solve_file` (`JobOptions`; `format`: parquet or npy).
 
-    Raises `InputError` (one line, for the CLI) for a bad file, column, option or output,
+    Raises `InputError` (its message one line) for a bad file, column, option or output,
     `RunFailed` when the workers or the cluster go away, and `RunInterrupted` after Ctrl-C or
     SIGTERM (nothing is kept).
     """

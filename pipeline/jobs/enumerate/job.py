@@ -54,7 +54,7 @@ OPTIONS = ("column", "id_column", "separator", "has_header", "input_format", "fo
 
 @dataclass
 class EnumerateSummary:
-    """What an enumerate run did; `to_json()` is the `--json` output of the CLI. `puzzles`:
+    """What an enumerate run did; `to_json()`: the same as one JSON object. `puzzles`:
     input rows per outcome (`solutions.OUTCOMES`)."""
 
     input: str

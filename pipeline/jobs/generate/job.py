@@ -38,7 +38,7 @@ BYTES_PER_PUZZLE = {"csv": 180, "jsonl": 240, "parquet": 100}  # on disk, a litt
 
 @dataclass
 class GenerateSummary:
-    """What a `generate_file` did; `to_json()` is the `--json` output of the CLI."""
+    """What a `generate_file` did; `to_json()`: the same as one JSON object."""
 
     output: str
     rows: int

@@ -86,7 +86,7 @@ def score_file(
     its difficulty: mean guesses over `rate_samples` symmetries; far dearer than the scoring).
     `options`: how to read the input and run the job, as for `solve_file` (`JobOptions`).
 
-    Raises `InputError` (one line, for the CLI) for a bad file, column, option or output,
+    Raises `InputError` (its message one line) for a bad file, column, option or output,
     `RunFailed` when the workers or the cluster go away, and `RunInterrupted` after Ctrl-C or
     SIGTERM; both keep the finished batches for `resume=True` (`CheckpointError` when the
     checkpoint is another run's or damaged).

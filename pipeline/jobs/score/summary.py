@@ -101,7 +101,7 @@ def _group(rows: int, correct: int) -> dict[str, Any]:
 
 @dataclass
 class ScoreSummary:
-    """What a scoring found; `to_json()` is the `--json` output of the CLI."""
+    """What a scoring found; `to_json()`: the same as one JSON object."""
 
     input: str
     output: str

@@ -41,7 +41,7 @@ def solve_batch(
 
     `puzzles`: a list of 81-character strings, a polars Series, a pyarrow array, a numpy array
     of strings or an `(n, 81)` numpy array of ints 0-9 (0 for blanks); or a polars DataFrame
-    (or pyarrow Table) whose puzzle column is found as the CLI finds a file's (by name: puzzle,
+    (or pyarrow Table) whose puzzle column is found as a file's is (by name: puzzle,
     quizzes, board, grid, sudoku, ...; else by content; or `column=`), its solution column
     checked into `expected_ok` and its id column passed through (`solution_column=`,
     `id_column=`), and its other columns after the result's, as they are (named `input_<name>`

@@ -40,7 +40,7 @@ SOURCE_TYPE = pa.dictionary(pa.int32(), pa.string())  # the `source` column of s
 
 @dataclass
 class RunSummary:
-    """What a run did; `to_json()` is the `--json` output of the CLI."""
+    """What a run did; `to_json()`: the same as one JSON object."""
 
     input: str
     output: str
@@ -151,8 +151,8 @@ def solve_file(
     `canonical` adds each puzzle's minlex form; `rate` its `difficulty` (mean guesses over
     `rate_samples` random symmetries) and `grade` (the hardest technique a person needs).
     `options`: how to read the inputs and run the job (`JobOptions`: columns, separator,
-    header, formats, force, batch size, workers, progress, executor). Raises `InputError` (one
-    line, for the CLI) for a bad file, column, option or output, `RunFailed` when workers or
+    header, formats, force, batch size, workers, progress, executor). Raises `InputError` (its
+    message one line) for a bad file, column, option or output, `RunFailed` when workers or
     the cluster go away, and `RunInterrupted` after Ctrl-C or SIGTERM; both keep the finished
     batches for `resume=True`.
     """

@@ -73,8 +73,8 @@ def split_file(
 
     `options`: how to read the inputs and run the job, as for `solve_file` (`JobOptions`;
     `format` is parquet or npy, `force` replaces a folder that holds something else than an
-    earlier split). Returns the manifest. Raises `InputError` (one line, for the CLI) for a bad
-    file, column, option or output folder; `RunFailed`, `RunInterrupted` as solve does
+    earlier split). Returns the manifest. Raises `InputError` (its message one line) for a
+    bad file, column, option or output folder; `RunFailed`, `RunInterrupted` as solve does
     (nothing is kept: the folder is written at the end, whole).
     """
     try:

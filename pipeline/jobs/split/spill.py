@@ -21,11 +21,11 @@ its copies (`jobs.augment.groups`, keyed by the row's order key: the same whatev
 With a subsample, the training split is its first rows in that order (later buckets are
 still read, to count their repeats).
 
-Measured (1M rows, 17-clue by symmetries, one core, under load): the parent's peak is set by
-the run loop (~410 MiB, as `solve --canonical`'s); the cut adds ~40 bytes a row for a moment,
-the writing ~90 MiB with 16 MiB buckets (~250 MiB with 64 MiB ones: a bucket is held as
-Arrow, as polars, filtered and gathered). The disk holds the kept rows about once more
-(lz4 Arrow files), a part deleted as soon as it is routed, a bucket as soon as it is sorted.
+Memory: the parent's peak is the run loop's; the cut adds about 40 bytes a row for a moment,
+the writing one bucket at a time (held as Arrow, as polars, filtered and gathered: hence
+buckets of `BUCKET_BYTES`; the figures are in docs/BENCHMARKS.md, "Split"). The disk holds the
+kept rows about once more (lz4 Arrow files), a part deleted as soon as it is routed, a bucket
+as soon as it is sorted.
 
 Everything lives in the output's temporary folder (`.NAME.tmp-PID`), which the next run
 clears when a killed run leaves it.

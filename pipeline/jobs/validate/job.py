@@ -68,7 +68,7 @@ def validate_file(
     `batch_size` defaults to 50,000 rows, or 5,000 with `minimal` (each row then costs about
     30 times more: smaller batches keep every worker busy and the progress bar moving).
 
-    Raises `InputError` (one line, for the CLI) for a bad file, column or option, `RunFailed`
+    Raises `InputError` (its message one line) for a bad file, column or option, `RunFailed`
     when the workers or the cluster go away, and `RunInterrupted` after Ctrl-C or SIGTERM
     (nothing is kept).
     """

@@ -19,7 +19,7 @@ EXAMPLES = 3  # first findings of each code kept for the summary
 
 @dataclass
 class ValidationSummary:
-    """What a validation found; `to_json()` is the `--json` output of the CLI."""
+    """What a validation found; `to_json()`: the same as one JSON object."""
 
     input: str
     output: str
