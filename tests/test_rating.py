@@ -114,7 +114,7 @@ def test_symmetric_copies_are_the_same_puzzle_in_other_clothes():
             assert verify_solutions(copy[None], solution[None]).all()
     assert len({row.tobytes() for row in moved}) == 10 * samples  # all different
     one = np.empty((samples, 81), dtype=np.uint8)
-    symmetric_copies(puzzles[7:8], False, 3, samples, one)  # a puzzle's copies do not depend on its row
+    symmetric_copies(puzzles[7:8], False, 3, samples, one)  # its copies do not depend on its row
     assert (one == moved[7 * samples : 8 * samples]).all()
 
 

@@ -30,7 +30,8 @@ from pipeline.io.columns import (
     pick_columns,
     separator_of,
 )
-from pipeline.io.formats import head_rows, unique_names
+from pipeline.io.formats import head_rows
+from pipeline.io.readers import unique_names
 
 SEPARATORS = (",", ";", "|", "\t")  # tried in this order, the format's own first
 SHOWN = {"\t": "tab"}

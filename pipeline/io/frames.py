@@ -30,8 +30,8 @@ import pyarrow as pa
 
 from pipeline.errors import InputError
 from pipeline.grid import CELLS, PuzzleColumn, format_grids
-from pipeline.io.columns import passthrough_names
-from pipeline.io.dataset import SAMPLE_ROWS, pick_columns
+from pipeline.io.columns import SAMPLE_ROWS, passthrough_names
+from pipeline.io.opening import pick_columns
 
 PuzzleInput: TypeAlias = PuzzleColumn | pl.DataFrame | pa.Table
 _COLUMN_KINDS = (

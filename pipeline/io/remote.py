@@ -25,13 +25,8 @@ from typing import IO, Any, Protocol
 import pyarrow as pa
 
 from pipeline.errors import InputError, first_line
-from pipeline.io.formats import (
-    HEAD_BYTES,
-    ParquetReader,
-    check_signature,
-    spool,
-    text_head,
-)
+from pipeline.io.formats import HEAD_BYTES, check_signature, spool, text_head
+from pipeline.io.readers import ParquetReader
 from pipeline.io.stdin import read_up_to
 from pipeline.io.urls import HTTP, scheme, shown
 

@@ -22,14 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from pipeline.errors import InputError
-from pipeline.io.formats import (
-    ByteSource,
-    FileBytes,
-    ParquetReader,
-    check_file,
-    detect_format,
-    read_head,
-)
+from pipeline.io.formats import ByteSource, FileBytes, check_file, detect_format, read_head
+from pipeline.io.readers import ParquetReader
 from pipeline.io.remote import RemoteBytes, RemoteFile, open_remote, remote_head, remote_parquet
 from pipeline.io.stdin import NAME as STDIN_NAME
 from pipeline.io.stdin import STDIN, StdinInput, is_standard_input, is_stream, open_stdin

@@ -37,7 +37,7 @@ import pyarrow as pa
 
 from pipeline.compiled import notices, stderr_notice
 from pipeline.errors import InputError
-from pipeline.io.dataset import open_dataset
+from pipeline.io.opening import open_dataset
 from pipeline.io.output import Target, check_output, default_output
 from pipeline.io.runinfo import machine
 from pipeline.io.sidecars import OutputLock, clear_stale_temporaries
