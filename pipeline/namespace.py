@@ -137,8 +137,12 @@ class SudokuExpressions:
         SolveOptions(strategy, solutions, max_nodes)  # a bad option now, not when it runs
         kind = _solve_type()
         dtype = kind if field is None else kind.to_schema()[field]
-        return self._each(partial(_solved, strategy=strategy, solutions=solutions,
-                                  max_nodes=max_nodes, field=field), dtype)  # fmt: skip
+        return self._each(
+            partial(
+                _solved, strategy=strategy, solutions=solutions, max_nodes=max_nodes, field=field
+            ),
+            dtype,
+        )
 
     def clues(self) -> pl.Expr:
         """The number of givens (Int8); null for what is not a puzzle."""
@@ -171,8 +175,9 @@ class SudokuExpressions:
         if samples < 0 or seed < 0:
             raise ValueError("samples and seed must be at least 0")
         dtype = pl.Struct(RATING_SCHEMA) if field is None else RATING_SCHEMA[field]
-        return self._each(partial(_rated, samples=samples, seed=seed, max_nodes=max_nodes,
-                                  field=field), dtype)  # fmt: skip
+        return self._each(
+            partial(_rated, samples=samples, seed=seed, max_nodes=max_nodes, field=field), dtype
+        )
 
 
 pl.api.register_expr_namespace("sudoku")(SudokuExpressions)
@@ -207,11 +212,23 @@ def _with_columns(
 
 
 @overload
-def rate(puzzles: pl.LazyFrame, samples: int = ..., seed: int = ..., max_nodes: int | None = ...,
-         *, column: str | None = ...) -> pl.LazyFrame: ...  # fmt: skip
+def rate(
+    puzzles: pl.LazyFrame,
+    samples: int = ...,
+    seed: int = ...,
+    max_nodes: int | None = ...,
+    *,
+    column: str | None = ...,
+) -> pl.LazyFrame: ...
 @overload
-def rate(puzzles: PuzzleColumn | pl.DataFrame | pa.Table, samples: int = ..., seed: int = ...,
-         max_nodes: int | None = ..., *, column: str | None = ...) -> pl.DataFrame: ...  # fmt: skip
+def rate(
+    puzzles: PuzzleColumn | pl.DataFrame | pa.Table,
+    samples: int = ...,
+    seed: int = ...,
+    max_nodes: int | None = ...,
+    *,
+    column: str | None = ...,
+) -> pl.DataFrame: ...
 
 
 def rate(
@@ -250,16 +267,19 @@ def _rating_columns(puzzles: pl.Expr, samples: int, seed: int, max_nodes: int | 
 
 
 @overload
-def canonical(puzzles: pl.LazyFrame, blank: str = ..., *,
-              column: str | None = ...) -> pl.LazyFrame: ...  # fmt: skip
+def canonical(
+    puzzles: pl.LazyFrame, blank: str = ..., *, column: str | None = ...
+) -> pl.LazyFrame: ...
 @overload
-def canonical(puzzles: pl.DataFrame, blank: str = ..., *,
-              column: str | None = ...) -> pl.DataFrame: ...  # fmt: skip
+def canonical(
+    puzzles: pl.DataFrame, blank: str = ..., *, column: str | None = ...
+) -> pl.DataFrame: ...
 # A pyarrow Table gives a DataFrame too, but pyarrow has no type hints: to a checker a
 # `pa.Table` overload would take any argument (a column's call would type as a DataFrame).
 @overload
-def canonical(puzzles: PuzzleColumn, blank: str = ..., *,
-              column: str | None = ...) -> pl.Series: ...  # fmt: skip
+def canonical(
+    puzzles: PuzzleColumn, blank: str = ..., *, column: str | None = ...
+) -> pl.Series: ...
 
 
 def canonical(

@@ -262,13 +262,26 @@ def augment_grids(
         raise ValueError(f"copies must be >= 0 and attempts >= 1, not {copies}, {attempts}")
     n, m = len(puzzles), copies + bool(keep_original)
     out = Copies(
-        np.empty((n * m, 81), np.uint8), np.empty((n * m, 81), np.uint8),
-        np.empty(n * m, np.int32), np.empty(n * m, np.int32), np.empty(n * m, np.int32),
-        np.empty(n * m, np.bool_), np.empty(n * m, np.bool_), np.empty(n, np.bool_),
-    )  # fmt: skip
+        np.empty((n * m, 81), np.uint8),
+        np.empty((n * m, 81), np.uint8),
+        np.empty(n * m, np.int32),
+        np.empty(n * m, np.int32),
+        np.empty(n * m, np.int32),
+        np.empty(n * m, np.bool_),
+        np.empty(n * m, np.bool_),
+        np.empty(n, np.bool_),
+    )
     seed_bits = int(seed) & (2**64 - 1)  # any int: its low 64 bits key the streams
-    augment_kernel(puzzles, solutions, groups, np.uint64(seed_bits), copies, bool(keep_original),
-                   attempts, *out)  # fmt: skip
+    augment_kernel(
+        puzzles,
+        solutions,
+        groups,
+        np.uint64(seed_bits),
+        copies,
+        bool(keep_original),
+        attempts,
+        *out,
+    )
     return out
 
 

@@ -29,7 +29,7 @@ def augment(
         int,
         typer.Option(
             "--copies", "-k", min=1, metavar="K", help="Random symmetries of every puzzle."
-        ),  # fmt: skip
+        ),
     ] = 8,
     seed: Annotated[
         int, typer.Option(min=0, metavar="N", help="Seed of the random symmetries.")
@@ -42,7 +42,7 @@ def augment(
         typer.Option(
             "--format",
             help="parquet, or npy: a folder with one .npy per column (default: parquet).",
-        ),  # fmt: skip
+        ),
     ] = None,
     batch_size: Annotated[
         int | None,
@@ -51,7 +51,7 @@ def augment(
             metavar="N",
             help="Input rows per batch (bounds memory; default: "
             "about 65,536 rows out per batch, 65,536 / K in).",
-        ),  # fmt: skip
+        ),
     ] = None,
     **job: Any,
 ) -> None:
@@ -67,6 +67,14 @@ def augment(
     """
     from pipeline.jobs.augment.job import augment_file
 
-    run_job(augment_file, input_path, output, job, copies=copies, seed=seed,
-            keep_original=keep_original, batch_size=batch_size,
-            format=output_format.value if output_format else None)  # fmt: skip
+    run_job(
+        augment_file,
+        input_path,
+        output,
+        job,
+        copies=copies,
+        seed=seed,
+        keep_original=keep_original,
+        batch_size=batch_size,
+        format=output_format.value if output_format else None,
+    )

@@ -130,9 +130,21 @@ def solve(
     if strategy is not None and solver is not None:
         fail("give --strategy or --solver, not both (--solver fast is a strategy)")
     chosen = (strategy or DEFAULT_STRATEGY_CHOICE).value
-    run_job(solve_file, inputs, output, job, strategy=chosen, solver=solver, solutions=solutions,
-            canonical=canonical, rate=rate, rate_samples=rate_samples, max_nodes=max_nodes,
-            resume=resume, batch_size=batch_size)  # fmt: skip
+    run_job(
+        solve_file,
+        inputs,
+        output,
+        job,
+        strategy=chosen,
+        solver=solver,
+        solutions=solutions,
+        canonical=canonical,
+        rate=rate,
+        rate_samples=rate_samples,
+        max_nodes=max_nodes,
+        resume=resume,
+        batch_size=batch_size,
+    )
 
 
 @app.command(cls=Command)
@@ -180,9 +192,17 @@ def validate(
     """
     from pipeline.jobs.validate import validate_file
 
-    summary = run_job(validate_file, input_path, output, job, max_nodes=max_nodes,
-                      minimal=minimal, symmetry=symmetry, against=against or None,
-                      batch_size=batch_size)  # fmt: skip
+    summary = run_job(
+        validate_file,
+        input_path,
+        output,
+        job,
+        max_nodes=max_nodes,
+        minimal=minimal,
+        symmetry=symmetry,
+        against=against or None,
+        batch_size=batch_size,
+    )
     failed = summary.levels["error"] + (summary.levels["warning"] if strict else 0)
     if failed and not exit_zero:
         what = "error or warning" if strict else "error"
@@ -227,9 +247,18 @@ def generate(
     from pipeline.jobs.generate.job import generate_file
 
     with one_line_errors():
-        summary = generate_file(n, output or "-", seed=seed, clues=clues, workers=workers,
-                                force=force, format=None if format is None else format.value,
-                                grade=grade, min_grade=min_grade, progress=not quiet)  # fmt: skip
+        summary = generate_file(
+            n,
+            output or "-",
+            seed=seed,
+            clues=clues,
+            workers=workers,
+            force=force,
+            format=None if format is None else format.value,
+            grade=grade,
+            min_grade=min_grade,
+            progress=not quiet,
+        )
     to_stdout = output in (None, "-")
     if to_stdout and not as_json:
         return  # the puzzles are the output: a summary would only get in their way
@@ -257,7 +286,7 @@ def report(
             "-q",
             help="Nothing on stderr but errors; with --html, no "
             "tables on stdout either (--json is still printed).",
-        ),  # fmt: skip
+        ),
     ] = False,
 ) -> None:
     """Solver performance from result files, read only: percentiles, verdicts, kernel and
@@ -272,8 +301,13 @@ def report(
 
     with one_line_errors():
         summary = make_report(results, html=html, force=force)
-    _print_result(summary.to_json() if as_json else render_text(summary), as_json=as_json,
-                  quiet=quiet, written=html, nl=as_json)  # fmt: skip
+    _print_result(
+        summary.to_json() if as_json else render_text(summary),
+        as_json=as_json,
+        quiet=quiet,
+        written=html,
+        nl=as_json,
+    )
 
 
 @app.command(cls=Command)
@@ -327,7 +361,7 @@ def bench(
             "-q",
             help="Nothing on stderr but errors; with -o, no table on "
             "stdout either (--json is still printed).",
-        ),  # fmt: skip
+        ),
     ] = False,
     as_json: AsJson = False,
     force: Force = False,
@@ -341,12 +375,26 @@ def bench(
     from pipeline.jobs.bench.job import bench as run_bench
 
     with one_line_errors():
-        result = run_bench(datasets, strategy and strategy.value, workers, output,
-                           max_nodes=max_nodes, rows=rows, repeats=repeats, reference=reference,
-                           tdoku=tdoku, progress=not quiet, force=force,
-                           solvers=solver or ())  # fmt: skip
-    _print_result(result.to_json() if as_json else result.to_markdown(), as_json=as_json,
-                  quiet=quiet, written=output)  # fmt: skip
+        result = run_bench(
+            datasets,
+            strategy and strategy.value,
+            workers,
+            output,
+            max_nodes=max_nodes,
+            rows=rows,
+            repeats=repeats,
+            reference=reference,
+            tdoku=tdoku,
+            progress=not quiet,
+            force=force,
+            solvers=solver or (),
+        )
+    _print_result(
+        result.to_json() if as_json else result.to_markdown(),
+        as_json=as_json,
+        quiet=quiet,
+        written=output,
+    )
 
 
 def main() -> None:

@@ -49,5 +49,6 @@ def enumerate_solutions(
     """
     from pipeline.jobs.enumerate import enumerate_file
 
-    run_job(enumerate_file, inputs, output, job, limit=limit, max_nodes=max_nodes,
-            batch_size=batch_size)  # fmt: skip
+    run_job(
+        enumerate_file, inputs, output, job, limit=limit, max_nodes=max_nodes, batch_size=batch_size
+    )

@@ -16,26 +16,35 @@ from pipeline.run.executors import EXECUTORS
 
 
 def _option(name: str, annotation: Any, default: Any) -> inspect.Parameter:
-    return inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default,
-                             annotation=annotation)  # fmt: skip
+    return inspect.Parameter(
+        name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotation
+    )
 
 
 Executor = StrEnum("Executor", {name: name for name in EXECUTORS})  # type: ignore[misc]
 InputFormat = StrEnum("InputFormat", {n: n for n in ("csv", "tsv", "txt", "parquet")})  # type: ignore[misc]
 OutputFormat = StrEnum("OutputFormat", {n: n for n in ("parquet", "csv", "jsonl")})  # type: ignore[misc]
 
-Column = Annotated[str | None, typer.Option("--column", metavar="NAME",
-                   help="Puzzle column (default: found by name or content).")]  # fmt: skip
+Column = Annotated[
+    str | None,
+    typer.Option(
+        "--column", metavar="NAME", help="Puzzle column (default: found by name or content)."
+    ),
+]
 SolutionColumn = Annotated[
     str | None,
     typer.Option(metavar="NAME", help="Column of expected solutions (default: found by name)."),
 ]
-IdColumn = Annotated[str | None, typer.Option(metavar="NAME",
-                     help="Id column passed through (default: `id`).")]  # fmt: skip
-Separator = Annotated[str | None, typer.Option(metavar="CHAR",
-                      help="CSV field separator (default: sniffed: , ; | or tab).")]  # fmt: skip
-Header = Annotated[bool | None, typer.Option("--header/--no-header",
-                   help="Force a CSV header on or off.")]  # fmt: skip
+IdColumn = Annotated[
+    str | None, typer.Option(metavar="NAME", help="Id column passed through (default: `id`).")
+]
+Separator = Annotated[
+    str | None,
+    typer.Option(metavar="CHAR", help="CSV field separator (default: sniffed: , ; | or tab)."),
+]
+Header = Annotated[
+    bool | None, typer.Option("--header/--no-header", help="Force a CSV header on or off.")
+]
 InputFormatOption = Annotated[
     InputFormat | None,
     typer.Option(
@@ -46,15 +55,23 @@ FormatOption = Annotated[
     OutputFormat | None,
     typer.Option("--format", help="The output's format (default: from its suffix; CSV on stdout)."),
 ]
-Force = Annotated[bool, typer.Option("--force", help="Replace an output file that is not a "
-                                     "result of this tool.")]  # fmt: skip
-Workers = Annotated[int | None, typer.Option(min=1, metavar="N",
-                    help="Workers (default: the CPUs this process may use).")]  # fmt: skip
+Force = Annotated[
+    bool, typer.Option("--force", help="Replace an output file that is not a result of this tool.")
+]
+Workers = Annotated[
+    int | None,
+    typer.Option(min=1, metavar="N", help="Workers (default: the CPUs this process may use)."),
+]
 Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing but errors.")]
-ExecutorOption = Annotated[Executor, typer.Option(
-    "--executor", help="local: threads here; processes: worker processes here; dask: a Dask "
-    "cluster (see README). Default: local; processes for solve --solver with a solver that "
-    "holds Python's lock or is not thread-safe (c:).")]  # fmt: skip
+ExecutorOption = Annotated[
+    Executor,
+    typer.Option(
+        "--executor",
+        help="local: threads here; processes: worker processes here; dask: a Dask "
+        "cluster (see README). Default: local; processes for solve --solver with a solver that "
+        "holds Python's lock or is not thread-safe (c:).",
+    ),
+]
 Scheduler = Annotated[
     str | None,
     typer.Option(

@@ -36,7 +36,7 @@ def score(
             metavar="NAME",
             help="Column of predictions (default: the first named "
             "prediction, predictions, predicted, output, answer or answers).",
-        ),  # fmt: skip
+        ),
     ] = None,
     batch_size: BatchSize = 50_000,
     rate: flag(
@@ -62,9 +62,17 @@ def score(
     """
     from pipeline.jobs.score import score_file
 
-    summary = run_job(score_file, input_path, output, job, prediction_column=prediction_column,
-                      resume=resume, rate=rate, rate_samples=rate_samples,
-                      batch_size=batch_size)  # fmt: skip
+    summary = run_job(
+        score_file,
+        input_path,
+        output,
+        job,
+        prediction_column=prediction_column,
+        resume=resume,
+        rate=rate,
+        rate_samples=rate_samples,
+        batch_size=batch_size,
+    )
     missed = summary.rows - summary.correct
     if missed and not exit_zero:
         fail(f"{missed:,} predictions not correct (--exit-zero to exit 0 anyway)", code=1)

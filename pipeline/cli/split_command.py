@@ -29,9 +29,13 @@ _FORCE = inspect.Parameter(
     "force",
     inspect.Parameter.KEYWORD_ONLY,
     default=False,
-    annotation=Annotated[bool, typer.Option(
-        "--force", help="Replace a folder that holds something other than an earlier split.")],
-)  # fmt: skip
+    annotation=Annotated[
+        bool,
+        typer.Option(
+            "--force", help="Replace a folder that holds something other than an earlier split."
+        ),
+    ],
+)
 
 
 @app.command(cls=Command)
@@ -49,7 +53,7 @@ def split(
         typer.Option(
             metavar="A,B,...", help="The splits' names (default: train,test or train,val,test)."
         ),
-    ] = None,  # fmt: skip
+    ] = None,
     seed: Annotated[
         int, typer.Option(min=0, metavar="N", help="Orders the groups and the rows.")
     ] = 0,
@@ -98,7 +102,19 @@ def split(
 
     if output is None:
         fail("split needs an output folder: give -o DIR")
-    run_job(split_file, inputs, output, job, fractions=fractions, names=names, seed=seed,
-            stratify=None if stratify is None else stratify.value, max_nodes=max_nodes,
-            subsample=subsample, augment=augment, min_rating=min_rating, batch_size=batch_size,
-            format=split_format.value)  # fmt: skip
+    run_job(
+        split_file,
+        inputs,
+        output,
+        job,
+        fractions=fractions,
+        names=names,
+        seed=seed,
+        stratify=None if stratify is None else stratify.value,
+        max_nodes=max_nodes,
+        subsample=subsample,
+        augment=augment,
+        min_rating=min_rating,
+        batch_size=batch_size,
+        format=split_format.value,
+    )

@@ -93,8 +93,11 @@ class Dataset:
         if self._remote is not None:
             return self._remote.identity()
         stat = self.path.stat()
-        return {"input": str(self.path.resolve()), "input size": stat.st_size,
-                "input mtime": stat.st_mtime_ns}  # fmt: skip
+        return {
+            "input": str(self.path.resolve()),
+            "input size": stat.st_size,
+            "input mtime": stat.st_mtime_ns,
+        }
 
     @property
     def renamed(self) -> dict[str, str]:

@@ -148,8 +148,12 @@ def puzzle_strings(puzzles: PuzzleColumn) -> pa.Array:
         puzzles = puzzles.combine_chunks()
     if isinstance(puzzles, pa.Array):
         kind = puzzles.type.value_type if pa.types.is_dictionary(puzzles.type) else puzzles.type
-        if not (pa.types.is_string(kind) or pa.types.is_large_string(kind)
-                or pa.types.is_string_view(kind) or pa.types.is_null(kind)):  # fmt: skip
+        if not (
+            pa.types.is_string(kind)
+            or pa.types.is_large_string(kind)
+            or pa.types.is_string_view(kind)
+            or pa.types.is_null(kind)
+        ):
             raise TypeError(f"expected a column of puzzle strings, got a column of {puzzles.type}")
         return puzzles.cast(pa.string())
     if hasattr(puzzles, "columns") or not isinstance(puzzles, Iterable):
@@ -214,8 +218,9 @@ def frame_columns(
     texts = [name for name, dtype in schema.items() if isinstance(dtype, _TEXT_TYPES)]
     if isinstance(frame, pl.LazyFrame):
         try:  # no sample: the names alone
-            chosen = pick_columns(names, {}, column, solution_column, id_column,
-                                  source="LazyFrame", has_rows=True)  # fmt: skip
+            chosen = pick_columns(
+                names, {}, column, solution_column, id_column, source="LazyFrame", has_rows=True
+            )
         except InputError:
             if column is not None or not names:
                 raise
@@ -228,15 +233,25 @@ def frame_columns(
         sample = {name: head[name].cast(pl.String).to_list() for name in texts}
         if not frame.height:  # no content to look at: the first text column will do (text first)
             names = texts + [name for name in names if name not in texts]
-        chosen = pick_columns(names, sample, column, solution_column, id_column,
-                              source="DataFrame", has_rows=frame.height > 0)  # fmt: skip
+        chosen = pick_columns(
+            names,
+            sample,
+            column,
+            solution_column,
+            id_column,
+            source="DataFrame",
+            has_rows=frame.height > 0,
+        )
     for role in ("puzzle_column", "solution_column"):
         name = chosen[role]
         if name is not None and not isinstance(schema[name], _TEXT_TYPES):
             kind = type(frame).__name__
             raise TypeError(f"{kind}: column '{name}' holds {schema[name]}, not text")
-    return ColumnNames(column=chosen["puzzle_column"], solution_column=chosen["solution_column"],
-                       id_column=chosen["id_column"])  # fmt: skip
+    return ColumnNames(
+        column=chosen["puzzle_column"],
+        solution_column=chosen["solution_column"],
+        id_column=chosen["id_column"],
+    )
 
 
 def passed_columns(names: list[str], named: ColumnNames) -> dict[str, str]:

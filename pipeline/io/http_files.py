@@ -128,8 +128,10 @@ class HttpFile:
             changed.insert(0, "size")
         if changed:
             response.close()
-            raise InputError(f"{self.name}: changed since it was first read (its "
-                             f"{', '.join(changed)}); run again")  # fmt: skip
+            raise InputError(
+                f"{self.name}: changed since it was first read (its "
+                f"{', '.join(changed)}); run again"
+            )
 
 
 class Body(io.RawIOBase):
@@ -222,8 +224,10 @@ def reason(error: BaseException) -> str:
 
 def _tags(response: http.client.HTTPResponse) -> dict[str, str]:
     """The response's `ETag` and `Last-Modified`, those it has."""
-    found = {"etag": response.headers.get("ETag"),
-             "last-modified": response.headers.get("Last-Modified")}  # fmt: skip
+    found = {
+        "etag": response.headers.get("ETag"),
+        "last-modified": response.headers.get("Last-Modified"),
+    }
     return {key: value for key, value in found.items() if value}
 
 

@@ -179,8 +179,10 @@ def _open_delimited(
     note = None
     if header and has_header is None and not _named_as_puzzles(cols["puzzle_column"], overrides):
         shown = ", ".join(names[:6]) + (", ..." if len(names) > 6 else "")
-        note = (f"{name}: its first line is read as column names ({shown}), not as a row; "
-                "--no-header reads it as a row")  # fmt: skip
+        note = (
+            f"{name}: its first line is read as column names ({shown}), not as a row; "
+            "--no-header reads it as a row"
+        )
     ids = sample[cols["id_column"]] if cols["id_column"] else []
     id_type = id_type_of(ids)
     extra = passthrough_names(names, list(cols.values()), reserved) if passthrough else {}

@@ -158,8 +158,9 @@ class ParquetReader:
                     pa.record_batch([b.column(i) for i in places], names=columns) for b in every
                 )
             else:
-                batches = self.file.iter_batches(batch_size=batch_size, row_groups=[group],
-                                                 columns=columns)  # fmt: skip
+                batches = self.file.iter_batches(
+                    batch_size=batch_size, row_groups=[group], columns=columns
+                )
             yield from skip_rows(self._counted(batches, group), start_row)
             start_row = 0
 
@@ -172,8 +173,10 @@ class ParquetReader:
                 break
             yield batch
         if got != want:
-            raise InputError(f"{self.name}: read failed (row group {group}: {got} rows read, "
-                             f"{want} in its footer; the file is damaged)")  # fmt: skip
+            raise InputError(
+                f"{self.name}: read failed (row group {group}: {got} rows read, "
+                f"{want} in its footer; the file is damaged)"
+            )
 
     def field(self, name: str) -> pa.Field:
         """The stored field of the column `name` (one of `names`)."""

@@ -99,8 +99,9 @@ def parse_spec(text: str) -> SolverSpec:
         return SolverSpec(text, "builtin", text)
     kind, sep, target = text.partition(":")
     if not sep or kind not in KINDS:
-        choices = ", ".join((*STRATEGIES, "c:LIBRARY:SYMBOL", "python:MODULE:FUNCTION",
-                             "cmd:COMMAND"))  # fmt: skip
+        choices = ", ".join(
+            (*STRATEGIES, "c:LIBRARY:SYMBOL", "python:MODULE:FUNCTION", "cmd:COMMAND")
+        )
         raise ValueError(f"unknown solver {text!r}; choose one of {choices}")
     if kind in ("c", "python"):
         where, colon, name = target.rpartition(":")

@@ -65,9 +65,14 @@ def _call_solver(typingctx, address, puzzle, limit, solution, guesses):  # noqa:
         g = context.make_array(arrays[4])(context, builder, value=gss).data
         return builder.call(
             fn,
-            [builder.bitcast(p, i8p), lim, ir.Constant(ir.IntType(32), 0),
-             builder.bitcast(s, i8p), builder.bitcast(g, ir.IntType(64).as_pointer())],
-        )  # fmt: skip
+            [
+                builder.bitcast(p, i8p),
+                lim,
+                ir.Constant(ir.IntType(32), 0),
+                builder.bitcast(s, i8p),
+                builder.bitcast(g, ir.IntType(64).as_pointer()),
+            ],
+        )
 
     return types.int64(address, puzzle, limit, solution, guesses), codegen
 
@@ -223,8 +228,11 @@ class LibrarySolver:
         if not path.is_file():
             return {"library": library}
         stat = path.stat()
-        return {"library": str(path.resolve()), "bytes": stat.st_size,
-                "modified": int(stat.st_mtime)}  # fmt: skip
+        return {
+            "library": str(path.resolve()),
+            "bytes": stat.st_size,
+            "modified": int(stat.st_mtime),
+        }
 
     def close(self) -> None:
         """Nothing to free: a loaded library stays loaded until the process ends."""

@@ -136,8 +136,11 @@ class ProgramSolver:
 
     def describe(self) -> dict[str, Any]:
         """What the run metadata records besides the spec."""
-        return {"command": self.argv, "timeout_s": self.timeout,
-                "start_timeout_s": self.start_timeout}  # fmt: skip
+        return {
+            "command": self.argv,
+            "timeout_s": self.timeout,
+            "start_timeout_s": self.start_timeout,
+        }
 
     def warm(self) -> None:
         """Start the program and have it answer one complete grid (`WARM_GRID`; its answer
@@ -207,8 +210,10 @@ class ProgramSolver:
             while failure is None and len(replies) < n:
                 wait = deadline - time.monotonic()
                 if wait <= 0:
-                    failure = (f"the program gave no answer within {allowed:g} s (stopped; "
-                               f"{TIMEOUT_ENV} sets the limit)")  # fmt: skip
+                    failure = (
+                        f"the program gave no answer within {allowed:g} s (stopped; "
+                        f"{TIMEOUT_ENV} sets the limit)"
+                    )
                     break
                 for key, _ in selector.select(wait):
                     if key.fd == running.stdin:
@@ -278,5 +283,12 @@ class ProgramSolver:
             running.close()
 
 
-__all__ = ["DEFAULT_TIMEOUT", "TIMEOUT_ENV", "WARM_GRID", "ProgramSolver", "command_of",
-           "parse_replies", "parse_reply"]  # fmt: skip
+__all__ = [
+    "DEFAULT_TIMEOUT",
+    "TIMEOUT_ENV",
+    "WARM_GRID",
+    "ProgramSolver",
+    "command_of",
+    "parse_replies",
+    "parse_reply",
+]

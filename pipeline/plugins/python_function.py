@@ -106,8 +106,9 @@ def contract_of(fn: Callable[..., Any]) -> str:
     declared = getattr(fn, "sudoku_contract", None)
     if declared is not None:
         if declared not in CONTRACTS:
-            raise ValueError(f"its sudoku_contract is {declared!r}; use one of "
-                             f"{', '.join(map(repr, CONTRACTS))}")  # fmt: skip
+            raise ValueError(
+                f"its sudoku_contract is {declared!r}; use one of {', '.join(map(repr, CONTRACTS))}"
+            )
         return str(declared)
     try:
         signature = inspect.signature(fn)
@@ -277,8 +278,10 @@ class PythonSolver:
                 else:
                     answers.solutions[i] = grid
             else:
-                errors[i] = (f"the solver returned {_short(said)}, not True or False (a batch "
-                             "function? see docs/SOLVERS.md)")  # fmt: skip
+                errors[i] = (
+                    f"the solver returned {_short(said)}, not True or False (a batch "
+                    "function? see docs/SOLVERS.md)"
+                )
 
     def _ask_batch(self, grids: np.ndarray, rows: np.ndarray, answers: Answers) -> None:
         errors = answers.errors

@@ -108,8 +108,10 @@ def _details(run: dict[str, Any], colors: dict[str, str]) -> str:
         f"<div><h3>By clue count</h3>{html_table(clue_table(run, 'µs'))}</div></div>"
     )
     if run.get("ratings"):
-        tables += (f"<h3>By grade</h3>{html_table(grade_table(run, 'µs'))}"
-                   f"<p class='note'>{escape(difficulty_line(run))}</p>")  # fmt: skip
+        tables += (
+            f"<h3>By grade</h3>{html_table(grade_table(run, 'µs'))}"
+            f"<p class='note'>{escape(difficulty_line(run))}</p>"
+        )
     for key, what in (("hardest_by_nodes", "nodes"), ("hardest_by_time", "kernel time")):
         table = hardest_table(run, key, "µs")
         body = html_table(table, _puzzles(table), "hardest")
@@ -229,14 +231,16 @@ def _plots(report: Report, data: dict[str, Any], colors: dict[str, str]) -> str:
     ]
     rated = [run for run in data["runs"] if run.get("ratings")]
     if rated:
-        figures.append(figure(
-            to_png(plots.grade_effort(report.runs)),
-            "Puzzles and effort by grade",
-            f"Share of rated puzzles at each grade of the technique ladder (bars) and their "
-            f"median search nodes (dots), for {len(rated)} rated run"
-            f"{'s' if len(rated) != 1 else ''}; the hardest step a person needs, easiest "
-            "first.",
-        ))  # fmt: skip
+        figures.append(
+            figure(
+                to_png(plots.grade_effort(report.runs)),
+                "Puzzles and effort by grade",
+                f"Share of rated puzzles at each grade of the technique ladder (bars) and their "
+                f"median search nodes (dots), for {len(rated)} rated run"
+                f"{'s' if len(rated) != 1 else ''}; the hardest step a person needs, easiest "
+                "first.",
+            )
+        )
     for pair in report.pairs:
         corpus = report.corpus_of(pair.run)
         short = plots.short_names(pair, corpus)

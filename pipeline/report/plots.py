@@ -224,8 +224,9 @@ def clue_effort(corpora: list[Corpus], colors: dict[str, str]) -> Figure:
     with new_figure(2 * PAIR, LEGEND + 0.2 + (PANEL[1] + 0.25) * len(corpora)) as fig:
         subfigs = fig.subfigures(len(corpora), 1, squeeze=False).ravel()
         for corpus, sub in zip(corpora, subfigs, strict=True):
-            sub.suptitle(wrap_title(corpus.name, 44), x=0.02, ha="left", fontsize=10.5,
-                         fontweight="bold")  # fmt: skip
+            sub.suptitle(
+                wrap_title(corpus.name, 44), x=0.02, ha="left", fontsize=10.5, fontweight="bold"
+            )
             for ax, (column, scale, what) in zip(sub.subplots(1, 2), metrics, strict=True):
                 low, high = np.inf, 0.0
                 for run in corpus.runs:

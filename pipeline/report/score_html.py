@@ -65,10 +65,12 @@ def _group_caption(data: dict[str, Any], key: str, name: str) -> str:
             if best["accuracy"] == worst["accuracy"]:
                 parts.append(f"{run['label']}: {pct(best['accuracy'])}% in every group")
                 continue
-            parts.append(f"{run['label']}: from {pct(worst['accuracy'])}% ({name} "
-                         f"{worst[name]}, {count(worst['rows'])} rows) to "
-                         f"{pct(best['accuracy'])}% ({name} {best[name]}, "
-                         f"{count(best['rows'])} rows)")  # fmt: skip
+            parts.append(
+                f"{run['label']}: from {pct(worst['accuracy'])}% ({name} "
+                f"{worst[name]}, {count(worst['rows'])} rows) to "
+                f"{pct(best['accuracy'])}% ({name} {best[name]}, "
+                f"{count(best['rows'])} rows)"
+            )
     return "Share of rows correct per group; " + "; ".join(parts) + "."
 
 
@@ -78,8 +80,13 @@ def _plots(data: dict[str, Any]) -> str:
     for key, name, what in GROUPS:
         if any(r[key] for r in data["runs"]):
             title = f"Accuracy by {what.split(' (')[0]}"
-            figures.append(figure(to_png(accuracy_by_group(data, key, name, what)), title,
-                                   _group_caption(data, key, name)))  # fmt: skip
+            figures.append(
+                figure(
+                    to_png(accuracy_by_group(data, key, name, what)),
+                    title,
+                    _group_caption(data, key, name),
+                )
+            )
     return "<h3>Plots</h3><div class='plots'>" + "".join(figures) + "</div>"
 
 
@@ -93,17 +100,26 @@ def score_section(data: dict[str, Any]) -> str:
     if data["agreements"]:
         notes = "".join(
             f"<p class='note'>{escape(a['run'])} and {escape(a['baseline'])}: joined by "
-            f"{escape(SCORE_KEY_SENTENCE[a['key']])}.</p>" for a in data["agreements"]
-        )  # fmt: skip
-        parts.append("<h3>Row by row: which run is correct</h3>"
-                     + html_table(agreement_table(data), left=2) + notes)  # fmt: skip
+            f"{escape(SCORE_KEY_SENTENCE[a['key']])}.</p>"
+            for a in data["agreements"]
+        )
+        parts.append(
+            "<h3>Row by row: which run is correct</h3>"
+            + html_table(agreement_table(data), left=2)
+            + notes
+        )
     parts.append(_plots(data))
     details = "".join(
-        "<div>" + "".join(f"<h3>{escape(run['label'])}: accuracy by {escape(what)}</h3>"
-                          + html_table(group_table(run, key, name))
-                          for key, name, what in GROUPS if run[key]) + "</div>"
+        "<div>"
+        + "".join(
+            f"<h3>{escape(run['label'])}: accuracy by {escape(what)}</h3>"
+            + html_table(group_table(run, key, name))
+            for key, name, what in GROUPS
+            if run[key]
+        )
+        + "</div>"
         for run in data["runs"]
-    )  # fmt: skip
+    )
     parts.append(f"<div class='details'>{details}</div><p class='note'>{escape(FOOTER)}</p>")
     return f"{SCORE_CSS}<section class='scores'>{''.join(parts)}</section>"
 

@@ -76,9 +76,11 @@ class AugmentSummary:
 
     def lines(self) -> list[str]:
         """The summary for people (stderr)."""
-        out = [f"{self.rows:,} rows -> {self.copies:,} rows ({self.augmented:,} puzzles, "
-               f"{self.copies_asked} copies each, seed {self.seed}) in {self.wall_s:.2f} s "
-               f"({self.rows_per_s:,.0f} rows written/s, {self.workers} workers)"]  # fmt: skip
+        out = [
+            f"{self.rows:,} rows -> {self.copies:,} rows ({self.augmented:,} puzzles, "
+            f"{self.copies_asked} copies each, seed {self.seed}) in {self.wall_s:.2f} s "
+            f"({self.rows_per_s:,.0f} rows written/s, {self.workers} workers)"
+        ]
         if self.solved:
             out.append(f"solved {self.solved:,} puzzles the input gave no solution for")
         for reason, count in self.left_out.items():
@@ -88,8 +90,10 @@ class AugmentSummary:
         if self.short:
             rows = ", ".join(map(str, self.short_examples))
             more = ", ..." if self.short > len(self.short_examples) else ""
-            out.append(f"{self.short:,} puzzles have fewer distinct symmetric copies than "
-                       f"asked (a symmetric puzzle): rows {rows}{more}")  # fmt: skip
+            out.append(
+                f"{self.short:,} puzzles have fewer distinct symmetric copies than "
+                f"asked (a symmetric puzzle): rows {rows}{more}"
+            )
         if self.skipped_columns:
             out.append(f"not in the arrays (text): {', '.join(self.skipped_columns)}")
         out.append(f"wrote {self.output}")
@@ -168,9 +172,17 @@ def augment_file(
         options["format"] = "parquet"  # stdout: Parquet too, not the file jobs' CSV
     augmenting = AugmentOptions(copies, seed, keep_original)
     batch_size = max(MIN_BATCH, OUTPUT_BATCH // (copies + keep_original))
-    job = start_job("augment", input_path, output, AUGMENTED_SUFFIX, options,
-                    kernels=augmenting.kernels(), formats=FORMATS, batch_size=batch_size,
-                    reserved=OWN_COLUMNS)  # fmt: skip
+    job = start_job(
+        "augment",
+        input_path,
+        output,
+        AUGMENTED_SUFFIX,
+        options,
+        kernels=augmenting.kernels(),
+        formats=FORMATS,
+        batch_size=batch_size,
+        reserved=OWN_COLUMNS,
+    )
     if job.inputs.several:
         raise InputError("augment takes one input at a time")
     with job.locked():
@@ -233,11 +245,23 @@ def _run(job: Job, augmenting: AugmentOptions) -> AugmentSummary:
         if isinstance(sink, FileSink):
             sink.close()
     summary = AugmentSummary(
-        input=job.inputs.names[0], output=str(job.target), format=fmt,
-        copies_asked=augmenting.copies, seed=augmenting.seed, rows=tally.rows,
-        augmented=tally.augmented, copies=tally.copies, solved=tally.solved, short=tally.short,
-        left_out=tally.left_out, examples=tally.examples, short_examples=tally.short_examples,
-        skipped_columns=skipped, wall_s=wall, rows_per_s=rate, workers=job.executor.workers,
-    )  # fmt: skip
+        input=job.inputs.names[0],
+        output=str(job.target),
+        format=fmt,
+        copies_asked=augmenting.copies,
+        seed=augmenting.seed,
+        rows=tally.rows,
+        augmented=tally.augmented,
+        copies=tally.copies,
+        solved=tally.solved,
+        short=tally.short,
+        left_out=tally.left_out,
+        examples=tally.examples,
+        short_examples=tally.short_examples,
+        skipped_columns=skipped,
+        wall_s=wall,
+        rows_per_s=rate,
+        workers=job.executor.workers,
+    )
     summary.metadata = metadata
     return summary

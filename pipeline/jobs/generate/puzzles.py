@@ -182,8 +182,12 @@ def _chunk(
     if accept is not None:
         graded = grade_grids(puzzles).grades
         keep = accept[graded]
-        puzzles, solutions, numbers, grades = (puzzles[keep], solutions[keep], numbers[keep],
-                                               graded[keep])  # fmt: skip
+        puzzles, solutions, numbers, grades = (
+            puzzles[keep],
+            solutions[keep],
+            numbers[keep],
+            graded[keep],
+        )
     frame = pl.DataFrame(
         {
             "id": numbers,
@@ -236,9 +240,11 @@ def generate_chunks(
     accept = accepted_grades(grade, min_grade)
     if n == 0:
         return
-    specs: Iterable[Spec] = _graded_ranges(seed, clues, accept) if accept is not None else [
-        (i, min(CHUNK, n - i), seed, clues, None) for i in range(0, n, CHUNK)
-    ]  # fmt: skip
+    specs: Iterable[Spec] = (
+        _graded_ranges(seed, clues, accept)
+        if accept is not None
+        else [(i, min(CHUNK, n - i), seed, clues, None) for i in range(0, n, CHUNK)]
+    )
     if workers == 1 or (accept is None and n <= CHUNK):
         executor: InlineExecutor | ThreadExecutor = InlineExecutor()
     else:
@@ -269,9 +275,11 @@ def _first_graded(
             return
         if kept == 0 and tried >= GRADE_TRIES:
             wanted = [g for g, ok in zip(GRADES, accept, strict=True) if ok]
-            raise InputError(f"none of {tried:,} generated puzzles grades as "
-                             f"{' or '.join(wanted[:3])}{' ...' if len(wanted) > 3 else ''}: "
-                             "too rare to make a corpus of")  # fmt: skip
+            raise InputError(
+                f"none of {tried:,} generated puzzles grades as "
+                f"{' or '.join(wanted[:3])}{' ...' if len(wanted) > 3 else ''}: "
+                "too rare to make a corpus of"
+            )
 
 
 def generate(

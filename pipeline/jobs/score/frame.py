@@ -64,8 +64,10 @@ def score_predictions(
     if isinstance(puzzles, pl.DataFrame | pl.LazyFrame):
         if predictions is not None or solutions is not None:
             kind = type(puzzles).__name__
-            raise ValueError(f"a {kind}'s predictions and solutions are columns: name them "
-                             "with prediction_column= and solution_column=")  # fmt: skip
+            raise ValueError(
+                f"a {kind}'s predictions and solutions are columns: name them "
+                "with prediction_column= and solution_column="
+            )
         if isinstance(puzzles, pl.LazyFrame):
             return _score_lazy(puzzles, prediction_column, rating, workers, columns)
         batch, options = _frame_batch(puzzles, prediction_column, rating, columns)
@@ -79,8 +81,9 @@ def score_predictions(
         if len(answers) != batch.num_rows:
             raise InputError(f"{batch.num_rows} puzzles but {len(answers)} predictions")
         batch = batch.append_column("prediction", answers)
-        options = replace(rating, prediction="prediction",
-                          solution="solution" if solutions is not None else None)  # fmt: skip
+        options = replace(
+            rating, prediction="prediction", solution="solution" if solutions is not None else None
+        )
     return _score(batch, options, workers)
 
 
@@ -133,13 +136,16 @@ def _frame_batch(
     taken = (named["column"], named["id_column"])
     prediction = prediction_column("DataFrame", frame.columns, wanted, taken)
     if prediction in taken:
-        raise InputError(f"DataFrame: the prediction column '{prediction}' is the puzzle or "
-                         "id column; name them with column= and id_column=")  # fmt: skip
+        raise InputError(
+            f"DataFrame: the prediction column '{prediction}' is the puzzle or "
+            "id column; name them with column= and id_column="
+        )
     solution: str | None = "solution"
     if prediction == named["solution_column"]:
         if columns.get("solution_column") is not None:
-            raise InputError(f"DataFrame: the prediction and solution columns must differ "
-                             f"('{prediction}')")  # fmt: skip
+            raise InputError(
+                f"DataFrame: the prediction and solution columns must differ ('{prediction}')"
+            )
         named["solution_column"], solution = None, None
     elif named["solution_column"] is None:
         solution = None
@@ -148,8 +154,10 @@ def _frame_batch(
     if rating.rate:
         rated = [c for c in (GRADE_COLUMN, DIFFICULTY_COLUMN) if c in frame.columns]
         if rated:
-            raise InputError(f"DataFrame: has a {' and a '.join(rated)} column already: "
-                             "score it without rate=True, or rename the column")  # fmt: skip
+            raise InputError(
+                f"DataFrame: has a {' and a '.join(rated)} column already: "
+                "score it without rate=True, or rename the column"
+            )
         return batch, replace(rating, prediction="prediction", solution=solution)
     passed = {}
     for name in (GRADE_COLUMN, DIFFICULTY_COLUMN):
@@ -157,6 +165,10 @@ def _frame_batch(
             passed[name] = name
             values = frame[name].cast(pl.String) if name == GRADE_COLUMN else frame[name]
             batch = batch.append_column(name, values.to_arrow())
-    return batch, replace(rating, prediction="prediction", solution=solution,
-                          grade=passed.get(GRADE_COLUMN),
-                          difficulty=passed.get(DIFFICULTY_COLUMN))  # fmt: skip
+    return batch, replace(
+        rating,
+        prediction="prediction",
+        solution=solution,
+        grade=passed.get(GRADE_COLUMN),
+        difficulty=passed.get(DIFFICULTY_COLUMN),
+    )

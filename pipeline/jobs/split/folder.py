@@ -49,12 +49,16 @@ def check_folder(path: str | Path, *, inputs: Iterable[str] = (), force: bool = 
             raise InputError(f"{path}: holds the input {source}; choose another -o")
     if folder.is_dir() and any(folder.iterdir()) and not _own_split(folder):
         if not force:
-            raise InputError(f"{path}: is not empty and holds no earlier split; use --force "
-                             "to replace it, or choose another -o")  # fmt: skip
+            raise InputError(
+                f"{path}: is not empty and holds no earlier split; use --force "
+                "to replace it, or choose another -o"
+            )
         if not _split_like(folder):
-            raise InputError(f"{path}: holds files other than a split's (.parquet, .json, "
-                             "folders of .npy); will not delete it, even with --force: choose "
-                             "another -o")  # fmt: skip
+            raise InputError(
+                f"{path}: holds files other than a split's (.parquet, .json, "
+                "folders of .npy); will not delete it, even with --force: choose "
+                "another -o"
+            )
     return folder
 
 
@@ -68,10 +72,13 @@ def _split_like(folder: Path) -> bool:
     try:
         return all(
             files(entry, (".parquet", ".json"))
-            or (entry.is_dir() and not entry.is_symlink()
-                and all(files(inner, (".npy", ".json")) for inner in entry.iterdir()))
+            or (
+                entry.is_dir()
+                and not entry.is_symlink()
+                and all(files(inner, (".npy", ".json")) for inner in entry.iterdir())
+            )
             for entry in folder.iterdir()
-        )  # fmt: skip
+        )
     except OSError:
         return False
 
@@ -125,8 +132,9 @@ def commit_folder(tmp: Path, folder: Path, manifest: SplitManifest) -> None:
     folder set aside first, then deleted). `OSError` (a full disk) names what failed."""
     parent = folder.absolute().parent
     old = parent / OLD.format(name=folder.name, pid=os.getpid())
-    manifest.sha256 = {str(f.relative_to(tmp)): sha256_of(f)
-                       for f in sorted(tmp.rglob("*")) if f.is_file()}  # fmt: skip
+    manifest.sha256 = {
+        str(f.relative_to(tmp)): sha256_of(f) for f in sorted(tmp.rglob("*")) if f.is_file()
+    }
     (tmp / MANIFEST).write_text(manifest.to_json() + "\n")
     _fsync_tree(tmp)
     if folder.is_dir():

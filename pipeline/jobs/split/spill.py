@@ -88,8 +88,9 @@ class KeptRows:
         small = pl.from_arrow(table.select(small_columns(self.options)))
         assert isinstance(small, pl.DataFrame)
         self._small.append(small)
-        self._keys.append(hash_rows(string_bytes(table.column("puzzle")), self.options.seed,
-                                    ROW_ORDER))  # fmt: skip
+        self._keys.append(
+            hash_rows(string_bytes(table.column("puzzle")), self.options.seed, ROW_ORDER)
+        )
         self.parts.append((path, table.num_rows))
         self.rows += table.num_rows
         self.bytes += table.nbytes
@@ -147,9 +148,11 @@ def write_splits(
     if fmt == "hrm":  # past HRM's int32 indices: said before any file is written
         most = min(sizes[0], options.subsample or sizes[0]) * (options.augment + 1)
         if most > MAX_EXAMPLES:
-            raise InputError(f"{names[0]} would hold up to {most:,} examples, more than the "
-                             f"{MAX_EXAMPLES:,} HRM's int32 indices count: ask fewer "
-                             "--augment copies or a --subsample")  # fmt: skip
+            raise InputError(
+                f"{names[0]} would hold up to {most:,} examples, more than the "
+                f"{MAX_EXAMPLES:,} HRM's int32 indices count: ask fewer "
+                "--augment copies or a --subsample"
+            )
         write_identifiers(folder)
     bits = [_bucket_bits(size, kept) for size in sizes]
     buckets = _route(kept, split_of, bits)
@@ -160,14 +163,16 @@ def write_splits(
         if limited:
             sorted_buckets = _first_rows(sorted_buckets, options.subsample, written)
         if fmt == "parquet":
-            written.rows[name], dropped = _write_parquet(kept, sorted_buckets, folder, name,
-                                                         metadata)  # fmt: skip
+            written.rows[name], dropped = _write_parquet(
+                kept, sorted_buckets, folder, name, metadata
+            )
         elif fmt == "npy":
             written.rows[name], dropped = _write_npy(kept, sorted_buckets, folder / name, metadata)
         else:
             copies = options.augment if s == 0 else 0
-            written.rows[name], dropped = _write_hrm(kept, sorted_buckets, folder / name,
-                                                     metadata, copies, written)  # fmt: skip
+            written.rows[name], dropped = _write_hrm(
+                kept, sorted_buckets, folder / name, metadata, copies, written
+            )
         written.repeats += dropped
     return written
 

@@ -123,8 +123,9 @@ class DuplicateIndex:
             rows.append(start + hit)
             candidates.append(keys[hit, 1])
             groups.append(at[hit])
-        return _repeats_in_groups(np.concatenate(rows), np.concatenate(candidates),
-                                  np.concatenate(groups), len(shared))  # fmt: skip
+        return _repeats_in_groups(
+            np.concatenate(rows), np.concatenate(candidates), np.concatenate(groups), len(shared)
+        )
 
 
 def _repeats_in_groups(
@@ -169,8 +170,10 @@ class Repeats(NamedTuple):
 
     def kinds(self) -> list[tuple[str, np.ndarray, np.ndarray]]:
         """(finding code, rows, first rows) of each kind."""
-        return [("duplicate", self.rows, self.first_rows),
-                ("symmetry_duplicate", self.symmetric_rows, self.symmetric_first_rows)]  # fmt: skip
+        return [
+            ("duplicate", self.rows, self.first_rows),
+            ("symmetry_duplicate", self.symmetric_rows, self.symmetric_first_rows),
+        ]
 
     def any(self) -> bool:
         """Whether any row repeats an earlier one, exactly or up to symmetry."""

@@ -67,8 +67,7 @@ def validate_puzzles(
             lambda frame: _validate(puzzle_batch(frame, **named), options, workers, audit),
             schema=pl.DataFrame(schema.empty_table()).schema,
         )
-    return _validate(puzzle_batch(puzzles, solutions=solutions, **columns), options, workers,
-                     audit)  # fmt: skip
+    return _validate(puzzle_batch(puzzles, solutions=solutions, **columns), options, workers, audit)
 
 
 def _audit(against: Against, columns: ColumnNames) -> LeakAudit:
@@ -123,8 +122,9 @@ def _validate(
             if executor is not None:
                 executor.close()
         ids = optional_column(batch, "id")
-        tables.append(leaks.findings(0, len(leaks.rows),
-                                     None if ids is None else ids.take(leaks.rows)))  # fmt: skip
+        tables.append(
+            leaks.findings(0, len(leaks.rows), None if ids is None else ids.take(leaks.rows))
+        )
     ids = optional_column(batch, "id")
     for code, rows, first in find_repeats(index, forms).kinds():
         own, of = (None, None) if ids is None else (ids.take(rows), ids.take(first))
