@@ -242,8 +242,12 @@ def _moved_group(group: Fields, by: int, ordinal: int) -> Fields:
                 chunk = _shifted(chunk, _CHUNK_OFFSETS, by)
                 if by:  # its pages' places are the part's: a reader would read elsewhere
                     chunk = [field for field in chunk if field[0] not in _CHUNK_PAGE_INDEX]
-                moved.append([(f, k, _shifted(v, _META_OFFSETS, by) if f == _CHUNK_META else v)
-                              for f, k, v in chunk])  # fmt: skip
+                moved.append(
+                    [
+                        (f, k, _shifted(v, _META_OFFSETS, by) if f == _CHUNK_META else v)
+                        for f, k, v in chunk
+                    ]
+                )
             value = (element, moved)
         elif fid == _GROUP_ORDINAL:
             value = ordinal

@@ -203,8 +203,7 @@ class TableWriter:
         group = self._pending[0] if len(self._pending) == 1 else pa.concat_tables(self._pending)
         self._pending, self._size = [], 0
         group = group.cast(self.schema)
-        self._out.add(encode(group, self._out.target.format, header=not self.rows),
-                      group.num_rows)  # fmt: skip
+        self._out.add(encode(group, self._out.target.format, header=not self.rows), group.num_rows)
         self.rows += group.num_rows
 
     def commit(self, metadata: dict[str, Any] | None = None) -> int:

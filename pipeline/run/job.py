@@ -204,8 +204,9 @@ class Job:
             return
         free = free_space(self.output.parent)
         if needed > free:
-            raise InputError(f"{self.target}: {what} need about {size_text(needed)}; "
-                             f"{size_text(free)} are free")  # fmt: skip
+            raise InputError(
+                f"{self.target}: {what} need about {size_text(needed)}; {size_text(free)} are free"
+            )
 
     def identity(self, options: dict[str, Any]) -> dict[str, Any]:
         """What makes a checkpoint belong to a run of this job: the inputs as they are now,
@@ -290,8 +291,13 @@ def start_job(
     pool = make_executor(kind, options.get("workers"), scheduler, warm_up)
     opened = None
     if names:
-        opened = open_names(names, batch_size=batch_size, passthrough=passthrough,
-                             reserved=reserved, **reading.dataset_options())  # fmt: skip
+        opened = open_names(
+            names,
+            batch_size=batch_size,
+            passthrough=passthrough,
+            reserved=reserved,
+            **reading.dataset_options(),
+        )
         for ds in opened.datasets:  # a header guessed from content: no row goes unsaid
             if ds.header_note and options.get("progress", True):
                 print(f"note: {printable(ds.header_note)}", file=sys.stderr)
@@ -299,8 +305,20 @@ def start_job(
         if resume and streams:
             stream = "stdin" if streams[0] == STDIN else streams[0]
             raise InputError(f"--resume cannot continue from {stream}: it can be read once only")
-    return Job(spec, opened, target, pool, kind, scheduler, reading, batch_size,
-               options.get("progress", True), kernels, resume, started)  # fmt: skip
+    return Job(
+        spec,
+        opened,
+        target,
+        pool,
+        kind,
+        scheduler,
+        reading,
+        batch_size,
+        options.get("progress", True),
+        kernels,
+        resume,
+        started,
+    )
 
 
 def input_stem(path: str | Path) -> str:
@@ -336,8 +354,9 @@ def _target(
     if spec.sink == "folder":  # checked by the job (a split's folder)
         return Target(Path(output), options.get("format") or spec.formats[0])
     files = tuple(f for f in spec.formats if f != "npy")
-    return check_output(output, inputs=reads, force=force, format=options.get("format"),
-                        formats=files)  # fmt: skip
+    return check_output(
+        output, inputs=reads, force=force, format=options.get("format"), formats=files
+    )
 
 
 @contextmanager

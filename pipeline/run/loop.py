@@ -76,8 +76,9 @@ class Run:
         self._spool: Spool | None = None
         self._finished = self._committed = False
 
-    def open(self, checkpoint: Checkpoint | None, identity: Callable[[], dict[str, Any]],
-             group_rows: int) -> None:  # fmt: skip
+    def open(
+        self, checkpoint: Checkpoint | None, identity: Callable[[], dict[str, Any]], group_rows: int
+    ) -> None:
         """The job's sink, once the workers are up (`running`)."""
         job, target = self.job, self.job.target
         if checkpoint is not None:
@@ -86,8 +87,11 @@ class Run:
                 self.resumed = checkpoint.resume(identity(), names, job.spec.counted)
             else:
                 if checkpoint.exists():
-                    said = ("starting over; discarding the checkpoint" if job.spec.resumable
-                            else "discarding the parts of an earlier run")  # fmt: skip
+                    said = (
+                        "starting over; discarding the checkpoint"
+                        if job.spec.resumable
+                        else "discarding the parts of an earlier run"
+                    )
                     print(f"note: {said} at {checkpoint.folder}", file=sys.stderr)
                 checkpoint.start(identity())
             self.sink = checkpoint

@@ -71,9 +71,11 @@ class AugmentSummary:
 
     def lines(self) -> list[str]:
         """The summary for people (stderr)."""
-        out = [f"{self.rows:,} rows -> {self.copies:,} rows ({self.augmented:,} puzzles, "
-               f"{self.copies_asked} copies each, seed {self.seed}) in {self.wall_s:.2f} s "
-               f"({self.rows_per_s:,.0f} rows written/s, {self.workers} workers)"]  # fmt: skip
+        out = [
+            f"{self.rows:,} rows -> {self.copies:,} rows ({self.augmented:,} puzzles, "
+            f"{self.copies_asked} copies each, seed {self.seed}) in {self.wall_s:.2f} s "
+            f"({self.rows_per_s:,.0f} rows written/s, {self.workers} workers)"
+        ]
         if self.solved:
             out.append(f"solved {self.solved:,} puzzles the input gave no solution for")
         for reason, count in self.left_out.items():
@@ -83,8 +85,10 @@ class AugmentSummary:
         if self.short:
             rows = ", ".join(map(str, self.short_examples))
             more = ", ..." if self.short > len(self.short_examples) else ""
-            out.append(f"{self.short:,} puzzles have fewer distinct symmetric copies than "
-                       f"asked (a symmetric puzzle): rows {rows}{more}")  # fmt: skip
+            out.append(
+                f"{self.short:,} puzzles have fewer distinct symmetric copies than "
+                f"asked (a symmetric puzzle): rows {rows}{more}"
+            )
         if self.skipped_columns:
             out.append(f"not in the arrays (text): {', '.join(self.skipped_columns)}")
         out.append(f"wrote {self.output}")
@@ -144,7 +148,7 @@ def augment_file(
     reason (the summary). `options`: how to read the input and run the job, as for
     `solve_file` (`JobOptions`; `format`: parquet or npy).
 
-    Raises `InputError` (one line, for the CLI) for a bad file, column, option or output,
+    Raises `InputError` (its message one line) for a bad file, column, option or output,
     `RunFailed` when the workers or the cluster go away, and `RunInterrupted` after Ctrl-C or
     SIGTERM (nothing is kept).
     """
@@ -159,8 +163,15 @@ def augment_file(
         options["format"] = "parquet"  # stdout: Parquet too, not the file jobs' CSV
     augmenting = AugmentOptions(copies, seed, keep_original)
     batch_size = max(MIN_BATCH, OUTPUT_BATCH // (copies + keep_original))
-    job = start_job(JOB, input_path, output, options, kernels=augmenting.kernels(),
-                    batch_size=batch_size, reserved=OWN_COLUMNS)  # fmt: skip
+    job = start_job(
+        JOB,
+        input_path,
+        output,
+        options,
+        kernels=augmenting.kernels(),
+        batch_size=batch_size,
+        reserved=OWN_COLUMNS,
+    )
     assert job.inputs is not None
     if job.inputs.several:
         raise InputError("augment takes one input at a time")
@@ -187,11 +198,23 @@ def _run(job: Job, augmenting: AugmentOptions) -> AugmentSummary:
         metadata = job.metadata(tally.rows, options, rate, augment=asdict(tally))
         run.commit(metadata)
     summary = AugmentSummary(
-        input=job.inputs.names[0], output=str(job.target), format=job.format,
-        copies_asked=augmenting.copies, seed=augmenting.seed, rows=tally.rows,
-        augmented=tally.augmented, copies=tally.copies, solved=tally.solved, short=tally.short,
-        left_out=tally.left_out, examples=tally.examples, short_examples=tally.short_examples,
-        skipped_columns=run.skipped, wall_s=wall, rows_per_s=rate, workers=job.executor.workers,
-    )  # fmt: skip
+        input=job.inputs.names[0],
+        output=str(job.target),
+        format=job.format,
+        copies_asked=augmenting.copies,
+        seed=augmenting.seed,
+        rows=tally.rows,
+        augmented=tally.augmented,
+        copies=tally.copies,
+        solved=tally.solved,
+        short=tally.short,
+        left_out=tally.left_out,
+        examples=tally.examples,
+        short_examples=tally.short_examples,
+        skipped_columns=run.skipped,
+        wall_s=wall,
+        rows_per_s=rate,
+        workers=job.executor.workers,
+    )
     summary.metadata = metadata
     return summary

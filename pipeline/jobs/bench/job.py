@@ -37,7 +37,7 @@ import polars as pl
 import pyarrow as pa
 
 from pipeline.errors import InputError
-from pipeline.io.dataset import open_dataset
+from pipeline.io.opening import open_dataset
 from pipeline.io.runinfo import machine
 from pipeline.io.writers import as_text
 from pipeline.jobs import JOBS
@@ -133,8 +133,9 @@ def _measure(
     parts = list(pool.map_ordered(solve_record_batch, batches, options))
     wall = time.perf_counter() - start
     n = sum(t.num_rows for t in parts)
-    row = BenchRow(name, options.name, n, n / wall if wall > 0 else 0.0, wall,
-                   options.max_nodes, str(path))  # fmt: skip
+    row = BenchRow(
+        name, options.name, n, n / wall if wall > 0 else 0.0, wall, options.max_nodes, str(path)
+    )
     return row, parts
 
 
@@ -238,9 +239,20 @@ def bench(
     about = open_solvers(options)
     kernels = _kernels(list(options.values()))
     warm_up = partial(_warm, kernels, tuple(o.solver for o in options.values() if o.solver))
-    job = start_job(JOB, None, output, {"force": force, "workers": workers, "progress": progress,
-                    "executor": "inline" if workers == 1 else "local"},
-                    kernels=kernels, warm_up=warm_up, reads=paths)  # fmt: skip
+    job = start_job(
+        JOB,
+        None,
+        output,
+        {
+            "force": force,
+            "workers": workers,
+            "progress": progress,
+            "executor": "inline" if workers == 1 else "local",
+        },
+        kernels=kernels,
+        warm_up=warm_up,
+        reads=paths,
+    )
     references = [read_reference(reference)] if reference is not None else []
     binary, skipped = tdoku_binary(tdoku)
     notes = [skipped] if skipped else []
@@ -273,7 +285,7 @@ def bench(
             "repeats": repeats,
             "options": _options_record(
                 max_nodes, strategy, strategies, options, solutions, rows, workers, repeats
-            ),  # fmt: skip
+            ),
             "runs": runs,
             **({"solvers": about} if about else {}),
             **machine(),
@@ -319,9 +331,12 @@ def _repeats(
                 if (name, s) not in best or row.wall_s < best[(name, s)][0].wall_s:
                     best[(name, s)] = (row, parts)
                 if progress:
-                    print(f"bench: {name} / {s} ({repeat + 1} of {repeats}): "
-                          f"{row.puzzles:,} puzzles, {row.puzzles_per_s:,.0f}/s",
-                          file=sys.stderr, flush=True)  # fmt: skip
+                    print(
+                        f"bench: {name} / {s} ({repeat + 1} of {repeats}): "
+                        f"{row.puzzles:,} puzzles, {row.puzzles_per_s:,.0f}/s",
+                        file=sys.stderr,
+                        flush=True,
+                    )
             if tdoku is not None:
                 tdoku.measure(name, _puzzles(best[(name, strategies[0])][1]))
     for name, _, batches in loaded:  # after the clock: answers checked, figures

@@ -27,7 +27,7 @@ BYTES_PER_PUZZLE = {"csv": 180, "jsonl": 240, "parquet": 100}  # on disk, a litt
 
 @dataclass
 class GenerateSummary:
-    """What a `generate_file` did; `to_json()` is the `--json` output of the CLI."""
+    """What a `generate_file` did; `to_json()`: the same as one JSON object."""
 
     output: str
     rows: int
@@ -42,8 +42,10 @@ class GenerateSummary:
         return json.dumps({"command": "generate", **asdict(self)}, indent=2)
 
     def describe(self) -> str:
-        return (f"wrote {self.rows:,} puzzles to {self.output} in {self.wall_s:.2f} s "
-                f"({self.rows_per_s:,.0f} puzzles/s)")  # fmt: skip
+        return (
+            f"wrote {self.rows:,} puzzles to {self.output} in {self.wall_s:.2f} s "
+            f"({self.rows_per_s:,.0f} puzzles/s)"
+        )
 
 
 def generate_file(
@@ -73,8 +75,10 @@ def generate_file(
     except ValueError as e:
         raise InputError(str(e)) from None
     if n > MAX_PUZZLES:
-        raise InputError(f"{n:,} puzzles would take days: at most {MAX_PUZZLES:,} a run "
-                         "(make a larger corpus from several seeds)")  # fmt: skip
+        raise InputError(
+            f"{n:,} puzzles would take days: at most {MAX_PUZZLES:,} a run "
+            "(make a larger corpus from several seeds)"
+        )
     options = {"format": format, "force": force, "workers": workers, "progress": progress}
     job = start_job(JOB, None, output, options, kernels=kernels(accept))  # type: ignore[arg-type]
     job.check_room(n * BYTES_PER_PUZZLE[job.format], f"{n:,} puzzles")
@@ -83,8 +87,9 @@ def generate_file(
     metadata = {"command": "generate", "rows": n, "options": asked, **machine()}
     schema = no_puzzles(seed, clues, accept).to_arrow().schema
     with running(job, schema, total=n, unit="puzzles") as run:
-        chunks = generate_chunks(n, seed, clues, grade=grade, min_grade=min_grade,
-                                 map=partial(run.map, advance=False))  # fmt: skip
+        chunks = generate_chunks(
+            n, seed, clues, grade=grade, min_grade=min_grade, map=partial(run.map, advance=False)
+        )
         for chunk in chunks:
             run.write(chunk.to_arrow())
             run.advance(chunk.height)
@@ -92,5 +97,6 @@ def generate_file(
         run.commit(metadata)
     wall = job.wall()
     rate = round(run.rows / wall, 1) if wall > 0 else 0.0
-    return GenerateSummary(str(job.target), run.rows, seed, clues, grade, min_grade,
-                           round(wall, 3), rate)  # fmt: skip
+    return GenerateSummary(
+        str(job.target), run.rows, seed, clues, grade, min_grade, round(wall, 3), rate
+    )

@@ -76,15 +76,16 @@ def score_file(
     its difficulty: mean guesses over `rate_samples` symmetries; far dearer than the scoring).
     `options`: how to read the input and run the job, as for `solve_file` (`JobOptions`).
 
-    Raises `InputError` (one line, for the CLI) for a bad file, column, option or output,
+    Raises `InputError` (its message one line) for a bad file, column, option or output,
     `RunFailed` when the workers or the cluster go away, and `RunInterrupted` after Ctrl-C or
     SIGTERM; both keep the finished batches for `resume=True` (`CheckpointError` when the
     checkpoint is another run's or damaged).
     """
     if rate_samples < 1:
         raise InputError(f"rate_samples must be at least 1, not {rate_samples}")
-    job = start_job(JOB, input_path, output, options, resume=resume,
-                    kernels=ScoreOptions(rate=rate).kernels())  # fmt: skip
+    job = start_job(
+        JOB, input_path, output, options, resume=resume, kernels=ScoreOptions(rate=rate).kernels()
+    )
     assert job.inputs is not None
     if job.inputs.several:
         raise InputError("score takes one input at a time")
@@ -93,8 +94,10 @@ def score_file(
         ds = job.inputs.first
         rated = [c for c in (GRADE_COLUMN, DIFFICULTY_COLUMN) if c in ds.extra_columns]
         if rated:
-            raise InputError(f"{ds.location}: has a {' and a '.join(rated)} column already: "
-                             "score it without --rate, or rename the column")  # fmt: skip
+            raise InputError(
+                f"{ds.location}: has a {' and a '.join(rated)} column already: "
+                "score it without --rate, or rename the column"
+            )
         scoring = replace(scoring, rate=True, rate_samples=rate_samples)
     return _run(job, scoring, prediction_column)
 
@@ -107,13 +110,16 @@ def score_options(ds: Dataset, wanted: str | None, named_solution: str | None) -
         role, option = (
             ("puzzle", "--column") if prediction == ds.puzzle_column else ("id", "--id-column")
         )
-        raise InputError(f"{name}: the prediction column '{prediction}' is the {role} column; "
-                         f"name the {role} column with {option}")  # fmt: skip
+        raise InputError(
+            f"{name}: the prediction column '{prediction}' is the {role} column; "
+            f"name the {role} column with {option}"
+        )
     solution = "solution" if ds.solution_column is not None else None
     if prediction == ds.solution_column:
         if named_solution is not None:
-            raise InputError(f"{name}: the prediction and solution columns must differ "
-                             f"('{prediction}')")  # fmt: skip
+            raise InputError(
+                f"{name}: the prediction and solution columns must differ ('{prediction}')"
+            )
         # found as the solutions (by name, or in a file without a header by content), but
         # named as the predictions: it is the predictions, and there are no solutions
         return ScoreOptions("solution", None, *_ratings(ds))
@@ -144,8 +150,13 @@ def _run(job: Job, scoring: ScoreOptions, prediction: str | None) -> ScoreSummar
         run.commit(metadata)
     if run.resumed.rows and job.output is not None:  # the rows done before are in the output
         tally = tally_output(job.output, job.format)
-    summary = tally.summary(input=job.inputs.names[0], output=str(job.target), wall_s=wall,
-                            rows_per_s=rate, workers=job.executor.workers,
-                            resumed_rows=run.resumed.rows)  # fmt: skip
+    summary = tally.summary(
+        input=job.inputs.names[0],
+        output=str(job.target),
+        wall_s=wall,
+        rows_per_s=rate,
+        workers=job.executor.workers,
+        resumed_rows=run.resumed.rows,
+    )
     summary.metadata = metadata
     return summary

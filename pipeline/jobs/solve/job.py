@@ -35,7 +35,7 @@ SOURCE_TYPE = pa.dictionary(pa.int32(), pa.string())  # the `source` column of s
 
 @dataclass
 class RunSummary:
-    """What a run did; `to_json()` is the `--json` output of the CLI."""
+    """What a run did; `to_json()`: the same as one JSON object."""
 
     input: str
     output: str
@@ -67,14 +67,20 @@ class RunSummary:
 def _identity(job: Job, options: SolveOptions) -> dict[str, Any]:
     """Everything that makes a checkpoint belong to a run (`Job.identity`): the options that
     change the results."""
-    return job.identity({
-        "strategy": options.strategy,
-        **({"solver": options.solver} if options.solver else {}),
-        "solutions": options.solutions,
-        "max_nodes": options.max_nodes,
-        "added columns": [options.canonical, options.rate, options.rate_samples,
-                          options.rate_seed],
-    })  # fmt: skip
+    return job.identity(
+        {
+            "strategy": options.strategy,
+            **({"solver": options.solver} if options.solver else {}),
+            "solutions": options.solutions,
+            "max_nodes": options.max_nodes,
+            "added columns": [
+                options.canonical,
+                options.rate,
+                options.rate_samples,
+                options.rate_seed,
+            ],
+        }
+    )
 
 
 def solve_part(task: Task, options: SolveOptions, fmt: str) -> Part:
@@ -127,14 +133,15 @@ def solve_file(
     `canonical` adds each puzzle's minlex form; `rate` its `difficulty` (mean guesses over
     `rate_samples` random symmetries) and `grade` (the hardest technique a person needs).
     `options`: how to read the inputs and run the job (`JobOptions`: columns, separator,
-    header, formats, force, batch size, workers, progress, executor). Raises `InputError` (one
-    line, for the CLI) for a bad file, column, option or output, `RunFailed` when workers or
+    header, formats, force, batch size, workers, progress, executor). Raises `InputError` (its
+    message one line) for a bad file, column, option or output, `RunFailed` when workers or
     the cluster go away, and `RunInterrupted` after Ctrl-C or SIGTERM; both keep the finished
     batches for `resume=True`.
     """
     try:
-        search = SolveOptions(strategy, solutions, max_nodes, canonical, rate, rate_samples,
-                              solver=solver)  # fmt: skip
+        search = SolveOptions(
+            strategy, solutions, max_nodes, canonical, rate, rate_samples, solver=solver
+        )
     except ValueError as e:
         raise InputError(str(e)) from None
     about_solver: dict[str, Any] = {}
@@ -144,8 +151,15 @@ def solve_file(
         alone = adapter.holds_gil or not getattr(adapter, "thread_safe", True)
         if alone and not options.get("executor"):  # threads would take turns
             options = {**options, "executor": "processes"}  # type: ignore[typeddict-item]
-    job = start_job(JOB, inputs, output, options, kernels=search.kernels(), resume=resume,
-                    reserved=tuple(search.added_schema().names))  # fmt: skip
+    job = start_job(
+        JOB,
+        inputs,
+        output,
+        options,
+        kernels=search.kernels(),
+        resume=resume,
+        reserved=tuple(search.added_schema().names),
+    )
     empty = _empty(job, search)
     with running(job, empty.schema, identity=lambda: _identity(job, search)) as run:
         counts = Counter(run.resumed.counts)
@@ -156,12 +170,18 @@ def solve_file(
         wall, rate = job.wall(), run.rate()
         inputs = job.inputs
         assert inputs is not None
-        renamed = {n: ds.renamed for n, ds in zip(inputs.names, inputs.datasets, strict=True)
-                   if ds.renamed}  # fmt: skip
+        renamed = {
+            n: ds.renamed for n, ds in zip(inputs.names, inputs.datasets, strict=True) if ds.renamed
+        }
         said = {"solver": about_solver} if about_solver else {}
-        metadata = job.metadata(run.rows, asdict(search), rate,
-                                resumed_rows=run.resumed.rows, renamed_columns=renamed or None,
-                                **said)  # fmt: skip
+        metadata = job.metadata(
+            run.rows,
+            asdict(search),
+            rate,
+            resumed_rows=run.resumed.rows,
+            renamed_columns=renamed or None,
+            **said,
+        )
         run.commit(metadata)
     return RunSummary(
         input=", ".join(inputs.names),
@@ -169,7 +189,7 @@ def solve_file(
         rows=run.rows,
         verdicts={
             v: counts.get(v, 0) for v in VERDICT_NAMES if search.solver or v not in OUTSIDE_ONLY
-        },  # fmt: skip
+        },
         wall_s=wall,
         rows_per_s=rate,
         workers=job.executor.workers,

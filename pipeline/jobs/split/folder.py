@@ -26,8 +26,9 @@ from pipeline.jobs.split.manifest import MANIFEST, TOOL, SplitManifest, sha256_o
 
 def check_folder(path: str | Path, *, inputs: Iterable[str] = (), force: bool = False) -> Path:
     """The output folder, checked (see `io.output_folders`). Raises `InputError`."""
-    return check_output_folder(path, "split", "split", inputs=inputs, force=force,
-                               is_own=_own_split)  # fmt: skip
+    return check_output_folder(
+        path, "split", "split", inputs=inputs, force=force, is_own=_own_split
+    )
 
 
 def _own_split(folder: Path) -> bool:
@@ -52,6 +53,7 @@ def files_of(names: tuple[str, ...] | list[str], fmt: str) -> list[str]:
 def write_manifest(tmp: Path, manifest: SplitManifest) -> None:
     """The manifest of the splits written in `tmp` (the folder being made), with every
     file's sha256."""
-    manifest.sha256 = {str(f.relative_to(tmp)): sha256_of(f)
-                       for f in sorted(tmp.rglob("*")) if f.is_file()}  # fmt: skip
+    manifest.sha256 = {
+        str(f.relative_to(tmp)): sha256_of(f) for f in sorted(tmp.rglob("*")) if f.is_file()
+    }
     (tmp / MANIFEST).write_text(manifest.to_json() + "\n")

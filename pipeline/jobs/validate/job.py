@@ -62,7 +62,7 @@ def validate_file(
     `batch_size` defaults to 50,000 rows, or 5,000 with `minimal` (each row then costs about
     30 times more: smaller batches keep every worker busy and the progress bar moving).
 
-    Raises `InputError` (one line, for the CLI) for a bad file, column or option, `RunFailed`
+    Raises `InputError` (its message one line) for a bad file, column or option, `RunFailed`
     when the workers or the cluster go away, and `RunInterrupted` after Ctrl-C or SIGTERM
     (nothing is kept).
     """
@@ -71,9 +71,15 @@ def validate_file(
     except ValueError as e:
         raise InputError(str(e)) from None
     train_names = expand(against) if against is not None else None
-    job = start_job(JOB, input_path, output, options, kernels=checks.kernels(),
-                    batch_size=MINIMAL_BATCH_SIZE if minimal else DEFAULT_BATCH_SIZE,
-                    passthrough=False)  # fmt: skip
+    job = start_job(
+        JOB,
+        input_path,
+        output,
+        options,
+        kernels=checks.kernels(),
+        batch_size=MINIMAL_BATCH_SIZE if minimal else DEFAULT_BATCH_SIZE,
+        passthrough=False,
+    )
     assert job.inputs is not None
     if job.inputs.several:
         raise InputError("validate takes one input at a time")
@@ -81,8 +87,7 @@ def validate_file(
     if train_names is not None:
         check_against(job.inputs.names, train_names, job.output)
         reading = job.reading.dataset_options() | {"solution_column": None}
-        train = open_names(train_names, batch_size=job.batch_size, passthrough=False,
-                           **reading)  # fmt: skip
+        train = open_names(train_names, batch_size=job.batch_size, passthrough=False, **reading)
         audit = LeakAudit(train.names, train.batches)
     return _run(job, checks, audit)
 
@@ -122,14 +127,24 @@ def _run(job: Job, checks: ValidateOptions, audit: LeakAudit | None) -> Validati
                 run.write(with_leaks(held.read(number), start, rows, leaks, ids))
         tally.add_late("leak", leaks.rows, leaks.findings(0, min(EXAMPLES, len(leaks.rows))))
         wall, rows = job.wall(), run.read
-        summary = tally.summary(input=job.inputs.names[0], output=str(job.target), rows=rows,
-                                wall_s=wall, rows_per_s=rows / wall if wall > 0 else 0.0,
-                                workers=job.executor.workers, minimal=checks.minimal,
-                                against=None if audit is None
-                                else audit.summary(leaks))  # fmt: skip
+        summary = tally.summary(
+            input=job.inputs.names[0],
+            output=str(job.target),
+            rows=rows,
+            wall_s=wall,
+            rows_per_s=rows / wall if wall > 0 else 0.0,
+            workers=job.executor.workers,
+            minimal=checks.minimal,
+            against=None if audit is None else audit.summary(leaks),
+        )
         extra = {} if summary.against is None else {"against": summary.against}
-        summary.metadata = job.metadata(rows, asdict(checks), summary.rows_per_s,
-                                        findings=summary.findings, levels=summary.levels,
-                                        **extra)  # fmt: skip
+        summary.metadata = job.metadata(
+            rows,
+            asdict(checks),
+            summary.rows_per_s,
+            findings=summary.findings,
+            levels=summary.levels,
+            **extra,
+        )
         run.commit(summary.metadata)
     return summary
