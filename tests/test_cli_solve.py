@@ -565,6 +565,7 @@ def test_output_metadata_describes_the_run(solved_sample):
         "rows": CORPUS.height,
         "header": True,  # its first line named the columns
         "separator": ",",  # sniffed
+        "layout": None,  # `id,puzzle,solution`: this tool's own, no public corpus's
     }
     assert datetime.datetime.fromisoformat(meta["started_at"]) >= started
     assert meta["wall_s"] > 0

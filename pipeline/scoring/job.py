@@ -21,9 +21,11 @@ from typing import Any, Unpack
 
 import pyarrow as pa
 
+from pipeline.cell_lists import is_cell_lists
 from pipeline.errors import InputError
 from pipeline.io.columns import prediction_column
 from pipeline.io.dataset import Dataset
+from pipeline.io.formats import is_text
 from pipeline.io.inputs import STDIN
 from pipeline.io.text_columns import check_text_columns
 from pipeline.io.writers import encode
@@ -79,7 +81,8 @@ def score_file(
     the clue count (`scoring.batch.COLUMNS`).
 
     The predictions are the column named `prediction_column`, else the first named
-    prediction, predicted, output or answer (plurals too). The input's solution column, where
+    prediction, predicted or output (plurals too), never the input's solution column (in
+    sudoku-extreme's layout, `answer`). The input's solution column, where
     it solves its puzzle, gives the cells correct; else the `fast` kernel finds a solution.
     Input columns `grade` and `difficulty` (`solve --rate` writes both) come along, and the
     summary gives the accuracy by grade; `rate` rates each puzzle here instead (its grade, and
@@ -97,7 +100,8 @@ def score_file(
                     kernels=ScoreOptions(rate=rate).kernels())  # fmt: skip
     if job.inputs.several:
         raise InputError("score takes one input at a time")
-    scoring = score_options(job.inputs.first, prediction_column, job.reading.solution_column)
+    scoring, found = score_options(job.inputs.first, prediction_column,
+                                   job.reading.solution_column)  # fmt: skip
     if rate:
         ds = job.inputs.first
         rated = [c for c in (GRADE_COLUMN, DIFFICULTY_COLUMN) if c in ds.extra_columns]
@@ -111,13 +115,17 @@ def score_file(
         stream = "stdin" if job.inputs.names[0] == STDIN else job.inputs.names[0]
         raise InputError(f"--resume cannot continue from {stream}: it can be read once only")
     with job.locked():
-        return _run(job, scoring, prediction_column, resume)
+        return _run(job, scoring, found, resume)
 
 
-def score_options(ds: Dataset, wanted: str | None, named_solution: str | None) -> ScoreOptions:
-    """Which batch columns hold the predictions, solutions and grades of `ds`."""
+def score_options(
+    ds: Dataset, wanted: str | None, named_solution: str | None
+) -> tuple[ScoreOptions, str]:
+    """Which batch columns hold the predictions, solutions and grades of `ds`, and the input's
+    column of predictions (as the run's metadata records it)."""
     name = ds.location
-    prediction = prediction_column(name, ds.columns, wanted, (ds.puzzle_column, ds.id_column))
+    taken = (ds.puzzle_column, ds.id_column, ds.solution_column)
+    prediction = prediction_column(name, ds.columns, wanted, taken)
     if prediction in (ds.puzzle_column, ds.id_column):
         role, option = (
             ("puzzle", "--column") if prediction == ds.puzzle_column else ("id", "--id-column")
@@ -125,14 +133,19 @@ def score_options(ds: Dataset, wanted: str | None, named_solution: str | None) -
         raise InputError(f"{name}: the prediction column '{prediction}' is the {role} column; "
                          f"name the {role} column with {option}")  # fmt: skip
     solution = "solution" if ds.solution_column is not None else None
+    if prediction in ds.extra_columns:
+        kind = ds.extra_schema.field(ds.extra_columns[prediction]).type
+        if not (is_text(kind) or is_cell_lists(kind)):
+            raise InputError(f"{name}: the prediction column '{prediction}' holds {kind}; "
+                             "expected puzzle strings or lists of 81 ints 0-9")  # fmt: skip
     if prediction == ds.solution_column:
         if named_solution is not None:
             raise InputError(f"{name}: the prediction and solution columns must differ "
                              f"('{prediction}')")  # fmt: skip
         # found as the solutions (by name, or in a file without a header by content), but
         # named as the predictions: it is the predictions, and there are no solutions
-        return ScoreOptions("solution", None, *_ratings(ds))
-    return ScoreOptions(ds.extra_columns[prediction], solution, *_ratings(ds))
+        return ScoreOptions("solution", None, *_ratings(ds)), prediction
+    return ScoreOptions(ds.extra_columns[prediction], solution, *_ratings(ds)), prediction
 
 
 def _ratings(ds: Dataset) -> tuple[str | None, str | None]:
@@ -146,7 +159,7 @@ def _tasks(ds: Dataset, start: int) -> Iterator[tuple[int, pa.RecordBatch]]:
         start += batch.num_rows
 
 
-def _run(job: Job, scoring: ScoreOptions, prediction: str | None, resume: bool) -> ScoreSummary:
+def _run(job: Job, scoring: ScoreOptions, prediction: str, resume: bool) -> ScoreSummary:
     """The score job, its output locked."""
     ds = job.inputs.first
     id_type = ds.schema.field("id").type if ds.id_column is not None else None
