@@ -2,7 +2,6 @@
 progress bar on a terminal and a summary (`--json`), as `solve` and `validate` give theirs."""
 
 import itertools
-import json
 import sys
 import time
 from collections.abc import Iterator
@@ -26,6 +25,7 @@ from pipeline.io.output import check_output, free_space, size_text
 from pipeline.io.runinfo import machine
 from pipeline.io.sidecars import OutputLock, clear_stale_temporaries
 from pipeline.io.writers import write_tables
+from pipeline.results.json_numbers import json_text
 from pipeline.run.job import HiddenBar, sigterm_as_interrupt
 from pipeline.run.warmup import expect_kernels
 
@@ -50,7 +50,7 @@ class GenerateSummary:
     rows_per_s: float
 
     def to_json(self) -> str:
-        return json.dumps({"command": "generate", **asdict(self)}, indent=2)
+        return json_text({"command": "generate", **asdict(self)})
 
     def describe(self) -> str:
         return (f"wrote {self.rows:,} puzzles to {self.output} in {self.wall_s:.2f} s "

@@ -23,7 +23,7 @@ from pipeline.cli.options import (
     print_summary,
 )
 from pipeline.cli.process import fail, one_line_errors
-from pipeline.solver.registry import DEFAULT_STRATEGY, MAX_NODES, STRATEGIES
+from pipeline.solver.registry import DEFAULT_STRATEGY, MAX_NODES, STRATEGIES, budgets_text
 
 app = typer.Typer(
     cls=Group,
@@ -57,9 +57,12 @@ def _flag(name: str, help: str) -> Any:
     return Annotated[bool, typer.Option(name, help=help)]
 
 
-def _node_budget(what: str) -> Any:
-    """The `--max-nodes` option: the node budget of each puzzle's (or search's) `what`."""
-    return typer.Option(min=1, max=MAX_NODES, metavar="N", help=f"Node budget per {what}.")
+def _node_budget(what: str, strategies: bool = True) -> Any:
+    """The `--max-nodes` option: the node budget of each puzzle's (or search's) `what`; with
+    `strategies`, each strategy's default (`registry.node_budget`: one rule everywhere)."""
+    default = f"default: the strategy's own, {budgets_text()}" if strategies else "default: none"
+    return typer.Option(min=1, max=MAX_NODES, metavar="N",
+                        help=f"Node budget per {what} ({default}).")  # fmt: skip
 
 
 def _print_result(
@@ -186,7 +189,7 @@ def validate(
     ] = None,
     max_nodes: Annotated[
         int | None,
-        _node_budget("search (finding `limit`)"),
+        _node_budget("search (finding `limit`)", strategies=False),
     ] = None,
     minimal: _flag("--minimal", "Also check that unique puzzles are minimal (slow).") = False,
     strict: _flag("--strict", "Exit with code 1 on warnings too.") = False,
@@ -323,8 +326,10 @@ def bench(
         list[Path], typer.Argument(metavar="DATASET", help="Inputs, as for solve.")
     ],
     strategy: Annotated[
-        BenchStrategy | None,
-        typer.Option(help="One strategy, or all (default: all; none with --solver)."),
+        list[BenchStrategy] | None,
+        typer.Option(
+            help="A strategy to measure (repeatable), or all (default: all; none with --solver)."
+        ),
     ] = None,
     solver: Annotated[
         list[str] | None,
@@ -339,10 +344,7 @@ def bench(
         Path | None,
         typer.Option("--output", "-o", help="Also write per-puzzle results (Parquet) for report."),
     ] = None,
-    max_nodes: Annotated[
-        int | None,
-        typer.Option(min=1, help="Node budget per puzzle (default: the strategy's own)."),
-    ] = None,
+    max_nodes: Annotated[int | None, _node_budget("puzzle (verdict `limit`)")] = None,
     rows: Annotated[
         int | None, typer.Option(min=1, help="Only the first ROWS rows of each dataset.")
     ] = None,
@@ -385,7 +387,7 @@ def bench(
     from pipeline.bench.job import bench as run_bench
 
     with one_line_errors():
-        result = run_bench(datasets, strategy and strategy.value, workers, output,
+        result = run_bench(datasets, [s.value for s in strategy or ()], workers, output,
                            max_nodes=max_nodes, rows=rows, repeats=repeats, reference=reference,
                            tdoku=tdoku, progress=not quiet, force=force,
                            solvers=solver or ())  # fmt: skip

@@ -212,11 +212,29 @@ class Group(TyperGroup):
             raise
 
 
+def _refuse_repeats(command: Any, ctx: Any, args: list[str]) -> None:
+    """An option that takes one value (or a flag) given twice is refused in one line, as
+    ruff's and uv's are: click would keep the last silently (`bench --strategy fast --strategy
+    mrv` ran mrv alone). Options that are lists (`multiple`) take each one given."""
+    _, _, order = command.make_parser(ctx).parse_args(args=list(args))  # no side effects
+    seen: set[str] = set()
+    for param in order:
+        if param.param_type_name != "option" or param.multiple or param.count:
+            continue
+        if param.name in seen:
+            name = max(param.opts, key=len)
+            fail(f"{name} given twice: give it once (see {ctx.command_path} --help)")
+        seen.add(param.name)
+
+
 class Command(TyperCommand):
-    """A command with plain help and one-line usage errors, `error: ...` with exit code 2."""
+    """A command with plain help and one-line usage errors, `error: ...` with exit code 2; an
+    option given twice is one of them, unless it is a list (`_refuse_repeats`)."""
 
     def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
         _plain_conversions(self.get_params(ctx), _declared(self.callback))
+        if not ctx.resilient_parsing:
+            _refuse_repeats(self, ctx, args)
         return super().parse_args(ctx, args)
 
     def make_context(

@@ -18,7 +18,6 @@ end, so the output appears whole or not at all; an interrupted run keeps nothing
 `--resume`: a rerun starts again).
 """
 
-import json
 import sys
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
@@ -39,6 +38,7 @@ from pipeline.enumerating.solutions import (
 from pipeline.enumerating.spread import spread_tables
 from pipeline.errors import InputError
 from pipeline.io.writers import encode
+from pipeline.results.json_numbers import json_text
 from pipeline.run.checkpoint import Checkpoint, StreamSink
 from pipeline.run.job import Job, JobOptions, start_job
 from pipeline.run.loop import running
@@ -70,7 +70,7 @@ class EnumerateSummary:
     def to_json(self) -> str:
         data = asdict(self)
         data.pop("metadata")
-        return json.dumps(data, indent=2)
+        return json_text(data)
 
     def describe(self) -> str:
         counts = ", ".join(f"{n:,} {what.replace('_', ' ')}" for what, n in self.puzzles.items()

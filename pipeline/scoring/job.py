@@ -124,6 +124,8 @@ def score_options(
     """Which batch columns hold the predictions, solutions and grades of `ds`, and the input's
     column of predictions (as the run's metadata records it)."""
     name = ds.location
+    if not ds.columns and ds.num_rows == 0:  # an empty file: nothing to find, nothing to score
+        return ScoreOptions(), wanted or "prediction"
     taken = (ds.puzzle_column, ds.id_column, ds.solution_column)
     prediction = prediction_column(name, ds.columns, wanted, taken)
     if prediction in (ds.puzzle_column, ds.id_column):

@@ -9,7 +9,6 @@ atomically, with the run's metadata. An interrupted run is continued with `resum
 result then equals an uninterrupted run's, timing columns aside.
 """
 
-import json
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
@@ -25,6 +24,7 @@ from pipeline.io.inputs import STDIN
 from pipeline.io.runinfo import package_version
 from pipeline.io.text_columns import check_text_columns
 from pipeline.io.writers import encode
+from pipeline.results.json_numbers import json_text
 from pipeline.results.schema import result_schema
 from pipeline.run.checkpoint import Checkpoint, StreamSink, open_sink
 from pipeline.run.job import Job, JobOptions, start_job
@@ -51,19 +51,22 @@ class RunSummary:
     workers: int
     strategy: str
     resumed_rows: int = 0
+    max_nodes: int | None = None  # each puzzle's node budget (the strategy's own by default)
     metadata: dict[str, Any] = field(default_factory=dict, repr=False)
 
     def to_json(self) -> str:
         data = asdict(self)
         data.pop("metadata")
-        return json.dumps(data, indent=2)
+        return json_text(data)
 
     def describe(self) -> str:
         counts = ", ".join(f"{v} {n:,}" for v, n in self.verdicts.items() if n)
         resumed = f" ({self.resumed_rows:,} from the checkpoint)" if self.resumed_rows else ""
+        budget = "" if self.max_nodes is None else f", {self.max_nodes:,} nodes a puzzle at most"
         return (
             f"{self.rows:,} rows{resumed} in {self.wall_s:.2f} s "
-            f"({self.rows_per_s:,.0f} rows/s, {self.workers} worker{'s' * (self.workers != 1)}): "
+            f"({self.rows_per_s:,.0f} rows/s, {self.workers} worker{'s' * (self.workers != 1)}"
+            f"{budget}): "
             f"{counts or 'no rows'}\n"
             f"wrote {self.output}"
         )
@@ -79,7 +82,7 @@ def _identity(job: Job, options: SolveOptions) -> dict[str, Any]:
         "strategy": options.strategy,
         **({"solver": options.solver} if options.solver else {}),
         "solutions": options.solutions,
-        "max_nodes": options.max_nodes,
+        "max_nodes": options.budget,
         "added columns": [
             options.canonical,
             options.rate,
@@ -221,7 +224,8 @@ def _run(job: Job, search: SolveOptions, resume: bool, about_solver: dict[str, A
             renamed = {n: ds.renamed for n, ds in zip(job.inputs.names, job.inputs.datasets,
                                                       strict=True) if ds.renamed}  # fmt: skip
             said = {"solver": about_solver} if about_solver else {}
-            metadata = job.metadata(done, asdict(search), rate, resumed_rows=progress.rows,
+            recorded = asdict(search) | {"max_nodes": search.budget}  # the budget that held
+            metadata = job.metadata(done, recorded, rate, resumed_rows=progress.rows,
                                     renamed_columns=renamed or None, **said)  # fmt: skip
             # An interrupt while joining keeps the (complete) checkpoint: --resume joins again.
             sink.commit(read, empty, metadata)
@@ -243,5 +247,6 @@ def _run(job: Job, search: SolveOptions, resume: bool, about_solver: dict[str, A
         workers=job.executor.workers,
         strategy=search.name,
         resumed_rows=progress.rows,
+        max_nodes=search.budget,
         metadata=metadata,
     )

@@ -5,13 +5,13 @@ and seed, the inputs with their sizes and sha256, the tool's version, and how it
 
 import datetime
 import hashlib
-import json
 import os
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from pipeline.io.runinfo import package_version
+from pipeline.results.json_numbers import json_text
 from pipeline.splitting.options import BELOW_RATING, REASONS, SplitOptions
 from pipeline.splitting.plan import SplitPlan
 
@@ -115,7 +115,7 @@ class SplitManifest:
                    groups=sum(plan.groups.values()), strata=plan.strata, **more)  # fmt: skip
 
     def to_json(self) -> str:
-        return json.dumps(asdict(self), indent=2)
+        return json_text(asdict(self))
 
     def describe(self) -> str:
         """The summary sentence the command prints on stderr."""
