@@ -366,7 +366,7 @@ def bad_inputs(folder: Path) -> dict[str, tuple[Path, str]]:
             (folder / name).write_bytes(data)
         cases[name] = (folder / name, fragment)
     (folder / "folder.csv").mkdir()
-    cases["folder.csv"] = (folder / "folder.csv", "is a directory")
+    cases["folder.csv"] = (folder / "folder.csv", "is a folder: pass files")
     return cases
 
 
