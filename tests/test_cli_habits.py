@@ -264,3 +264,19 @@ def test_an_empty_input_warns_and_exits_0(tmp_path, command, text):
     assert f"warning: {source}: 0 rows\n" in done.stderr
     if command == "validate":  # of nothing: not "clean"
         assert "nothing to validate" in done.stderr and "clean" not in done.stderr
+
+
+def test_a_slow_jobs_first_batches_are_small_so_its_bar_moves_early():
+    # `--rate`'s bar sat at `0.00 rows` for a whole batch of 50,000 rated rows (67 s on
+    # forum_hardest): its first batches now hold 32, 64, 128, ... rows
+    import pyarrow as pa
+
+    from pipeline.run.parts import ramp_up
+
+    batches = [("a", pa.record_batch({"row": list(range(300))})),
+               ("b", pa.record_batch({"row": list(range(300, 400))}))]  # fmt: skip
+    cut = list(ramp_up(batches, first=32))
+    assert [(key, b.num_rows) for key, b in cut] == [("a", 32), ("a", 64), ("a", 128), ("a", 76),
+                                                     ("b", 100)]  # fmt: skip
+    rows = [r for _, b in cut for r in b.column(0).to_pylist()]
+    assert rows == list(range(400))  # the same rows, in order

@@ -23,6 +23,7 @@ from pipeline.cli.options import (
     print_summary,
 )
 from pipeline.cli.process import fail, one_line_errors
+from pipeline.run import compile_ahead
 from pipeline.solver.registry import DEFAULT_STRATEGY, MAX_NODES, STRATEGIES, budgets_text
 
 app = typer.Typer(
@@ -398,6 +399,7 @@ def bench(
 def main() -> None:
     """The `sudoku-pipeline` program."""
     process.AS_PROGRAM = True
+    compile_ahead.enable()  # the program's first command compiles the other commands' kernels
     process.take_signals()
     try:
         app()

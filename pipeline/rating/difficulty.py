@@ -16,7 +16,7 @@ transposes with probability 1/2 (our solver treats rows and columns differently)
 
 import numpy as np
 
-from pipeline.compiled import kernel
+from pipeline.compiled import kernel, kernel_part
 from pipeline.solver import codes, solve_grids
 from pipeline.solver.candidates import as_candidates
 
@@ -29,7 +29,7 @@ _FNV_OFFSET = np.uint64(0xCBF29CE484222325)
 _FNV_PRIME = np.uint64(0x100000001B3)
 
 
-@kernel
+@kernel_part
 def _mix(z: np.uint64) -> np.uint64:
     """splitmix64's output function: a 64-bit value to a well-mixed one."""
     z = (z ^ (z >> np.uint64(30))) * _MIX1
@@ -37,14 +37,14 @@ def _mix(z: np.uint64) -> np.uint64:
     return z ^ (z >> np.uint64(31))
 
 
-@kernel
+@kernel_part
 def _below(state: np.ndarray, bound: int) -> int:
     """Next number of the splitmix64 stream in `state[0]`, as an int in [0, bound)."""
     state[0] += _GOLDEN
     return int((_mix(state[0]) >> np.uint64(11)) % np.uint64(bound))
 
 
-@kernel
+@kernel_part
 def _shuffle(state: np.ndarray, items: np.ndarray, start: int, count: int) -> None:
     """Fisher-Yates shuffle of `items[start:start + count]`."""
     for i in range(count - 1, 0, -1):
@@ -52,7 +52,7 @@ def _shuffle(state: np.ndarray, items: np.ndarray, start: int, count: int) -> No
         items[start + i], items[start + j] = items[start + j], items[start + i]
 
 
-@kernel
+@kernel_part
 def _line_order(state: np.ndarray, order: np.ndarray) -> None:
     """A random order of the 9 rows (or columns): bands shuffled, rows shuffled inside each."""
     bands = np.arange(3)

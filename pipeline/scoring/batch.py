@@ -69,9 +69,10 @@ class ScoreOptions:
             raise ValueError(f"rate_samples must be at least 1, not {self.rate_samples}")
 
     def kernels(self) -> tuple[str, ...]:
-        """The kernels a batch calls (`run.warmup.KERNELS`): the solver, the clash check, and
-        the rating's with `rate`."""
-        return (SOLVER, "clash", *(("rating",) if self.rate else ()))
+        """The kernels a batch calls (`run.warmup.KERNELS`): the solver, the clash check, the
+        check of the predictions and the input's solutions (`verify`), and the rating's with
+        `rate`."""
+        return (SOLVER, "clash", "verify", *(("rating",) if self.rate else ()))
 
     @property
     def has_grade(self) -> bool:

@@ -32,7 +32,7 @@ from pipeline.io.writers import encode
 from pipeline.run.checkpoint import Checkpoint, Progress, StreamSink, open_sink
 from pipeline.run.job import Job, JobOptions, start_job
 from pipeline.run.loop import running
-from pipeline.run.parts import Part, verdict_counts
+from pipeline.run.parts import Part, ramp_up, verdict_counts
 from pipeline.scoring.batch import ScoreOptions, output_schema, score_record_batch
 from pipeline.scoring.summary import BatchTally, ScoreSummary, ScoreTally, tally_output
 from pipeline.scoring.verdicts import VERDICT_NAMES
@@ -155,8 +155,10 @@ def _ratings(ds: Dataset) -> tuple[str | None, str | None]:
     return ds.extra_columns.get(GRADE_COLUMN), ds.extra_columns.get(DIFFICULTY_COLUMN)
 
 
-def _tasks(ds: Dataset, start: int) -> Iterator[tuple[int, pa.RecordBatch]]:
-    for batch in ds.batches(start):
+def _tasks(ds: Dataset, start: int, slow: bool) -> Iterator[tuple[int, pa.RecordBatch]]:
+    """`(first row, batch)` from row `start` on; `slow` (rated): the first ones small."""
+    batches = ((None, batch) for batch in ds.batches(start))
+    for _, batch in ramp_up(batches) if slow else batches:
         yield start, batch
         start += batch.num_rows
 
@@ -184,7 +186,9 @@ def _run(job: Job, scoring: ScoreOptions, prediction: str, resume: bool) -> Scor
                                        resume, empty.column_names)  # fmt: skip
             run.show_progress(initial=progress.rows)
             done = progress.rows
-            for scored in run.map(score_part, _tasks(ds, done), scoring, job.target.format):
+            for scored in run.map(
+                score_part, _tasks(ds, done, scoring.rate), scoring, job.target.format
+            ):
                 sink.add(scored.part)
                 tally.add(scored.tally)
                 done += scored.rows

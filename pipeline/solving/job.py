@@ -29,7 +29,7 @@ from pipeline.results.schema import result_schema
 from pipeline.run.checkpoint import Checkpoint, StreamSink, open_sink
 from pipeline.run.job import Job, JobOptions, start_job
 from pipeline.run.loop import running
-from pipeline.run.parts import Part, verdict_counts
+from pipeline.run.parts import Part, ramp_up, verdict_counts
 from pipeline.solver.codes import OUTSIDE_ONLY, VERDICT_NAMES
 from pipeline.solvers.open import open_solver, solver_metadata
 from pipeline.solving.batch import SolveOptions, solve_record_batch
@@ -120,10 +120,11 @@ def _empty(job: Job, search: SolveOptions) -> pa.Table:
     return schema.empty_table()
 
 
-def _tasks(job: Job, source: int, row: int, start: int) -> Iterator[tuple]:
+def _tasks(job: Job, source: int, row: int, start: int, slow: bool = False) -> Iterator[tuple]:
     """The work, batch by batch, from input `source`'s `row` on; `start`: the first batch's
-    place in the output."""
-    for index, batch in job.inputs.batches(source, row):
+    place in the output. `slow` rows (rated): the first batches small (`ramp_up`)."""
+    batches = job.inputs.batches(source, row)
+    for index, batch in ramp_up(batches) if slow else batches:
         yield start, index, job.inputs.names[index] if job.inputs.several else None, batch
         start += batch.num_rows
 
@@ -210,7 +211,7 @@ def _run(job: Job, search: SolveOptions, resume: bool, about_solver: dict[str, A
 
             def counted() -> Iterator[tuple]:
                 nonlocal read
-                for task in _tasks(job, progress.source, progress.next_row, done):
+                for task in _tasks(job, progress.source, progress.next_row, done, search.rate):
                     read += task[3].num_rows
                     yield task
 
