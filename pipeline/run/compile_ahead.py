@@ -49,7 +49,7 @@ def enable() -> None:
     from pipeline.run import warmup
 
     ENABLED = True
-    warmup.after_expect = start_compiling_ahead
+    warmup.on_expect = start_compiling_ahead
 
 
 def missing(names: Iterable[str] = ORDER) -> list[str]:

@@ -261,22 +261,21 @@ START_SECONDS = 1.0  # a process of its own starts (numpy, numba, the package) i
 def expect_kernels(names: Iterable[str]) -> float:
     """`pipeline.compiled.expect` for the kernels `names` as `warm` compiles them: the notice's
     estimate is the longest lane's. From the command line, the kernels of every other
-    command start compiling in the background meanwhile (`after_expect`)."""
+    command start compiling in the background meanwhile (`on_expect`)."""
     from pipeline.compiled import expect
 
     names = tuple(names)
     plan = lanes(names)
     last = [n for n in with_parts(names) if KERNELS[n].parts and n in _missing(names)]
     longest = max(sum(map(_seconds, lane)) for lane in plan) + sum(map(_seconds, last))
-    seconds = expect(compiled_names(with_parts(names)), longest)
-    if after_expect is not None:
-        after_expect(names)
-    return seconds
+    ahead = bool(on_expect(names)) if on_expect is not None else False
+    return expect(compiled_names(with_parts(names)), longest, ahead)
 
 
-# Told the kernels of each piece of work `expect_kernels` hears of: the command line's
-# `compile_ahead.enable()` sets it, so that its first command compiles the others' kernels.
-after_expect: Callable[[tuple[str, ...]], object] | None = None
+# Told the kernels of each piece of work `expect_kernels` hears of (and returns whether the
+# other kernels now compile in the background): the command line's `compile_ahead.enable()`
+# sets it, so that its first command compiles the other commands' kernels.
+on_expect: Callable[[tuple[str, ...]], bool] | None = None
 
 
 def _missing(names: Iterable[str]) -> set[str]:
