@@ -280,3 +280,15 @@ def test_a_slow_jobs_first_batches_are_small_so_its_bar_moves_early():
                                                      ("b", 100)]  # fmt: skip
     rows = [r for _, b in cut for r in b.column(0).to_pylist()]
     assert rows == list(range(400))  # the same rows, in order
+
+
+def test_a_node_budget_for_a_solver_from_outside_is_refused_not_ignored(tmp_path):
+    source = tmp_path / "a.txt"
+    source.write_text(DEEP_FOR_MRV + "\n")
+    spec = f"cmd:{sys.executable} -c pass"
+    done = CliRunner().invoke(app, ["solve", str(source), "--solver", spec, "--max-nodes", "5"])
+    assert done.exit_code == 2
+    assert done.stderr.startswith("error: --max-nodes is the built-in strategies' node budget")
+    builtin = CliRunner().invoke(app, ["solve", str(source), "--solver", "mrv", "--max-nodes",
+                                       "5", "-o", str(tmp_path / "o.csv")])  # fmt: skip
+    assert builtin.exit_code == 0, builtin.output  # a strategy named as a solver: its budget

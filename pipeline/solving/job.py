@@ -166,6 +166,9 @@ def solve_file(
     except ValueError as e:
         raise InputError(str(e)) from None
     about_solver: dict[str, Any] = {}
+    if search.solver is not None and max_nodes is not None:  # it would be ignored
+        raise InputError("--max-nodes is the built-in strategies' node budget; a solver from "
+                         "outside (--solver) searches its own way")  # fmt: skip
     if search.solver is not None:
         adapter = open_solver(search.solver)  # InputError (one line) before any work
         about_solver = solver_metadata(adapter)
