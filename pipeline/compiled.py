@@ -138,11 +138,11 @@ def kernel_cached(module: str, name: str) -> bool:
 # estimate adds up. Kernels share parts, compiled once, so a sum errs long. A kernel missing
 # here counts DEFAULT_SECONDS (a test checks that none is).
 COMPILE_SECONDS: dict[tuple[str, str], float] = {
-    ("pipeline.solver.fast", "solve_kernel"): 5.0,
-    ("pipeline.solver.reference", "reference_kernel"): 4.0,  # mrv and backtrack
-    ("pipeline.solver.checks", "_first_clash_kernel"): 0.9,
-    ("pipeline.solvers.library", "call_kernel"): 0.6,
-    ("pipeline.solver.fast", "two_solutions_kernel"): 4.6,
+    ("pipeline.kernels.fast", "solve_kernel"): 5.0,
+    ("pipeline.kernels.reference", "reference_kernel"): 4.0,  # mrv and backtrack
+    ("pipeline.kernels.checks", "_first_clash_kernel"): 0.9,
+    ("pipeline.plugins.library", "call_kernel"): 0.6,
+    ("pipeline.kernels.fast", "two_solutions_kernel"): 4.6,
     ("pipeline.canonical_forms.search", "search_form"): 3.5,
     ("pipeline.canonical_forms.full", "full_form"): 3.5,
     ("pipeline.canonical_forms.batch", "canonical_kernel"): 3.0,  # its two searches cached
@@ -150,14 +150,14 @@ COMPILE_SECONDS: dict[tuple[str, str], float] = {
     ("pipeline.rating.ladder", "hard_rungs"): 5.0,
     ("pipeline.rating.ladder", "grade_kernel"): 3.0,  # its rungs cached: the ladder alone
     ("pipeline.rating.difficulty", "symmetric_copies"): 1.5,
-    ("pipeline.solver.checks", "_verify_kernel"): 0.7,  # 1.2 s measured under load (x2)
+    ("pipeline.kernels.checks", "_verify_kernel"): 0.7,  # 1.2 s measured under load (x2)
     ("pipeline.symmetry_kernels", "augment_kernel"): 3.5,  # 6.7 s measured under load (x2)
-    ("pipeline.solver.enumeration", "enumerate_kernel"): 3.4,  # one core, under load
-    ("pipeline.solver.checks", "_givens_valid_kernel"): 0.5,
+    ("pipeline.kernels.enumeration", "enumerate_kernel"): 3.4,  # one core, under load
+    ("pipeline.kernels.checks", "_givens_valid_kernel"): 0.5,
     # the pencilmark twins (compiled in the background, or when a row holds pencilmarks)
-    ("pipeline.solver.fast", "solve_candidates_kernel"): 5.0,
-    ("pipeline.solver.reference", "reference_candidates_kernel"): 4.0,
-    ("pipeline.solver.fast", "two_solutions_candidates_kernel"): 4.6,
+    ("pipeline.kernels.fast", "solve_candidates_kernel"): 5.0,
+    ("pipeline.kernels.reference", "reference_candidates_kernel"): 4.0,
+    ("pipeline.kernels.fast", "two_solutions_candidates_kernel"): 4.6,
     ("pipeline.rating.ladder", "grade_candidates_kernel"): 5.0,
     ("pipeline.rating.difficulty", "symmetric_candidate_copies"): 1.5,
 }

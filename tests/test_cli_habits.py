@@ -110,8 +110,8 @@ def test_one_default_node_budget_per_strategy_in_every_command(tmp_path):
     # bench gave mrv 20,000 nodes a puzzle by default, solve none: 171 of top1465 were
     # `limit` in one and solved in the other
     import pipeline
-    from pipeline.bench.job import bench
-    from pipeline.solver.registry import node_budget
+    from pipeline.jobs.bench.job import bench
+    from pipeline.kernels.registry import node_budget
 
     assert (node_budget("fast"), node_budget("mrv"), node_budget("mrv", 7)) == (None, 20_000, 7)
     in_memory = pipeline.solve_batch([DEEP_FOR_MRV], strategy="mrv")
@@ -132,7 +132,7 @@ def test_one_default_node_budget_per_strategy_in_every_command(tmp_path):
 
 
 def test_bench_measures_each_strategy_given():
-    from pipeline.bench.job import bench
+    from pipeline.jobs.bench.job import bench
 
     result = bench(Path(DATA) / "sample.csv", strategy=["fast", "mrv"], rows=20, repeats=1)
     assert [r.strategy for r in result.rows] == ["fast", "mrv"]
