@@ -301,6 +301,8 @@ def start_job(
         for ds in opened.datasets:  # a header guessed from content: no row goes unsaid
             if ds.header_note and options.get("progress", True):
                 print(f"note: {printable(ds.header_note)}", file=sys.stderr)
+            if ds.num_rows == 0 and options.get("progress", True):
+                warn_empty(ds.location)
         streams = [n for n, ds in zip(opened.names, opened.datasets, strict=True) if ds.stream]
         if resume and streams:
             stream = "stdin" if streams[0] == STDIN else streams[0]
@@ -357,6 +359,12 @@ def _target(
     return check_output(
         output, inputs=reads, force=force, format=options.get("format"), formats=files
     )
+
+
+def warn_empty(name: str) -> None:
+    """An input of no rows (an empty file, a header alone) is no error, but nobody means to
+    run on one: said on stderr, as `warning: NAME: 0 rows`."""
+    print(f"warning: {printable(name)}: 0 rows", file=sys.stderr)
 
 
 @contextmanager

@@ -48,7 +48,7 @@ from pipeline.io.text_columns import check_text_columns
 from pipeline.io.writers import PartWriter, Spool, TableWriter
 from pipeline.run.checkpoint import Checkpoint, Progress
 from pipeline.run.job import HiddenBar, Job, sigterm_as_interrupt
-from pipeline.run.parts import Part, Task
+from pipeline.run.parts import Part, Task, ramp_up
 
 if TYPE_CHECKING:
     from tqdm import tqdm
@@ -117,12 +117,14 @@ class Run:
                 self.bar = HiddenBar(self._total, self.resumed.rows)
         return self.bar
 
-    def tasks(self) -> Iterator[Task]:
-        """The inputs' batches as tasks, in order, from where a resumed run stopped."""
+    def tasks(self, slow: bool = False) -> Iterator[Task]:
+        """The inputs' batches as tasks, in order, from where a resumed run stopped. `slow`
+        rows (rated): the first batches small (`parts.ramp_up`), so the bar moves soon."""
         inputs = self.job.inputs
         assert inputs is not None
         start, source, row = self.resumed.rows, self.resumed.source, self.resumed.next_row
-        for index, batch in inputs.batches(source, row):
+        batches = inputs.batches(source, row)
+        for index, batch in ramp_up(batches) if slow else batches:
             if index != source:
                 source, row = index, 0
             self.read += batch.num_rows

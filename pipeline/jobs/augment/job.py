@@ -15,7 +15,6 @@ row's place in the input, so any worker count and batch size give the same outpu
 that stops keeps nothing (augmenting again is cheap): there is no `resume`.
 """
 
-import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Unpack
@@ -31,6 +30,7 @@ from pipeline.jobs.augment.batch import (
     augment_record_batch,
     output_schema,
 )
+from pipeline.results.json_numbers import json_text
 from pipeline.run.job import Job, JobOptions, start_job
 from pipeline.run.loop import running
 from pipeline.run.parts import Part, Task, part_of
@@ -103,7 +103,7 @@ class AugmentSummary:
         return data
 
     def to_json(self) -> str:
-        return json.dumps(self.as_dict())
+        return json_text(self.as_dict())
 
 
 @dataclass(frozen=True)

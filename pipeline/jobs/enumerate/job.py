@@ -18,7 +18,6 @@ end, so the output appears whole or not at all; an interrupted run keeps nothing
 `--resume`: a rerun starts again).
 """
 
-import json
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -39,6 +38,7 @@ from pipeline.jobs.enumerate.solutions import (
 )
 from pipeline.jobs.enumerate.spread import spread_tables
 from pipeline.kernels.registry import MAX_NODES
+from pipeline.results.json_numbers import json_text
 from pipeline.run.job import JobOptions, start_job
 from pipeline.run.loop import Run, running
 from pipeline.run.parts import Part, Task, part_of
@@ -79,7 +79,7 @@ class EnumerateSummary:
     def to_json(self) -> str:
         data = asdict(self)
         data.pop("metadata")
-        return json.dumps(data, indent=2)
+        return json_text(data)
 
     def describe(self) -> str:
         counts = ", ".join(

@@ -2,7 +2,6 @@
 run loop (its workers make the chunks; the `tables` sink writes them as they come), with a
 progress bar on a terminal and a summary (`--json`), as `solve` and `validate` give theirs."""
 
-import json
 from dataclasses import asdict, dataclass
 from functools import partial
 from pathlib import Path
@@ -17,6 +16,7 @@ from pipeline.jobs.generate.puzzles import (
     kernels,
     no_puzzles,
 )
+from pipeline.results.json_numbers import json_text
 from pipeline.run.job import start_job
 from pipeline.run.loop import running
 
@@ -39,7 +39,7 @@ class GenerateSummary:
     rows_per_s: float
 
     def to_json(self) -> str:
-        return json.dumps({"command": "generate", **asdict(self)}, indent=2)
+        return json_text({"command": "generate", **asdict(self)})
 
     def describe(self) -> str:
         return (

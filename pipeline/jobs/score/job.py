@@ -17,9 +17,11 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any, Unpack
 
+from pipeline.cell_lists import is_cell_lists
 from pipeline.errors import InputError
 from pipeline.io.columns import prediction_column
 from pipeline.io.dataset import Dataset
+from pipeline.io.readers import is_text
 from pipeline.jobs import JOBS
 from pipeline.jobs.score.batch import ScoreOptions, output_schema, score_record_batch
 from pipeline.jobs.score.summary import BatchTally, ScoreSummary, ScoreTally, tally_output
@@ -69,7 +71,8 @@ def score_file(
     the clue count (`batch.COLUMNS`).
 
     The predictions are the column named `prediction_column`, else the first named
-    prediction, predicted, output or answer (plurals too). The input's solution column, where
+    prediction, predicted or output (plurals too), never the input's solution column (in
+    sudoku-extreme's layout, `answer`). The input's solution column, where
     it solves its puzzle, gives the cells correct; else the `fast` kernel finds a solution.
     Input columns `grade` and `difficulty` (`solve --rate` writes both) come along, and the
     summary gives the accuracy by grade; `rate` rates each puzzle here instead (its grade, and
@@ -89,7 +92,8 @@ def score_file(
     assert job.inputs is not None
     if job.inputs.several:
         raise InputError("score takes one input at a time")
-    scoring = score_options(job.inputs.first, prediction_column, job.reading.solution_column)
+    scoring, found = score_options(job.inputs.first, prediction_column,
+                                   job.reading.solution_column)  # fmt: skip
     if rate:
         ds = job.inputs.first
         rated = [c for c in (GRADE_COLUMN, DIFFICULTY_COLUMN) if c in ds.extra_columns]
@@ -99,13 +103,19 @@ def score_file(
                 "score it without --rate, or rename the column"
             )
         scoring = replace(scoring, rate=True, rate_samples=rate_samples)
-    return _run(job, scoring, prediction_column)
+    return _run(job, scoring, found)
 
 
-def score_options(ds: Dataset, wanted: str | None, named_solution: str | None) -> ScoreOptions:
-    """Which batch columns hold the predictions, solutions and grades of `ds`."""
+def score_options(
+    ds: Dataset, wanted: str | None, named_solution: str | None
+) -> tuple[ScoreOptions, str]:
+    """Which batch columns hold the predictions, solutions and grades of `ds`, and the input's
+    column of predictions (as the run's metadata records it)."""
     name = ds.location
-    prediction = prediction_column(name, ds.columns, wanted, (ds.puzzle_column, ds.id_column))
+    if not ds.columns and ds.num_rows == 0:  # an empty file: nothing to find, nothing to score
+        return ScoreOptions(), wanted or "prediction"
+    taken = (ds.puzzle_column, ds.id_column, ds.solution_column)
+    prediction = prediction_column(name, ds.columns, wanted, taken)
     if prediction in (ds.puzzle_column, ds.id_column):
         role, option = (
             ("puzzle", "--column") if prediction == ds.puzzle_column else ("id", "--id-column")
@@ -115,6 +125,11 @@ def score_options(ds: Dataset, wanted: str | None, named_solution: str | None) -
             f"name the {role} column with {option}"
         )
     solution = "solution" if ds.solution_column is not None else None
+    if prediction in ds.extra_columns:
+        kind = ds.extra_schema.field(ds.extra_columns[prediction]).type
+        if not (is_text(kind) or is_cell_lists(kind)):
+            raise InputError(f"{name}: the prediction column '{prediction}' holds {kind}; "
+                             "expected puzzle strings or lists of 81 ints 0-9")  # fmt: skip
     if prediction == ds.solution_column:
         if named_solution is not None:
             raise InputError(
@@ -122,8 +137,8 @@ def score_options(ds: Dataset, wanted: str | None, named_solution: str | None) -
             )
         # found as the solutions (by name, or in a file without a header by content), but
         # named as the predictions: it is the predictions, and there are no solutions
-        return ScoreOptions("solution", None, *_ratings(ds))
-    return ScoreOptions(ds.extra_columns[prediction], solution, *_ratings(ds))
+        return ScoreOptions("solution", None, *_ratings(ds)), prediction
+    return ScoreOptions(ds.extra_columns[prediction], solution, *_ratings(ds)), prediction
 
 
 def _ratings(ds: Dataset) -> tuple[str | None, str | None]:
@@ -131,7 +146,7 @@ def _ratings(ds: Dataset) -> tuple[str | None, str | None]:
     return ds.extra_columns.get(GRADE_COLUMN), ds.extra_columns.get(DIFFICULTY_COLUMN)
 
 
-def _run(job: Job, scoring: ScoreOptions, prediction: str | None) -> ScoreSummary:
+def _run(job: Job, scoring: ScoreOptions, prediction: str) -> ScoreSummary:
     """The score job, on the run loop."""
     assert job.inputs is not None
     ds = job.inputs.first
@@ -140,7 +155,7 @@ def _run(job: Job, scoring: ScoreOptions, prediction: str | None) -> ScoreSummar
     identity = {"command": "score", **asdict(scoring)}
     tally = ScoreTally()
     with running(job, schema, identity=lambda: job.identity(identity)) as run:
-        for scored in run.map(score_part, run.tasks(), scoring, job.format):
+        for scored in run.map(score_part, run.tasks(slow=scoring.rate), scoring, job.format):
             run.write(scored.part)
             tally.add(scored.tally)
         run.finish()

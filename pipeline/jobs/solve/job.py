@@ -9,7 +9,6 @@ atomically, with the run's metadata. An interrupted run is continued with `resum
 result then equals an uninterrupted run's, timing columns aside.
 """
 
-import json
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -23,6 +22,7 @@ from pipeline.jobs import JOBS
 from pipeline.jobs.solve.batch import SolveOptions, solve_record_batch
 from pipeline.kernels.codes import OUTSIDE_ONLY, VERDICT_NAMES
 from pipeline.plugins.open import open_solver, solver_metadata
+from pipeline.results.json_numbers import json_text
 from pipeline.results.schema import result_schema
 from pipeline.run.job import Job, JobOptions, start_job
 from pipeline.run.loop import running
@@ -46,19 +46,22 @@ class RunSummary:
     workers: int
     strategy: str
     resumed_rows: int = 0
+    max_nodes: int | None = None  # each puzzle's node budget (the strategy's own by default)
     metadata: dict[str, Any] = field(default_factory=dict, repr=False)
 
     def to_json(self) -> str:
         data = asdict(self)
         data.pop("metadata")
-        return json.dumps(data, indent=2)
+        return json_text(data)
 
     def describe(self) -> str:
         counts = ", ".join(f"{v} {n:,}" for v, n in self.verdicts.items() if n)
         resumed = f" ({self.resumed_rows:,} from the checkpoint)" if self.resumed_rows else ""
+        budget = "" if self.max_nodes is None else f", {self.max_nodes:,} nodes a puzzle at most"
         return (
             f"{self.rows:,} rows{resumed} in {self.wall_s:.2f} s "
-            f"({self.rows_per_s:,.0f} rows/s, {self.workers} worker{'s' * (self.workers != 1)}): "
+            f"({self.rows_per_s:,.0f} rows/s, {self.workers} worker{'s' * (self.workers != 1)}"
+            f"{budget}): "
             f"{counts or 'no rows'}\n"
             f"wrote {self.output}"
         )
@@ -72,7 +75,7 @@ def _identity(job: Job, options: SolveOptions) -> dict[str, Any]:
             "strategy": options.strategy,
             **({"solver": options.solver} if options.solver else {}),
             "solutions": options.solutions,
-            "max_nodes": options.max_nodes,
+            "max_nodes": options.budget,
             "added columns": [
                 options.canonical,
                 options.rate,
@@ -145,6 +148,11 @@ def solve_file(
     except ValueError as e:
         raise InputError(str(e)) from None
     about_solver: dict[str, Any] = {}
+    if search.solver is not None and max_nodes is not None:  # it would be ignored
+        raise InputError(
+            "--max-nodes is the built-in strategies' node budget; a solver from "
+            "outside (--solver) searches its own way"
+        )
     if search.solver is not None:
         adapter = open_solver(search.solver)  # InputError (one line) before any work
         about_solver = solver_metadata(adapter)
@@ -163,7 +171,7 @@ def solve_file(
     empty = _empty(job, search)
     with running(job, empty.schema, identity=lambda: _identity(job, search)) as run:
         counts = Counter(run.resumed.counts)
-        for part in run.map(solve_part, run.tasks(), search, job.format):
+        for part in run.map(solve_part, run.tasks(slow=search.rate), search, job.format):
             run.write(part)
             counts.update(part.counts)
         run.finish()
@@ -174,9 +182,10 @@ def solve_file(
             n: ds.renamed for n, ds in zip(inputs.names, inputs.datasets, strict=True) if ds.renamed
         }
         said = {"solver": about_solver} if about_solver else {}
+        recorded = asdict(search) | {"max_nodes": search.budget}  # the budget that held
         metadata = job.metadata(
             run.rows,
-            asdict(search),
+            recorded,
             rate,
             resumed_rows=run.resumed.rows,
             renamed_columns=renamed or None,
@@ -195,5 +204,6 @@ def solve_file(
         workers=job.executor.workers,
         strategy=search.name,
         resumed_rows=run.resumed.rows,
+        max_nodes=search.budget,
         metadata=metadata,
     )
