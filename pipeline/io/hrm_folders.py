@@ -22,9 +22,21 @@ metadata, as every folder of arrays holds it) and one `all__<column>.npy` per ex
 columns kept (`rating`, `source` as codes named in `meta.json`'s labels, `copy`, ...).
 `OUT/identifiers.json` is `["<blank>"]`. The arrays are written as they come, in bounded
 memory, by `array_folders.NpyFolder` (a temporary folder renamed into place).
+
+A dataset folder written whole by a job of its own (`augment --format hrm`: `OUT/train/`):
+
+    folder = check_dataset_folder("sx", inputs=["train.csv"], force=False)  # or InputError
+    with HrmDataset(folder) as dataset, dataset.split("train", extras_schema) as written:
+        written.append(...)
+        written.commit(metadata)
+        dataset.commit(metadata)    # identifiers.json, meta.json; the folder put in place
+
+Its `OUT/meta.json` (the run's metadata and the splits) marks it as this tool's, so that a
+rerun replaces it; anything else follows `io.output_folders`' rules.
 """
 
 import json
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +44,9 @@ import numpy as np
 import pyarrow as pa
 
 from pipeline.errors import InputError
-from pipeline.io.array_folders import NpyFolder
+from pipeline.io.array_folders import META, NpyFolder
+from pipeline.io.output_folders import check_output_folder, folder_in_making, put_in_place
+from pipeline.io.runinfo import METADATA_KEY
 
 SET = "all"  # the one set of a Sudoku dataset (`metadata.sets`)
 PREFIX = f"{SET}__"
@@ -60,6 +74,19 @@ def dataset_metadata(groups: int) -> dict[str, Any]:
     }
 
 
+def encode_cells(grids: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """`(n, 81) uint8` grids (0 a blank) as HRM's tokens: each digit + 1, a blank 1 (`out`:
+    in place, say, when it is `grids`)."""
+    return np.add(grids, np.uint8(1), out=out, dtype=np.uint8)
+
+
+def pencilmark_refusal(row: int, why: str = "") -> InputError:
+    """The one-line error for a pencilmark puzzle (input row `row`) where HRM's arrays are
+    asked for: they hold 81 cells a puzzle; `why`: what else refuses it."""
+    return InputError(f"row {row} is a pencilmark puzzle: {why}HRM's arrays hold 81 cells "
+                      "a puzzle, and pencilmark puzzles do not fit them")  # fmt: skip
+
+
 def write_identifiers(folder: Path) -> None:
     """`identifiers.json` at the top of a dataset folder: the one puzzle identifier's name."""
     with open(Path(folder) / IDENTIFIERS, "w") as f:
@@ -67,7 +94,9 @@ def write_identifiers(folder: Path) -> None:
 
 
 class HrmSet:
-    """One split of an HRM dataset (see the module), written a batch of groups at a time."""
+    """One split of an HRM dataset (see the module), written a batch of groups at a time:
+    `append`; or, to write the cells from several threads, `add_groups` in order, then
+    `write_cells` from any thread."""
 
     def __init__(self, path: Path, extras: pa.Schema) -> None:
         self.folder = NpyFolder(Path(path), extras, grid_columns=(), prefix=PREFIX)
@@ -94,28 +123,103 @@ class HrmSet:
         solutions: np.ndarray,
         group_sizes: np.ndarray,
         extras: dict[str, Any],
+        *,
+        encoded: bool = False,
     ) -> None:
         """Append examples: `(n, 81) uint8` puzzles (0 a blank) and their solutions, grouped
         in runs of `group_sizes` (summing to n), and the extra columns per example as
-        `io.arrays.column_arrays` gives them. InputError past HRM's int32 indices."""
+        `io.arrays.column_arrays` gives them; `encoded`: the cells are HRM's already (each
+        digit + 1, `encode_cells`). InputError past HRM's int32 indices."""
         n = len(puzzles)
         if int(np.sum(group_sizes)) != n or len(solutions) != n:
             raise ValueError(f"{n} puzzles, {len(solutions)} solutions, groups of "
                              f"{int(np.sum(group_sizes))}")  # fmt: skip
+        first = self.add_groups(group_sizes, extras)
+        if not encoded:
+            puzzles, solutions = encode_cells(puzzles), encode_cells(solutions)
+        self.write_cells(first, puzzles, solutions)
+
+    def add_groups(self, group_sizes: np.ndarray, extras: dict[str, Any]) -> int:
+        """Append groups of `group_sizes` examples, with their extra columns (as `append`),
+        and reserve their cells, written by `write_cells` (from any thread, in any order);
+        returns the number of their first example. InputError past HRM's int32 indices."""
+        n = int(np.sum(group_sizes))
         if self.examples + n > MAX_EXAMPLES:
             raise InputError(f"{self.folder.path.name}: more than {MAX_EXAMPLES:,} examples, "
                              "past what HRM's int32 indices count: ask fewer copies or "
                              "a subsample")  # fmt: skip
-        self._inputs.append(puzzles + np.uint8(1))
-        self._labels.append(solutions + np.uint8(1))
         self._identifiers.append(np.zeros(n, np.int32))
         self._puzzles.append(np.arange(self.examples + 1, self.examples + n + 1, dtype=np.int32))
         ends = self.examples + np.cumsum(group_sizes, dtype=np.int64)
         self._groups.append(ends.astype(np.int32))
         self.folder.append(extras)
+        if self.folder.layout and self.folder.rows != self.examples + n:
+            raise ValueError(f"{self.folder.rows - self.examples} rows of extra columns for "
+                             f"{n} examples")  # fmt: skip
+        first = self._inputs.reserve(n)
+        self._labels.reserve(n)
         self.examples += n
         self.groups += len(group_sizes)
+        return first
+
+    def write_cells(self, first: int, inputs: np.ndarray, labels: np.ndarray) -> None:
+        """The cells of examples reserved by `add_groups` (`first`: its answer): HRM's tokens
+        (`encode_cells`), puzzles and solutions, written at their place."""
+        if len(inputs) != len(labels):
+            raise ValueError(f"{len(inputs)} puzzles, {len(labels)} solutions")
+        self._inputs.write_at(first, inputs)
+        self._labels.write_at(first, labels)
 
     def commit(self, metadata: dict[str, Any] | None = None) -> None:
         """Finish the files, write `dataset.json` and `meta.json`, put the folder in place."""
         self.folder.commit(metadata, {DATASET: dataset_metadata(self.groups)})
+
+
+class HrmDataset:
+    """A dataset folder in HRM's layout written whole (see the module): its splits (`split`),
+    `identifiers.json` and `meta.json`, in a temporary folder beside it until `commit`."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+        self.splits: list[str] = []
+
+    def __enter__(self) -> "HrmDataset":
+        self._making = folder_in_making(self.path)
+        self.temporary = self._making.__enter__()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._making.__exit__(None, None, None)
+
+    def split(self, name: str, extras: pa.Schema) -> HrmSet:
+        """The folder of the split `name` (`OUT/<name>/`), to write (`HrmSet`)."""
+        self.splits.append(name)
+        return HrmSet(self.temporary / name, extras)
+
+    def commit(self, metadata: dict[str, Any]) -> None:
+        """Write `identifiers.json` and `meta.json`, flush it all, put the folder in place."""
+        write_identifiers(self.temporary)
+        meta = {METADATA_KEY.decode(): metadata, "splits": self.splits}
+        with open(self.temporary / META, "w") as f:
+            json.dump(meta, f, indent=1, sort_keys=True, default=str)
+        put_in_place(self.temporary, self.path)
+
+
+def is_own_dataset(folder: Path) -> bool:
+    """Whether `folder` is a dataset folder this tool wrote whole, holding nothing else."""
+    try:
+        meta = json.loads((folder / META).read_text())
+        splits = meta["splits"]
+        ours = isinstance(meta[METADATA_KEY.decode()], dict) and isinstance(splits, list)
+        return ours and {p.name for p in folder.iterdir()} <= {META, IDENTIFIERS, *splits}
+    except (OSError, ValueError, KeyError, TypeError):
+        return False
+
+
+def check_dataset_folder(
+    path: str | Path, *, inputs: Iterable[str | Path] = (), force: bool = False
+) -> Path:
+    """The dataset folder to write, checked before any work (`io.output_folders`' rules; an
+    earlier dataset folder of this tool is replaced). Raises `InputError` (one line)."""
+    return check_output_folder(path, "HRM dataset", "augment --format hrm", inputs=inputs,
+                               force=force, is_own=is_own_dataset)  # fmt: skip
