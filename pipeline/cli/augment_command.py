@@ -13,7 +13,7 @@ from pipeline.cli.help import Command
 from pipeline.cli.options import JOB_OPTIONS, job_options, print_summary
 from pipeline.cli.process import one_line_errors
 
-AugmentFormat = StrEnum("AugmentFormat", {n: n for n in ("parquet", "npy")})  # type: ignore[misc]
+AugmentFormat = StrEnum("AugmentFormat", {n: n for n in ("parquet", "npy", "hrm")})  # type: ignore[misc]
 
 
 def _augment_job(command: Any) -> Any:
@@ -42,8 +42,8 @@ def augment(
             "--output",
             "-o",
             metavar="OUT",
-            help="A .parquet file, - for stdout, or with --format npy a folder "
-            "(default: <stem>.augmented.parquet, or the folder <stem>.augmented).",
+            help="A .parquet file, - for stdout, or with --format npy or hrm a folder "
+            "(default: <stem>.augmented.parquet, or the folder <stem>.augmented or <stem>.hrm).",
         ),  # fmt: skip
     ] = None,
     copies: Annotated[
@@ -56,13 +56,19 @@ def augment(
         int, typer.Option(min=0, metavar="N", help="Seed of the random symmetries.")
     ] = 0,
     keep_original: Annotated[
-        bool, typer.Option("--keep-original", help="Write each puzzle itself too, as copy 0.")
+        bool,
+        typer.Option(
+            "--keep-original",
+            help="Write each puzzle itself too, as copy 0 (always, with --format hrm).",
+        ),
     ] = False,
     output_format: Annotated[
         AugmentFormat | None,
         typer.Option(
             "--format",
-            help="parquet, or npy: a folder with one .npy per column (default: parquet).",
+            help="parquet; npy: a folder with one .npy per column; hrm: a folder HRM's and "
+            "TRM's PuzzleDataset loads, OUT/train/, each puzzle a group of itself and its "
+            "copies (default: parquet).",
         ),  # fmt: skip
     ] = None,
     batch_size: Annotated[
@@ -82,7 +88,8 @@ def augment(
     workers. Each row records its input row (group), its copy number and the symmetry
     applied (relabel, row_order, column_order, transposed), so it can be undone. A puzzle
     without a solution is solved first; rows that are not puzzles with exactly one solution
-    are left out and counted, by reason, in the summary.
+    are left out and counted, by reason, in the summary. --format hrm writes the folder HRM's
+    and TRM's training code loads (docs/guide/hrm.md).
 
     Example: sudoku-pipeline augment puzzles.parquet -o train.parquet --copies 8 --seed 1
     """
