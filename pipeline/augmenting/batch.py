@@ -162,7 +162,8 @@ class AugmentedBatch:
         arrays = replace(self, passed=source_as_codes(self.passed)).arrays(schema)
         inputs = encode_cells(arrays.pop("puzzle"), out=self.copies.puzzles)  # ours: in place
         labels = encode_cells(arrays.pop("solution"), out=self.copies.solutions)
-        sizes = np.unique(self.groups, return_counts=True)[1]  # rows ascend in a batch
+        starts = np.flatnonzero(np.diff(self.groups, prepend=-1))  # a row's copies together
+        sizes = np.diff(starts, append=len(self.groups))
         return HrmArrays(inputs, labels, sizes, arrays)
 
 

@@ -11,7 +11,7 @@ written once, no checkpoint), renamed into place at the end with the run's metad
 folder of arrays (`format="npy"`, `io.arrays`) they hand back the columns as arrays, and the
 parent appends them to the folder's files; for HRM's layout (`format="hrm"`,
 `io.hrm_folders`) they hand back each row's group (the puzzle itself, then its copies) as
-HRM's tokens, and the parent appends them to `OUT/train/`. Memory stays bounded by
+HRM's tokens, and the parent appends them to the split's folder. Memory stays bounded by
 the batches in flight, whatever the input's size. Copies depend only on the seed and each
 row's place in the input, so any worker count and batch size give the same output. A run
 that stops keeps nothing (augmenting again is cheap): there is no `resume`.
@@ -38,11 +38,12 @@ from pipeline.augmenting.batch import (
 )
 from pipeline.augmenting.sink import FileSink
 from pipeline.errors import InputError
-from pipeline.io.array_folders import NpyFolder
+from pipeline.io.array_folders import NpyFolder, check_folder
 from pipeline.io.extreme_layout import rating_as_number
-from pipeline.io.hrm_folders import HrmDataset, HrmSet, check_dataset_folder
+from pipeline.io.hrm_folders import HrmSet, write_identifiers
 from pipeline.io.inputs import expand
 from pipeline.io.output import Target, default_output
+from pipeline.io.runinfo import usable_cpus
 from pipeline.io.writers import encode
 from pipeline.run.checkpoint import StreamSink
 from pipeline.run.job import Job, JobOptions, start_job
@@ -51,8 +52,6 @@ from pipeline.run.parts import Part
 
 AUGMENTED_SUFFIX = ".augmented.parquet"
 FOLDER_SUFFIX = ".augmented"  # a folder of arrays beside the input
-HRM_SUFFIX = ".hrm"  # a dataset folder in HRM's layout beside the input
-HRM_SPLIT = "train"  # the split an HRM dataset folder of augment's holds
 FORMATS = ("parquet", "npy", "hrm")
 # Input rows per batch, by default: about OUTPUT_BATCH rows out (what bounds memory is the
 # copies: 50,000 input rows at K = 8 held 400,000 rows, 650 MiB for the process tree)
@@ -162,10 +161,12 @@ def augment_file(
     to `output` (default `<stem>.augmented.parquet` beside the input, or the folder
     `<stem>.augmented` with `format="npy"`), with the original first when `keep_original`.
 
-    `format="hrm"`: a dataset folder (default `<stem>.hrm`) in the layout HRM's and TRM's
-    `PuzzleDataset` loads (`io.hrm_folders`): `OUT/train/`, each input puzzle a group of
-    itself and its copies (the original is always kept), the other columns beside, one
-    `all__<column>.npy` each; `OUT/identifiers.json`; `OUT/meta.json` (the run's metadata).
+    `format="hrm"`: the folder of one split in the layout HRM's and TRM's `PuzzleDataset`
+    loads (`io.hrm_folders`; default: `<stem>` beside the input, `train.csv` -> `train/`, as
+    the loader names a split), each input puzzle a group of itself and its `copies` copies
+    (the original always kept; `copies=0`: the puzzles as they are, a test split), the other
+    columns beside, one `all__<column>.npy` each, and `identifiers.json` beside the folder
+    unless one is there.
 
     Output columns (`augmenting.batch.COLUMNS`): group (the input row), copy, [id], puzzle,
     solution, the symmetry applied (relabel, row_order, column_order, transposed: invertible,
@@ -178,22 +179,25 @@ def augment_file(
     `RunFailed` when the workers or the cluster go away, and `RunInterrupted` after Ctrl-C or
     SIGTERM (nothing is kept).
     """
-    if isinstance(copies, bool) or not isinstance(copies, int) or copies < 1:
-        raise InputError(f"copies must be a whole number of at least 1, not {copies!r}")
+    fewest = 0 if options.get("format") == "hrm" else 1
+    if isinstance(copies, bool) or not isinstance(copies, int) or copies < fewest:
+        raise InputError(f"copies must be a whole number of at least 1 (0 with format hrm: "
+                         f"the puzzles as they are), not {copies!r}")  # fmt: skip
     if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
         raise InputError(f"seed must be a whole number of at least 0, not {seed!r}")
     fmt = options.get("format")
     if fmt is not None and fmt not in FORMATS:
         raise InputError(f"augment writes parquet, npy or hrm, not {fmt!r}")
-    if output is None and fmt in ("npy", "hrm") and str(input_path) != "-":
-        output = default_output(input_path, FOLDER_SUFFIX if fmt == "npy" else HRM_SUFFIX)
+    if output is None and fmt == "npy" and str(input_path) != "-":
+        output = default_output(input_path, FOLDER_SUFFIX)
     if fmt is None and output is not None and str(output) == "-":
         options["format"] = "parquet"  # stdout: Parquet too, not the file jobs' CSV
     target: str | Path | Target | None = output
-    if fmt == "hrm":  # a dataset folder, checked as a folder written whole is
-        folder = check_dataset_folder("-" if output is None else output,
-                                      inputs=expand(input_path),
-                                      force=options.get("force", False))  # fmt: skip
+    if fmt == "hrm":  # a split's folder, checked as every folder of arrays is
+        if output is None and str(input_path) == "-":
+            raise InputError("augment --format hrm writes a folder: give -o DIR")
+        where = default_output(input_path, "") if output is None else output  # train/
+        folder = check_folder(where, inputs=expand(input_path), force=options.get("force", False))
         target = Target(folder, "hrm")
         keep_original = True  # a group is the puzzle itself and its copies
     augmenting = AugmentOptions(copies, seed, keep_original)
@@ -227,8 +231,8 @@ def _run(job: Job, augmenting: AugmentOptions) -> AugmentSummary:
             folder = cleanup.enter_context(NpyFolder(job.output, schema))
         elif fmt == "hrm":
             assert job.output is not None
-            dataset = cleanup.enter_context(HrmDataset(job.output))
-            hrm = cleanup.enter_context(dataset.split(HRM_SPLIT, hrm_schema(schema)))
+            writers = min(job.executor.workers, usable_cpus())  # this machine's threads
+            hrm = cleanup.enter_context(HrmSet(job.output, hrm_schema(schema), writers))
         elif job.output is not None:
             sink = FileSink(job.output)
             cleanup.callback(sink.close)
@@ -260,8 +264,9 @@ def _run(job: Job, augmenting: AugmentOptions) -> AugmentSummary:
         if folder is not None:
             folder.commit(metadata)
         elif hrm is not None:
+            assert job.output is not None
             hrm.commit(metadata)
-            dataset.commit(metadata)
+            write_identifiers(job.output.parent, only_if_absent=True)
         else:
             assert sink is not None
             sink.commit(done, schema.empty_table(), metadata)

@@ -43,13 +43,18 @@ def augment(
             "-o",
             metavar="OUT",
             help="A .parquet file, - for stdout, or with --format npy or hrm a folder "
-            "(default: <stem>.augmented.parquet, or the folder <stem>.augmented or <stem>.hrm).",
+            "(default: <stem>.augmented.parquet, or the folder <stem>.augmented; hrm: <stem>).",
         ),  # fmt: skip
     ] = None,
     copies: Annotated[
         int,
         typer.Option(
-            "--copies", "-k", min=1, metavar="K", help="Random symmetries of every puzzle."
+            "--copies",
+            "-k",
+            min=0,
+            metavar="K",
+            help="Random symmetries of every puzzle (0, with --format hrm: none, the puzzles "
+            "as they are: a test split).",
         ),  # fmt: skip
     ] = 8,
     seed: Annotated[
@@ -66,9 +71,9 @@ def augment(
         AugmentFormat | None,
         typer.Option(
             "--format",
-            help="parquet; npy: a folder with one .npy per column; hrm: a folder HRM's and "
-            "TRM's PuzzleDataset loads, OUT/train/, each puzzle a group of itself and its "
-            "copies (default: parquet).",
+            help="parquet; npy: a folder with one .npy per column; hrm: the folder of a split "
+            "as HRM's and TRM's PuzzleDataset loads it (-o sx/train), each puzzle a group of "
+            "itself and its copies (default: parquet).",
         ),  # fmt: skip
     ] = None,
     batch_size: Annotated[

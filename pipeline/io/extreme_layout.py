@@ -9,7 +9,6 @@ as the jobs that write training sets read it: `rating` (tdoku's backtrack count)
 Both leave a batch without those columns as it is.
 """
 
-import polars as pl
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -28,6 +27,8 @@ def rating_as_number(batch: pa.RecordBatch, streamed: bool = False) -> pa.Record
     column = batch.column(at)
     if pa.types.is_integer(column.type) or pa.types.is_floating(column.type):
         return batch
+    import polars as pl  # here: a command that reads no rating starts without it
+
     text = pl.Series(column).cast(pl.String).str.strip_chars()
     number = text.cast(pl.Float64 if streamed else pl.Int64, strict=False)
     if number.null_count() > text.null_count() and not streamed:

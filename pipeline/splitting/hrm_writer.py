@@ -1,8 +1,8 @@
 """One split written in HRM's layout (`io.hrm_folders`) from its sorted rows, the copies made on
 worker threads while this thread writes.
 
-    rows, repeats, examples, short = write_hrm_split(sorted_buckets, folder / "train",
-                                                     metadata, copies=8, seed=1, workers=2)
+    written = write_hrm_split(sorted_buckets, folder / "train", metadata, copies=8, seed=1,
+                              workers=2, empty=frame_of_no_rows)
 
 The rows come as `spill` sorts them (frames in the split's order, with the repeats each bucket
 dropped); each row becomes a group of itself and `copies` random symmetric copies
@@ -13,15 +13,16 @@ Where the time goes, and why it is laid out so (1M rows x 8 copies, 8.1M example
 cells): the copies are made `CHUNK_ROWS` rows at a time on `workers` threads (the kernel, the
 parsing and numpy's gathers release the GIL), in arrays reused from chunk to chunk (`rooms`:
 a new array's pages are zeroed by the system before use, which cost as much as making the
-copies), and encoded in place; this thread only appends them to the files, whose writes
-(copying 1.3 GB into the page cache) overlap the next chunks' copies. Memory: the chunks in
-flight, about 6 MiB each at K = 8.
+copies), and encoded in place; this thread appends the small columns in order, and `workers`
+writer threads (`HrmSet`) copy the cells into the page cache at their place while the next
+chunks are made; the next bucket is read and sorted on a thread of its own meanwhile.
+Memory: the chunks in flight and being written, about 6 MiB each at K = 8.
 """
 
-from collections import deque
 from collections.abc import Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import partial
 from itertools import chain
 from pathlib import Path
 from typing import Any, TypeVar
@@ -40,7 +41,6 @@ from pipeline.splitting.hashing import ROW_ORDER, hash_rows, string_bytes
 from pipeline.symmetry_kernels import Copies, copies_room
 
 CHUNK_ROWS = 4096  # input rows a worker makes into groups at a time
-MAX_WRITES = 4  # chunks whose cells are being written, at most (each holds its room)
 T = TypeVar("T")
 COPY = "copy"  # the extra column: 0 for a row's own puzzle, 1..K for its copies
 
@@ -134,16 +134,7 @@ def write_hrm_split(
     buckets = _prefetched(sorted_buckets)
     first = next(buckets, None)
     schema = extras_of(first[0] if first is not None else empty).schema
-    rooms: list[Copies] = []  # rooms written out, free again (this thread's alone)
-    writes: deque[tuple[Future[None], Copies | None]] = deque()  # cells being written
-
-    def written_out(wait: bool) -> None:
-        """Take back the rooms whose cells are written (all of them, when `wait`)."""
-        while writes and (wait or writes[0][0].done()):
-            future, room = writes.popleft()
-            future.result()  # a write's error (a full disk) raised here
-            if room is not None:
-                rooms.append(room)
+    rooms: list[Copies] = []  # rooms whose cells are written, free again (this thread's)
 
     def chunks() -> Iterator[tuple[pl.DataFrame, dict[str, Any], Copies | None]]:
         for frame, repeats in chain([first], buckets) if first is not None else ():
@@ -153,25 +144,18 @@ def write_hrm_split(
                 part = slice(start, start + CHUNK_ROWS)
                 room = None
                 if copies:
-                    written_out(wait=len(writes) >= MAX_WRITES)
                     room = rooms.pop() if rooms else copies_room(CHUNK_ROWS, copies + 1)
                 yield frame[part], {k: _take(v, part) for k, v in extras.items()}, room
 
     executor = ThreadExecutor(workers)
     try:
-        with HrmSet(path, schema) as out:
-            writer = ThreadPoolExecutor(workers)
-            try:
-                for chunk in executor.map_ordered(hrm_chunk, chunks(), copies, seed):
-                    at = out.add_groups(chunk.sizes, chunk.extras)
-                    cells = writer.submit(out.write_cells, at, chunk.inputs, chunk.labels)
-                    writes.append((cells, chunk.room))
-                    written.rows += len(chunk.sizes)
-                    written.short += chunk.short
-                    written_out(wait=False)
-                written_out(wait=True)
-            finally:  # no write may outlive the files (nor land in a file opened after)
-                writer.shutdown(wait=True, cancel_futures=True)
+        with HrmSet(path, schema, writers=workers) as out:
+            for chunk in executor.map_ordered(hrm_chunk, chunks(), copies, seed):
+                room = chunk.room
+                out.append(chunk.inputs, chunk.labels, chunk.sizes, chunk.extras, encoded=True,
+                           then=None if room is None else partial(rooms.append, room))  # fmt: skip
+                written.rows += len(chunk.sizes)
+                written.short += chunk.short
             out.commit(metadata)
             written.examples = out.examples
         executor.close()
