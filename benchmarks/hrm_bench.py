@@ -3,7 +3,7 @@ of itself and K copies) and `split --format hrm --augment K` (the same for the t
 after every row is solved with its uniqueness proved and grouped by canonical form).
 
     python -m benchmarks.hrm_bench [--rows 1000000] [--copies 8] [--workers 2] [--repeats 1]
-                                   [--write FILE]
+                                   [--folder DIR] [--write FILE]
 
 * `--rows` generated puzzles (`pipeline.generate_file`, untimed) in sudoku-extreme's layout
   (`source,question,answer,rating`), read with `--column question --solution-column answer`.
@@ -11,6 +11,8 @@ after every row is solved with its uniqueness proved and grouped by canonical fo
   the timed runs), then `--repeats` times in turn (the best kept): wall time (start-up
   included), output rows (HRM examples) per second, the CPU seconds of the process tree (user
   and system: what the run costs whatever else shares the machine), and its peak memory.
+* `--folder`: where the corpus and the outputs go, in a temporary folder (default: the
+  system's); `/dev/shm` (memory) leaves the disk out of the figures.
 * The floor (issue 35): 1M rows x 8 copies to HRM's arrays at >= 1M output rows/s.
 """
 
@@ -71,6 +73,7 @@ def main() -> None:
     parser.add_argument("--copies", type=int, default=8)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--repeats", type=int, default=1)
+    parser.add_argument("--folder", type=Path, help="where the files go (default: the temp dir)")
     parser.add_argument("--write", type=Path, help="update this Markdown file's hrm section")
     args = parser.parse_args()
     k, workers = str(args.copies), str(args.workers)
@@ -82,7 +85,7 @@ def main() -> None:
     }  # fmt: skip
     best: dict[str, tuple[float, int, float, int, int]] = {}
     load = os.getloadavg()[0]
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory(dir=args.folder) as tmp:
         folder = Path(tmp)
         few, rows = folder / "few.csv", folder / "corpus.csv"
         _extreme(200, few)
@@ -113,10 +116,11 @@ def main() -> None:
     body = "\n".join(lines) + "\n\n" + "; ".join(verdicts) + ".\n"
     print(body)
     stamp = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    where = f" --folder {args.folder}" if args.folder else ""
     header = (f"Measured {stamp} on {machine()}, load average {load:.1f} when it started, with "
               f"`python -m benchmarks.hrm_bench --rows {args.rows} --copies {args.copies} "
-              f"--workers {args.workers} --repeats {args.repeats}` (wall time of each command, "
-              "start-up included, the best of the repeats, run in turn).\n\n")  # fmt: skip
+              f"--workers {args.workers} --repeats {args.repeats}{where}` (wall time of each "
+              "command, start-up included, the best of the repeats, run in turn).\n\n")  # fmt: skip
     if args.write:
         write_section(args.write, "hrm", header + body)
         print(f"updated {args.write}")

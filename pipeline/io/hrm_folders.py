@@ -93,10 +93,12 @@ def write_identifiers(folder: Path, only_if_absent: bool = False) -> None:
 
 class HrmSet:
     """One split of an HRM dataset (see the module), written a batch of groups at a time
-    (`append`). With `writers`, the cells (nine tenths of the bytes: 1.3 GB for 1M rows x 8
-    copies) are written by that many threads of its own, each batch's at its place
-    (`NpyAppender.write_at`), while the caller makes the next batches: copying them into the
-    system's page cache costs as much CPU as making them (about 0.8 GB/s a core measured)."""
+    (`append`). With `writers`, nothing is written in the caller's thread: the cells (nine
+    tenths of the bytes: 1.3 GB for 1M rows x 8 copies) by that many threads of its own, each
+    batch's at its place (`NpyAppender.write_at`), the other files by one more, in order,
+    while the caller makes the next batches. Copying into the system's page cache cost as much
+    CPU as making the copies (0.5-0.8 GB/s a core, measured), and a write may wait for the
+    disk (the system holds back writers when too much is waiting to go to disk)."""
 
     def __init__(self, path: Path, extras: pa.Schema, writers: int = 0) -> None:
         self.folder = NpyFolder(Path(path), extras, grid_columns=(), prefix=PREFIX)
@@ -104,6 +106,7 @@ class HrmSet:
         self.groups = 0
         self.writers = writers
         self._pool: ThreadPoolExecutor | None = None
+        self._in_order: ThreadPoolExecutor | None = None  # the files written row after row
         self._writing: deque[tuple[Future[None], Callable[[], None] | None]] = deque()
 
     def __enter__(self) -> "HrmSet":
@@ -117,11 +120,13 @@ class HrmSet:
         self._groups.append(np.zeros(1, np.int32))
         if self.writers:
             self._pool = ThreadPoolExecutor(self.writers, thread_name_prefix="hrm-writer-")
+            self._in_order = ThreadPoolExecutor(1, thread_name_prefix="hrm-writer-in-order")
         return self
 
     def __exit__(self, *exc: object) -> None:
-        if self._pool is not None:  # no write may outlive the files (nor land in a new one)
-            self._pool.shutdown(wait=True, cancel_futures=True)
+        for pool in (self._pool, self._in_order):  # no write may outlive the files (nor
+            if pool is not None:  # land in a file opened after them)
+                pool.shutdown(wait=True, cancel_futures=True)
         self.folder.__exit__(*exc)
 
     def append(
@@ -144,17 +149,27 @@ class HrmSet:
         if int(np.sum(group_sizes)) != n or len(solutions) != n:
             raise ValueError(f"{n} puzzles, {len(solutions)} solutions, groups of "
                              f"{int(np.sum(group_sizes))}")  # fmt: skip
-        first = self._add_groups(group_sizes, extras)
+        if self.examples + n > MAX_EXAMPLES:
+            raise InputError(f"{self.folder.path.name}: more than {MAX_EXAMPLES:,} examples, "
+                             "past what HRM's int32 indices count: ask fewer copies or "
+                             "a subsample")  # fmt: skip
+        first = self._inputs.reserve(n)
+        self._labels.reserve(n)
+        ends = self.examples + np.cumsum(group_sizes, dtype=np.int64)
+        self.examples += n
+        self.groups += len(group_sizes)
         if not encoded:
             puzzles, solutions = encode_cells(puzzles), encode_cells(solutions)
-        if self._pool is None:
+        if self._pool is None or self._in_order is None:
+            self._append_rows(first, ends, extras)
             self._write_cells(first, puzzles, solutions)
             if then is not None:
                 then()
             return
-        self._writing.append((self._pool.submit(self._write_cells, first, puzzles, solutions),
-                              then))  # fmt: skip
-        self._written(wait=len(self._writing) > MAX_WRITING * self.writers)
+        rows = self._in_order.submit(self._append_rows, first, ends, extras)
+        cells = self._pool.submit(self._write_cells, first, puzzles, solutions)
+        self._writing += [(rows, None), (cells, then)]
+        self._written(wait=len(self._writing) > 2 * MAX_WRITING * self.writers)
 
     def _written(self, wait: bool) -> None:
         """Take note of the cells written (all of them, when `wait`): a write's error (a full
@@ -165,27 +180,17 @@ class HrmSet:
             if then is not None:
                 then()
 
-    def _add_groups(self, group_sizes: np.ndarray, extras: dict[str, Any]) -> int:
-        """Append groups of `group_sizes` examples with their extra columns, and reserve
-        their cells; returns the number of their first example."""
-        n = int(np.sum(group_sizes))
-        if self.examples + n > MAX_EXAMPLES:
-            raise InputError(f"{self.folder.path.name}: more than {MAX_EXAMPLES:,} examples, "
-                             "past what HRM's int32 indices count: ask fewer copies or "
-                             "a subsample")  # fmt: skip
+    def _append_rows(self, first: int, ends: np.ndarray, extras: dict[str, Any]) -> None:
+        """The files of one row an example (or a group), appended in order: examples `first`
+        to `ends[-1]`, in groups ending at `ends`, and their extra columns."""
+        n = (int(ends[-1]) if len(ends) else first) - first
         self._identifiers.append(np.zeros(n, np.int32))
-        self._puzzles.append(np.arange(self.examples + 1, self.examples + n + 1, dtype=np.int32))
-        ends = self.examples + np.cumsum(group_sizes, dtype=np.int64)
+        self._puzzles.append(np.arange(first + 1, first + n + 1, dtype=np.int32))
         self._groups.append(ends.astype(np.int32))
         self.folder.append(extras)
-        if self.folder.layout and self.folder.rows != self.examples + n:
-            raise ValueError(f"{self.folder.rows - self.examples} rows of extra columns for "
-                             f"{n} examples")  # fmt: skip
-        first = self._inputs.reserve(n)
-        self._labels.reserve(n)
-        self.examples += n
-        self.groups += len(group_sizes)
-        return first
+        if self.folder.layout and self.folder.rows != first + n:
+            raise ValueError(f"{self.folder.rows - first} rows of extra columns for {n} "
+                             "examples")  # fmt: skip
 
     def _write_cells(self, first: int, inputs: np.ndarray, labels: np.ndarray) -> None:
         self._inputs.write_at(first, inputs)
