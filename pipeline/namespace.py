@@ -29,7 +29,7 @@ if TYPE_CHECKING:  # registering the namespace, at `import polars`, costs no mor
     from pipeline.grid import PuzzleColumn
 
 SOLVE_FIELDS = ("verdict", "solution", "clues", "nodes", "guesses", "solve_ns", "error")
-DEFAULT_STRATEGY = "fast"  # pipeline.solver.DEFAULT_STRATEGY (a test holds them together)
+DEFAULT_STRATEGY = "fast"  # pipeline.kernels.DEFAULT_STRATEGY (a test holds them together)
 Frame = pl.DataFrame | pl.LazyFrame
 
 
@@ -43,7 +43,7 @@ def _solved(
     puzzles: pl.Series, strategy: str, solutions: int, max_nodes: int | None, field: str | None
 ) -> pl.Series:
     """The `solve_batch` columns of `SOLVE_FIELDS` as a struct, or one of them (`field`)."""
-    from pipeline.solving.inmemory import solve_batch
+    from pipeline.jobs.solve.frame import solve_batch
 
     results = solve_batch(_strings(puzzles), strategy, solutions, max_nodes)
     if field is not None:
@@ -85,7 +85,7 @@ def _clues(puzzles: pl.Series) -> pl.Series:
 
 def _valid(puzzles: pl.Series) -> pl.Series:
     from pipeline.grid import parse_puzzles
-    from pipeline.solver.checks import givens_valid
+    from pipeline.kernels.checks import givens_valid
 
     parsed = parse_puzzles(_strings(puzzles))
     return _where_puzzles(pl.Series(puzzles.name, givens_valid(parsed.grids)), parsed.ok)
@@ -132,7 +132,7 @@ class SudokuExpressions:
     def _solve(
         self, strategy: str, solutions: int, max_nodes: int | None, field: str | None
     ) -> pl.Expr:
-        from pipeline.solving.batch import SolveOptions
+        from pipeline.jobs.solve.batch import SolveOptions
 
         SolveOptions(strategy, solutions, max_nodes)  # a bad option now, not when it runs
         kind = _solve_type()

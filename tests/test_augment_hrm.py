@@ -11,10 +11,10 @@ import polars as pl
 import pytest
 
 import pipeline
-from pipeline.augmenting.job import augment_file
 from pipeline.errors import InputError
 from pipeline.grid import parse_puzzles
-from pipeline.solver.checks import verify_solutions
+from pipeline.jobs.augment.job import augment_file
+from pipeline.kernels.checks import verify_solutions
 from pipeline.symmetry_kernels import undo_symmetries
 from tests.conftest import assert_one_line_error, cli
 from tests.hrm_loader import check_contract, grids, load, train_batches

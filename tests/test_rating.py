@@ -8,6 +8,8 @@ import pytest
 
 from pipeline import generate
 from pipeline.grid import format_grids, parse_puzzles
+from pipeline.kernels import solve_grids
+from pipeline.kernels.checks import verify_solutions
 from pipeline.rating import GRADES, RATING_SCHEMA, TECHNIQUES, rate
 from pipeline.rating.difficulty import (
     difficulty_grids,
@@ -15,8 +17,6 @@ from pipeline.rating.difficulty import (
     puzzle_key,
     symmetric_copies,
 )
-from pipeline.solver import solve_grids
-from pipeline.solver.checks import verify_solutions
 from tests.conftest import shared_puzzles
 
 EASY = "003020600900305001001806400008102900700000008006708200002609500800203009005010300"

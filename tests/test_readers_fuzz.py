@@ -50,7 +50,7 @@ from pipeline.cli import app
 from pipeline.errors import InputError
 from pipeline.io.dataset import open_dataset
 from pipeline.io.lines import cells, split_fields
-from pipeline.solving.batch import SolveOptions, solve_record_batch
+from pipeline.jobs.solve.batch import SolveOptions, solve_record_batch
 
 P1 = "004300209005009001070060043006002087190007400050083000600000105003508690042910300"
 S1 = "864371259325849761971265843436192587198657432257483916689734125713528694542916378"

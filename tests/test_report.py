@@ -20,10 +20,10 @@ from typer.testing import CliRunner
 import pipeline
 from pipeline.cli import app
 from pipeline.grid import format_grids, parse_puzzles
+from pipeline.jobs.solve.job import solve_file
 from pipeline.report import MATPLOTLIB_HINT, ReportError, render_text, report
 from pipeline.report.text import PER_PUZZLE, SIDE_BY_SIDE, count, ratio
 from pipeline.results.schema import empty_results
-from pipeline.solving.job import solve_file
 from pipeline.symmetry import random_symmetries
 
 NOT_SEARCHED = ["invalid", "malformed"]

@@ -15,10 +15,10 @@ import polars as pl
 import pytest
 
 import pipeline
+from pipeline.jobs.solve.job import solve_file
 from pipeline.report import report
 from pipeline.report.html import render_html
 from pipeline.report.text import decimal
-from pipeline.solving.job import solve_file
 
 plots = pytest.importorskip("pipeline.report.plots")  # the `report` extra: matplotlib
 

@@ -12,8 +12,8 @@ import pytest
 
 import pipeline
 from pipeline.grid import format_grids
-from pipeline.solver.checks import verify_solutions
-from pipeline.splitting import split_file
+from pipeline.jobs.split import split_file
+from pipeline.kernels.checks import verify_solutions
 from tests.conftest import assert_one_line_error, cli
 from tests.hrm_loader import check_contract, evaluation_batches, grids, load, train_batches
 

@@ -98,7 +98,7 @@ def augment(
 
     Example: sudoku-pipeline augment puzzles.parquet -o train.parquet --copies 8 --seed 1
     """
-    from pipeline.augmenting.job import augment_file
+    from pipeline.jobs.augment.job import augment_file
 
     options = job_options(job) | {"format": output_format.value if output_format else None}
     with one_line_errors():

@@ -23,7 +23,7 @@ from pipeline.cli.options import (
     print_summary,
 )
 from pipeline.cli.process import fail, one_line_errors
-from pipeline.solver.registry import DEFAULT_STRATEGY, MAX_NODES, STRATEGIES
+from pipeline.kernels.registry import DEFAULT_STRATEGY, MAX_NODES, STRATEGIES
 
 app = typer.Typer(
     cls=Group,
@@ -150,7 +150,7 @@ def solve(
 
     Example: sudoku-pipeline solve puzzles.parquet -o puzzles.solved.parquet
     """
-    from pipeline.solving.job import solve_file
+    from pipeline.jobs.solve.job import solve_file
 
     if strategy is not None and solver is not None:
         fail("give --strategy or --solver, not both (--solver fast is a strategy)")
@@ -216,7 +216,7 @@ def validate(
 
     Example: sudoku-pipeline validate puzzles.parquet -o puzzles.findings.csv
     """
-    from pipeline.validate import validate_file
+    from pipeline.jobs.validate import validate_file
 
     with one_line_errors():
         summary = validate_file(input_path, output, max_nodes=max_nodes, minimal=minimal,
@@ -265,7 +265,7 @@ def generate(
 
     Example: sudoku-pipeline generate 1000 -o puzzles.parquet --seed 1
     """
-    from pipeline.generating import generate_file
+    from pipeline.jobs.generate.job import generate_file
 
     with one_line_errors():
         summary = generate_file(n, output or "-", seed=seed, clues=clues, workers=workers,
@@ -382,7 +382,7 @@ def bench(
 
     Example: sudoku-pipeline bench puzzles.parquet --strategy all -o bench.parquet
     """
-    from pipeline.bench.job import bench as run_bench
+    from pipeline.jobs.bench.job import bench as run_bench
 
     with one_line_errors():
         result = run_bench(datasets, strategy and strategy.value, workers, output,

@@ -2,7 +2,7 @@
 Registered on the same app as the other commands (`pipeline.cli` imports this module after
 `commands`). It takes the file jobs' reading and writing options and `--workers` (threads:
 one puzzle's solutions come from one search, the puzzles are spread over the workers; see
-`pipeline.enumerating.job`), not `--executor`."""
+`pipeline.jobs.enumerate.job`), not `--executor`."""
 
 import inspect
 from collections.abc import Callable
@@ -14,7 +14,7 @@ from pipeline.cli.commands import Inputs, app
 from pipeline.cli.help import Command
 from pipeline.cli.options import JOB_OPTIONS, job_options, print_summary
 from pipeline.cli.process import one_line_errors
-from pipeline.solver.registry import MAX_NODES
+from pipeline.kernels.registry import MAX_NODES
 
 _TAKEN = ("column", "id_column", "separator", "has_header", "input_format", "format", "force",
           "quiet", "as_json", "workers")  # fmt: skip
@@ -73,7 +73,7 @@ def enumerate_solutions(
 
     Example: sudoku-pipeline enumerate puzzles.parquet --limit 10
     """
-    from pipeline.enumerating import enumerate_file
+    from pipeline.jobs.enumerate import enumerate_file
 
     options = job_options({"executor": None, "scheduler": None, **job})
     options = {k: v for k, v in options.items() if k not in ("executor", "scheduler")}

@@ -59,10 +59,10 @@ Scheduler = Annotated[
     ),
 ]
 AsJson = Annotated[bool, typer.Option("--json", help="Print the summary as JSON on stdout.")]
-LOCAL = Executor("local")
 
-# The options of every file job (solve, validate), declared once: `file_job` adds them to a
-# command's signature, which is what Typer reads, and the command receives them in `**job`.
+# The options of the file jobs, declared once: `file_job` adds them all to a command's
+# signature (solve, validate, score), which is what Typer reads, and the command receives them
+# in `**job`; split, augment and enumerate take them less the ones they replace or do without.
 JOB_OPTIONS = [
     _option("column", Column, None),
     _option("solution_column", SolutionColumn, None),

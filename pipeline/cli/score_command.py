@@ -72,7 +72,7 @@ def score(
 
     Example: sudoku-pipeline score puzzles.parquet --prediction-column solution
     """
-    from pipeline.scoring import score_file
+    from pipeline.jobs.score import score_file
 
     with one_line_errors():
         summary = score_file(input_path, output, prediction_column=prediction_column,

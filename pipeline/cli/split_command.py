@@ -12,7 +12,7 @@ from pipeline.cli.commands import Inputs, app
 from pipeline.cli.help import Command
 from pipeline.cli.options import JOB_OPTIONS, job_options, print_summary
 from pipeline.cli.process import fail, one_line_errors
-from pipeline.solver.registry import MAX_NODES
+from pipeline.kernels.registry import MAX_NODES
 
 Stratum = StrEnum("Stratum", {n: n for n in ("difficulty", "grade", "clues", "rating")})  # type: ignore[misc]
 SplitFormat = StrEnum("SplitFormat", {n: n for n in ("parquet", "npy", "hrm")})  # type: ignore[misc]
@@ -114,7 +114,7 @@ def split(
 
     Example: sudoku-pipeline split puzzles.parquet -o splits --fractions 0.9,0.1
     """
-    from pipeline.splitting.job import split_file
+    from pipeline.jobs.split.job import split_file
 
     if output is None:
         fail("split needs an output folder: give -o DIR")

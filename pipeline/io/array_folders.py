@@ -1,7 +1,7 @@
 """A folder of arrays (`io.arrays`): its `.npy` files, `meta.json`, written beside the output
 and renamed into place, and the checks of an output folder before any work.
 
-    folder = check_folder("train", inputs=["x.csv"], force=False)   # or InputError, one line
+    folder = check_array_folder("train", inputs=["x.csv"], force=False)   # or InputError, one line
     with OutputLock(folder), NpyFolder(folder, schema) as out:      # a temporary folder beside
         out.append(column_arrays(table))                            # any number of times
         out.commit(metadata)                                        # renamed into place
@@ -19,7 +19,7 @@ old folder or the whole new one. Replacing an existing folder takes two renames 
 set aside as `.NAME.old-PID`, then deleted); what a killed run leaves of either is cleared by
 the next run.
 
-What `check_folder` refuses, before any work: a path that is a device, FIFO or socket, or an
+What `check_array_folder` refuses, before any work: a path that is a device, FIFO or socket, or an
 input; a missing parent folder; an existing folder or file that is not a result of this tool,
 unless `force` -- and even then a folder holding anything but `.npy` and `.json` files (a
 folder of somebody's other work is never deleted).
@@ -188,7 +188,7 @@ def write_npy_folder(
     grid_columns: Iterable[str] = GRID_COLUMNS,
 ) -> int:
     """Write `tables` (of `schema`) as a folder of arrays at `path` (checked beforehand:
-    `check_folder`). Returns the rows written."""
+    `check_array_folder`). Returns the rows written."""
     grids = tuple(grid_columns)
     with NpyFolder(Path(path), schema, grids) as out:
         for table in tables:
@@ -251,7 +251,7 @@ def _only_arrays(path: Path) -> bool:
     return False
 
 
-def check_folder(
+def check_array_folder(
     path: str | Path,
     what: str = "output folder",
     *,

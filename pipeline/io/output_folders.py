@@ -38,7 +38,7 @@ def check_output_folder(
     force: bool = False,
     is_own: Callable[[Path], bool],
 ) -> Path:
-    """The output folder of a `what` (`split`, `HRM dataset`) that `command` writes, checked
+    """The output folder of a `what` (`split`) that `command` writes, checked
     (see the module); a symbolic link stands for its target. Returns the path to write;
     raises `InputError`."""
     if str(path) == "-":
@@ -58,9 +58,9 @@ def check_output_folder(
             raise InputError(f"{path}: is not empty and holds no earlier {what}; use --force "
                              "to replace it, or choose another -o")  # fmt: skip
         if not holds_only_outputs(folder):
-            raise InputError(f"{path}: holds files other than .parquet, .json and folders of "
-                             ".npy; will not delete it, even with --force: choose another "
-                             "-o")  # fmt: skip
+            raise InputError(f"{path}: holds files other than a {what}'s (.parquet, .json, "
+                             "folders of .npy); will not delete it, even with --force: choose "
+                             "another -o")  # fmt: skip
     return folder
 
 

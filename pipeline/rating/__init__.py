@@ -21,10 +21,10 @@ import numpy as np
 import polars as pl
 
 from pipeline.grid import PuzzleColumn, parse_puzzles
+from pipeline.kernels import codes, solve_grids
+from pipeline.kernels.candidates import as_candidates
 from pipeline.rating.difficulty import difficulty_grids
 from pipeline.rating.ladder import GRADES, NO_GRADE, SEARCH, SINGLES, TECHNIQUES, grade_grids
-from pipeline.solver import codes, solve_grids
-from pipeline.solver.candidates import as_candidates
 
 GRADE_TYPE = pl.Enum(list(GRADES))
 RATING_SCHEMA = pl.Schema(
@@ -47,7 +47,7 @@ def rate_grids(
 ) -> pl.DataFrame:
     """`rate` for `(n, 81) uint8` grids already parsed; rows in `skip` get nulls.
     `candidates`: pencilmark puzzles instead (`(n, 81) uint16`, see
-    `pipeline.solver.candidates`; `grids` is ignored): the same columns, the ladder starting
+    `pipeline.kernels.candidates`; `grids` is ignored): the same columns, the ladder starting
     from the marks and the difficulty over symmetric copies of them."""
     if samples < 0:
         raise ValueError(f"samples must be 0 (no difficulty) or more, not {samples!r}")

@@ -20,7 +20,7 @@ removes candidates that no solution of the puzzle uses, so it never needs unique
 import numpy as np
 
 from pipeline.compiled import kernel
-from pipeline.solver.units import ALL_DIGITS, IS_PEER, PEERS
+from pipeline.kernels.units import ALL_DIGITS, IS_PEER, PEERS
 
 CONTRADICTION = -1
 POPCOUNT = np.array([bin(m).count("1") for m in range(512)], dtype=np.int64)  # 9-bit masks
@@ -77,7 +77,7 @@ def start_board_from_candidates(
     pencilmarks: np.ndarray, values: np.ndarray, candidates: np.ndarray
 ) -> bool:
     """Fill `values` and `candidates` from a pencilmark puzzle (`(81,)` bit sets, see
-    `pipeline.solver.candidates`): each cell with one candidate is placed like a given, the
+    `pipeline.kernels.candidates`): each cell with one candidate is placed like a given, the
     other cells keep only their own candidates. False when placed cells clash or a value has
     bits above the ninth (a cell with no candidate is left to the ladder: a contradiction)."""
     for cell in range(81):

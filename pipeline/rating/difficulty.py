@@ -17,8 +17,8 @@ transposes with probability 1/2 (our solver treats rows and columns differently)
 import numpy as np
 
 from pipeline.compiled import kernel
-from pipeline.solver import codes, solve_grids
-from pipeline.solver.candidates import as_candidates
+from pipeline.kernels import codes, solve_grids
+from pipeline.kernels.candidates import as_candidates
 
 CHUNK = 4096  # puzzles per solver call: bounds the memory of the symmetric copies
 
@@ -159,7 +159,7 @@ def difficulty_grids(
     """Mean guesses for the first solution over `samples` random symmetries of each puzzle.
 
     Returns `(difficulty (n,) float64, verdicts (n,) int8)`: the verdict of the puzzle's copies
-    in `pipeline.solver.codes` (`FOUND` when a solution exists, `MULTIPLE` never appears since
+    in `pipeline.kernels.codes` (`FOUND` when a solution exists, `MULTIPLE` never appears since
     only the first solution is sought); difficulty is NaN where the verdict is not `FOUND`
     (malformed or skipped rows, clashing givens, no solution, or `max_nodes` spent on a copy).
     `candidates`: pencilmark puzzles instead (`(n, 81) uint16`; `grids` is ignored).

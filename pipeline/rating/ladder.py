@@ -22,6 +22,7 @@ from typing import NamedTuple
 import numpy as np
 
 from pipeline.compiled import kernel
+from pipeline.kernels.candidates import as_candidates
 from pipeline.rating.board import (
     agrees_with,
     blank_cells,
@@ -33,7 +34,6 @@ from pipeline.rating.fish import fish
 from pipeline.rating.singles import hidden_single, locked_candidates, naked_single
 from pipeline.rating.subsets import hidden_subset, naked_subset
 from pipeline.rating.wings import wing
-from pipeline.solver.candidates import as_candidates
 
 TECHNIQUES: tuple[str, ...] = (
     "hidden_single",
@@ -228,7 +228,7 @@ def grade_grids(
     keep them (`wrong`), which is how the tests prove the techniques sound.
 
     `candidates`: pencilmark puzzles instead (`(n, 81) uint16`, see
-    `pipeline.solver.candidates`; `grids` is ignored): the ladder starts from them, cells with
+    `pipeline.kernels.candidates`; `grids` is ignored): the ladder starts from them, cells with
     one candidate placed. Steps count only what the ladder does beyond the marks given.
     """
     if candidates is not None:

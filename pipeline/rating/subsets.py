@@ -15,8 +15,8 @@ top1465 and forum-hardest boards, one core, A/B alternating, best of 15; 2026-12
 import numpy as np
 
 from pipeline.compiled import kernel
+from pipeline.kernels.units import ALL_DIGITS, UNIT_CELLS
 from pipeline.rating.board import LOWEST_DIGIT, POPCOUNT, eliminate, next_combination
-from pipeline.solver.units import ALL_DIGITS, UNIT_CELLS
 
 
 @kernel

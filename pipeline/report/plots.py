@@ -30,13 +30,13 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 from matplotlib.ticker import FuncFormatter, LogLocator, MaxNLocator, NullFormatter
 
+from pipeline.kernels.codes import VERDICT_NAMES
+from pipeline.kernels.registry import STRATEGIES
 from pipeline.report.compare import Corpus, Pair
 from pipeline.report.ratings import rating_figures
 from pipeline.report.runs import Run
 from pipeline.report.text import ratio
 from pipeline.results.measures import searched
-from pipeline.solver.codes import VERDICT_NAMES
-from pipeline.solver.registry import STRATEGIES
 
 VERDICT_COLORS = {
     "solved": "#2E9E6B", "multiple": "#E8A33D", "unsolvable": "#D1495B",

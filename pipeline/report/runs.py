@@ -24,6 +24,7 @@ import pyarrow.parquet as pq
 
 from pipeline.errors import ReportError, ResultNotFoundError, first_line, printable
 from pipeline.io.runinfo import METADATA_KEY
+from pipeline.kernels.codes import OUTSIDE_ONLY, VERDICT_NAMES
 from pipeline.report.metadata import read_metadata, run_entries
 from pipeline.report.ratings import rating_figures
 from pipeline.results.measures import (
@@ -35,7 +36,6 @@ from pipeline.results.measures import (
     searched,
     solved_without_guess,
 )
-from pipeline.solver.codes import OUTSIDE_ONLY, VERDICT_NAMES
 
 REQUIRED_COLUMNS = ("row", "verdict", "clues", "nodes", "guesses", "solve_ns", "puzzle")
 OPTIONAL_COLUMNS = ("id", "canonical", "dataset", "strategy", "grade", "difficulty",

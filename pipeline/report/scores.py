@@ -4,7 +4,7 @@ models compared row by row. Never re-scores; nothing here draws or formats (`sco
 
 A score file is recognised by its run metadata (`command` is `score`), or, without metadata,
 by its columns (`verdict` and `cells_correct`, no `nodes`). Its figures are those `score`
-prints (`pipeline.scoring.summary`), recomputed from the rows: `accuracy` is the share of rows
+prints (`pipeline.jobs.score.summary`), recomputed from the rows: `accuracy` is the share of rows
 `correct` (malformed rows count against it), `cell_accuracy` the cells right over 81 times the
 rows whose `cells_correct` is known; each group's accuracy the share of its rows `correct`.
 Groups: by clue count; by `grade` (the technique ladder's order when the grades are its own)
@@ -29,7 +29,7 @@ from pipeline.rating.bins import NO_BIN, bin_label, difficulty_bins
 from pipeline.report.metadata import read_metadata
 from pipeline.results.measures import percent
 
-# The score verdicts, best to worst: `pipeline.scoring.verdicts.VERDICT_NAMES` (a sibling job
+# The score verdicts, best to worst: `pipeline.jobs.score.verdicts.VERDICT_NAMES` (a sibling job
 # the report may not import; a test keeps the two the same).
 SCORE_VERDICTS = ("correct", "wrong", "givens_changed", "incomplete", "malformed")
 SCORE_COMMAND = "score"

@@ -1,0 +1,62 @@
+"""A split's output folder: checked before any work, written whole or not at all, with the rules
+every folder written whole follows (`io.output_folders`: nothing that is not an earlier split
+is written over without `--force`, and nothing but a split's kind of files even with it).
+
+    folder = check_folder("splits/", inputs=["corpus.csv"], force=False)   # or InputError
+    with OutputLock(folder), folder_in_making(folder) as tmp:  # `.NAME.lock`, `.NAME.tmp-PID`
+        ...                                        # the splits written in tmp (`spill`)
+        commit_folder(tmp, folder, manifest)       # renamed into place, whole
+
+`npy`: a folder `<name>/` per split, written by `io.array_folders` as augment writes its own (one
+`.npy` per column, `puzzle` and `solution` as `(n, 81) uint8`, and its `meta.json`). `hrm`: a
+folder `<name>/` per split in HRM's layout (`io.hrm_folders`), and `identifiers.json`. An
+earlier split (its `manifest.json` says so, and the folder holds nothing it does not list) is
+replaced by a rerun.
+"""
+
+import json
+from collections.abc import Iterable
+from pathlib import Path
+
+from pipeline.io.hrm_folders import IDENTIFIERS
+from pipeline.io.output_folders import check_output_folder, folder_in_making, put_in_place
+from pipeline.jobs.split.manifest import MANIFEST, TOOL, SplitManifest, sha256_files
+
+__all__ = ["check_folder", "commit_folder", "files_of", "folder_in_making"]
+
+
+def check_folder(path: str | Path, *, inputs: Iterable[str] = (), force: bool = False) -> Path:
+    """The output folder, checked (see `io.output_folders`). Raises `InputError`."""
+    return check_output_folder(path, "split", "split", inputs=inputs, force=force,
+                               is_own=_own_split)  # fmt: skip
+
+
+def _own_split(folder: Path) -> bool:
+    """Whether `folder` holds an earlier split of this tool and nothing else."""
+    try:
+        manifest = json.loads((folder / MANIFEST).read_text())
+        files = {MANIFEST, *manifest["files"]}
+        ours = manifest.get("tool") == TOOL and manifest.get("command") == "split"
+        return ours and {p.name for p in folder.iterdir()} <= files
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return False
+
+
+def files_of(names: tuple[str, ...] | list[str], fmt: str) -> list[str]:
+    """The files (or npy and hrm folders) a split writes in its folder, beside
+    `manifest.json` (hrm: `identifiers.json` too)."""
+    if fmt == "parquet":
+        return [f"{name}.parquet" for name in names]
+    return [*names, *([IDENTIFIERS] if fmt == "hrm" else [])]
+
+
+def commit_folder(tmp: Path, folder: Path, manifest: SplitManifest, threads: int = 1) -> None:
+    """Finish the splits written in `tmp` (`folder_in_making`): the manifest, with every
+    file's sha256 (on `threads` threads), flushed to disk with them, then `tmp` put in
+    `folder`'s place (an older folder set aside first, then deleted). `OSError` (a full disk)
+    names what failed."""
+    files = [f for f in sorted(tmp.rglob("*")) if f.is_file()]
+    digests = sha256_files(files, threads)
+    manifest.sha256 = {str(f.relative_to(tmp)): d for f, d in zip(files, digests, strict=True)}
+    (tmp / MANIFEST).write_text(manifest.to_json() + "\n")
+    put_in_place(tmp, folder)
