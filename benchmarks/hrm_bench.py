@@ -3,10 +3,11 @@ of itself and K copies) and `split --format hrm --augment K` (the same for the t
 after every row is solved with its uniqueness proved and grouped by canonical form).
 
     python -m benchmarks.hrm_bench [--rows 1000000] [--copies 8] [--workers 2] [--repeats 1]
-                                   [--folder DIR] [--write FILE]
+                                   [--corpus CSV] [--folder DIR] [--write FILE]
 
 * `--rows` generated puzzles (`pipeline.generate_file`, untimed) in sudoku-extreme's layout
-  (`source,question,answer,rating`), read with `--column question --solution-column answer`.
+  (`source,question,answer,rating`), read with `--column question --solution-column answer`;
+  or `--corpus`: a CSV in that layout (sudoku-extreme's own `train.csv`, say), all its rows.
 * Each command run as a real process, once untimed on 200 rows first (no kernel compiles in
   the timed runs), then `--repeats` times in turn (the best kept): wall time (start-up
   included), output rows (HRM examples) per second, the CPU seconds of the process tree (user
@@ -73,6 +74,7 @@ def main() -> None:
     parser.add_argument("--copies", type=int, default=8)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--repeats", type=int, default=1)
+    parser.add_argument("--corpus", type=Path, help="a CSV in sudoku-extreme's layout")
     parser.add_argument("--folder", type=Path, help="where the files go (default: the temp dir)")
     parser.add_argument("--write", type=Path, help="update this Markdown file's hrm section")
     args = parser.parse_args()
@@ -89,7 +91,11 @@ def main() -> None:
         folder = Path(tmp)
         few, rows = folder / "few.csv", folder / "corpus.csv"
         _extreme(200, few)
-        _extreme(args.rows, rows)
+        if args.corpus is None:
+            _extreme(args.rows, rows)
+        else:
+            rows = args.corpus
+            args.rows = pl.scan_csv(rows, infer_schema=False).select(pl.len()).collect().item()
         for command, inside in runs.values():  # kernels compiled and cached, untimed
             (folder / "warm").mkdir(exist_ok=True)
             run_cli(command[0], str(few), "-o", str(folder / "warm" / inside), *command[1:],
@@ -117,6 +123,7 @@ def main() -> None:
     print(body)
     stamp = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
     where = f" --folder {args.folder}" if args.folder else ""
+    where += f" --corpus {args.corpus.name}" if args.corpus else ""
     header = (f"Measured {stamp} on {machine()}, load average {load:.1f} when it started, with "
               f"`python -m benchmarks.hrm_bench --rows {args.rows} --copies {args.copies} "
               f"--workers {args.workers} --repeats {args.repeats}{where}` (wall time of each "
