@@ -4,6 +4,7 @@
 `--augment`, `--subsample`, `--min-rating`, `--stratify rating` on a sudoku-extreme-style CSV
 (`source,question,answer,rating`, `.` blanks) made from generated puzzles."""
 
+import io
 import json
 
 import numpy as np
@@ -46,6 +47,10 @@ def test_the_folders_load_as_puzzle_dataset_loads_them(extreme, tmp_path):
         assert verify_solutions(puzzles, solutions).all()
         rating = np.load(out / split / "all__rating.npy")  # sudoku-extreme's columns kept
         assert rating.dtype.kind == "i" and len(rating) == rows
+        for path in (out / split).glob("*.npy"):  # the very bytes HRM's np.save writes
+            saved = io.BytesIO()
+            np.save(saved, np.load(path))
+            assert path.read_bytes() == saved.getvalue(), path.name
         source = np.load(out / split / "all__source.npy")  # as codes, their labels named
         labels = json.loads((out / split / "meta.json").read_text())["labels"]["source"]
         assert {labels[code] for code in source} == {"gen"} and len(source) == rows
