@@ -74,7 +74,7 @@ def _agreement(path: Path, spec: str) -> str:
     import polars as pl
 
     from pipeline import solve_batch
-    from pipeline.io.dataset import read_puzzles
+    from pipeline.io.opening import read_puzzles
 
     grids = read_puzzles(path).grids
     frame = solve_batch(grids, solver=spec)

@@ -177,8 +177,8 @@ def _silent(message: str) -> None:
 
 @contextmanager
 def notices(notify: Callable[[str], None] | None) -> Iterator[None]:
-    """Within the block, `notify(message)` hears that kernels compile (the CLI prints it on
-    stderr), None silences it; outside, a `CompilingWarning` says it."""
+    """Within the block, `notify(message)` hears that kernels compile (`stderr_notice` says it
+    on stderr), None silences it; outside, a `CompilingWarning` says it."""
     global _notify
     previous, _notify = _notify, notify or _silent
     try:
@@ -261,7 +261,7 @@ event.register("numba:compile", _Listener())
 
 
 def stderr_notice(command: str) -> Callable[[str], None]:
-    """The CLI's notice: one line on stderr, named after the command."""
+    """A notice as one line on stderr, named after the `command` that waits for the kernels."""
 
     def notify(message: str) -> None:
         print(f"{command}: {message}", file=sys.stderr, flush=True)

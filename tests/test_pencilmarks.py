@@ -8,7 +8,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from pipeline.grid import parse_puzzles
-from pipeline.io.dataset import read_puzzles
+from pipeline.io.opening import read_puzzles
 from pipeline.pencilmarks import (
     ALL_CANDIDATES,
     candidates_of,

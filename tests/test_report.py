@@ -396,7 +396,8 @@ def test_html_without_matplotlib_is_a_one_line_hint(results, tmp_path, monkeypat
     report does not need it."""
     for name in [m for m in sys.modules if m == "matplotlib" or m.startswith("matplotlib.")]:
         monkeypatch.delitem(sys.modules, name)
-    for name in [m for m in sys.modules if m in ("pipeline.report.html", "pipeline.report.plots")]:
+    drawing = ("pipeline.report.html", "pipeline.report.plots", "pipeline.report.figures")
+    for name in [m for m in sys.modules if m in drawing]:
         monkeypatch.delitem(sys.modules, name)
     monkeypatch.setitem(sys.modules, "matplotlib", None)  # `import matplotlib` fails
     page = tmp_path / "r.html"

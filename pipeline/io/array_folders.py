@@ -65,8 +65,13 @@ class NpyFolder:
     deletes it. `prefix` starts every column's file name (`all__` for HRM's layout); files
     whose rows are not the table's (an index, say) are added with `add_file`."""
 
-    def __init__(self, path: Path, schema: pa.Schema,
-                 grid_columns: Iterable[str] = GRID_COLUMNS, prefix: str = "") -> None:  # fmt: skip
+    def __init__(
+        self,
+        path: Path,
+        schema: pa.Schema,
+        grid_columns: Iterable[str] = GRID_COLUMNS,
+        prefix: str = "",
+    ) -> None:
         self.path = Path(path)
         self.prefix = prefix
         self.schema = schema
@@ -76,8 +81,7 @@ class NpyFolder:
         self.kinds = {field.name: column_kind(field, grids) for field in schema}
         self.labels: dict[str, list[Any]] = {}
         self.rows = 0
-        self.temporary = self.path.with_name(TEMPORARY.format(name=self.path.name,
-                                                              pid=os.getpid()))  # fmt: skip
+        self.temporary = self.path.with_name(TEMPORARY.format(name=self.path.name, pid=os.getpid()))
         self._files: dict[str, NpyAppender] = {}
         self._valid: dict[str, NpyAppender] = {}
         self._own: dict[str, NpyAppender] = {}  # `add_file`'s, appended to by their owner
@@ -88,8 +92,9 @@ class NpyFolder:
             shutil.rmtree(self.temporary)
         self.temporary.mkdir()
         for name, (dtype, row_shape) in self.layout.items():
-            self._files[name] = NpyAppender(self.temporary / f"{self.prefix}{name}.npy", dtype,
-                                            row_shape)  # fmt: skip
+            self._files[name] = NpyAppender(
+                self.temporary / f"{self.prefix}{name}.npy", dtype, row_shape
+            )
         return self
 
     def add_file(self, name: str, dtype: Any, row_shape: tuple[int, ...] = ()) -> NpyAppender:
@@ -142,8 +147,9 @@ class NpyFolder:
     def _append_valid(self, name: str, valid: np.ndarray | None, rows: int) -> None:
         mask = self._valid.get(name)
         if mask is None:  # the first null of the column: the rows before were all valid
-            mask = NpyAppender(self.temporary / f"{self.prefix}{name}{VALID_SUFFIX}.npy",
-                               np.dtype(np.bool_))  # fmt: skip
+            mask = NpyAppender(
+                self.temporary / f"{self.prefix}{name}{VALID_SUFFIX}.npy", np.dtype(np.bool_)
+            )
             self._valid[name] = mask
             for start in range(0, self.rows, _WRITE_ROWS):
                 mask.append(np.ones(min(_WRITE_ROWS, self.rows - start), np.bool_))
@@ -277,25 +283,32 @@ def check_array_folder(
     if info is None:
         return out
     if not (stat.S_ISDIR(info.st_mode) or stat.S_ISREG(info.st_mode)):
-        raise InputError(f"{out}: is not a folder or a regular file (a device, pipe or "
-                         f"socket); will not write the {what} there")  # fmt: skip
+        raise InputError(
+            f"{out}: is not a folder or a regular file (a device, pipe or "
+            f"socket); will not write the {what} there"
+        )
     for source in inputs:
         with contextlib.suppress(OSError):
             source_path = Path(source)
             if os.path.samefile(out, source_path) or out in source_path.resolve().parents:
-                raise InputError(f"{out}: is or holds the input {source}; will not write "
-                                 "over an input")  # fmt: skip
+                raise InputError(
+                    f"{out}: is or holds the input {source}; will not write over an input"
+                )
     if stat.S_ISDIR(info.st_mode):
         if is_own_folder(out) or not any(out.iterdir()):
             return out
         if not force:
-            raise InputError(f"{out}: exists and is not a result of sudoku-pipeline; use "
-                             "--force to replace it")  # fmt: skip
+            raise InputError(
+                f"{out}: exists and is not a result of sudoku-pipeline; use --force to replace it"
+            )
         if not _only_arrays(out):
-            raise InputError(f"{out}: holds files other than .npy and .json; will not delete "
-                             "it, even with --force: choose another -o")  # fmt: skip
+            raise InputError(
+                f"{out}: holds files other than .npy and .json; will not delete "
+                "it, even with --force: choose another -o"
+            )
         return out
     if info.st_size and not force:
-        raise InputError(f"{out}: exists and is not a result of sudoku-pipeline; use --force "
-                         "to replace it")  # fmt: skip
+        raise InputError(
+            f"{out}: exists and is not a result of sudoku-pipeline; use --force to replace it"
+        )
     return out

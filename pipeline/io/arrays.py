@@ -177,8 +177,9 @@ class NpyAppender:
     def _rows_of(self, values: np.ndarray) -> np.ndarray:
         values = np.ascontiguousarray(values, dtype=self.dtype)
         if values.shape[1:] != self.row_shape:
-            raise ValueError(f"{self.path.name}: rows of shape {values.shape[1:]}, "
-                             f"expected {self.row_shape}")  # fmt: skip
+            raise ValueError(
+                f"{self.path.name}: rows of shape {values.shape[1:]}, expected {self.row_shape}"
+            )
         return values
 
     def append(self, values: np.ndarray) -> None:
@@ -201,8 +202,10 @@ class NpyAppender:
         (`os.pwrite` releases the GIL)."""
         values = self._rows_of(values)
         if first + len(values) > self.rows:
-            raise ValueError(f"{self.path.name}: rows {first}..{first + len(values)} were "
-                             f"not reserved ({self.rows} are)")  # fmt: skip
+            raise ValueError(
+                f"{self.path.name}: rows {first}..{first + len(values)} were "
+                f"not reserved ({self.rows} are)"
+            )
         data = values.data.cast("B")
         offset = self._size + first * self._row_bytes
         fd = self._file.fileno()

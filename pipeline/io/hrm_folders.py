@@ -77,8 +77,10 @@ def encode_cells(grids: np.ndarray, out: np.ndarray | None = None) -> np.ndarray
 def pencilmark_refusal(row: int, why: str = "") -> InputError:
     """The one-line error for a pencilmark puzzle (input row `row`) where HRM's arrays are
     asked for: they hold 81 cells a puzzle; `why`: what else refuses it."""
-    return InputError(f"row {row} is a pencilmark puzzle: {why}HRM's arrays hold 81 cells "
-                      "a puzzle, and pencilmark puzzles do not fit them")  # fmt: skip
+    return InputError(
+        f"row {row} is a pencilmark puzzle: {why}HRM's arrays hold 81 cells "
+        "a puzzle, and pencilmark puzzles do not fit them"
+    )
 
 
 def write_identifiers(folder: Path, only_if_absent: bool = False) -> None:
@@ -147,12 +149,15 @@ class HrmSet:
         later `append` or `commit`). InputError past HRM's int32 indices."""
         n = len(puzzles)
         if int(np.sum(group_sizes)) != n or len(solutions) != n:
-            raise ValueError(f"{n} puzzles, {len(solutions)} solutions, groups of "
-                             f"{int(np.sum(group_sizes))}")  # fmt: skip
+            raise ValueError(
+                f"{n} puzzles, {len(solutions)} solutions, groups of {int(np.sum(group_sizes))}"
+            )
         if self.examples + n > MAX_EXAMPLES:
-            raise InputError(f"{self.folder.path.name}: more than {MAX_EXAMPLES:,} examples, "
-                             "past what HRM's int32 indices count: ask fewer copies or "
-                             "a subsample")  # fmt: skip
+            raise InputError(
+                f"{self.folder.path.name}: more than {MAX_EXAMPLES:,} examples, "
+                "past what HRM's int32 indices count: ask fewer copies or "
+                "a subsample"
+            )
         first = self._inputs.reserve(n)
         self._labels.reserve(n)
         ends = self.examples + np.cumsum(group_sizes, dtype=np.int64)
@@ -189,8 +194,7 @@ class HrmSet:
         self._groups.append(ends.astype(np.int32))
         self.folder.append(extras)
         if self.folder.layout and self.folder.rows != first + n:
-            raise ValueError(f"{self.folder.rows - first} rows of extra columns for {n} "
-                             "examples")  # fmt: skip
+            raise ValueError(f"{self.folder.rows - first} rows of extra columns for {n} examples")
 
     def _write_cells(self, first: int, inputs: np.ndarray, labels: np.ndarray) -> None:
         self._inputs.write_at(first, inputs)

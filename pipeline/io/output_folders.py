@@ -45,8 +45,7 @@ def check_output_folder(
         raise InputError(f"{command} writes a folder of files, not stdout: give -o DIR")
     folder = Path(os.path.realpath(path)) if Path(path).is_symlink() else Path(path)
     if folder.exists() and not folder.is_dir():
-        raise InputError(f"{path}: is a file, not a folder; {command} writes a folder: give "
-                         "-o DIR")  # fmt: skip
+        raise InputError(f"{path}: is a file, not a folder; {command} writes a folder: give -o DIR")
     if not folder.absolute().parent.is_dir():
         raise InputError(f"{folder.absolute().parent}: no such directory for the output folder")
     check_name_room(folder.absolute(), "output folder")
@@ -55,12 +54,16 @@ def check_output_folder(
             raise InputError(f"{path}: holds the input {source}; choose another -o")
     if folder.is_dir() and any(folder.iterdir()) and not is_own(folder):
         if not force:
-            raise InputError(f"{path}: is not empty and holds no earlier {what}; use --force "
-                             "to replace it, or choose another -o")  # fmt: skip
+            raise InputError(
+                f"{path}: is not empty and holds no earlier {what}; use --force "
+                "to replace it, or choose another -o"
+            )
         if not holds_only_outputs(folder):
-            raise InputError(f"{path}: holds files other than a {what}'s (.parquet, .json, "
-                             "folders of .npy); will not delete it, even with --force: choose "
-                             "another -o")  # fmt: skip
+            raise InputError(
+                f"{path}: holds files other than a {what}'s (.parquet, .json, "
+                "folders of .npy); will not delete it, even with --force: choose "
+                "another -o"
+            )
     return folder
 
 
@@ -74,10 +77,13 @@ def holds_only_outputs(folder: Path) -> bool:
     try:
         return all(
             files(entry, (".parquet", ".json"))
-            or (entry.is_dir() and not entry.is_symlink()
-                and all(files(inner, (".npy", ".json")) for inner in entry.iterdir()))
+            or (
+                entry.is_dir()
+                and not entry.is_symlink()
+                and all(files(inner, (".npy", ".json")) for inner in entry.iterdir())
+            )
             for entry in folder.iterdir()
-        )  # fmt: skip
+        )
     except OSError:
         return False
 

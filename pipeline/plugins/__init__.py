@@ -37,6 +37,22 @@ class Answers(NamedTuple):
     errors: list[str | None] | None  # per row: why the solver gave no answer (crash, timeout)
 
 
+def unanswered(grids: np.ndarray, skip: np.ndarray) -> tuple[np.ndarray, np.ndarray, Answers]:
+    """What an adapter that asks row by row (`python:`, `cmd:`) starts from: the grids as
+    `(n, 81) uint8`, the rows to ask (those not skipped) and their `Answers` before any is
+    given (no grid, no count said, no guesses, no time, no error), to be filled in."""
+    grids = np.ascontiguousarray(grids, dtype=np.uint8).reshape(-1, 81)
+    n = grids.shape[0]
+    answers = Answers(
+        solutions=np.zeros((n, 81), dtype=np.uint8),
+        counts=np.full(n, -1, dtype=np.int64),
+        guesses=None,
+        solve_ns=np.zeros(n, dtype=np.int64),
+        errors=[None] * n,
+    )
+    return grids, np.flatnonzero(~np.asarray(skip, dtype=np.bool_)), answers
+
+
 class Adapter(Protocol):
     """One solver from outside, ready to answer batches (opened once per worker: `open.py`).
 
@@ -83,8 +99,9 @@ def parse_spec(text: str) -> SolverSpec:
         return SolverSpec(text, "builtin", text)
     kind, sep, target = text.partition(":")
     if not sep or kind not in KINDS:
-        choices = ", ".join((*STRATEGIES, "c:LIBRARY:SYMBOL", "python:MODULE:FUNCTION",
-                             "cmd:COMMAND"))  # fmt: skip
+        choices = ", ".join(
+            (*STRATEGIES, "c:LIBRARY:SYMBOL", "python:MODULE:FUNCTION", "cmd:COMMAND")
+        )
         raise ValueError(f"unknown solver {text!r}; choose one of {choices}")
     if kind in ("c", "python"):
         where, colon, name = target.rpartition(":")

@@ -49,8 +49,10 @@ def _wrong_grid_messages(grids: np.ndarray, solutions: np.ndarray) -> list[str]:
     for i, clash in enumerate(clashes):
         if changed[i].any():
             cell = int(np.flatnonzero(changed[i])[0])
-            out.append(f"the solver's grid changes the given {grids[i, cell]} at "
-                       f"r{cell // 9 + 1}c{cell % 9 + 1} to {solutions[i, cell]}")  # fmt: skip
+            out.append(
+                f"the solver's grid changes the given {grids[i, cell]} at "
+                f"r{cell // 9 + 1}c{cell % 9 + 1} to {solutions[i, cell]}"
+            )
         elif blank[i].any():
             out.append(f"the solver's grid is incomplete: {int(blank[i].sum())} cells blank")
         else:
@@ -117,8 +119,9 @@ def judge_answers(
 
     messages: dict[int, str] = {}
     rows = np.flatnonzero(bad_grid & ~failed) if explain else np.zeros(0, np.int64)
-    for i, text in zip(rows.tolist(), _wrong_grid_messages(grids[rows], answers.solutions[rows]),
-                       strict=True):  # fmt: skip
+    for i, text in zip(
+        rows.tolist(), _wrong_grid_messages(grids[rows], answers.solutions[rows]), strict=True
+    ):
         messages[i] = text
     for i in np.flatnonzero(no_grid & ~failed & explain).tolist():
         messages[i] = f"the solver says it found {counts[i]} solution(s) but returned no grid"

@@ -65,9 +65,14 @@ def _call_solver(typingctx, address, puzzle, limit, solution, guesses):  # noqa:
         g = context.make_array(arrays[4])(context, builder, value=gss).data
         return builder.call(
             fn,
-            [builder.bitcast(p, i8p), lim, ir.Constant(ir.IntType(32), 0),
-             builder.bitcast(s, i8p), builder.bitcast(g, ir.IntType(64).as_pointer())],
-        )  # fmt: skip
+            [
+                builder.bitcast(p, i8p),
+                lim,
+                ir.Constant(ir.IntType(32), 0),
+                builder.bitcast(s, i8p),
+                builder.bitcast(g, ir.IntType(64).as_pointer()),
+            ],
+        )
 
     return types.int64(address, puzzle, limit, solution, guesses), codegen
 
@@ -189,34 +194,32 @@ class LibrarySolver:
         solve_ns = np.zeros(n, dtype=np.int64)
         skip = np.ascontiguousarray(skip, dtype=np.bool_)
         with self._lock:
-            self._answer(grids, skip, int(limit), fetch, counts, solutions, guesses, solve_ns)
+            call_kernel(
+                self.address, grids, skip, int(limit), fetch, counts, solutions, guesses, solve_ns
+            )
+
+            def solve_again(subset: np.ndarray) -> np.ndarray:
+                m = len(subset)
+                again, scratch = np.zeros(m, np.int64), np.zeros(m, np.int64)
+                call_kernel(
+                    self.address,
+                    subset,
+                    np.zeros(m, np.bool_),
+                    int(limit),
+                    False,
+                    scratch,
+                    np.zeros((m, 81), np.uint8),
+                    scratch.copy(),
+                    again,
+                )
+                return again
+
+            # a time far above what its guesses predict (a preemption) is measured again, as
+            # our kernels' are (`pipeline.kernels.timing`), guesses standing in for nodes
+            retime(grids, np.maximum(guesses, 0), solve_ns, solve_again)
         asked = ~skip & (counts != CLASH)
         reported = None if asked.any() and (guesses[asked] < 0).all() else guesses
         return Answers(solutions, counts, reported, solve_ns, None)
-
-    def _answer(
-        self,
-        grids: np.ndarray,
-        skip: np.ndarray,
-        limit: int,
-        fetch: bool,
-        counts: np.ndarray,
-        solutions: np.ndarray,
-        guesses: np.ndarray,
-        solve_ns: np.ndarray,
-    ) -> None:
-        call_kernel(self.address, grids, skip, limit, fetch, counts, solutions, guesses, solve_ns)
-
-        def solve_again(subset: np.ndarray) -> np.ndarray:
-            m = len(subset)
-            again, scratch = np.zeros(m, np.int64), np.zeros(m, np.int64)
-            call_kernel(self.address, subset, np.zeros(m, np.bool_), limit, False, scratch,
-                        np.zeros((m, 81), np.uint8), scratch.copy(), again)  # fmt: skip
-            return again
-
-        # a time far above what its guesses predict (a preemption) is measured again, as our
-        # kernels' are (`pipeline.kernels.timing`), guesses standing in for nodes
-        retime(grids, np.maximum(guesses, 0), solve_ns, solve_again)
 
     def describe(self) -> dict[str, object]:
         """What the run metadata records of the library: its path, size and modification time."""
@@ -225,8 +228,11 @@ class LibrarySolver:
         if not path.is_file():
             return {"library": library}
         stat = path.stat()
-        return {"library": str(path.resolve()), "bytes": stat.st_size,
-                "modified": int(stat.st_mtime)}  # fmt: skip
+        return {
+            "library": str(path.resolve()),
+            "bytes": stat.st_size,
+            "modified": int(stat.st_mtime),
+        }
 
     def close(self) -> None:
         """Nothing to free: a loaded library stays loaded until the process ends."""

@@ -67,8 +67,11 @@ def open_solver(spec: SolverSpec | str) -> Adapter:
 def solver_metadata(adapter: Adapter) -> dict[str, Any]:
     """What a run's metadata records of its solver: the spec, its kind, its version (None
     when it has none), and what the adapter says of itself (a library's path and size)."""
-    record: dict[str, Any] = {"spec": adapter.spec.text, "kind": adapter.spec.kind,
-                              "version": adapter.version()}  # fmt: skip
+    record: dict[str, Any] = {
+        "spec": adapter.spec.text,
+        "kind": adapter.spec.kind,
+        "version": adapter.version(),
+    }
     describe = getattr(adapter, "describe", None)
     if callable(describe):
         record |= describe()

@@ -35,7 +35,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from pipeline.plugins import Answers, SolverSpec
+from pipeline.plugins import Answers, SolverSpec, unanswered
 from pipeline.plugins.program_process import CHUNK, ProgramProcess
 
 DEFAULT_TIMEOUT = 10.0  # seconds a puzzle may take before the program is thought hung
@@ -136,8 +136,11 @@ class ProgramSolver:
 
     def describe(self) -> dict[str, Any]:
         """What the run metadata records besides the spec."""
-        return {"command": self.argv, "timeout_s": self.timeout,
-                "start_timeout_s": self.start_timeout}  # fmt: skip
+        return {
+            "command": self.argv,
+            "timeout_s": self.timeout,
+            "start_timeout_s": self.start_timeout,
+        }
 
     def warm(self) -> None:
         """Start the program and have it answer one complete grid (`WARM_GRID`; its answer
@@ -147,16 +150,7 @@ class ProgramSolver:
     def answer(self, grids: np.ndarray, skip: np.ndarray, limit: int) -> Answers:
         """Answer the rows not skipped, one line each (`limit` is not passed on: the program
         says one solution or none, so a grid is "found" and uniqueness is left to our kernel)."""
-        grids = np.ascontiguousarray(grids, dtype=np.uint8).reshape(-1, 81)
-        n = grids.shape[0]
-        answers = Answers(
-            solutions=np.zeros((n, 81), dtype=np.uint8),
-            counts=np.full(n, -1, dtype=np.int64),
-            guesses=None,
-            solve_ns=np.zeros(n, dtype=np.int64),
-            errors=[None] * n,
-        )
-        rows = np.flatnonzero(~np.asarray(skip, dtype=np.bool_))
+        grids, rows, answers = unanswered(grids, skip)
         if not len(rows):
             return answers
         asked = grids[rows]
@@ -216,8 +210,10 @@ class ProgramSolver:
             while failure is None and len(replies) < n:
                 wait = deadline - time.monotonic()
                 if wait <= 0:
-                    failure = (f"the program gave no answer within {allowed:g} s (stopped; "
-                               f"{TIMEOUT_ENV} sets the limit)")  # fmt: skip
+                    failure = (
+                        f"the program gave no answer within {allowed:g} s (stopped; "
+                        f"{TIMEOUT_ENV} sets the limit)"
+                    )
                     break
                 for key, _ in selector.select(wait):
                     if key.fd == running.stdin:
@@ -287,5 +283,12 @@ class ProgramSolver:
             running.close()
 
 
-__all__ = ["DEFAULT_TIMEOUT", "TIMEOUT_ENV", "WARM_GRID", "ProgramSolver", "command_of",
-           "parse_replies", "parse_reply"]  # fmt: skip
+__all__ = [
+    "DEFAULT_TIMEOUT",
+    "TIMEOUT_ENV",
+    "WARM_GRID",
+    "ProgramSolver",
+    "command_of",
+    "parse_replies",
+    "parse_reply",
+]

@@ -36,9 +36,13 @@ class ProgramProcess:
         try:
             self.watcher = subprocess.Popen(
                 [sys.executable, "-I", "-S", str(_WATCHER), str(status_write), *argv],
-                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                pass_fds=(status_write,), start_new_session=True, env=env,
-            )  # fmt: skip
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                pass_fds=(status_write,),
+                start_new_session=True,
+                env=env,
+            )
         finally:
             os.close(status_write)
         self.status_fd = status_read
@@ -46,8 +50,11 @@ class ProgramProcess:
         self.stderr_tail: deque[bytes] = deque(maxlen=1)
         self._stderr_part = b""
         assert self.watcher.stdin and self.watcher.stdout and self.watcher.stderr
-        self.stdin, self.stdout, self.stderr = (self.watcher.stdin.fileno(),
-            self.watcher.stdout.fileno(), self.watcher.stderr.fileno())  # fmt: skip
+        self.stdin, self.stdout, self.stderr = (
+            self.watcher.stdin.fileno(),
+            self.watcher.stdout.fileno(),
+            self.watcher.stderr.fileno(),
+        )
         for fd in (self.stdin, self.stdout, self.stderr, status_read):
             os.set_blocking(fd, False)
         self.out_buffer = b""

@@ -39,7 +39,7 @@ from typing import Any
 
 import numpy as np
 
-from pipeline.plugins import Answers, SolverSpec
+from pipeline.plugins import Answers, SolverSpec, unanswered
 from pipeline.plugins.program import WARM_GRID
 
 CONTRACTS: tuple[str, ...] = ("board", "board_ints", "batch")
@@ -106,8 +106,9 @@ def contract_of(fn: Callable[..., Any]) -> str:
     declared = getattr(fn, "sudoku_contract", None)
     if declared is not None:
         if declared not in CONTRACTS:
-            raise ValueError(f"its sudoku_contract is {declared!r}; use one of "
-                             f"{', '.join(map(repr, CONTRACTS))}")  # fmt: skip
+            raise ValueError(
+                f"its sudoku_contract is {declared!r}; use one of {', '.join(map(repr, CONTRACTS))}"
+            )
         return str(declared)
     try:
         signature = inspect.signature(fn)
@@ -245,16 +246,7 @@ class PythonSolver:
     def answer(self, grids: np.ndarray, skip: np.ndarray, limit: int) -> Answers:
         """Answer the rows not skipped; `limit` is not passed on (the contracts have no
         count), so a grid is "found" and uniqueness is left to our kernel."""
-        grids = np.ascontiguousarray(grids, dtype=np.uint8).reshape(-1, 81)
-        n = grids.shape[0]
-        answers = Answers(
-            solutions=np.zeros((n, 81), dtype=np.uint8),
-            counts=np.full(n, -1, dtype=np.int64),
-            guesses=None,
-            solve_ns=np.zeros(n, dtype=np.int64),
-            errors=[None] * n,
-        )
-        rows = np.flatnonzero(~np.asarray(skip, dtype=np.bool_))
+        grids, rows, answers = unanswered(grids, skip)
         if len(rows):
             ask = self._ask_batch if self.contract == "batch" else self._ask_boards
             ask(grids, rows, answers)
@@ -286,8 +278,10 @@ class PythonSolver:
                 else:
                     answers.solutions[i] = grid
             else:
-                errors[i] = (f"the solver returned {_short(said)}, not True or False (a batch "
-                             "function? see docs/SOLVERS.md)")  # fmt: skip
+                errors[i] = (
+                    f"the solver returned {_short(said)}, not True or False (a batch "
+                    "function? see docs/SOLVERS.md)"
+                )
 
     def _ask_batch(self, grids: np.ndarray, rows: np.ndarray, answers: Answers) -> None:
         errors = answers.errors

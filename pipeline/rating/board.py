@@ -118,6 +118,36 @@ def agrees_with(values: np.ndarray, candidates: np.ndarray, solution: np.ndarray
 
 
 @kernel
+def small_sets(sets: np.ndarray, size: int, items: np.ndarray, chosen: np.ndarray) -> int:
+    """How many of the nine 9-bit `sets` have 2..size members: their indices into `items`, in
+    order (the lines of a fish, the digits of a hidden subset); `chosen[:size]` set to the
+    first combination of them (`next_combination` goes on from it)."""
+    count = 0
+    for item in range(9):
+        if 2 <= POPCOUNT[sets[item]] <= size:
+            items[count] = item
+            count += 1
+    for i in range(size):
+        chosen[i] = i
+    return count
+
+
+@kernel
+def union_of_chosen(
+    sets: np.ndarray, items: np.ndarray, chosen: np.ndarray, size: int
+) -> tuple[int, int]:
+    """`(the union of the sets of the chosen items, the chosen items as a 9-bit set)`: the
+    items are `items[chosen[:size]]` (`small_sets`, `next_combination`)."""
+    union = 0
+    members = 0
+    for i in range(size):
+        item = items[chosen[i]]
+        union |= sets[item]
+        members |= 1 << item
+    return union, members
+
+
+@kernel
 def next_combination(chosen: np.ndarray, k: int, m: int) -> bool:
     """Advance `chosen[:k]`, ascending indices into range(m), to the next k-combination in
     lexicographic order; False after the last one. Start from `chosen[:k] = 0, 1, ..., k - 1`."""

@@ -156,7 +156,7 @@ def _group_figures(frame: pl.DataFrame, name: str) -> list[dict[str, Any]]:
             _CORRECT.sum().alias("correct"),
             pl.col("cells_correct").sum().alias("cells"),
             pl.col("cells_correct").count().alias("cells_rows"),
-        )  # fmt: skip
+        )
         .sort(name)
     )
     return [_figures(g[name], name, g) for g in groups.iter_rows(named=True)]
@@ -194,8 +194,16 @@ def score_figures(frame: pl.DataFrame) -> dict[str, Any]:
     counts = dict(frame.group_by("verdict").len().rows())
     verdicts = {v: counts.pop(v, 0) for v in SCORE_VERDICTS} | counts
     cells = frame["cells_correct"]
-    total = _figures(None, "all", {"rows": frame.height, "correct": verdicts["correct"],
-                                   "cells": cells.sum(), "cells_rows": cells.count()})  # fmt: skip
+    total = _figures(
+        None,
+        "all",
+        {
+            "rows": frame.height,
+            "correct": verdicts["correct"],
+            "cells": cells.sum(),
+            "cells_rows": cells.count(),
+        },
+    )
     by_clues = _group_figures(frame, "clues")
     return {
         "rows": total["rows"],
@@ -270,6 +278,6 @@ class ScoreReport:
                     **f,
                 }
                 for r, f in zip(self.runs, self.figures, strict=True)
-            ],  # fmt: skip
+            ],
             "agreements": self.agreements,
         }

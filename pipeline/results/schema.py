@@ -95,13 +95,19 @@ COLUMNS: dict[str, str] = {
 }
 
 
-def result_schema(id_type: pa.DataType | None = None, extra: pa.Schema | None = None) -> pa.Schema:
-    """The result schema; with an `id` column of `id_type` when the input has ids, and the
-    input's `extra` columns (passed through) at the end."""
+def row_fields(id_type: pa.DataType | None) -> list[pa.Field]:
+    """The fields every output of one row per input row starts with: `row` (0-based position
+    in the input), then `id` of `id_type` when the input has ids."""
     fields = [pa.field("row", pa.int64(), nullable=False)]
     if id_type is not None:
         fields.append(pa.field("id", id_type))
-    fields += [
+    return fields
+
+
+def result_schema(id_type: pa.DataType | None = None, extra: pa.Schema | None = None) -> pa.Schema:
+    """The result schema; with an `id` column of `id_type` when the input has ids, and the
+    input's `extra` columns (passed through) at the end."""
+    fields = row_fields(id_type) + [
         pa.field("puzzle", pa.string()),
         VERDICT_FIELD,
         pa.field("solution", pa.string()),

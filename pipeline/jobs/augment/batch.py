@@ -43,8 +43,12 @@ LEFT_OUT: dict[str, str] = {
 }
 _REASONS = ("", *LEFT_OUT)  # a row's reason as a small number: 0 for a row augmented
 _CODE = {reason: np.int8(i) for i, reason in enumerate(_REASONS)}
-_FROM_VERDICT = {codes.INVALID: "invalid", codes.UNSOLVABLE: "unsolvable",
-                 codes.MULTIPLE: "multiple", codes.LIMIT: "limit"}  # fmt: skip
+_FROM_VERDICT = {
+    codes.INVALID: "invalid",
+    codes.UNSOLVABLE: "unsolvable",
+    codes.MULTIPLE: "multiple",
+    codes.LIMIT: "limit",
+}
 SYMMETRY_COLUMNS: dict[str, str] = {
     "relabel": "digit d of the original is digit number d (from the left) of this 9-digit "
     "number in the copy; 123456789 relabels nothing",
@@ -236,8 +240,15 @@ def augment_record_batch(batch: pa.RecordBatch, options: AugmentOptions) -> Augm
         for code, reason in _FROM_VERDICT.items():
             reasons[index[found.verdicts == code]] = _CODE[reason]
     good = np.flatnonzero(reasons == 0)
-    copies = augment_grids(parsed.grids[good], solutions[good], rows[good], options.seed,
-                           options.copies, options.keep_original, options.attempts)  # fmt: skip
+    copies = augment_grids(
+        parsed.grids[good],
+        solutions[good],
+        rows[good],
+        options.seed,
+        options.copies,
+        options.keep_original,
+        options.attempts,
+    )
     m = options.copies + bool(options.keep_original)
     slots = np.flatnonzero(copies.kept)
     kept = copies if len(slots) == len(copies.kept) else copies.select(slots)
@@ -248,8 +259,13 @@ def augment_record_batch(batch: pa.RecordBatch, options: AugmentOptions) -> Augm
     )
     passed = passed.take(pa.array(taken)) if passed.num_columns else passed
     tally = _tally(rows, reasons, copies.short, good, len(slots), solved)
-    return AugmentedBatch(kept, rows[taken], (slots % m + first_copy).astype(np.int32)
-                          if m else np.zeros(0, np.int32), passed, tally)  # fmt: skip
+    return AugmentedBatch(
+        kept,
+        rows[taken],
+        (slots % m + first_copy).astype(np.int32) if m else np.zeros(0, np.int32),
+        passed,
+        tally,
+    )
 
 
 def _tally(
@@ -260,9 +276,14 @@ def _tally(
     copies: int,
     solved: int,
 ) -> AugmentTally:
-    tally = AugmentTally(rows=len(rows), augmented=len(good), copies=copies, solved=solved,
-                         short=int(short.sum()),
-                         short_examples=rows[good[short]][:EXAMPLES].tolist())  # fmt: skip
+    tally = AugmentTally(
+        rows=len(rows),
+        augmented=len(good),
+        copies=copies,
+        solved=solved,
+        short=int(short.sum()),
+        short_examples=rows[good[short]][:EXAMPLES].tolist(),
+    )
     for reason in LEFT_OUT:
         where = np.flatnonzero(reasons == _CODE[reason])
         if len(where):

@@ -51,10 +51,24 @@ def grouped_copies(
     n = len(puzzles)
     if copies == 0:
         rows = np.arange(n, dtype=np.int64)
-        return GroupedCopies(np.asarray(puzzles, np.uint8), np.asarray(solutions, np.uint8),
-                             np.ones(n, np.int64), rows, np.zeros(n, np.int32), 0)  # fmt: skip
-    made = augment_grids(puzzles, solutions, np.asarray(keys, np.int64), seed, copies,
-                         keep_original=True, attempts=attempts, room=room)  # fmt: skip
+        return GroupedCopies(
+            np.asarray(puzzles, np.uint8),
+            np.asarray(solutions, np.uint8),
+            np.ones(n, np.int64),
+            rows,
+            np.zeros(n, np.int32),
+            0,
+        )
+    made = augment_grids(
+        puzzles,
+        solutions,
+        np.asarray(keys, np.int64),
+        seed,
+        copies,
+        keep_original=True,
+        attempts=attempts,
+        room=room,
+    )
     m = copies + 1
     kept = made.kept
     if kept.all():

@@ -86,9 +86,11 @@ class AugmentSummary:
 
     def lines(self) -> list[str]:
         """The summary for people (stderr)."""
-        out = [f"{self.rows:,} rows -> {self.copies:,} rows ({self.augmented:,} puzzles, "
-               f"{self.copies_asked} copies each, seed {self.seed}) in {self.wall_s:.2f} s "
-               f"({self.rows_per_s:,.0f} rows written/s, {self.workers} workers)"]  # fmt: skip
+        out = [
+            f"{self.rows:,} rows -> {self.copies:,} rows ({self.augmented:,} puzzles, "
+            f"{self.copies_asked} copies each, seed {self.seed}) in {self.wall_s:.2f} s "
+            f"({self.rows_per_s:,.0f} rows written/s, {self.workers} workers)"
+        ]
         if self.solved:
             out.append(f"solved {self.solved:,} puzzles the input gave no solution for")
         for reason, count in self.left_out.items():
@@ -98,8 +100,10 @@ class AugmentSummary:
         if self.short:
             rows = ", ".join(map(str, self.short_examples))
             more = ", ..." if self.short > len(self.short_examples) else ""
-            out.append(f"{self.short:,} puzzles have fewer distinct symmetric copies than "
-                       f"asked (a symmetric puzzle): rows {rows}{more}")  # fmt: skip
+            out.append(
+                f"{self.short:,} puzzles have fewer distinct symmetric copies than "
+                f"asked (a symmetric puzzle): rows {rows}{more}"
+            )
         if self.skipped_columns:
             out.append(f"not in the arrays (text): {', '.join(self.skipped_columns)}")
         out.append(f"wrote {self.output}")
@@ -173,16 +177,18 @@ def augment_file(
     `pipeline.restore_originals`), then the input's other columns. A row without a solution is
     solved first; rows that are not puzzles with one solution are left out and counted by
     reason (the summary). `options`: how to read the input and run the job, as for
-    `solve_file` (`JobOptions`; `format`: parquet or npy).
+    `solve_file` (`JobOptions`; `format`: parquet, npy or hrm).
 
-    Raises `InputError` (one line, for the CLI) for a bad file, column, option or output,
+    Raises `InputError` (its message one line) for a bad file, column, option or output,
     `RunFailed` when the workers or the cluster go away, and `RunInterrupted` after Ctrl-C or
     SIGTERM (nothing is kept).
     """
     fewest = 0 if options.get("format") == "hrm" else 1
     if isinstance(copies, bool) or not isinstance(copies, int) or copies < fewest:
-        raise InputError(f"copies must be a whole number of at least 1 (0 with format hrm: "
-                         f"the puzzles as they are), not {copies!r}")  # fmt: skip
+        raise InputError(
+            f"copies must be a whole number of at least 1 (0 with format hrm: "
+            f"the puzzles as they are), not {copies!r}"
+        )
     if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
         raise InputError(f"seed must be a whole number of at least 0, not {seed!r}")
     fmt = options.get("format")
@@ -204,9 +210,17 @@ def augment_file(
         keep_original = True  # a group is the puzzle itself and its copies
     augmenting = AugmentOptions(copies, seed, keep_original)
     batch_size = max(MIN_BATCH, OUTPUT_BATCH // (copies + keep_original))
-    job = start_job("augment", input_path, target, AUGMENTED_SUFFIX, options,
-                    kernels=augmenting.kernels(), formats=FORMATS, batch_size=batch_size,
-                    reserved=OWN_COLUMNS)  # fmt: skip
+    job = start_job(
+        "augment",
+        input_path,
+        target,
+        AUGMENTED_SUFFIX,
+        options,
+        kernels=augmenting.kernels(),
+        formats=FORMATS,
+        batch_size=batch_size,
+        reserved=OWN_COLUMNS,
+    )
     if job.inputs.several:
         raise InputError("augment takes one input at a time")
     with job.locked():
@@ -274,11 +288,23 @@ def _run(job: Job, augmenting: AugmentOptions) -> AugmentSummary:
             sink.commit(done, schema.empty_table(), metadata)
     skipped = folder.skipped if folder is not None else hrm.folder.skipped if hrm else []
     summary = AugmentSummary(
-        input=job.inputs.names[0], output=str(job.target), format=fmt,
-        copies_asked=augmenting.copies, seed=augmenting.seed, rows=tally.rows,
-        augmented=tally.augmented, copies=tally.copies, solved=tally.solved, short=tally.short,
-        left_out=tally.left_out, examples=tally.examples, short_examples=tally.short_examples,
-        skipped_columns=skipped, wall_s=wall, rows_per_s=rate, workers=job.executor.workers,
-    )  # fmt: skip
+        input=job.inputs.names[0],
+        output=str(job.target),
+        format=fmt,
+        copies_asked=augmenting.copies,
+        seed=augmenting.seed,
+        rows=tally.rows,
+        augmented=tally.augmented,
+        copies=tally.copies,
+        solved=tally.solved,
+        short=tally.short,
+        left_out=tally.left_out,
+        examples=tally.examples,
+        short_examples=tally.short_examples,
+        skipped_columns=skipped,
+        wall_s=wall,
+        rows_per_s=rate,
+        workers=job.executor.workers,
+    )
     summary.metadata = metadata
     return summary

@@ -37,7 +37,7 @@ import pyarrow as pa
 
 from pipeline.compiled import notices, stderr_notice
 from pipeline.errors import InputError
-from pipeline.io.dataset import open_dataset
+from pipeline.io.opening import open_dataset
 from pipeline.io.output import Target, check_output, default_output
 from pipeline.io.runinfo import machine
 from pipeline.io.sidecars import OutputLock, clear_stale_temporaries
@@ -140,8 +140,9 @@ def _measure(
     parts = list(pool.map_ordered(solve_record_batch, batches, options))
     wall = time.perf_counter() - start
     n = sum(t.num_rows for t in parts)
-    row = BenchRow(name, options.name, n, n / wall if wall > 0 else 0.0, wall,
-                   options.max_nodes, str(path))  # fmt: skip
+    row = BenchRow(
+        name, options.name, n, n / wall if wall > 0 else 0.0, wall, options.max_nodes, str(path)
+    )
     return row, parts
 
 
@@ -242,9 +243,21 @@ def bench(
     with nullcontext() if out is None else OutputLock(out):  # no other run writes it meanwhile
         if out is not None:
             clear_stale_temporaries(out)
-        return _bench(paths, strategy, strategies, workers, target, max_nodes=max_nodes,
-                      rows=rows, solutions=solutions, repeats=repeats, reference=reference,
-                      tdoku=tdoku, progress=progress, solvers=tuple(solvers))  # fmt: skip
+        return _bench(
+            paths,
+            strategy,
+            strategies,
+            workers,
+            target,
+            max_nodes=max_nodes,
+            rows=rows,
+            solutions=solutions,
+            repeats=repeats,
+            reference=reference,
+            tdoku=tdoku,
+            progress=progress,
+            solvers=tuple(solvers),
+        )
 
 
 def _bench(
@@ -302,14 +315,15 @@ def _bench(
         "repeats": repeats,
         "options": _options_record(
             max_nodes, strategy, strategies, options, solutions, rows, workers, repeats
-        ),  # fmt: skip
+        ),
         "runs": runs,
         **({"solvers": about} if about else {}),
         **machine(),
     }
     if target is not None:
-        tables = (_with_identity(t, name, s) for (name, s), (_, parts) in best.items()
-                  for t in parts)  # fmt: skip
+        tables = (
+            _with_identity(t, name, s) for (name, s), (_, parts) in best.items() for t in parts
+        )
         write_tables(target, bench_schema(), tables, metadata)
     output = None if target is None else str(target)
     return BenchResult(results, workers, output, metadata, references, notes)
@@ -345,9 +359,12 @@ def _repeats(
                     if (name, s) not in best or row.wall_s < best[(name, s)][0].wall_s:
                         best[(name, s)] = (row, parts)
                     if progress:
-                        print(f"bench: {name} / {s} ({repeat + 1} of {repeats}): "
-                              f"{row.puzzles:,} puzzles, {row.puzzles_per_s:,.0f}/s",
-                              file=sys.stderr, flush=True)  # fmt: skip
+                        print(
+                            f"bench: {name} / {s} ({repeat + 1} of {repeats}): "
+                            f"{row.puzzles:,} puzzles, {row.puzzles_per_s:,.0f}/s",
+                            file=sys.stderr,
+                            flush=True,
+                        )
                 if tdoku is not None:
                     tdoku.measure(name, _puzzles(best[(name, strategies[0])][1]))
         for name, _, batches in loaded:  # after the clock: answers checked, figures

@@ -50,8 +50,13 @@ class Reference:
         return None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"label": self.label, "source": self.source, "note": self.note,
-                "figures": self.figures, "details": self.details}  # fmt: skip
+        return {
+            "label": self.label,
+            "source": self.source,
+            "note": self.note,
+            "figures": self.figures,
+            "details": self.details,
+        }
 
 
 def _bad(path: Path, why: str) -> InputError:
@@ -85,8 +90,9 @@ def read_reference(path: str | Path) -> Reference:
         raw = dict(frame.select("dataset", "puzzles_per_s").rows())
         solvers = frame["solver"].unique().to_list() if "solver" in frame.columns else []
         label = str(solvers[0]) if len(solvers) == 1 else path.stem
-        comments = [line.lstrip("# ").rstrip() for line in text.splitlines()
-                    if line.startswith("#")]  # fmt: skip
+        comments = [
+            line.lstrip("# ").rstrip() for line in text.splitlines() if line.startswith("#")
+        ]
         note = " ".join(c for c in comments if c)
     try:
         figures = {str(k): float(v) for k, v in raw.items()}
@@ -131,8 +137,13 @@ def run_tdoku(binary: Path, data: Path, puzzles: int, solutions: int) -> dict[st
             except ValueError:
                 break
             build = " ".join(f.strip() for f in fields[:3])
-            return {"puzzles_per_s": rate, "us_per_puzzle": us, "no_guess_pct": no_guess,
-                    "guesses_per_puzzle": guesses, "build": build}  # fmt: skip
+            return {
+                "puzzles_per_s": rate,
+                "us_per_puzzle": us,
+                "no_guess_pct": no_guess,
+                "guesses_per_puzzle": guesses,
+                "build": build,
+            }
     said = (done.stdout + done.stderr).strip().splitlines()
     raise RuntimeError(f"exit code {done.returncode}: {said[0] if said else 'no output'}")
 

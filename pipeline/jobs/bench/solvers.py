@@ -57,8 +57,9 @@ def checked(
         return timed
     again = replace(options, agree=True, fetch=True)
     out = []
-    for table, clock in zip(pool.map_ordered(solve_record_batch, batches, again), timed,
-                            strict=True):  # fmt: skip
+    for table, clock in zip(
+        pool.map_ordered(solve_record_batch, batches, again), timed, strict=True
+    ):
         at = table.schema.get_field_index("solve_ns")
         out.append(table.set_column(at, table.schema.field(at), clock.column("solve_ns")))
     return out

@@ -58,16 +58,36 @@ class BenchResult:
 
     def to_markdown(self) -> str:
         refs = [r.label for r in self.references]
-        headers = ["dataset", "strategy", "puzzles", "puzzles/s", "median", "min", "us/puzzle",
-                   "nodes/puzzle", "guesses/puzzle", "% no guess", "limit"]  # fmt: skip
+        headers = [
+            "dataset",
+            "strategy",
+            "puzzles",
+            "puzzles/s",
+            "median",
+            "min",
+            "us/puzzle",
+            "nodes/puzzle",
+            "guesses/puzzle",
+            "% no guess",
+            "limit",
+        ]
         for label in refs:
             headers += [f"{label} puzzles/s", f"% of {label}"]
         lines = ["| " + " | ".join(headers) + " |", "|---|---|" + "---:|" * (len(headers) - 2)]
         for r in self.rows:
-            cells = [r.dataset, r.strategy, f"{r.puzzles:,}", _num(r.puzzles_per_s, 0),
-                     _num(r.median_per_s, 0), _num(r.min_per_s, 0), _num(r.us_per_puzzle, 1),
-                     _num(r.nodes_per_puzzle, 1), _num(r.guesses_per_puzzle, 1),
-                     _num(r.no_guess_pct, 1), f"{r.limit:,}"]  # fmt: skip
+            cells = [
+                r.dataset,
+                r.strategy,
+                f"{r.puzzles:,}",
+                _num(r.puzzles_per_s, 0),
+                _num(r.median_per_s, 0),
+                _num(r.min_per_s, 0),
+                _num(r.us_per_puzzle, 1),
+                _num(r.nodes_per_puzzle, 1),
+                _num(r.guesses_per_puzzle, 1),
+                _num(r.no_guess_pct, 1),
+                f"{r.limit:,}",
+            ]
             for label in refs:
                 ref = r.references.get(label)
                 cells += [_num(ref, 0), _num(100 * r.puzzles_per_s / ref if ref else None, 0)]
@@ -93,8 +113,9 @@ class BenchResult:
                 f"started {meta.get('started_at', '?')}."
             )
         if meta.get("options"):
-            shown = [f"{k} ({v})" if "; " in str(v) else f"{k} {v}"
-                     for k, v in meta["options"].items()]  # fmt: skip
+            shown = [
+                f"{k} ({v})" if "; " in str(v) else f"{k} {v}" for k, v in meta["options"].items()
+            ]
             lines.append("options: " + ", ".join(shown) + ".")
         if meta.get("solvers"):
             lines.append(

@@ -48,13 +48,23 @@ from pipeline.run.parts import Part
 SOLUTIONS_SUFFIX = ".solutions.parquet"
 DEFAULT_PART_ROWS = 50_000
 # what enumerate takes of the file jobs' options: worker threads, not processes or Dask
-OPTIONS = ("column", "id_column", "separator", "has_header", "input_format", "format", "force",
-           "batch_size", "progress", "workers")  # fmt: skip
+OPTIONS = (
+    "column",
+    "id_column",
+    "separator",
+    "has_header",
+    "input_format",
+    "format",
+    "force",
+    "batch_size",
+    "progress",
+    "workers",
+)
 
 
 @dataclass
 class EnumerateSummary:
-    """What an enumerate run did; `to_json()` is the `--json` output of the CLI. `puzzles`:
+    """What an enumerate run did; `to_json()`: the same as one JSON object. `puzzles`:
     input rows per outcome (`solutions.OUTCOMES`)."""
 
     input: str
@@ -73,8 +83,9 @@ class EnumerateSummary:
         return json.dumps(data, indent=2)
 
     def describe(self) -> str:
-        counts = ", ".join(f"{n:,} {what.replace('_', ' ')}" for what, n in self.puzzles.items()
-                           if n)  # fmt: skip
+        counts = ", ".join(
+            f"{n:,} {what.replace('_', ' ')}" for what, n in self.puzzles.items() if n
+        )
         return (
             f"{self.solutions:,} solutions of {self.rows:,} rows (limit {self.limit:,} a "
             f"puzzle) in {self.wall_s:.2f} s: {counts or 'no rows'}\n"
@@ -133,8 +144,9 @@ def _tables(
         segments = puzzle_segments(source, unit, limit, chunk, counts, max_nodes)
         return segment_tables(segments, chunk, schema, names)
 
-    tables = spread_tables(job.inputs.batches(), search, workers, chunk, tally,
-                           lambda rows: job.advance(bar, rows))  # fmt: skip
+    tables = spread_tables(
+        job.inputs.batches(), search, workers, chunk, tally, lambda rows: job.advance(bar, rows)
+    )
     return part_tables(tables, job.batch_size)
 
 
@@ -160,16 +172,26 @@ def enumerate_file(
     SIGTERM."""
     if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
         raise InputError(f"limit must be a whole number of at least 1, not {limit!r}")
-    if max_nodes is not None and (isinstance(max_nodes, bool) or not isinstance(max_nodes, int)
-                                  or not 1 <= max_nodes <= MAX_NODES):  # fmt: skip
+    if max_nodes is not None and (
+        isinstance(max_nodes, bool)
+        or not isinstance(max_nodes, int)
+        or not 1 <= max_nodes <= MAX_NODES
+    ):
         raise InputError(f"max_nodes must be between 1 and {MAX_NODES:,}, not {max_nodes!r}")
     unknown = sorted(set(options) - set(OPTIONS))
     if unknown:
         raise TypeError(f"enumerate: unexpected options {', '.join(unknown)}")
     # the kernels load (or compile, saying so) as the job starts, before any clock
-    job = start_job("enumerate", inputs, output, SOLUTIONS_SUFFIX, {**options, "executor": "local"},
-                    kernels=("fast", "clash", "enumerate"), batch_size=DEFAULT_PART_ROWS,
-                    passthrough=False)  # fmt: skip
+    job = start_job(
+        "enumerate",
+        inputs,
+        output,
+        SOLUTIONS_SUFFIX,
+        {**options, "executor": "local"},
+        kernels=("fast", "clash", "enumerate"),
+        batch_size=DEFAULT_PART_ROWS,
+        passthrough=False,
+    )
     id_type = job.inputs.schema.field("id").type if job.inputs.has_ids else None
     schema = solutions_schema(id_type, sources=job.inputs.several)
     with job.locked():
@@ -181,10 +203,11 @@ def enumerate_file(
         else:
             sink = Checkpoint(job.output, job.target.format)
             if sink.exists():
-                print(f"note: discarding the parts of an earlier run at {sink.folder}",
-                      file=sys.stderr)  # fmt: skip
-            sink.start({"limit": limit, "max_nodes": max_nodes,
-                        "inputs": job.inputs.identity()})  # fmt: skip
+                print(
+                    f"note: discarding the parts of an earlier run at {sink.folder}",
+                    file=sys.stderr,
+                )
+            sink.start({"limit": limit, "max_nodes": max_nodes, "inputs": job.inputs.identity()})
         tally = Tally()
         try:
             with running(job) as run:
@@ -197,9 +220,13 @@ def enumerate_file(
                     sink.add(encoded.part)
                     written += encoded.part.rows
                 run.finish()
-                metadata = job.metadata(tally.rows, {"limit": limit, "max_nodes": max_nodes}, None,
-                                        solutions=tally.solutions,
-                                        puzzles=tally.by_outcome())  # fmt: skip
+                metadata = job.metadata(
+                    tally.rows,
+                    {"limit": limit, "max_nodes": max_nodes},
+                    None,
+                    solutions=tally.solutions,
+                    puzzles=tally.by_outcome(),
+                )
                 sink.commit(written, schema.empty_table(), metadata)
         finally:
             if isinstance(sink, Checkpoint):

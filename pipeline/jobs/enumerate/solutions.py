@@ -27,6 +27,7 @@ import pyarrow as pa
 from pipeline.grid import ParsedGrids, format_grids, parse_puzzles
 from pipeline.io.dataset import optional_column
 from pipeline.kernels import codes, solve_grids
+from pipeline.results.schema import row_fields
 
 OUTCOMES = ("complete", "at_limit", "limit", "unsolvable", "invalid", "malformed")
 SOURCE_TYPE = pa.dictionary(pa.int32(), pa.string())  # as the solve job's `source`
@@ -42,11 +43,10 @@ def solutions_schema(id_type: pa.DataType | None, sources: bool = False) -> pa.S
     """The enumerate output's columns: `source` first with several inputs, `id` when the input
     has ids."""
     fields = [pa.field("source", SOURCE_TYPE, nullable=False)] if sources else []
-    fields.append(pa.field("row", pa.int64(), nullable=False))
-    if id_type is not None:
-        fields.append(pa.field("id", id_type))
-    fields += [pa.field("k", pa.int64(), nullable=False),
-               pa.field("solution", pa.string(), nullable=False)]  # fmt: skip
+    fields += row_fields(id_type) + [
+        pa.field("k", pa.int64(), nullable=False),
+        pa.field("solution", pa.string(), nullable=False),
+    ]
     return pa.schema(fields)
 
 
@@ -107,14 +107,14 @@ class _Filling:
         ks = [np.arange(s.k, s.k + len(s.solutions)) for s in self.segments]
         columns["k"] = pa.array(np.concatenate(ks) if ks else np.zeros(0, np.int64), pa.int64())
         grids = [s.solutions for s in self.segments]
-        columns["solution"] = format_grids(np.concatenate(grids) if grids
-                                           else np.zeros((0, 81), np.uint8))  # fmt: skip
+        columns["solution"] = format_grids(
+            np.concatenate(grids) if grids else np.zeros((0, 81), np.uint8)
+        )
         self.segments, self.size = [], 0
         return pa.Table.from_pydict(columns, schema=self.schema)
 
 
-_NO_ROWS = {codes.MALFORMED: "malformed", codes.INVALID: "invalid",
-            codes.UNSOLVABLE: "unsolvable"}  # fmt: skip
+_NO_ROWS = {codes.MALFORMED: "malformed", codes.INVALID: "invalid", codes.UNSOLVABLE: "unsolvable"}
 
 
 def _screened(
@@ -124,8 +124,9 @@ def _screened(
     first solutions. Most puzzles of a corpus have one solution, or none: they need no
     enumeration, one puzzle at a time, at all."""
     marks = {} if parsed.candidates is None else {"candidates": parsed.candidates}
-    found = solve_grids(parsed.grids, solutions=min(limit, 2), skip=~parsed.ok,
-                        max_nodes=max_nodes, **marks)  # fmt: skip
+    found = solve_grids(
+        parsed.grids, solutions=min(limit, 2), skip=~parsed.ok, max_nodes=max_nodes, **marks
+    )
     return found.verdicts, found.solutions
 
 
@@ -135,16 +136,27 @@ class _Stream:
     time: one search for the whole batch, not one set-up per puzzle."""
 
     def __init__(
-        self, parsed: ParsedGrids, several: np.ndarray, limit: int, chunk: int,
+        self,
+        parsed: ParsedGrids,
+        several: np.ndarray,
+        limit: int,
+        chunk: int,
         max_nodes: int | None,
-    ) -> None:  # fmt: skip
+    ) -> None:
         from pipeline.kernels.enumeration import enumerate_batch  # the kernel's streaming search
 
         marks = parsed.candidates is not None  # then every row's candidates
         puzzles = parsed.candidates if parsed.candidates is not None else parsed.grids
         self.spent = np.zeros(len(several), dtype=np.bool_)  # puzzles stopped by the budget
-        self._chunks = enumerate_batch(puzzles, limit, chunk, skip=~several, candidates=marks,
-                                       max_nodes=max_nodes, spent=self.spent)  # fmt: skip
+        self._chunks = enumerate_batch(
+            puzzles,
+            limit,
+            chunk,
+            skip=~several,
+            candidates=marks,
+            max_nodes=max_nodes,
+            spent=self.spent,
+        )
         self._chunk: Any = None
         self._at = 0
 
@@ -256,7 +268,9 @@ def solution_tables(
     `tally` counts as it goes; `names`: the inputs' names, for a `source` column (several
     inputs); `max_nodes`: each puzzle's node budget."""
     chunk = kernel_chunk(part_rows)
-    segments = (segment for source, batch in batches
-                for segment in puzzle_segments(source, batch, limit, chunk, tally,
-                                               max_nodes))  # fmt: skip
+    segments = (
+        segment
+        for source, batch in batches
+        for segment in puzzle_segments(source, batch, limit, chunk, tally, max_nodes)
+    )
     yield from part_tables(segment_tables(segments, chunk, schema, names), part_rows)

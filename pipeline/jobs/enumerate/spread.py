@@ -66,8 +66,14 @@ class _Handoff:
 
 
 class _Spread:
-    def __init__(self, units: Iterator[tuple[int, pa.RecordBatch]], search: Search,
-                 workers: int, room: int, ahead: int) -> None:  # fmt: skip
+    def __init__(
+        self,
+        units: Iterator[tuple[int, pa.RecordBatch]],
+        search: Search,
+        workers: int,
+        room: int,
+        ahead: int,
+    ) -> None:
         self.units = units
         self.search = search
         self.room = room
@@ -77,8 +83,10 @@ class _Spread:
         self.order: deque[_Handoff] = deque()  # units taken, not yet drained, in order
         self.exhausted = False  # every unit is taken
         self.stopped = False
-        self.threads = [threading.Thread(target=self._work, name=f"{WORKER_NAME}{i}",
-                                         daemon=True) for i in range(workers)]  # fmt: skip
+        self.threads = [
+            threading.Thread(target=self._work, name=f"{WORKER_NAME}{i}", daemon=True)
+            for i in range(workers)
+        ]
 
     def _take(self) -> _Handoff | None:
         """The next unit, its hand-off placed in `order`; None: no more to search."""
@@ -180,8 +188,9 @@ def spread_tables(
     the tables it gives, in input order. At most `room` rows and one table wait per unit,
     and at most `ahead` units (default: 4 a worker) are taken and not yet drained. `tally`
     counts each unit once it is drained, and `done(rows)` is told its input rows then."""
-    spread = _Spread(units(batches, workers), search, workers, max(1, room),
-                     max(1, ahead or 4 * workers))  # fmt: skip
+    spread = _Spread(
+        units(batches, workers), search, workers, max(1, room), max(1, ahead or 4 * workers)
+    )
     return spread.drained(tally, done)
 
 

@@ -38,7 +38,7 @@ BYTES_PER_PUZZLE = {"csv": 180, "jsonl": 240, "parquet": 100}  # on disk, a litt
 
 @dataclass
 class GenerateSummary:
-    """What a `generate_file` did; `to_json()` is the `--json` output of the CLI."""
+    """What a `generate_file` did; `to_json()`: the same as one JSON object."""
 
     output: str
     rows: int
@@ -53,8 +53,10 @@ class GenerateSummary:
         return json.dumps({"command": "generate", **asdict(self)}, indent=2)
 
     def describe(self) -> str:
-        return (f"wrote {self.rows:,} puzzles to {self.output} in {self.wall_s:.2f} s "
-                f"({self.rows_per_s:,.0f} puzzles/s)")  # fmt: skip
+        return (
+            f"wrote {self.rows:,} puzzles to {self.output} in {self.wall_s:.2f} s "
+            f"({self.rows_per_s:,.0f} puzzles/s)"
+        )
 
 
 def generate_file(
@@ -84,14 +86,18 @@ def generate_file(
     except ValueError as e:
         raise InputError(str(e)) from None
     if n > MAX_PUZZLES:
-        raise InputError(f"{n:,} puzzles would take days: at most {MAX_PUZZLES:,} a run "
-                         "(make a larger corpus from several seeds)")  # fmt: skip
+        raise InputError(
+            f"{n:,} puzzles would take days: at most {MAX_PUZZLES:,} a run "
+            "(make a larger corpus from several seeds)"
+        )
     target = check_output(output, "output", force=force, format=format)
     if target.path is not None:
         free, needed = free_space(target.path.parent), n * BYTES_PER_PUZZLE[target.format]
         if needed > free:
-            raise InputError(f"{target}: {n:,} puzzles need about {size_text(needed)}; "
-                             f"{size_text(free)} are free")  # fmt: skip
+            raise InputError(
+                f"{target}: {n:,} puzzles need about {size_text(needed)}; "
+                f"{size_text(free)} are free"
+            )
     options = {"n": n, "seed": seed, "clues": clues, "grade": grade, "min_grade": min_grade}
     # what a rerun recognises as this tool's own output (Parquet; text by its first lines)
     metadata = {"command": "generate", "rows": n, "options": options, **machine()}
@@ -121,8 +127,16 @@ def generate_file(
         except KeyboardInterrupt:
             raise RunInterrupted() from None
     wall = time.perf_counter() - started
-    return GenerateSummary(str(target), rows, seed, clues, grade, min_grade, round(wall, 3),
-                           round(rows / wall, 1) if wall > 0 else 0.0)  # fmt: skip
+    return GenerateSummary(
+        str(target),
+        rows,
+        seed,
+        clues,
+        grade,
+        min_grade,
+        round(wall, 3),
+        round(rows / wall, 1) if wall > 0 else 0.0,
+    )
 
 
 def _progress_bar(total: int, progress: bool) -> "tqdm | HiddenBar":
@@ -131,8 +145,14 @@ def _progress_bar(total: int, progress: bool) -> "tqdm | HiddenBar":
         return HiddenBar(total)
     from tqdm import tqdm
 
-    return tqdm(total=total, unit=" puzzles", unit_scale=True, file=sys.stderr,
-                desc="generate", smoothing=0.1)  # fmt: skip
+    return tqdm(
+        total=total,
+        unit=" puzzles",
+        unit_scale=True,
+        file=sys.stderr,
+        desc="generate",
+        smoothing=0.1,
+    )
 
 
 def _counted(chunks: Iterator[pl.DataFrame], bar: "tqdm | HiddenBar") -> Iterator[pa.Table]:

@@ -22,40 +22,29 @@ from pipeline.rating import GRADE_TYPE
 from pipeline.rating.ladder import GRADES, grade_grids
 from pipeline.run.executors import InlineExecutor, ThreadExecutor
 from pipeline.run.warmup import warm
+from pipeline.splitmix import GAMMA, mix_array, stream_start
 
 _SEED_CELLS = 11  # random givens that a complete grid is grown from
 
 # Each puzzle of a corpus draws from its own random stream, keyed by (seed, its number), so
 # puzzle i is the same in a corpus of any size (`generate 3` is the head of `generate 5`) and
-# however the corpus is cut into chunks. The streams are counter-based (SplitMix64: a value is
-# a bijective mix of key + counter * gamma), so a whole chunk's draws are a few array
-# operations: a numpy Generator per puzzle cost 11 us a puzzle to make (0.23 s of 20,000),
-# under the GIL, before any draw.
-_GAMMA = np.uint64(0x9E3779B97F4A7C15)
-_MIX = (np.uint64(30), np.uint64(0xBF58476D1CE4E5B9), np.uint64(27),
-        np.uint64(0x94D049BB133111EB), np.uint64(31))  # fmt: skip
+# however the corpus is cut into chunks. The streams are SplitMix64's, whose n-th draw is
+# `mix(start + n * GAMMA)`, so a whole chunk's draws are a few array operations: a numpy
+# Generator per puzzle cost 11 us a puzzle to make (0.23 s of 20,000), under the GIL, before
+# any draw.
 _ORDER, _SYMMETRY, _ATTEMPTS = 0, 1, 2  # the streams of a puzzle: removal order, symmetry, seeds
 _STREAM = np.uint64(1 << 32)  # draws per stream
 
 
-def _mix(x: np.ndarray) -> np.ndarray:
-    """SplitMix64's finaliser over a uint64 array (wrapping arithmetic): a bijection."""
-    a, m1, b, m2, c = _MIX
-    x = (x ^ (x >> a)) * m1
-    x = (x ^ (x >> b)) * m2
-    return x ^ (x >> c)
-
-
 def puzzle_keys(seed: int, numbers: np.ndarray) -> np.ndarray:
     """The random-stream key of puzzles `numbers` (0-based) of the corpus of `seed`."""
-    base = _mix(np.array([seed], dtype=np.uint64) + _GAMMA)
-    return _mix(np.asarray(numbers, dtype=np.uint64) * _GAMMA + base)
+    return stream_start(np.array([seed], dtype=np.uint64), numbers)
 
 
 def _draws(keys: np.ndarray, stream: int, k: int) -> np.ndarray:
     """`(n, k)` uint64 draws: the first `k` of stream `stream` of each key's puzzle."""
     counters = np.uint64(stream) * _STREAM + np.arange(1, k + 1, dtype=np.uint64)
-    return _mix(keys[:, None] + counters[None, :] * _GAMMA)
+    return mix_array(keys[:, None] + counters[None, :] * GAMMA)
 
 
 def _orders(draws: np.ndarray) -> np.ndarray:
@@ -193,8 +182,12 @@ def _chunk(
     if accept is not None:
         graded = grade_grids(puzzles).grades
         keep = accept[graded]
-        puzzles, solutions, numbers, grades = (puzzles[keep], solutions[keep], numbers[keep],
-                                               graded[keep])  # fmt: skip
+        puzzles, solutions, numbers, grades = (
+            puzzles[keep],
+            solutions[keep],
+            numbers[keep],
+            graded[keep],
+        )
     frame = pl.DataFrame(
         {
             "id": numbers,
@@ -247,9 +240,11 @@ def generate_chunks(
     accept = accepted_grades(grade, min_grade)
     if n == 0:
         return
-    specs: Iterable[Spec] = _graded_ranges(seed, clues, accept) if accept is not None else [
-        (i, min(CHUNK, n - i), seed, clues, None) for i in range(0, n, CHUNK)
-    ]  # fmt: skip
+    specs: Iterable[Spec] = (
+        _graded_ranges(seed, clues, accept)
+        if accept is not None
+        else [(i, min(CHUNK, n - i), seed, clues, None) for i in range(0, n, CHUNK)]
+    )
     if workers == 1 or (accept is None and n <= CHUNK):
         executor: InlineExecutor | ThreadExecutor = InlineExecutor()
     else:
@@ -280,9 +275,11 @@ def _first_graded(
             return
         if kept == 0 and tried >= GRADE_TRIES:
             wanted = [g for g, ok in zip(GRADES, accept, strict=True) if ok]
-            raise InputError(f"none of {tried:,} generated puzzles grades as "
-                             f"{' or '.join(wanted[:3])}{' ...' if len(wanted) > 3 else ''}: "
-                             "too rare to make a corpus of")  # fmt: skip
+            raise InputError(
+                f"none of {tried:,} generated puzzles grades as "
+                f"{' or '.join(wanted[:3])}{' ...' if len(wanted) > 3 else ''}: "
+                "too rare to make a corpus of"
+            )
 
 
 def generate(

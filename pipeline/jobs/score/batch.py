@@ -28,7 +28,7 @@ from pipeline.jobs.score.verdicts import (
 )
 from pipeline.kernels import solve_grids
 from pipeline.kernels.checks import verify_solutions
-from pipeline.results.schema import enum_array, enum_field
+from pipeline.results.schema import enum_array, enum_field, row_fields
 
 VERDICT_FIELD = enum_field("verdict", VERDICT_NAMES, nullable=False)
 SOLVER = "fast"  # the kernel that finds the solutions the input does not give
@@ -82,11 +82,13 @@ class ScoreOptions:
 
 def output_schema(id_type: pa.DataType | None, grade: bool, difficulty: bool = False) -> pa.Schema:
     """The score output's schema: one row per input row."""
-    fields = [pa.field("row", pa.int64(), nullable=False)]
-    if id_type is not None:
-        fields.append(pa.field("id", id_type))
-    fields += [pa.field("puzzle", pa.string()), VERDICT_FIELD, pa.field("message", pa.string()),
-               pa.field("cells_correct", pa.int8()), pa.field("clues", pa.int8())]  # fmt: skip
+    fields = row_fields(id_type) + [
+        pa.field("puzzle", pa.string()),
+        VERDICT_FIELD,
+        pa.field("message", pa.string()),
+        pa.field("cells_correct", pa.int8()),
+        pa.field("clues", pa.int8()),
+    ]
     if grade:
         fields.append(pa.field("grade", pa.string()))
     if difficulty:
@@ -181,8 +183,9 @@ def score_record_batch(batch: pa.RecordBatch, options: ScoreOptions) -> ScoredBa
         columns["grade"] = grades
     if difficulty is not None:
         columns["difficulty"] = difficulty
-    schema = output_schema(None if ids is None else ids.type, grades is not None,
-                           difficulty is not None)  # fmt: skip
+    schema = output_schema(
+        None if ids is None else ids.type, grades is not None, difficulty is not None
+    )
     table = pa.Table.from_pydict(columns, schema=schema)
     tally = tally_batch(verdicts, clues, puzzles.ok, cells, grades, difficulty)
     return ScoredBatch(table, tally)

@@ -8,7 +8,7 @@ them for a LazyFrame).
 """
 
 from dataclasses import replace
-from typing import Unpack, overload
+from typing import Unpack
 
 import polars as pl
 import pyarrow as pa
@@ -16,40 +16,20 @@ import pyarrow as pa
 from pipeline.errors import InputError
 from pipeline.grid import PuzzleColumn
 from pipeline.io.columns import prediction_column
-from pipeline.io.frames import ColumnNames, PuzzleInput, frame_columns, puzzle_batch, puzzle_strings
+from pipeline.io.frames import (
+    ColumnNames,
+    PuzzleInput,
+    frame_columns,
+    frame_twin,
+    puzzle_batch,
+    puzzle_strings,
+)
 from pipeline.jobs.score.batch import ScoreOptions, output_schema, score_record_batch
 from pipeline.jobs.score.job import DIFFICULTY_COLUMN, GRADE_COLUMN
 from pipeline.run.pool import map_chunks
 
 
-@overload
-def score_predictions(
-    puzzles: pl.LazyFrame,
-    predictions: None = None,
-    *,
-    solutions: None = None,
-    prediction_column: str | None = None,
-    rate: bool = False,
-    rate_samples: int = 16,
-    workers: int | None = None,
-    **columns: Unpack[ColumnNames],
-) -> pl.LazyFrame: ...
-
-
-@overload
-def score_predictions(
-    puzzles: PuzzleInput,
-    predictions: PuzzleColumn | None = None,
-    *,
-    solutions: PuzzleColumn | None = None,
-    prediction_column: str | None = None,
-    rate: bool = False,
-    rate_samples: int = 16,
-    workers: int | None = None,
-    **columns: Unpack[ColumnNames],
-) -> pl.DataFrame: ...
-
-
+@frame_twin
 def score_predictions(
     puzzles: PuzzleInput | pl.LazyFrame,
     predictions: PuzzleColumn | None = None,
@@ -84,8 +64,10 @@ def score_predictions(
     if isinstance(puzzles, pl.DataFrame | pl.LazyFrame):
         if predictions is not None or solutions is not None:
             kind = type(puzzles).__name__
-            raise ValueError(f"a {kind}'s predictions and solutions are columns: name them "
-                             "with prediction_column= and solution_column=")  # fmt: skip
+            raise ValueError(
+                f"a {kind}'s predictions and solutions are columns: name them "
+                "with prediction_column= and solution_column="
+            )
         if isinstance(puzzles, pl.LazyFrame):
             return _score_lazy(puzzles, prediction_column, rating, workers, columns)
         batch, options = _frame_batch(puzzles, prediction_column, rating, columns)
@@ -99,8 +81,9 @@ def score_predictions(
         if len(answers) != batch.num_rows:
             raise InputError(f"{batch.num_rows} puzzles but {len(answers)} predictions")
         batch = batch.append_column("prediction", answers)
-        options = replace(rating, prediction="prediction",
-                          solution="solution" if solutions is not None else None)  # fmt: skip
+        options = replace(
+            rating, prediction="prediction", solution="solution" if solutions is not None else None
+        )
     return _score(batch, options, workers)
 
 
@@ -153,13 +136,16 @@ def _frame_batch(
     taken = (named["column"], named["id_column"])
     prediction = prediction_column("DataFrame", frame.columns, wanted, taken)
     if prediction in taken:
-        raise InputError(f"DataFrame: the prediction column '{prediction}' is the puzzle or "
-                         "id column; name them with column= and id_column=")  # fmt: skip
+        raise InputError(
+            f"DataFrame: the prediction column '{prediction}' is the puzzle or "
+            "id column; name them with column= and id_column="
+        )
     solution: str | None = "solution"
     if prediction == named["solution_column"]:
         if columns.get("solution_column") is not None:
-            raise InputError(f"DataFrame: the prediction and solution columns must differ "
-                             f"('{prediction}')")  # fmt: skip
+            raise InputError(
+                f"DataFrame: the prediction and solution columns must differ ('{prediction}')"
+            )
         named["solution_column"], solution = None, None
     elif named["solution_column"] is None:
         solution = None
@@ -168,8 +154,10 @@ def _frame_batch(
     if rating.rate:
         rated = [c for c in (GRADE_COLUMN, DIFFICULTY_COLUMN) if c in frame.columns]
         if rated:
-            raise InputError(f"DataFrame: has a {' and a '.join(rated)} column already: "
-                             "score it without rate=True, or rename the column")  # fmt: skip
+            raise InputError(
+                f"DataFrame: has a {' and a '.join(rated)} column already: "
+                "score it without rate=True, or rename the column"
+            )
         return batch, replace(rating, prediction="prediction", solution=solution)
     passed = {}
     for name in (GRADE_COLUMN, DIFFICULTY_COLUMN):
@@ -177,6 +165,10 @@ def _frame_batch(
             passed[name] = name
             values = frame[name].cast(pl.String) if name == GRADE_COLUMN else frame[name]
             batch = batch.append_column(name, values.to_arrow())
-    return batch, replace(rating, prediction="prediction", solution=solution,
-                          grade=passed.get(GRADE_COLUMN),
-                          difficulty=passed.get(DIFFICULTY_COLUMN))  # fmt: skip
+    return batch, replace(
+        rating,
+        prediction="prediction",
+        solution=solution,
+        grade=passed.get(GRADE_COLUMN),
+        difficulty=passed.get(DIFFICULTY_COLUMN),
+    )

@@ -58,8 +58,9 @@ def score_part(task: tuple[int, pa.RecordBatch], options: ScoreOptions, fmt: str
     start, batch = task
     scored = score_record_batch(batch, options)
     data = encode(scored.table, fmt, header=start == 0)
-    part = Part(start, scored.table.num_rows, 0, start, data,
-                verdict_counts(scored.table, VERDICT_NAMES))  # fmt: skip
+    part = Part(
+        start, scored.table.num_rows, 0, start, data, verdict_counts(scored.table, VERDICT_NAMES)
+    )
     return ScoredPart(part, scored.tally)
 
 
@@ -86,15 +87,21 @@ def score_file(
     its difficulty: mean guesses over `rate_samples` symmetries; far dearer than the scoring).
     `options`: how to read the input and run the job, as for `solve_file` (`JobOptions`).
 
-    Raises `InputError` (one line, for the CLI) for a bad file, column, option or output,
+    Raises `InputError` (its message one line) for a bad file, column, option or output,
     `RunFailed` when the workers or the cluster go away, and `RunInterrupted` after Ctrl-C or
     SIGTERM; both keep the finished batches for `resume=True` (`CheckpointError` when the
     checkpoint is another run's or damaged).
     """
     if rate_samples < 1:
         raise InputError(f"rate_samples must be at least 1, not {rate_samples}")
-    job = start_job("score", input_path, output, SCORED_SUFFIX, options,
-                    kernels=ScoreOptions(rate=rate).kernels())  # fmt: skip
+    job = start_job(
+        "score",
+        input_path,
+        output,
+        SCORED_SUFFIX,
+        options,
+        kernels=ScoreOptions(rate=rate).kernels(),
+    )
     if job.inputs.several:
         raise InputError("score takes one input at a time")
     scoring = score_options(job.inputs.first, prediction_column, job.reading.solution_column)
@@ -102,8 +109,10 @@ def score_file(
         ds = job.inputs.first
         rated = [c for c in (GRADE_COLUMN, DIFFICULTY_COLUMN) if c in ds.extra_columns]
         if rated:
-            raise InputError(f"{ds.location}: has a {' and a '.join(rated)} column already: "
-                             "score it without --rate, or rename the column")  # fmt: skip
+            raise InputError(
+                f"{ds.location}: has a {' and a '.join(rated)} column already: "
+                "score it without --rate, or rename the column"
+            )
         scoring = replace(scoring, rate=True, rate_samples=rate_samples)
     if resume and job.output is None:
         raise InputError("--resume needs an output file (a run to stdout keeps nothing)")
@@ -122,13 +131,16 @@ def score_options(ds: Dataset, wanted: str | None, named_solution: str | None) -
         role, option = (
             ("puzzle", "--column") if prediction == ds.puzzle_column else ("id", "--id-column")
         )
-        raise InputError(f"{name}: the prediction column '{prediction}' is the {role} column; "
-                         f"name the {role} column with {option}")  # fmt: skip
+        raise InputError(
+            f"{name}: the prediction column '{prediction}' is the {role} column; "
+            f"name the {role} column with {option}"
+        )
     solution = "solution" if ds.solution_column is not None else None
     if prediction == ds.solution_column:
         if named_solution is not None:
-            raise InputError(f"{name}: the prediction and solution columns must differ "
-                             f"('{prediction}')")  # fmt: skip
+            raise InputError(
+                f"{name}: the prediction and solution columns must differ ('{prediction}')"
+            )
         # found as the solutions (by name, or in a file without a header by content), but
         # named as the predictions: it is the predictions, and there are no solutions
         return ScoreOptions("solution", None, *_ratings(ds))
@@ -165,8 +177,9 @@ def _run(job: Job, scoring: ScoreOptions, prediction: str | None, resume: bool) 
     tally, progress = ScoreTally(), Progress()
     try:
         with running(job, kept=kept) as run:
-            sink, progress = open_sink(job.output, job.target, partial(_identity, job, scoring),
-                                       resume, empty.column_names)  # fmt: skip
+            sink, progress = open_sink(
+                job.output, job.target, partial(_identity, job, scoring), resume, empty.column_names
+            )
             run.show_progress(initial=progress.rows)
             done = progress.rows
             for scored in run.map(score_part, _tasks(ds, done), scoring, job.target.format):
@@ -188,14 +201,23 @@ def _run(job: Job, scoring: ScoreOptions, prediction: str | None, resume: bool) 
         sink.remove()
     if progress.rows and job.output is not None:  # the rows done before are in the output
         tally = tally_output(job.output, job.target.format)
-    summary = tally.summary(input=job.inputs.names[0], output=str(job.target), wall_s=wall,
-                            rows_per_s=rate, workers=job.executor.workers,
-                            resumed_rows=progress.rows)  # fmt: skip
+    summary = tally.summary(
+        input=job.inputs.names[0],
+        output=str(job.target),
+        wall_s=wall,
+        rows_per_s=rate,
+        workers=job.executor.workers,
+        resumed_rows=progress.rows,
+    )
     summary.metadata = metadata
     return summary
 
 
 def _identity(job: Job, scoring: ScoreOptions) -> dict[str, Any]:
     """What the parts kept beside the output belong to (the checkpoint's `run.json`)."""
-    return {"command": "score", **job.inputs.identity()[0], **asdict(scoring),
-            "reading options": job.reading.as_dict()}  # fmt: skip
+    return {
+        "command": "score",
+        **job.inputs.identity()[0],
+        **asdict(scoring),
+        "reading options": job.reading.as_dict(),
+    }

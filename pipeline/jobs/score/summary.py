@@ -70,8 +70,9 @@ def tally_batch(
     key = clues[puzzle_ok].astype(np.int64) * _VERDICTS + v[puzzle_ok]
     by_clues = np.bincount(key, minlength=(CELLS + 1) * _VERDICTS).reshape(CELLS + 1, _VERDICTS)
     known = cells_correct != UNKNOWN
-    tally = BatchTally(counts, by_clues, int(cells_correct[known].sum(dtype=np.int64)),
-                       int(known.sum()))  # fmt: skip
+    tally = BatchTally(
+        counts, by_clues, int(cells_correct[known].sum(dtype=np.int64)), int(known.sum())
+    )
     if grades is not None:
         rows = pc.value_counts(grades)
         right = pc.value_counts(grades.filter(pa.array(verdicts == CORRECT)))
@@ -101,7 +102,7 @@ def _group(rows: int, correct: int) -> dict[str, Any]:
 
 @dataclass
 class ScoreSummary:
-    """What a scoring found; `to_json()` is the `--json` output of the CLI."""
+    """What a scoring found; `to_json()`: the same as one JSON object."""
 
     input: str
     output: str
@@ -140,14 +141,19 @@ class ScoreSummary:
         ]
         if self.rows:
             lines.append("  " + ", ".join(f"{v} {n:,}" for v, n in self.verdicts.items() if n))
-        for title, groups in (("clues", self.by_clues), ("grade", self.by_grade),
-                              ("difficulty", self.by_difficulty)):  # fmt: skip
+        for title, groups in (
+            ("clues", self.by_clues),
+            ("grade", self.by_grade),
+            ("difficulty", self.by_difficulty),
+        ):
             if groups:
                 width = max(len(title), *(len(str(k)) for k in groups))
                 lines.append(f"  {title:>{width}} {'rows':>9} {'correct':>9} {'accuracy':>9}")
                 for key, g in groups.items():
-                    lines.append(f"  {key!s:>{width}} {g['rows']:>9,} {g['correct']:>9,} "
-                                 f"{g['accuracy']:>9.2%}")  # fmt: skip
+                    lines.append(
+                        f"  {key!s:>{width}} {g['rows']:>9,} {g['correct']:>9,} "
+                        f"{g['accuracy']:>9.2%}"
+                    )
         lines.append(f"wrote {self.output}")
         return "\n".join(lines)
 
@@ -164,8 +170,9 @@ class ScoreTally:
     def summary(self, **run: Any) -> ScoreSummary:
         t = self.total
         rows, correct = int(t.verdicts.sum()), int(t.verdicts[CORRECT])
-        by_clues = {c: _group(int(n.sum()), int(n[CORRECT]))
-                    for c, n in enumerate(t.by_clues) if n.any()}  # fmt: skip
+        by_clues = {
+            c: _group(int(n.sum()), int(n[CORRECT])) for c, n in enumerate(t.by_clues) if n.any()
+        }
         return ScoreSummary(
             **run,
             rows=rows,
@@ -213,7 +220,14 @@ def tally_output(path: Path, fmt: str) -> ScoreTally:
     if "difficulty" in frame.columns:
         difficulty = frame["difficulty"].cast(pl.Float64, strict=False).to_arrow()
     tally = ScoreTally()
-    tally.add(tally_batch(verdicts.to_numpy(), clues.fill_null(0).to_numpy(),
-                          clues.is_not_null().to_numpy(), cells.to_numpy(), grades,
-                          difficulty))  # fmt: skip
+    tally.add(
+        tally_batch(
+            verdicts.to_numpy(),
+            clues.fill_null(0).to_numpy(),
+            clues.is_not_null().to_numpy(),
+            cells.to_numpy(),
+            grades,
+            difficulty,
+        )
+    )
     return tally

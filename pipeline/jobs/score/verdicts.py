@@ -60,8 +60,12 @@ def count_correct_cells(
 def messages(verdicts: np.ndarray, puzzles: ParsedGrids, predictions: ParsedGrids) -> pa.Array:
     """One sentence per row whose verdict is not `correct`, null for `correct` rows."""
     out: pa.Array = pa.nulls(len(verdicts), pa.string())
-    for verdict, say in ((MALFORMED, _malformed), (INCOMPLETE, _incomplete),
-                         (GIVENS_CHANGED, _givens_changed), (WRONG, _wrong)):  # fmt: skip
+    for verdict, say in (
+        (MALFORMED, _malformed),
+        (INCOMPLETE, _incomplete),
+        (GIVENS_CHANGED, _givens_changed),
+        (WRONG, _wrong),
+    ):
         rows = np.flatnonzero(verdicts == verdict)
         if rows.size:
             mask = pa.array(verdicts == verdict)
@@ -91,8 +95,9 @@ def _malformed(rows: np.ndarray, puzzles: ParsedGrids, predictions: ParsedGrids)
     """`puzzle: <why>` when the puzzle is bad, else `prediction: <why>`."""
     bad_puzzle = ~puzzles.ok[rows]
     index = pa.array(rows)
-    why = pc.if_else(pa.array(bad_puzzle), puzzles.errors.take(index),
-                     predictions.errors.take(index))  # fmt: skip
+    why = pc.if_else(
+        pa.array(bad_puzzle), puzzles.errors.take(index), predictions.errors.take(index)
+    )
     # the parser says "missing puzzle" of a null: say "missing" of a missing prediction too
     why = pc.replace_substring(why, "missing puzzle", "missing")
     return _join(pc.if_else(pa.array(bad_puzzle), "puzzle: ", "prediction: "), why)
@@ -102,8 +107,11 @@ def _incomplete(rows: np.ndarray, puzzles: ParsedGrids, predictions: ParsedGrids
     """`12 cells left blank, the first at r1c3`."""
     blank = predictions.grids[rows] == 0
     counts = blank.sum(axis=1)
-    return _join(_plural(counts, " cell left blank", " cells left blank"),
-                 ", the first at ", _where(blank.argmax(axis=1)))  # fmt: skip
+    return _join(
+        _plural(counts, " cell left blank", " cells left blank"),
+        ", the first at ",
+        _where(blank.argmax(axis=1)),
+    )
 
 
 def _givens_changed(rows: np.ndarray, puzzles: ParsedGrids, predictions: ParsedGrids) -> pa.Array:
@@ -112,9 +120,15 @@ def _givens_changed(rows: np.ndarray, puzzles: ParsedGrids, predictions: ParsedG
     changed = (puzzle != 0) & (predicted != puzzle)
     first = changed.argmax(axis=1)
     at = np.arange(len(rows))
-    return _join(_plural(changed.sum(axis=1), " given changed", " givens changed"),
-                 ", the first at ", _where(first), ": ", _text(puzzle[at, first]), " became ",
-                 _text(predicted[at, first]))  # fmt: skip
+    return _join(
+        _plural(changed.sum(axis=1), " given changed", " givens changed"),
+        ", the first at ",
+        _where(first),
+        ": ",
+        _text(puzzle[at, first]),
+        " became ",
+        _text(predicted[at, first]),
+    )
 
 
 _UNIT_NAMES = pa.array(["row", "column", "box"])
@@ -124,6 +138,14 @@ def _wrong(rows: np.ndarray, puzzles: ParsedGrids, predictions: ParsedGrids) -> 
     """The first clash of the prediction: `box 4 repeats 7 at r4c1 and r5c2`."""
     clash = first_clash(predictions.grids[rows])  # complete grids: a digit repeats, kind 0..2
     kind = pa.array(clash.kind.astype(np.int64))
-    return _join(_UNIT_NAMES.take(kind), " ", _text(clash.unit.astype(np.int64) + 1),
-                 " repeats ", _text(clash.digit), " at ", _where(clash.cell_a.astype(np.int64)),
-                 " and ", _where(clash.cell_b.astype(np.int64)))  # fmt: skip
+    return _join(
+        _UNIT_NAMES.take(kind),
+        " ",
+        _text(clash.unit.astype(np.int64) + 1),
+        " repeats ",
+        _text(clash.digit),
+        " at ",
+        _where(clash.cell_a.astype(np.int64)),
+        " and ",
+        _where(clash.cell_b.astype(np.int64)),
+    )

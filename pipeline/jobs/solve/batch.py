@@ -78,8 +78,13 @@ class SolveOptions:
         (`fast` for a solver from outside: the one its answers are compared with), the clash
         check, and those of the columns asked for."""
         library = ("library",) if self.solver and self.solver.startswith("c:") else ()
-        return (self.strategy, "clash", *library, *(("canonical",) if self.canonical else ()),
-                *(("rating",) if self.rate else ()))  # fmt: skip
+        return (
+            self.strategy,
+            "clash",
+            *library,
+            *(("canonical",) if self.canonical else ()),
+            *(("rating",) if self.rate else ()),
+        )
 
     def added_schema(self) -> pa.Schema:
         """The columns these options add to the result schema (after its own)."""
@@ -123,8 +128,14 @@ def _added(parsed: ParsedGrids, found: KernelResults, options: SolveOptions) -> 
         # with pencilmark rows, every row rated from its candidates (a plain row's from its
         # givens: the same rating as from its grid)
         skip = ~parsed.ok | (found.verdicts == codes.INVALID)
-        rated = rate_grids(parsed.grids, skip, options.rate_samples, options.rate_seed,
-                           options.max_nodes, parsed.candidates)  # fmt: skip
+        rated = rate_grids(
+            parsed.grids,
+            skip,
+            options.rate_samples,
+            options.rate_seed,
+            options.max_nodes,
+            parsed.candidates,
+        )
         table = rated.to_arrow(compat_level=pl.CompatLevel.oldest())
         for name in table.column_names:
             if name == "grade":  # the Enum's codes are the ladder's levels
@@ -161,9 +172,14 @@ def solve_record_batch(batch: pa.RecordBatch, options: SolveOptions) -> pa.Table
 
         # a solver from outside reads 81 cells: a pencilmark row is malformed, saying why
         parsed = parse_puzzles(puzzles)
-        found, messages, agrees = ask_solver(options.solver, parsed.grids, ~parsed.ok,
-                                             options.solutions, options.agree,
-                                             options.fetch)  # fmt: skip
+        found, messages, agrees = ask_solver(
+            options.solver,
+            parsed.grids,
+            ~parsed.ok,
+            options.solutions,
+            options.agree,
+            options.fetch,
+        )
         said["kernel_agrees"] = pa.array(agrees == 1, mask=agrees < 0)
     passed = {n: batch.column(n) for n in batch.schema.names if n not in _INPUT}
     return build_results(

@@ -5,8 +5,6 @@ results = solve_batch(frame, column="quizzes", workers=2)  # ... then the frame'
 lazy = solve_batch(pl.scan_csv("kaggle.csv"))            # a LazyFrame: solved when collected
 """
 
-from typing import overload
-
 import polars as pl
 import pyarrow as pa
 
@@ -14,6 +12,7 @@ from pipeline.io.frames import (
     ColumnNames,
     PuzzleInput,
     frame_columns,
+    frame_twin,
     passed_columns,
     puzzle_batch,
 )
@@ -24,36 +23,7 @@ from pipeline.results.schema import result_schema
 from pipeline.run.pool import map_chunks
 
 
-@overload
-def solve_batch(
-    puzzles: pl.LazyFrame,
-    strategy: str = ...,
-    solutions: int = ...,
-    max_nodes: int | None = ...,
-    *,
-    column: str | None = ...,
-    solution_column: str | None = ...,
-    id_column: str | None = ...,
-    workers: int | None = ...,
-    solver: str | None = ...,
-) -> pl.LazyFrame: ...
-
-
-@overload
-def solve_batch(
-    puzzles: PuzzleInput,
-    strategy: str = ...,
-    solutions: int = ...,
-    max_nodes: int | None = ...,
-    *,
-    column: str | None = ...,
-    solution_column: str | None = ...,
-    id_column: str | None = ...,
-    workers: int | None = ...,
-    solver: str | None = ...,
-) -> pl.DataFrame: ...
-
-
+@frame_twin
 def solve_batch(
     puzzles: PuzzleInput | pl.LazyFrame,
     strategy: str = DEFAULT_STRATEGY,
@@ -71,7 +41,7 @@ def solve_batch(
 
     `puzzles`: a list of 81-character strings, a polars Series, a pyarrow array, a numpy array
     of strings or an `(n, 81)` numpy array of ints 0-9 (0 for blanks); or a polars DataFrame
-    (or pyarrow Table) whose puzzle column is found as the CLI finds a file's (by name: puzzle,
+    (or pyarrow Table) whose puzzle column is found as a file's is (by name: puzzle,
     quizzes, board, grid, sudoku, ...; else by content; or `column=`), its solution column
     checked into `expected_ok` and its id column passed through (`solution_column=`,
     `id_column=`), and its other columns after the result's, as they are (named `input_<name>`

@@ -40,7 +40,7 @@ SOURCE_TYPE = pa.dictionary(pa.int32(), pa.string())  # the `source` column of s
 
 @dataclass
 class RunSummary:
-    """What a run did; `to_json()` is the `--json` output of the CLI."""
+    """What a run did; `to_json()`: the same as one JSON object."""
 
     input: str
     output: str
@@ -85,7 +85,7 @@ def _identity(job: Job, options: SolveOptions) -> dict[str, Any]:
             options.rate,
             options.rate_samples,
             options.rate_seed,
-        ],  # fmt: skip
+        ],
         "reading options": job.reading.as_dict(),
     }
 
@@ -103,8 +103,14 @@ def solve_part(
         )
         table = table.add_column(0, pa.field("source", SOURCE_TYPE, nullable=False), names)
     first_row = batch.column(0)[0].as_py() if batch.num_rows else 0
-    return Part(start, table.num_rows, source, first_row, encode(table, fmt, header=start == 0),
-                verdict_counts(table, VERDICT_NAMES))  # fmt: skip
+    return Part(
+        start,
+        table.num_rows,
+        source,
+        first_row,
+        encode(table, fmt, header=start == 0),
+        verdict_counts(table, VERDICT_NAMES),
+    )
 
 
 def _empty(job: Job, search: SolveOptions) -> pa.Table:
@@ -151,14 +157,15 @@ def solve_file(
     `canonical` adds each puzzle's minlex form; `rate` its `difficulty` (mean guesses over
     `rate_samples` random symmetries) and `grade` (the hardest technique a person needs).
     `options`: how to read the inputs and run the job (`JobOptions`: columns, separator,
-    header, formats, force, batch size, workers, progress, executor). Raises `InputError` (one
-    line, for the CLI) for a bad file, column, option or output, `RunFailed` when workers or
+    header, formats, force, batch size, workers, progress, executor). Raises `InputError` (its
+    message one line) for a bad file, column, option or output, `RunFailed` when workers or
     the cluster go away, and `RunInterrupted` after Ctrl-C or SIGTERM; both keep the finished
     batches for `resume=True`.
     """
     try:
-        search = SolveOptions(strategy, solutions, max_nodes, canonical, rate, rate_samples,
-                              solver=solver)  # fmt: skip
+        search = SolveOptions(
+            strategy, solutions, max_nodes, canonical, rate, rate_samples, solver=solver
+        )
     except ValueError as e:
         raise InputError(str(e)) from None
     about_solver: dict[str, Any] = {}
@@ -168,8 +175,15 @@ def solve_file(
         alone = adapter.holds_gil or not getattr(adapter, "thread_safe", True)
         if alone and not options.get("executor"):  # threads would take turns
             options = {**options, "executor": "processes"}  # type: ignore[typeddict-item]
-    job = start_job("solve", inputs, output, SOLVED_SUFFIX, options, kernels=search.kernels(),
-                    reserved=tuple(search.added_schema().names))  # fmt: skip
+    job = start_job(
+        "solve",
+        inputs,
+        output,
+        SOLVED_SUFFIX,
+        options,
+        kernels=search.kernels(),
+        reserved=tuple(search.added_schema().names),
+    )
     if resume and job.output is None:
         raise InputError("--resume needs an output file (a run to stdout keeps nothing)")
     streams = [n for n, ds in zip(job.inputs.names, job.inputs.datasets, strict=True) if ds.stream]
@@ -199,8 +213,9 @@ def _run(job: Job, search: SolveOptions, resume: bool, about_solver: dict[str, A
     try:
         # the workers start first: a cluster that cannot be reached leaves nothing behind
         with running(job, kept=kept) as run:
-            sink, progress = open_sink(job.output, job.target, partial(_identity, job, search),
-                                       resume, empty.column_names)  # fmt: skip
+            sink, progress = open_sink(
+                job.output, job.target, partial(_identity, job, search), resume, empty.column_names
+            )
             run.show_progress(initial=progress.rows)
             counts = Counter(progress.counts)
             done = read = progress.rows
@@ -218,11 +233,20 @@ def _run(job: Job, search: SolveOptions, resume: bool, about_solver: dict[str, A
             run.finish()
             wall = job.wall()
             rate = (done - progress.rows) / wall if wall > 0 else None
-            renamed = {n: ds.renamed for n, ds in zip(job.inputs.names, job.inputs.datasets,
-                                                      strict=True) if ds.renamed}  # fmt: skip
+            renamed = {
+                n: ds.renamed
+                for n, ds in zip(job.inputs.names, job.inputs.datasets, strict=True)
+                if ds.renamed
+            }
             said = {"solver": about_solver} if about_solver else {}
-            metadata = job.metadata(done, asdict(search), rate, resumed_rows=progress.rows,
-                                    renamed_columns=renamed or None, **said)  # fmt: skip
+            metadata = job.metadata(
+                done,
+                asdict(search),
+                rate,
+                resumed_rows=progress.rows,
+                renamed_columns=renamed or None,
+                **said,
+            )
             # An interrupt while joining keeps the (complete) checkpoint: --resume joins again.
             sink.commit(read, empty, metadata)
     except InputError:  # the input failed part-way (a truncated .gz, say)
@@ -237,7 +261,7 @@ def _run(job: Job, search: SolveOptions, resume: bool, about_solver: dict[str, A
         rows=done,
         verdicts={
             v: counts.get(v, 0) for v in VERDICT_NAMES if search.solver or v not in OUTSIDE_ONLY
-        },  # fmt: skip
+        },
         wall_s=wall,
         rows_per_s=rate or 0.0,
         workers=job.executor.workers,

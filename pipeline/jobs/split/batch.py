@@ -29,8 +29,19 @@ GROUP = "group"  # the column of canonical group ids
 SOURCE = "source"  # the input's index (several inputs), made its name when written
 DROPPED = ("verdict", "nodes", "guesses", "solve_ns", "expected_ok", "error", "canonical")
 # A split's own columns, first, in this order (`id` and the ratings when present)
-LEADING = ("id", "puzzle", "solution", "difficulty", "grade", "grade_level", "steps",
-           "steps_by_level", "clues", SOURCE, "row")  # fmt: skip
+LEADING = (
+    "id",
+    "puzzle",
+    "solution",
+    "difficulty",
+    "grade",
+    "grade_level",
+    "steps",
+    "steps_by_level",
+    "clues",
+    SOURCE,
+    "row",
+)
 
 
 def solve_options(rate: bool, max_nodes: int | None = None) -> SolveOptions:
@@ -75,8 +86,9 @@ def split_record_batch(
     results = solve_record_batch(batch, options)
     verdicts = results.column("verdict").combine_chunks()
     names = pc.cast(verdicts, pa.string())  # the dictionary's words
-    counted = Counter(dict(zip(*(a.to_pylist() for a in pc.value_counts(names).flatten()),
-                               strict=True)))  # fmt: skip
+    counted = Counter(
+        dict(zip(*(a.to_pylist() for a in pc.value_counts(names).flatten()), strict=True))
+    )
     left_out = Counter({VERDICT_REASONS[v]: n for v, n in counted.items() if v != "solved"})
     if low:
         left_out[BELOW_RATING] += low
@@ -85,9 +97,11 @@ def split_record_batch(
     canonical = kept.column("canonical")
     if canonical.null_count:  # only a pencilmark puzzle has no minlex form here
         at = pc.index(pc.is_null(canonical), True).as_py()
-        raise pencilmark_refusal(kept.column("row")[at].as_py(), "split groups puzzles by "
-                                 "canonical form, which pencilmark puzzles have none of here; "
-                                 "and ")  # fmt: skip
+        raise pencilmark_refusal(
+            kept.column("row")[at].as_py(),
+            "split groups puzzles by canonical form, which pencilmark puzzles have none of "
+            "here; and ",
+        )
     groups = pa.array(group_ids(canonical), pa.int64())
     kept = kept.drop_columns([c for c in DROPPED if c in kept.column_names])
     kept = kept.append_column(GROUP, groups)

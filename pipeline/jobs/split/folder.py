@@ -27,8 +27,9 @@ __all__ = ["check_folder", "commit_folder", "files_of", "folder_in_making"]
 
 def check_folder(path: str | Path, *, inputs: Iterable[str] = (), force: bool = False) -> Path:
     """The output folder, checked (see `io.output_folders`). Raises `InputError`."""
-    return check_output_folder(path, "split", "split", inputs=inputs, force=force,
-                               is_own=_own_split)  # fmt: skip
+    return check_output_folder(
+        path, "split", "split", inputs=inputs, force=force, is_own=_own_split
+    )
 
 
 def _own_split(folder: Path) -> bool:

@@ -57,8 +57,9 @@ def split(
     `manifest` attribute (a `SplitManifest`). ValueError (`InputError` for the puzzles) for a
     bad argument.
     """
-    options = SplitOptions.parse(fractions, names, seed, stratify, subsample=subsample,
-                                 min_rating=min_rating)  # fmt: skip
+    options = SplitOptions.parse(
+        fractions, names, seed, stratify, subsample=subsample, min_rating=min_rating
+    )
     search = solve_options(options.rate, max_nodes)
     if isinstance(puzzles, pl.LazyFrame):  # a split needs every row at once
         puzzles = puzzles.collect()
@@ -73,13 +74,17 @@ def split(
             array = puzzles[old].to_arrow(compat_level=pl.CompatLevel.oldest())
             batch = batch.append_column(new, array)
     else:
-        batch = puzzle_batch(puzzles, column=column, solution_column=solution_column,
-                             id_column=id_column)  # fmt: skip
+        batch = puzzle_batch(
+            puzzles, column=column, solution_column=solution_column, id_column=id_column
+        )
     if options.needs_rating and RATING not in batch.schema.names:
-        raise InputError(f"{'stratify' if options.stratify == RATING else 'min_rating'} needs "
-                         f"a column named {RATING}")  # fmt: skip
-    parts: list[SplitPart] = map_chunks(split_record_batch, batch, workers, search, None,
-                                        min_rating)  # fmt: skip
+        raise InputError(
+            f"{'stratify' if options.stratify == RATING else 'min_rating'} needs "
+            f"a column named {RATING}"
+        )
+    parts: list[SplitPart] = map_chunks(
+        split_record_batch, batch, workers, search, None, min_rating
+    )
     left_out: Counter = Counter()
     for part in parts:
         left_out.update(part.left_out)
@@ -90,6 +95,7 @@ def split(
     assert isinstance(kept, pl.DataFrame)
     plan = plan_split(kept, options, left_out)
     result = Splits(plan.frames)
-    result.manifest = SplitManifest.of(plan, options, batch.num_rows, {"max_nodes": max_nodes},
-                                       wrong_input_solutions=wrong)  # fmt: skip
+    result.manifest = SplitManifest.of(
+        plan, options, batch.num_rows, {"max_nodes": max_nodes}, wrong_input_solutions=wrong
+    )
     return result

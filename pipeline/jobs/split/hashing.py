@@ -2,8 +2,8 @@
 
 A split must be the same on any machine, with any worker count or batch size, and with any
 library version: so its keys are computed here, from the bytes of the strings, with
-splitmix64's finaliser (public and fixed), never with a library's hash (polars' changes
-between versions). Vectorized with numpy: about 50 ms a million strings.
+SplitMix64's finaliser (public and fixed: `pipeline.splitmix`), never with a library's hash
+(polars' changes between versions). Vectorized with numpy: about 50 ms a million strings.
 
     group_ids(canonical)            # int64 >= 0: the same for the same canonical form
     keyed(values, seed, domain)     # uint64: a seeded order over distinct values
@@ -12,22 +12,15 @@ between versions). Vectorized with numpy: about 50 ms a million strings.
 import numpy as np
 import pyarrow as pa
 
+from pipeline.splitmix import GAMMA, mix_array
+
 _WIDTH = 88  # 81 bytes padded to 11 words of 8
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
-_M1, _M2 = np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB)
 GROUP_DOMAIN, GROUP_ORDER, ROW_ORDER = 1, 2, 3  # what a key is for: never two alike
 
 
-def _mix(z: np.ndarray) -> np.ndarray:
-    """splitmix64's finaliser over a uint64 array (wrapping arithmetic)."""
-    z = (z ^ (z >> np.uint64(30))) * _M1
-    z = (z ^ (z >> np.uint64(27))) * _M2
-    return z ^ (z >> np.uint64(31))
-
-
 def _start(n: int, seed: int, domain: int) -> np.ndarray:
-    first = np.full(n, np.uint64(seed), dtype=np.uint64) * _GOLDEN
-    return _mix(first ^ np.uint64(domain))
+    first = np.full(n, np.uint64(seed), dtype=np.uint64) * GAMMA
+    return mix_array(first ^ np.uint64(domain))
 
 
 def string_bytes(strings: pa.Array | pa.ChunkedArray) -> np.ndarray:
@@ -56,7 +49,7 @@ def hash_rows(rows: np.ndarray, seed: int, domain: int) -> np.ndarray:
     words = padded.view("<u8")
     h = _start(n, seed, domain)
     for column in range(words.shape[1]):
-        h = _mix(h ^ words[:, column].astype(np.uint64))
+        h = mix_array(h ^ words[:, column].astype(np.uint64))
     return h
 
 
@@ -70,4 +63,4 @@ def keyed(values: np.ndarray, seed: int, domain: int) -> np.ndarray:
     """uint64 hashes of integer `values`, keyed by `seed` and `domain`: sorting by them is a
     seeded shuffle of distinct values that no other input changes."""
     h = _start(len(values), seed, domain)
-    return _mix(h ^ np.asarray(values).astype(np.uint64))
+    return mix_array(h ^ np.asarray(values).astype(np.uint64))

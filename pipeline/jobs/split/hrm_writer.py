@@ -152,8 +152,14 @@ def write_hrm_split(
         with HrmSet(path, schema, writers=workers) as out:
             for chunk in executor.map_ordered(hrm_chunk, chunks(), copies, seed):
                 room = chunk.room
-                out.append(chunk.inputs, chunk.labels, chunk.sizes, chunk.extras, encoded=True,
-                           then=None if room is None else partial(rooms.append, room))  # fmt: skip
+                out.append(
+                    chunk.inputs,
+                    chunk.labels,
+                    chunk.sizes,
+                    chunk.extras,
+                    encoded=True,
+                    then=None if room is None else partial(rooms.append, room),
+                )
                 written.rows += len(chunk.sizes)
                 written.short += chunk.short
             out.commit(metadata)

@@ -74,13 +74,20 @@ def split_file(
 
     `options`: how to read the inputs and run the job, as for `solve_file` (`JobOptions`;
     `format` is parquet or npy, `force` replaces a folder that holds something else than an
-    earlier split). Returns the manifest. Raises `InputError` (one line, for the CLI) for a bad
-    file, column, option or output folder; `RunFailed`, `RunInterrupted` as solve does
+    earlier split). Returns the manifest. Raises `InputError` (its message one line) for a
+    bad file, column, option or output folder; `RunFailed`, `RunInterrupted` as solve does
     (nothing is kept: the folder is written at the end, whole).
     """
     try:
-        split = SplitOptions.parse(fractions, names, seed, stratify, subsample=subsample,
-                                   augment=augment, min_rating=min_rating)  # fmt: skip
+        split = SplitOptions.parse(
+            fractions,
+            names,
+            seed,
+            stratify,
+            subsample=subsample,
+            augment=augment,
+            min_rating=min_rating,
+        )
         search = solve_options(split.rate, max_nodes)
     except ValueError as e:
         raise InputError(str(e)) from None
@@ -88,16 +95,27 @@ def split_file(
     if fmt not in FORMATS:
         raise InputError(f"unknown split format {fmt!r}; choose one of {', '.join(FORMATS)}")
     if split.augment and fmt not in GROUPED_FORMATS:
-        raise InputError(f"--augment needs a format that holds groups of copies (hrm), not "
-                         f"{fmt}; or run augment on the training split's file")  # fmt: skip
+        raise InputError(
+            f"--augment needs a format that holds groups of copies (hrm), not "
+            f"{fmt}; or run augment on the training split's file"
+        )
     folder = check_folder(output, inputs=expand(inputs), force=options.get("force", False))
-    job = start_job("split", inputs, Target(folder, fmt), "", options, kernels=search.kernels(),
-                    reserved=added_columns(split.rate))  # fmt: skip
+    job = start_job(
+        "split",
+        inputs,
+        Target(folder, fmt),
+        "",
+        options,
+        kernels=search.kernels(),
+        reserved=added_columns(split.rate),
+    )
     if split.needs_rating and RATING not in job.inputs.first.extra_schema.names:
         asked = "--stratify rating" if split.stratify == RATING else "--min-rating"
-        raise InputError(f"{asked} needs a column named {RATING} in the input; it has "
-                         f"{', '.join(job.inputs.first.extra_schema.names) or 'none'} "
-                         "besides the puzzles")  # fmt: skip
+        raise InputError(
+            f"{asked} needs a column named {RATING} in the input; it has "
+            f"{', '.join(job.inputs.first.extra_schema.names) or 'none'} "
+            "besides the puzzles"
+        )
     with job.locked():
         return _run(job, split, search, fmt, max_nodes)
 
@@ -130,8 +148,11 @@ def _run(
         run.finish()
         if kept.schema is None:  # no batch at all: the columns of an empty corpus
             id_type = job.inputs.schema.field("id").type if job.inputs.has_ids else None
-            kept.add(empty_part(id_type, split.rate, job.inputs.first.extra_schema,
-                                several=job.inputs.several))  # fmt: skip
+            kept.add(
+                empty_part(
+                    id_type, split.rate, job.inputs.first.extra_schema, several=job.inputs.several
+                )
+            )
         split_of, groups, strata = kept.cut()
         wall = job.wall()
         rate = read / wall if wall > 0 else None
@@ -147,14 +168,23 @@ def _run(
         plan = SplitPlan({}, written.rows, groups, left_out, strata, written.subsampled_from)
         more = {"training": {"short": written.short}} if split.augment else {}
         manifest = SplitManifest.of(
-            plan, split, read, settings,
-            inputs=[file_identity(name) | {"rows": by_input[i]}
-                    for i, name in enumerate(job.inputs.names)],
+            plan,
+            split,
+            read,
+            settings,
+            inputs=[
+                file_identity(name) | {"rows": by_input[i]}
+                for i, name in enumerate(job.inputs.names)
+            ],
             wrong_input_solutions=wrong if job.inputs.first.solution_column is not None else None,
-            output=str(job.output), files=files_of(split.names, fmt), wall_s=round(wall, 3),
-            rows_per_s=None if rate is None else round(rate, 1), workers=job.executor.workers,
-            executor=job.executor_kind, **more,
-        )  # fmt: skip
+            output=str(job.output),
+            files=files_of(split.names, fmt),
+            wall_s=round(wall, 3),
+            rows_per_s=None if rate is None else round(rate, 1),
+            workers=job.executor.workers,
+            executor=job.executor_kind,
+            **more,
+        )
         for name, examples in written.examples.items():  # hrm: copies included
             manifest.splits[name]["examples"] = examples
         commit_folder(tmp, job.output, manifest, threads)

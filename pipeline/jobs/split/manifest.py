@@ -112,33 +112,48 @@ class SplitManifest:
         total = sum(plan.groups.values())
         splits = {}
         for name, fraction in zip(options.names, options.fractions, strict=True):
-            splits[name] = {"rows": plan.rows[name], "groups": plan.groups[name],
-                            "fraction_asked": fraction,
-                            "fraction_of_groups": _share(plan.groups[name], total)}  # fmt: skip
+            splits[name] = {
+                "rows": plan.rows[name],
+                "groups": plan.groups[name],
+                "fraction_asked": fraction,
+                "fraction_of_groups": _share(plan.groups[name], total),
+            }
         reasons = (*REASONS, BELOW_RATING) if options.min_rating is not None else REASONS
         left_out = {reason: int(plan.left_out.get(reason, 0)) for reason in reasons}
         if options.subsample is not None or options.augment:
-            more["training"] = {"split": options.names[0], "seed": options.seed,
-                                "subsample": options.subsample,
-                                "rows_before_subsample": plan.subsampled_from,
-                                "augment": options.augment} | more.get("training", {})  # fmt: skip
-        return cls(options=options.as_dict() | (settings or {}), rows_read=rows_read,
-                   rows_kept=plan.kept_rows, left_out=left_out, splits=splits,
-                   groups=sum(plan.groups.values()), strata=plan.strata, **more)  # fmt: skip
+            more["training"] = {
+                "split": options.names[0],
+                "seed": options.seed,
+                "subsample": options.subsample,
+                "rows_before_subsample": plan.subsampled_from,
+                "augment": options.augment,
+            } | more.get("training", {})
+        return cls(
+            options=options.as_dict() | (settings or {}),
+            rows_read=rows_read,
+            rows_kept=plan.kept_rows,
+            left_out=left_out,
+            splits=splits,
+            groups=sum(plan.groups.values()),
+            strata=plan.strata,
+            **more,
+        )
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), indent=2)
 
     def describe(self) -> str:
         """The summary sentence the command prints on stderr."""
-        shares = ", ".join(f"{name} {s['rows']:,} rows ({s['groups']:,} groups"
-                           + (f", {s['examples']:,} examples" if "examples" in s else "") + ")"
-                           for name, s in self.splits.items())  # fmt: skip
+        shares = ", ".join(
+            f"{name} {s['rows']:,} rows ({s['groups']:,} groups"
+            + (f", {s['examples']:,} examples" if "examples" in s else "")
+            + ")"
+            for name, s in self.splits.items()
+        )
         out = ", ".join(f"{reason} {n:,}" for reason, n in self.left_out.items() if n)
         wrote = f"\nwrote {self.output}" if self.output else ""
         rate = f" in {self.wall_s:.2f} s ({self.rows_per_s:,.0f} rows/s)" if self.wall_s else ""
-        return (f"{self.rows_read:,} rows read{rate}: {shares}; left out: {out or 'none'}"
-                f"{wrote}")  # fmt: skip
+        return f"{self.rows_read:,} rows read{rate}: {shares}; left out: {out or 'none'}{wrote}"
 
 
 def _share(part: int, whole: int) -> float | None:

@@ -67,27 +67,31 @@ class SplitOptions:
         if abs(total - 1) > _FRACTION_SLACK:
             raise ValueError(f"fractions must sum to 1, not {total:g} ({_shown(self.fractions)})")
         if len(self.names) != len(self.fractions):
-            raise ValueError(f"{len(self.fractions)} fractions need {len(self.fractions)} "
-                             f"names, not {len(self.names)} ({','.join(self.names)})")  # fmt: skip
+            raise ValueError(
+                f"{len(self.fractions)} fractions need {len(self.fractions)} "
+                f"names, not {len(self.names)} ({','.join(self.names)})"
+            )
         for name in self.names:
             if not _NAME.fullmatch(name) or name.lower() == "manifest":
-                raise ValueError(f"split name {name!r}: use letters, digits, _ . - (up to 64, "
-                                 "not starting with . or -, not 'manifest')")  # fmt: skip
+                raise ValueError(
+                    f"split name {name!r}: use letters, digits, _ . - (up to 64, "
+                    "not starting with . or -, not 'manifest')"
+                )
         if len({n.lower() for n in self.names}) != len(self.names):
             raise ValueError(f"split names must differ: {','.join(self.names)}")
         if isinstance(self.seed, bool) or not 0 <= self.seed < 2**63:
             raise ValueError(f"seed must be an integer from 0 to 2**63 - 1, not {self.seed!r}")
         if self.stratify is not None and self.stratify not in STRATA:
-            raise ValueError(f"stratify must be one of {', '.join(STRATA)}, not "
-                             f"{self.stratify!r}")  # fmt: skip
+            raise ValueError(f"stratify must be one of {', '.join(STRATA)}, not {self.stratify!r}")
         if self.subsample is not None and (_not_whole(self.subsample) or self.subsample < 1):
-            raise ValueError(f"subsample must be a whole number of at least 1, not "
-                             f"{self.subsample!r}")  # fmt: skip
+            raise ValueError(
+                f"subsample must be a whole number of at least 1, not {self.subsample!r}"
+            )
         if _not_whole(self.augment) or self.augment < 0:
-            raise ValueError(f"augment must be a whole number of at least 0, not "
-                             f"{self.augment!r}")  # fmt: skip
-        if self.min_rating is not None and (isinstance(self.min_rating, bool) or not
-                                            math.isfinite(self.min_rating)):  # fmt: skip
+            raise ValueError(f"augment must be a whole number of at least 0, not {self.augment!r}")
+        if self.min_rating is not None and (
+            isinstance(self.min_rating, bool) or not math.isfinite(self.min_rating)
+        ):
             raise ValueError(f"min_rating must be a number, not {self.min_rating!r}")
 
     @classmethod
@@ -107,18 +111,21 @@ class SplitOptions:
             try:
                 values = tuple(float(part) for part in fractions.split(","))
             except ValueError:
-                raise ValueError(f"fractions: {fractions!r} is not a list of numbers like "
-                                 "0.8,0.1,0.1") from None  # fmt: skip
+                raise ValueError(
+                    f"fractions: {fractions!r} is not a list of numbers like 0.8,0.1,0.1"
+                ) from None
         else:
             values = tuple(float(f) for f in fractions)
         if names is None:
             if len(values) not in DEFAULT_NAMES:
-                raise ValueError(f"{len(values)} fractions: name the splits with names "
-                                 "(--names a,b,c,d)")  # fmt: skip
+                raise ValueError(
+                    f"{len(values)} fractions: name the splits with names (--names a,b,c,d)"
+                )
             chosen = DEFAULT_NAMES[len(values)]
         else:
-            chosen = tuple(n.strip() for n in (names.split(",") if isinstance(names, str)
-                                               else names))  # fmt: skip
+            chosen = tuple(
+                n.strip() for n in (names.split(",") if isinstance(names, str) else names)
+            )
         return cls(values, chosen, seed, stratify, **training)
 
     @property
@@ -132,9 +139,15 @@ class SplitOptions:
         return self.stratify == RATING or self.min_rating is not None
 
     def as_dict(self) -> dict:
-        return {"fractions": list(self.fractions), "names": list(self.names),
-                "seed": self.seed, "stratify": self.stratify, "subsample": self.subsample,
-                "augment": self.augment, "min_rating": self.min_rating}  # fmt: skip
+        return {
+            "fractions": list(self.fractions),
+            "names": list(self.names),
+            "seed": self.seed,
+            "stratify": self.stratify,
+            "subsample": self.subsample,
+            "augment": self.augment,
+            "min_rating": self.min_rating,
+        }
 
 
 def _not_whole(value: Any) -> bool:

@@ -26,8 +26,12 @@ from pipeline.jobs.split.hashing import GROUP_ORDER, ROW_ORDER, hash_rows, keyed
 from pipeline.jobs.split.options import DIFFICULTY_STRATA, DUPLICATE, SplitOptions
 
 _SPLIT, _STRATUM, _KEY = "__split", "__stratum", "__key"
-_STRATUM_COLUMN = {"clues": "clues", "grade": "grade_level", "difficulty": "difficulty",
-                   "rating": "rating"}  # fmt: skip
+_STRATUM_COLUMN = {
+    "clues": "clues",
+    "grade": "grade_level",
+    "difficulty": "difficulty",
+    "rating": "rating",
+}
 _DECILES = ("difficulty", "rating")  # strata made of deciles of the groups by value
 
 
@@ -66,8 +70,7 @@ def plan_split(
     positions = np.flatnonzero(first)
     if len(kept) > len(positions):
         left_out[DUPLICATE] += len(kept) - len(positions)
-    split_of, group_counts, strata = cut(kept.select(small_columns(options)).filter(first),
-                                         options)  # fmt: skip
+    split_of, group_counts, strata = cut(kept.select(small_columns(options)).filter(first), options)
     keys = hash_rows(string_bytes(kept["puzzle"].to_arrow()), options.seed, ROW_ORDER)
     frames, row_counts, before = {}, {}, None
     for index, name in enumerate(options.names):
@@ -93,10 +96,14 @@ def cut(
     groups = groups.with_columns(
         pl.Series(_SPLIT, _allocate(groups[_STRATUM].to_numpy(), options.fractions), pl.Int32)
     )
-    split_of = small.select(GROUP).join(groups.select(GROUP, _SPLIT), on=GROUP, how="left",
-                                        maintain_order="left")[_SPLIT].to_numpy()  # fmt: skip
-    group_counts = {name: int((groups[_SPLIT] == index).sum())
-                    for index, name in enumerate(options.names)}  # fmt: skip
+    split_of = (
+        small.select(GROUP)
+        .join(groups.select(GROUP, _SPLIT), on=GROUP, how="left", maintain_order="left")[_SPLIT]
+        .to_numpy()
+    )
+    group_counts = {
+        name: int((groups[_SPLIT] == index).sum()) for index, name in enumerate(options.names)
+    }
     strata = _strata_counts(groups, options) if options.stratify else {}
     return split_of, group_counts, strata
 

@@ -21,11 +21,11 @@ copies, made on worker threads (keyed by the row's order key: the same whatever 
 With a subsample, the training split is its first rows in that order (later buckets are
 still read, to count their repeats).
 
-Measured (1M rows, 17-clue by symmetries, one core, under load): the parent's peak is set by
-the run loop (~410 MiB, as `solve --canonical`'s); the cut adds ~40 bytes a row for a moment,
-the writing ~90 MiB with 16 MiB buckets (~250 MiB with 64 MiB ones: a bucket is held as
-Arrow, as polars, filtered and gathered). The disk holds the kept rows about once more
-(lz4 Arrow files), a part deleted as soon as it is routed, a bucket as soon as it is sorted.
+Memory: the parent's peak is the run loop's; the cut adds about 40 bytes a row for a moment,
+the writing one bucket at a time (held as Arrow, as polars, filtered and gathered: hence
+buckets of `BUCKET_BYTES`; the figures are in docs/BENCHMARKS.md, "Split"). The disk holds the
+kept rows about once more (lz4 Arrow files), a part deleted as soon as it is routed, a bucket
+as soon as it is sorted.
 
 Everything lives in the output's temporary folder (`.NAME.tmp-PID`), which the next run
 clears when a killed run leaves it.
@@ -83,8 +83,9 @@ class KeptRows:
         if self.schema is None:
             self.schema = table.schema
         elif not table.schema.equals(self.schema):
-            self.schema = pa.unify_schemas([self.schema, table.schema],
-                                           promote_options="permissive")  # fmt: skip
+            self.schema = pa.unify_schemas(
+                [self.schema, table.schema], promote_options="permissive"
+            )
         if table.num_rows == 0:
             return
         path = self.folder / f"part-{len(self.parts):06d}.arrow"
@@ -93,8 +94,9 @@ class KeptRows:
         small = pl.from_arrow(table.select(small_columns(self.options)))
         assert isinstance(small, pl.DataFrame)
         self._small.append(small)
-        self._keys.append(hash_rows(string_bytes(table.column("puzzle")), self.options.seed,
-                                    ROW_ORDER))  # fmt: skip
+        self._keys.append(
+            hash_rows(string_bytes(table.column("puzzle")), self.options.seed, ROW_ORDER)
+        )
         self.parts.append((path, table.num_rows))
         self.rows += table.num_rows
         self.bytes += table.nbytes
@@ -158,9 +160,11 @@ def write_splits(
     if fmt == "hrm":  # past HRM's int32 indices: said before any file is written
         most = min(sizes[0], options.subsample or sizes[0]) * (options.augment + 1)
         if most > MAX_EXAMPLES:
-            raise InputError(f"{names[0]} would hold up to {most:,} examples, more than the "
-                             f"{MAX_EXAMPLES:,} HRM's int32 indices count: ask fewer "
-                             "--augment copies or a --subsample")  # fmt: skip
+            raise InputError(
+                f"{names[0]} would hold up to {most:,} examples, more than the "
+                f"{MAX_EXAMPLES:,} HRM's int32 indices count: ask fewer "
+                "--augment copies or a --subsample"
+            )
         write_identifiers(folder)
     bits = [_bucket_bits(size, kept) for size in sizes]
     buckets = _route(kept, split_of, bits)
@@ -171,14 +175,21 @@ def write_splits(
         if limited:
             sorted_buckets = _first_rows(sorted_buckets, options.subsample, written)
         if fmt == "parquet":
-            written.rows[name], dropped = _write_parquet(kept, sorted_buckets, folder, name,
-                                                         metadata)  # fmt: skip
+            written.rows[name], dropped = _write_parquet(
+                kept, sorted_buckets, folder, name, metadata
+            )
         elif fmt == "npy":
             written.rows[name], dropped = _write_npy(kept, sorted_buckets, folder / name, metadata)
         else:
-            hrm = write_hrm_split(sorted_buckets, folder / name, metadata, seed=options.seed,
-                                  copies=options.augment if s == 0 else 0, workers=workers,
-                                  empty=_empty(kept))  # fmt: skip
+            hrm = write_hrm_split(
+                sorted_buckets,
+                folder / name,
+                metadata,
+                seed=options.seed,
+                copies=options.augment if s == 0 else 0,
+                workers=workers,
+                empty=_empty(kept),
+            )
             written.rows[name], dropped = hrm.rows, hrm.repeats
             written.examples[name] = hrm.examples
             written.short += hrm.short

@@ -33,8 +33,12 @@ class ValidateOptions:
         """The kernels a batch of these checks calls (`run.warmup.KERNELS`): the two-solution
         search and the clash check, the solve kernel for `minimal`, the canonical forms for
         `symmetry`."""
-        return ("two_solutions", "clash", *(("fast",) if self.minimal else ()),
-                *(("canonical",) if self.symmetry else ()))  # fmt: skip
+        return (
+            "two_solutions",
+            "clash",
+            *(("fast",) if self.minimal else ()),
+            *(("canonical",) if self.symmetry else ()),
+        )
 
     def __post_init__(self) -> None:
         if self.max_nodes is not None and not 1 <= self.max_nodes <= MAX_NODES:

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from pipeline.results.schema import enum_array, enum_field
+from pipeline.results.schema import enum_array, enum_field, row_fields
 
 LEVELS: tuple[str, ...] = ("error", "warning", "info")  # "error" first: index 0
 
@@ -151,10 +151,7 @@ EVIDENCE: dict[str, pa.DataType] = {
 
 def findings_schema(id_type: pa.DataType | None = None) -> pa.Schema:
     """The findings schema; with an `id` column of `id_type` when the input has ids."""
-    fields = [pa.field("row", pa.int64(), nullable=False)]
-    if id_type is not None:
-        fields.append(pa.field("id", id_type))
-    fields += [
+    fields = row_fields(id_type) + [
         CODE_FIELD,
         LEVEL_FIELD,
         pa.field("message", pa.string(), nullable=False),

@@ -29,8 +29,9 @@ def check_rows(
     parsed = parse_puzzles(batch.column(batch.schema.get_field_index("puzzle")), pencilmarks=True)
     marks = np.zeros(len(rows), np.bool_) if parsed.pencilmark is None else parsed.pencilmark
     # with pencilmark rows, every row searched from its candidates (a plain row's: its givens)
-    found, seconds = find_two_solutions(parsed.grids, max_nodes, skip=~parsed.ok,
-                                        candidates=parsed.candidates)  # fmt: skip
+    found, seconds = find_two_solutions(
+        parsed.grids, max_nodes, skip=~parsed.ok, candidates=parsed.candidates
+    )
     verdicts = found.verdicts
     out = FindingsBuilder(rows, ids)
 
@@ -43,14 +44,18 @@ def check_rows(
     clues = clue_counts(parsed.grids)
     few = np.flatnonzero(parsed.ok & ~marks & (clues < MIN_UNIQUE_CLUES))  # givens only
     out.add("few_clues", few, [message("few_clues", clues=c) for c in clues[few].tolist()])
-    out.add("limit", np.flatnonzero(verdicts == codes.LIMIT),
-            message("limit", budget=_budget(max_nodes), what="uniqueness"))  # fmt: skip
+    out.add(
+        "limit",
+        np.flatnonzero(verdicts == codes.LIMIT),
+        message("limit", budget=_budget(max_nodes), what="uniqueness"),
+    )
     expected = optional_column(batch, "solution")
     if expected is not None:
         _wrong_solutions(out, parsed, found.solutions, verdicts == codes.SOLVED, expected)
     if minimal:
-        _not_minimal(out, parsed.grids, np.flatnonzero((verdicts == codes.SOLVED) & ~marks),
-                     max_nodes)  # fmt: skip
+        _not_minimal(
+            out, parsed.grids, np.flatnonzero((verdicts == codes.SOLVED) & ~marks), max_nodes
+        )
     return out.table(), parsed
 
 
@@ -80,8 +85,13 @@ def _clashes(out: FindingsBuilder, grids: np.ndarray, at: np.ndarray) -> None:
 def _multiple(out: FindingsBuilder, first: np.ndarray, second: np.ndarray, at: np.ndarray) -> None:
     differ = np.count_nonzero(first[at] != second[at], axis=1)
     messages = [message("multiple", cells=d) for d in differ.tolist()]
-    out.add("multiple", at, messages, solution_a=format_grids(first[at]),
-            solution_b=format_grids(second[at]))  # fmt: skip
+    out.add(
+        "multiple",
+        at,
+        messages,
+        solution_a=format_grids(first[at]),
+        solution_b=format_grids(second[at]),
+    )
 
 
 def _wrong_solutions(
@@ -122,8 +132,10 @@ def _wrong_solutions(
         if len(cells):
             c = int(cells[0])
             more = f" (and {_count(len(cells) - 1, 'more given')})" if len(cells) > 1 else ""
-            clauses.append(f"changes the given {parsed.grids[i, c]} at {cell_name(c)} to "
-                           f"{column.grids[i, c]}{more}")  # fmt: skip
+            clauses.append(
+                f"changes the given {parsed.grids[i, c]} at {cell_name(c)} to "
+                f"{column.grids[i, c]}{more}"
+            )
         if unique[i]:
             clauses.append(
                 f"differs from the unique solution at {_count(differs[i].sum(), 'cell')}"
@@ -134,9 +146,14 @@ def _wrong_solutions(
         messages.append(message("wrong_solution", problems=listed))
     cells = np.where(changed[at].any(axis=1)[:, None], changed[at], differs[at])
     solved = unique[at]
-    out.add("wrong_solution", at, messages, cells=cell_lists(cells),
-            unique_solution=format_grids(found[at], mask=solved),
-            column_solution=expected.take(pa.array(at)).cast(pa.string()))  # fmt: skip
+    out.add(
+        "wrong_solution",
+        at,
+        messages,
+        cells=cell_lists(cells),
+        unique_solution=format_grids(found[at], mask=solved),
+        column_solution=expected.take(pa.array(at)).cast(pa.string()),
+    )
 
 
 def _not_minimal(
@@ -149,11 +166,15 @@ def _not_minimal(
     for i, cells in zip(hits.tolist(), removable[some], strict=True):
         names = [f"{grids[i, c]} at {cell_name(c)}" for c in np.flatnonzero(cells).tolist()]
         givens = int(np.count_nonzero(grids[i]))
-        messages.append(message("not_minimal", count=len(names), givens=givens,
-                                cells=", ".join(names)))  # fmt: skip
+        messages.append(
+            message("not_minimal", count=len(names), givens=givens, cells=", ".join(names))
+        )
     out.add("not_minimal", hits, messages, cells=cell_lists(removable[some]))
-    out.add("limit", at[undecided & ~some],
-            message("limit", budget=_budget(max_nodes), what="minimality"))  # fmt: skip
+    out.add(
+        "limit",
+        at[undecided & ~some],
+        message("limit", budget=_budget(max_nodes), what="minimality"),
+    )
 
 
 def duplicate_findings(

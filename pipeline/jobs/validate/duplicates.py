@@ -23,11 +23,14 @@ from typing import NamedTuple
 
 import numpy as np
 
+from pipeline.splitmix import GAMMA, MIX1, MIX2
+
 _BLOCK_ROWS = 1 << 20  # keys are kept in blocks of this many rows (16 MiB each)
-_SEEDS = (np.uint64(0x9E3779B97F4A7C15), np.uint64(0xD1B54A32D192ED03))
-# Two different 64-bit finalizers (splitmix64 and murmur3's fmix64): multipliers, shifts.
+_SEEDS = (GAMMA, np.uint64(0xD1B54A32D192ED03))
+# Two different 64-bit finalizers (SplitMix64's and murmur3's fmix64): multipliers, shifts;
+# written out here, in place on a block of words, rather than through `splitmix.mix_array`.
 _MIXES = (
-    (np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB), (30, 27, 31)),
+    (MIX1, MIX2, (30, 27, 31)),
     (np.uint64(0xFF51AFD7ED558CCD), np.uint64(0xC4CEB9FE1A85EC53), (33, 33, 33)),
 )
 
@@ -120,8 +123,9 @@ class DuplicateIndex:
             rows.append(start + hit)
             candidates.append(keys[hit, 1])
             groups.append(at[hit])
-        return _repeats_in_groups(np.concatenate(rows), np.concatenate(candidates),
-                                  np.concatenate(groups), len(shared))  # fmt: skip
+        return _repeats_in_groups(
+            np.concatenate(rows), np.concatenate(candidates), np.concatenate(groups), len(shared)
+        )
 
 
 def _repeats_in_groups(
@@ -166,8 +170,10 @@ class Repeats(NamedTuple):
 
     def kinds(self) -> list[tuple[str, np.ndarray, np.ndarray]]:
         """(finding code, rows, first rows) of each kind."""
-        return [("duplicate", self.rows, self.first_rows),
-                ("symmetry_duplicate", self.symmetric_rows, self.symmetric_first_rows)]  # fmt: skip
+        return [
+            ("duplicate", self.rows, self.first_rows),
+            ("symmetry_duplicate", self.symmetric_rows, self.symmetric_first_rows),
+        ]
 
     def any(self) -> bool:
         """Whether any row repeats an earlier one, exactly or up to symmetry."""

@@ -4,14 +4,14 @@ them for a LazyFrame).
 """
 
 from collections.abc import Iterator, Mapping
-from typing import Any, Unpack, overload
+from typing import Any, Unpack
 
 import polars as pl
 import pyarrow as pa
 
 from pipeline.grid import PuzzleColumn
 from pipeline.io.dataset import optional_column
-from pipeline.io.frames import ColumnNames, PuzzleInput, frame_columns, puzzle_batch
+from pipeline.io.frames import ColumnNames, PuzzleInput, frame_columns, frame_twin, puzzle_batch
 from pipeline.jobs.validate.batch import ValidateOptions, validate_record_batch
 from pipeline.jobs.validate.catalogue import findings_schema, sort_findings
 from pipeline.jobs.validate.checks import duplicate_findings
@@ -23,34 +23,7 @@ from pipeline.run.pool import chunk_rows, map_chunks
 Against = PuzzleInput | Mapping[str, PuzzleInput]  # training puzzles; a mapping names them
 
 
-@overload
-def validate_puzzles(
-    puzzles: pl.LazyFrame,
-    solutions: None = None,
-    *,
-    max_nodes: int | None = ...,
-    minimal: bool = ...,
-    symmetry: bool = ...,
-    against: Against | None = ...,
-    workers: int | None = ...,
-    **columns: Unpack[ColumnNames],
-) -> pl.LazyFrame: ...
-
-
-@overload
-def validate_puzzles(
-    puzzles: PuzzleInput,
-    solutions: PuzzleColumn | None = None,
-    *,
-    max_nodes: int | None = ...,
-    minimal: bool = ...,
-    symmetry: bool = ...,
-    against: Against | None = ...,
-    workers: int | None = ...,
-    **columns: Unpack[ColumnNames],
-) -> pl.DataFrame: ...
-
-
+@frame_twin
 def validate_puzzles(
     puzzles: PuzzleInput | pl.LazyFrame,
     solutions: PuzzleColumn | None = None,
@@ -94,8 +67,7 @@ def validate_puzzles(
             lambda frame: _validate(puzzle_batch(frame, **named), options, workers, audit),
             schema=pl.DataFrame(schema.empty_table()).schema,
         )
-    return _validate(puzzle_batch(puzzles, solutions=solutions, **columns), options, workers,
-                     audit)  # fmt: skip
+    return _validate(puzzle_batch(puzzles, solutions=solutions, **columns), options, workers, audit)
 
 
 def _audit(against: Against, columns: ColumnNames) -> LeakAudit:
@@ -150,8 +122,9 @@ def _validate(
             if executor is not None:
                 executor.close()
         ids = optional_column(batch, "id")
-        tables.append(leaks.findings(0, len(leaks.rows),
-                                     None if ids is None else ids.take(leaks.rows)))  # fmt: skip
+        tables.append(
+            leaks.findings(0, len(leaks.rows), None if ids is None else ids.take(leaks.rows))
+        )
     ids = optional_column(batch, "id")
     for code, rows, first in find_repeats(index, forms).kinds():
         own, of = (None, None) if ids is None else (ids.take(rows), ids.take(first))

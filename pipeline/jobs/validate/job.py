@@ -68,7 +68,7 @@ def validate_file(
     `batch_size` defaults to 50,000 rows, or 5,000 with `minimal` (each row then costs about
     30 times more: smaller batches keep every worker busy and the progress bar moving).
 
-    Raises `InputError` (one line, for the CLI) for a bad file, column or option, `RunFailed`
+    Raises `InputError` (its message one line) for a bad file, column or option, `RunFailed`
     when the workers or the cluster go away, and `RunInterrupted` after Ctrl-C or SIGTERM
     (nothing is kept).
     """
@@ -77,18 +77,23 @@ def validate_file(
     except ValueError as e:
         raise InputError(str(e)) from None
     train_names = expand(against) if against is not None else None
-    job = start_job("validate", input_path, output, FINDINGS_SUFFIX, options,
-                    kernels=checks.kernels(),
-                    batch_size=MINIMAL_BATCH_SIZE if minimal else DEFAULT_BATCH_SIZE,
-                    passthrough=False)  # fmt: skip
+    job = start_job(
+        "validate",
+        input_path,
+        output,
+        FINDINGS_SUFFIX,
+        options,
+        kernels=checks.kernels(),
+        batch_size=MINIMAL_BATCH_SIZE if minimal else DEFAULT_BATCH_SIZE,
+        passthrough=False,
+    )
     if job.inputs.several:
         raise InputError("validate takes one input at a time")
     audit = None
     if train_names is not None:
         check_against(job.inputs.names, train_names, job.output)
         reading = job.reading.dataset_options() | {"solution_column": None}
-        train = open_inputs(train_names, batch_size=job.batch_size, passthrough=False,
-                            **reading)  # fmt: skip
+        train = open_inputs(train_names, batch_size=job.batch_size, passthrough=False, **reading)
         audit = LeakAudit(train.names, train.batches)
     with job.locked():
         return _run(job, checks, audit)
@@ -117,8 +122,9 @@ def _run(job: Job, checks: ValidateOptions, audit: LeakAudit | None) -> Validati
                     if forms is not None and report.forms is not None:
                         forms.add(report.start, report.forms)
                     if audit is not None:  # pass 2: the input's rows that may leak
-                        audit.add_test(report.start, report.forms, report.packed,
-                                       report.pencilmarks)  # fmt: skip
+                        audit.add_test(
+                            report.start, report.forms, report.packed, report.pencilmarks
+                        )
                     tally.add(report.findings, report.clues)
                     batches.append((report.start, report.rows, report.findings.num_rows > 0))
                     if report.findings.num_rows:
@@ -132,17 +138,25 @@ def _run(job: Job, checks: ValidateOptions, audit: LeakAudit | None) -> Validati
             tally.add_repeats(repeats)
             tally.add_late("leak", leaks.rows, leaks.findings(0, min(EXAMPLES, len(leaks.rows))))
             wall = job.wall()
-            summary = tally.summary(input=job.inputs.names[0], output=str(job.target),
-                                    rows=rows, wall_s=wall,
-                                    rows_per_s=rows / wall if wall > 0 else 0.0,
-                                    workers=job.executor.workers,
-                                    minimal=checks.minimal,
-                                    against=None if audit is None
-                                    else audit.summary(leaks))  # fmt: skip
+            summary = tally.summary(
+                input=job.inputs.names[0],
+                output=str(job.target),
+                rows=rows,
+                wall_s=wall,
+                rows_per_s=rows / wall if wall > 0 else 0.0,
+                workers=job.executor.workers,
+                minimal=checks.minimal,
+                against=None if audit is None else audit.summary(leaks),
+            )
             extra = {} if summary.against is None else {"against": summary.against}
-            summary.metadata = job.metadata(rows, asdict(checks), summary.rows_per_s,
-                                            findings=summary.findings,
-                                            levels=summary.levels, **extra)  # fmt: skip
+            summary.metadata = job.metadata(
+                rows,
+                asdict(checks),
+                summary.rows_per_s,
+                findings=summary.findings,
+                levels=summary.levels,
+                **extra,
+            )
             id_batches = None  # the input read again for the repeats' ids (not a stream: once)
             id_type = ds.schema.field("id").type if ds.id_column is not None else None
             if ds.id_column is not None and (repeats.any() or leaks.any()) and not ds.stream:

@@ -93,8 +93,9 @@ def train_keys(task: Task) -> TrainPart:
         keys[plain] = form_keys(parsed.grids[plain])
     bad = np.flatnonzero(~parsed.ok)
     rows = batch.column(batch.schema.get_field_index("row")).to_numpy()
-    examples = [{"row": int(rows[i]), "message": parsed.errors[int(i)].as_py()}
-                for i in bad[:EXAMPLES]]  # fmt: skip
+    examples = [
+        {"row": int(rows[i]), "message": parsed.errors[int(i)].as_py()} for i in bad[:EXAMPLES]
+    ]
     return TrainPart(source, batch.num_rows, keys, len(bad), examples, _pencilmarks(parsed))
 
 
@@ -204,8 +205,9 @@ def train_candidates(task: Task, wanted: list[np.ndarray]) -> TrainCandidates:
     lo, hi = np.searchsorted(mine, [start, start + len(rows)])
     pick = pa.array(mine[lo:hi] - start)
     parsed = parse_puzzles(batch.column(batch.schema.get_field_index("puzzle")).take(pick))
-    packed = np.concatenate([packed_cells(parsed.grids),
-                             packed_cells(canonical_grids(parsed.grids))], axis=1)  # fmt: skip
+    packed = np.concatenate(
+        [packed_cells(parsed.grids), packed_cells(canonical_grids(parsed.grids))], axis=1
+    )
     ids = optional_column(batch, "id")
     ids = None if ids is None else ids.take(pick).cast(pa.string())
     return TrainCandidates(batch.num_rows, source, mine[lo:hi], packed, ids)
@@ -236,14 +238,23 @@ class Leaks(NamedTuple):
         exact = self.exact[lo:hi].tolist()
         train_ids = self.train_ids[lo:hi] if self.train_ids is not None else [None] * len(rows)
         messages = [
-            message("leak", train_row=r, train_input=name,
-                    train_id="" if i is None else f" (id {i})",
-                    how="exactly" if e else "in disguise (the same canonical form)")
+            message(
+                "leak",
+                train_row=r,
+                train_input=name,
+                train_id="" if i is None else f" (id {i})",
+                how="exactly" if e else "in disguise (the same canonical form)",
+            )
             for name, r, i, e in zip(names, rows, train_ids, exact, strict=True)
-        ]  # fmt: skip
-        out.add("leak", np.arange(hi - lo), messages,
-                train_input=pa.array(names, pa.string()), train_row=pa.array(rows, pa.int64()),
-                exact=pa.array(exact, pa.bool_()))  # fmt: skip
+        ]
+        out.add(
+            "leak",
+            np.arange(hi - lo),
+            messages,
+            train_input=pa.array(names, pa.string()),
+            train_row=pa.array(rows, pa.int64()),
+            exact=pa.array(exact, pa.bool_()),
+        )
         return out.table()
 
     def in_rows(self, start: int, stop: int) -> tuple[int, int]:
@@ -257,10 +268,12 @@ def confirm(hits: TestHits, candidates: Iterable[TrainCandidates]) -> Leaks:
     names = [i.input for i in hits.index.inputs]
     offsets = hits.index.offsets
     found = list(candidates)
-    train_packed = np.concatenate([np.zeros((0, 2 * _WORDS), np.uint64),
-                                   *(c.packed for c in found)])  # fmt: skip
-    train_rows = np.concatenate([np.zeros(0, np.int64),
-                                 *(c.train_rows + offsets[c.source] for c in found)])  # fmt: skip
+    train_packed = np.concatenate(
+        [np.zeros((0, 2 * _WORDS), np.uint64), *(c.packed for c in found)]
+    )
+    train_rows = np.concatenate(
+        [np.zeros(0, np.int64), *(c.train_rows + offsets[c.source] for c in found)]
+    )
     puzzle, form = [f"w{j}" for j in range(_WORDS)], [f"w{j}" for j in range(_WORDS, 2 * _WORDS)]
 
     def frame(rows: np.ndarray, packed: np.ndarray, name: str) -> pl.DataFrame:
@@ -271,10 +284,12 @@ def confirm(hits: TestHits, candidates: Iterable[TrainCandidates]) -> Leaks:
     first_form = train.group_by(form).agg(pl.col("g").min().alias("form_g"))
     first_exact = train.group_by(puzzle).agg(pl.col("g").min().alias("exact_g"))
     test = frame(hits.rows(), hits.packed(), "row")
-    joined = (test.join(first_form, on=form, how="left")
-              .join(first_exact, on=puzzle, how="left")
-              .filter(pl.col("form_g").is_not_null())
-              .sort("row"))  # fmt: skip
+    joined = (
+        test.join(first_form, on=form, how="left")
+        .join(first_exact, on=puzzle, how="left")
+        .filter(pl.col("form_g").is_not_null())
+        .sort("row")
+    )
     exact = joined["exact_g"].is_not_null().to_numpy()
     g = joined.select(pl.coalesce("exact_g", "form_g"))[:, 0].to_numpy().astype(np.int64)
     sources = np.searchsorted(offsets, g, side="right") - 1
@@ -307,8 +322,9 @@ class LeakAudit:
             self.index.add(part)
         self.index.seal()
 
-    def add_test(self, start: int, forms: np.ndarray | None, packed: np.ndarray | None,
-                 pencilmarks: int) -> None:  # fmt: skip
+    def add_test(
+        self, start: int, forms: np.ndarray | None, packed: np.ndarray | None, pencilmarks: int
+    ) -> None:
         """Pass 2: a TEST batch's form keys and packed cells (`BatchReport`)."""
         if forms is not None and packed is not None:
             self.hits.add(start, forms, packed, pencilmarks)
@@ -326,9 +342,12 @@ class LeakAudit:
 
     def summary(self, leaks: Leaks) -> dict[str, Any]:
         """What the summary says of the audit (JSON-ready)."""
-        return {"train": [asdict(i) for i in self.index.inputs],
-                "leaks": len(leaks.rows), **leaks.counts(),
-                "pencilmarks_skipped": self.hits.pencilmarks}  # fmt: skip
+        return {
+            "train": [asdict(i) for i in self.index.inputs],
+            "leaks": len(leaks.rows),
+            **leaks.counts(),
+            "pencilmarks_skipped": self.hits.pencilmarks,
+        }
 
 
 def check_against(test: list[str], train: list[str], output: Path | None) -> None:
@@ -341,8 +360,10 @@ def check_against(test: list[str], train: list[str], output: Path | None) -> Non
             raise InputError("--against cannot read stdin (-): each training input is read twice")
         for other in test:
             if _same_file(name, other):
-                raise InputError(f"{name} is both the input and an --against input: a split "
-                                 "audited against itself is all leaks")  # fmt: skip
+                raise InputError(
+                    f"{name} is both the input and an --against input: a split "
+                    "audited against itself is all leaks"
+                )
         if output is not None and _same_file(name, str(output)):
             raise InputError(f"{name} is both an --against input and the output")
 

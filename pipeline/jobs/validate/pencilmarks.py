@@ -13,8 +13,8 @@ import numpy as np
 
 from pipeline.grid import ParsedGrids
 from pipeline.jobs.validate.duplicates import row_keys
-
-_TAG = np.uint64(0x9E3779B97F4A7C15)  # keeps a pencilmark key apart from a plain one
+from pipeline.splitmix import GAMMA as _TAG  # any odd constant: keeps a pencilmark key apart
+from pipeline.splitmix import MIX1, MIX2
 
 
 def pencilmark_keys(parsed: ParsedGrids, keys: np.ndarray) -> np.ndarray:
@@ -30,7 +30,7 @@ def pencilmark_keys(parsed: ParsedGrids, keys: np.ndarray) -> np.ndarray:
     ok = np.ones(len(at), np.bool_)
     k1, k2, k3 = (row_keys(p, ok) for p in parts)
     with np.errstate(over="ignore"):
-        mixed = k1 ^ (k2 * np.uint64(0xBF58476D1CE4E5B9)) ^ (k3 * np.uint64(0x94D049BB133111EB))
+        mixed = k1 ^ (k2 * MIX1) ^ (k3 * MIX2)  # SplitMix64's odd multipliers
     keys = keys.copy()
     keys[at] = (mixed ^ _TAG) | np.uint64(1)
     return keys

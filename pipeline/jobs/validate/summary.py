@@ -19,7 +19,7 @@ EXAMPLES = 3  # first findings of each code kept for the summary
 
 @dataclass
 class ValidationSummary:
-    """What a validation found; `to_json()` is the `--json` output of the CLI."""
+    """What a validation found; `to_json()`: the same as one JSON object."""
 
     input: str
     output: str
@@ -57,8 +57,10 @@ class ValidationSummary:
         for code, n in self.findings.items():
             if n:
                 first = self.examples[code][0]
-                lines.append(f"  {CODES[code]:<8} {code:<15} {n:>9,}  "
-                             f"e.g. row {first['row']}: {first['message']}")  # fmt: skip
+                lines.append(
+                    f"  {CODES[code]:<8} {code:<15} {n:>9,}  "
+                    f"e.g. row {first['row']}: {first['message']}"
+                )
         if self.against is not None:
             lines += _audit_lines(self.against)
         if self.clues:
@@ -74,18 +76,24 @@ class ValidationSummary:
 def _audit_lines(audit: dict[str, Any]) -> list[str]:
     """The leak audit in the terminal summary: the leaks, then what each TRAIN input held."""
     names = ", ".join(t["input"] for t in audit["train"])
-    lines = [f"leaks: {audit['leaks']:,} rows are puzzles of {names} ({audit['exact']:,} "
-             f"exactly, {audit['in_disguise']:,} in disguise)"]  # fmt: skip
+    lines = [
+        f"leaks: {audit['leaks']:,} rows are puzzles of {names} ({audit['exact']:,} "
+        f"exactly, {audit['in_disguise']:,} in disguise)"
+    ]
     for train in audit["train"]:
         skipped = []
         if train["malformed"]:
             first = train["examples"][0]
-            skipped.append(f"{train['malformed']:,} malformed, not compared (e.g. row "
-                           f"{first['row']}: {first['message']})")  # fmt: skip
+            skipped.append(
+                f"{train['malformed']:,} malformed, not compared (e.g. row "
+                f"{first['row']}: {first['message']})"
+            )
         if train["pencilmarks"]:
             skipped.append(f"{train['pencilmarks']:,} pencilmark rows skipped")
-        lines.append(f"  against {train['input']}: {train['rows']:,} rows"
-                     + (f"; {'; '.join(skipped)}" if skipped else ""))  # fmt: skip
+        lines.append(
+            f"  against {train['input']}: {train['rows']:,} rows"
+            + (f"; {'; '.join(skipped)}" if skipped else "")
+        )
     if audit["pencilmarks_skipped"]:
         lines.append(
             f"note: {audit['pencilmarks_skipped']:,} pencilmark rows of the input not "
@@ -124,8 +132,11 @@ class FindingsTally:
         self._examples(findings)
 
     def _examples(self, findings: pa.Table) -> None:
-        wanted = [c for c, n in code_counts(findings).items()
-                  if n and len(self.examples.get(c, [])) < EXAMPLES]  # fmt: skip
+        wanted = [
+            c
+            for c, n in code_counts(findings).items()
+            if n and len(self.examples.get(c, [])) < EXAMPLES
+        ]
         if wanted:
             keep = ["row", "id", "message"] if "id" in findings.column_names else ["row", "message"]
             for record in findings.select([*keep, "code"]).to_pylist():
