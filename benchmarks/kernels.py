@@ -26,7 +26,7 @@ TDOKU = {"17-clue": 313_000, "top1465": 115_000, "forum_hardest_1905_11+": 19_90
 
 def measure(puzzles: np.ndarray, strategy: str, repeats: int) -> dict[str, float]:
     solve_grids(puzzles[:10], strategy=strategy)  # compile or load from cache first
-    budget = REGISTRY[strategy].bench_budget
+    budget = REGISTRY[strategy].default_budget
     result = {}
 
     def run() -> None:

@@ -143,12 +143,23 @@ COMPILE_SECONDS: dict[tuple[str, str], float] = {
     ("pipeline.kernels.checks", "_first_clash_kernel"): 0.9,
     ("pipeline.plugins.library", "call_kernel"): 0.6,
     ("pipeline.kernels.fast", "two_solutions_kernel"): 4.6,
-    ("pipeline.canonical_forms.batch", "canonical_kernel"): 9.6,
-    ("pipeline.rating.ladder", "grade_kernel"): 14.6,
+    ("pipeline.canonical_forms.search", "search_form"): 3.5,
+    ("pipeline.canonical_forms.full", "full_form"): 3.5,
+    ("pipeline.canonical_forms.batch", "canonical_kernel"): 3.0,  # its two searches cached
+    ("pipeline.rating.ladder", "easy_rungs"): 5.0,
+    ("pipeline.rating.ladder", "hard_rungs"): 5.0,
+    ("pipeline.rating.ladder", "grade_kernel"): 3.0,  # its rungs cached: the ladder alone
     ("pipeline.rating.difficulty", "symmetric_copies"): 1.5,
     ("pipeline.kernels.checks", "_verify_kernel"): 0.7,  # 1.2 s measured under load (x2)
     ("pipeline.symmetry_kernels", "augment_kernel"): 3.5,  # 6.7 s measured under load (x2)
     ("pipeline.kernels.enumeration", "enumerate_kernel"): 3.4,  # one core, under load
+    ("pipeline.kernels.checks", "_givens_valid_kernel"): 0.5,
+    # the pencilmark twins (compiled in the background, or when a row holds pencilmarks)
+    ("pipeline.kernels.fast", "solve_candidates_kernel"): 5.0,
+    ("pipeline.kernels.reference", "reference_candidates_kernel"): 4.0,
+    ("pipeline.kernels.fast", "two_solutions_candidates_kernel"): 4.6,
+    ("pipeline.rating.ladder", "grade_candidates_kernel"): 5.0,
+    ("pipeline.rating.difficulty", "symmetric_candidate_copies"): 1.5,
 }
 DEFAULT_SECONDS = 3.0
 
@@ -160,6 +171,7 @@ _expected_seconds = 0.0
 _given_up: set[tuple[str, str]] = set()  # kernels of work given up, compiling in the background
 _told = False  # the work at hand was announced (reset when a compile starts after a GAP)
 _last_end = -GAP
+_ahead = False  # the other kernels are compiling in the background (said in the notice)
 _depth = threading.local()
 
 
@@ -191,18 +203,22 @@ def notices(notify: Callable[[str], None] | None) -> Iterator[None]:
         _notify = previous
 
 
-def expect(kernels: Iterable[tuple[str, str]], seconds: float | None = None) -> float:
+def expect(
+    kernels: Iterable[tuple[str, str]], seconds: float | None = None, ahead: bool = False
+) -> float:
     """The work about to start needs these kernels, (module, name): the seconds it will spend
     compiling those not cached yet (0: none), which the notice gives when compiling starts.
     `seconds`: the caller's own estimate of that, for kernels compiled side by side (the sum
-    of `COMPILE_SECONDS` otherwise)."""
-    global _told, _expected_seconds
+    of `COMPILE_SECONDS` otherwise). `ahead`: the other kernels are compiling in the
+    background meanwhile (`run.compile_ahead`), which the notice says too."""
+    global _told, _expected_seconds, _ahead
     missing = [k for k in kernels if not kernel_cached(*k)]
     with _lock:
         _expected[:] = missing
         _given_up.clear()  # asked for again: heard of again
         _expected_seconds = estimate(missing) if seconds is None or not missing else seconds
         _told = False  # new work: its first compile is announced
+        _ahead = ahead
     return _expected_seconds
 
 
@@ -217,7 +233,8 @@ def _message(seconds: float) -> str:
         else "in memory for this process only: no cache folder can be written "
         "(set NUMBA_CACHE_DIR or XDG_CACHE_HOME to a writable folder)"
     )
-    return f"compiling the solver kernels (first use; about {seconds:.0f} s, {where})"
+    rest = "; the other commands' kernels compile in the background" if _ahead else ""
+    return f"compiling the solver kernels (first use; about {seconds:.0f} s, {where}{rest})"
 
 
 class _Listener(event.Listener):

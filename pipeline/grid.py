@@ -18,6 +18,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from pipeline.cell_lists import cells_as_strings, is_cell_lists
 from pipeline.pencilmarks import (
     PENCILMARK_CHARS,
     candidates_of,
@@ -65,8 +66,9 @@ class ParsedGrids(NamedTuple):
 def parse_puzzles(values: PuzzleColumn, pencilmarks: bool = False) -> ParsedGrids:
     """Parse a column of puzzle strings into grids; a bad row gets an error message, never raises.
 
-    `values`: a polars Series, a pyarrow (Chunked)Array of string or large_string, a numpy array
-    of str or object, or a list of str; None (null) is a missing puzzle. A row's error is the
+    `values`: a polars Series, a pyarrow (Chunked)Array of string or large_string (or of lists
+    of ints 0-9, a model's outputs: `cell_lists`), a numpy array of str or object, or a list of
+    str; None (null) is a missing puzzle. A row's error is the
     first that applies: missing, wrong number of cells (characters), first stray character.
     With `pencilmarks`, a row of 729 characters is a pencilmark puzzle (`pipeline.pencilmarks`):
     then `candidates` and `pencilmark` say what each row allows. Without (for the steps that
@@ -274,6 +276,8 @@ def _as_strings(values: PuzzleColumn) -> pa.Array:
         values = pa.array(list(values), pa.string())
     if pa.types.is_dictionary(values.type):
         values = values.dictionary_decode()
+    if is_cell_lists(values.type):  # a model's outputs: lists of 81 ints (`cell_lists`)
+        values = cells_as_strings(values)
     if pa.types.is_null(values.type) or pa.types.is_large_string(values.type):
         values = values.cast(pa.string())
     elif pa.types.is_string_view(values.type):

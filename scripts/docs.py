@@ -102,7 +102,12 @@ def strategies_list() -> str:
     lines = []
     for s in REGISTRY.values():
         default = " (default)" if s.name == DEFAULT_STRATEGY else ""
-        lines.append(f"* `{s.name}`{default}: {s.summary}.")
+        budget = (
+            "no node budget"
+            if s.default_budget is None
+            else (f"{s.default_budget:,} nodes a puzzle by default")
+        )
+        lines.append(f"* `{s.name}`{default}: {s.summary} ({budget}).")
     return "\n".join(lines) + "\n"
 
 

@@ -16,9 +16,11 @@ SAMPLE = ROOT / "data" / "sample.csv"
 
 
 def environment(**values: str) -> dict[str, str]:
-    """This process's environment without numba's and XDG's cache settings, plus `values`."""
+    """This process's environment without numba's and XDG's cache settings, plus `values`;
+    no compiling ahead in the background unless asked (`pipeline.run.compile_ahead`): these
+    tests watch one command's own compiles and processes."""
     env = {k: v for k, v in os.environ.items() if k not in ("NUMBA_CACHE_DIR", "XDG_CACHE_HOME")}
-    return env | values
+    return env | {"SUDOKU_PIPELINE_COMPILE_AHEAD": "0"} | values
 
 
 def index_files(folder: Path) -> set[Path]:
@@ -218,3 +220,83 @@ warm(("clash",))  # the warm-up goes on in the background
 
     assert done.returncode == 0, done.stderr
     assert "compiling" not in done.stdout + done.stderr
+
+
+def test_the_first_command_compiles_every_other_commands_kernels_ahead(tmp_path):
+    """Each command compiled its own kernels at its first use (generate ~8 s, validate ~5 s,
+    split 9 s, --rate ~22 s): now the first one also starts a process apart that compiles
+    the others', so that every later command starts warm, whatever it is."""
+    import time
+
+    from pipeline.run import compile_ahead
+
+    cache = tmp_path / "cache"
+    env = environment(XDG_CACHE_HOME=str(cache), SUDOKU_PIPELINE_COMPILE_AHEAD="1")
+    first = subprocess.run([*COMMAND, "generate", "5", "-o", tmp_path / "g.csv"], env=env,
+                           capture_output=True, text=True, timeout=600)  # fmt: skip
+    assert first.returncode == 0, first.stderr
+    assert first.stderr.count("compiling") == 1  # its own: one line; the others in silence
+    lock = cache / "sudoku-pipeline" / compile_ahead.LOCK
+    deadline = time.monotonic() + 900
+    while compile_ahead.running(lock.parent) and time.monotonic() < deadline:
+        time.sleep(1)
+    assert not compile_ahead.running(lock.parent)
+    probe = "from pipeline.run.compile_ahead import missing; print(missing())"
+    left = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True,
+                          text=True, check=True)  # fmt: skip
+    assert left.stdout.strip() == "[]"
+    later_ones = [
+        ["validate", SAMPLE, "-o", tmp_path / "v.parquet", "--exit-zero"],
+        ["solve", SAMPLE, "-o", tmp_path / "r.parquet", "--rate", "--canonical"],
+    ]
+    for args in later_ones:
+        later = subprocess.run([*COMMAND, *args], env=env, capture_output=True, text=True,
+                               timeout=600)  # fmt: skip
+        assert later.returncode == 0, later.stderr
+        assert "compiling" not in later.stderr, later.stderr
+
+
+def test_compiling_ahead_is_one_process_at_a_time_and_the_command_lines_alone(tmp_path):
+    import fcntl
+    import time
+
+    from pipeline.run import compile_ahead
+
+    lock = tmp_path / compile_ahead.LOCK
+    with open(lock, "w") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        assert compile_ahead.running(tmp_path)
+        start = time.monotonic()
+        second = subprocess.run([sys.executable, "-m", "pipeline.run.compile_ahead", str(lock),
+                                 "rating", "--"], env=environment(XDG_CACHE_HOME=str(tmp_path)),
+                                capture_output=True, text=True, timeout=120)  # fmt: skip
+        assert second.returncode == 0, second.stderr
+        assert time.monotonic() - start < 30  # it found the lock taken and did nothing
+    assert not compile_ahead.running(tmp_path)
+    assert not index_files(tmp_path)
+    # from Python (a notebook's call), never: only the command line starts one
+    assert compile_ahead.ENABLED is False
+    assert compile_ahead.start_compiling_ahead(("fast",)) is False
+
+
+PARTS_ONCE = """
+from pipeline.run.warmup import warm
+warm(("canonical", "rating"))
+from pipeline.canonical_forms import full, search
+from pipeline.rating import difficulty, ladder
+for part in (search.search_form, full.full_form, ladder.easy_rungs, ladder.hard_rungs,
+             difficulty.symmetric_copies):
+    print(part.__name__, len(part.signatures))
+"""
+
+
+def test_a_kernel_links_its_parts_compiled_side_by_side_never_compiles_them_again(tmp_path):
+    """The canonical kernel (11 CPU s in one piece) and the rating's (16 s) compile as parts
+    side by side, then the kernel that calls them: a part loaded for other argument types than
+    the kernel's would be compiled a second time, in series."""
+    env = environment(XDG_CACHE_HOME=str(tmp_path / "cache"))
+    done = subprocess.run([sys.executable, "-c", PARTS_ONCE], env=env, capture_output=True,
+                          text=True, timeout=900)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    counts = dict(line.split() for line in done.stdout.splitlines())
+    assert counts == {name: "1" for name in counts} and len(counts) == 5, done.stdout

@@ -172,7 +172,7 @@ def test_missing_file_and_directory(tmp_path):
     with pytest.raises(InputError, match=r"nope\.csv: no such file$"):
         open_dataset(tmp_path / "nope.csv")
     (tmp_path / "dir.csv").mkdir()
-    with pytest.raises(InputError, match="is a directory"):
+    with pytest.raises(InputError, match="is a folder: pass files"):
         open_dataset(tmp_path / "dir.csv")
 
 

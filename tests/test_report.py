@@ -374,7 +374,7 @@ def test_bad_files_give_one_line_and_exit_code_2(results, tmp_path):
         tmp_path / "missing.parquet": "no such file",
         text_file: "not a Parquet file",
         foreign: "not a sudoku-pipeline result file (no column row, verdict, clues, guesses",
-        tmp_path: "is a directory",
+        tmp_path: "is a folder: pass files",
     }
     for path, message in cases.items():
         run = cli("report", results["fast"], path)

@@ -149,7 +149,7 @@ def test_a_solution_with_one_cell_changed_is_never_correct(i, cell, value):
 def test_a_frame_has_its_prediction_column_found_by_name():
     puzzles, predictions = _examples()
     frame = pl.DataFrame({"id": [f"p{i}" for i in range(8)], "quizzes": puzzles,
-                          "answer": predictions, "grade": ["easy", "hard"] * 4})  # fmt: skip
+                          "prediction": predictions, "grade": ["easy", "hard"] * 4})  # fmt: skip
     scored = score_predictions(frame)
     assert scored.columns == ["row", "id", "puzzle", "verdict", "message", "cells_correct",
                               "clues", "grade"]  # fmt: skip
@@ -158,13 +158,13 @@ def test_a_frame_has_its_prediction_column_found_by_name():
     zeros = score_predictions([PUZZLES[0].replace(".", "0")], [SOLUTIONS[0]])
     assert zeros["puzzle"].to_list() == [PUZZLES[0]]  # normalized, as solve writes it
     with pytest.raises(InputError, match="no prediction column found"):
-        score_predictions(frame.drop("answer"))
+        score_predictions(frame.drop("prediction"))
 
 
 def test_a_lazyframe_gives_a_lazyframe_of_the_same_rows():
     puzzles, predictions = _examples()
     frame = pl.DataFrame({"id": [f"p{i}" for i in range(8)], "quizzes": puzzles,
-                          "answer": predictions, "grade": ["easy", "hard"] * 4})  # fmt: skip
+                          "prediction": predictions, "grade": ["easy", "hard"] * 4})  # fmt: skip
     lazy = score_predictions(frame.lazy())
     assert isinstance(lazy, pl.LazyFrame)
     eager = score_predictions(frame)
@@ -175,7 +175,7 @@ def test_a_lazyframe_gives_a_lazyframe_of_the_same_rows():
     with pytest.raises(ValueError, match="LazyFrame's predictions"):
         score_predictions(frame.lazy(), predictions)
     with pytest.raises(InputError, match="no prediction column found"):
-        score_predictions(frame.lazy().drop("answer"))
+        score_predictions(frame.lazy().drop("prediction"))
 
 
 def _write_csv(path, with_solution: bool = True) -> None:
@@ -424,5 +424,35 @@ def test_the_inputs_difficulty_comes_along_as_a_number(tmp_path):
     assert done.exit_code == 0, done.output
     scored = pl.read_parquet(tmp_path / "kaggle.scored.parquet")
     assert scored["difficulty"].to_list() == [0.5, 3.0, None]
-    frame = pl.DataFrame({"puzzle": PUZZLES[:2], "answer": SOLUTIONS[:2], "difficulty": [1, 7]})
+    frame = pl.DataFrame({"puzzle": PUZZLES[:2], "prediction": SOLUTIONS[:2], "difficulty": [1, 7]})
     assert score_predictions(frame)["difficulty"].to_list() == [1.0, 7.0]
+
+
+def test_predictions_as_lists_of_ints_are_read_as_models_give_them(tmp_path):
+    # issue 32: a model's outputs come as (n, 81) ints or lists of 81 ints, 0 for a blank
+    cells = [[int(c) for c in s] for s in SOLUTIONS[:4]]
+    cells[1] = cells[1][:80]  # one cell short: malformed, with its message
+    cells[2] = [0] + cells[2][1:]  # a blank left: incomplete
+    cells[3] = [12] + cells[3][1:]  # no digit: a stray character
+    expected = ["correct", "malformed", "incomplete", "malformed"]
+    frame = pl.DataFrame({"puzzle": PUZZLES[:5], "prediction": [*cells, None]})
+    scored = score_predictions(frame)  # a polars List(Int64) column
+    assert scored["verdict"].cast(pl.String).to_list() == [*expected, "malformed"]
+    assert "expected 81 cells, got 80" in scored["message"][1]
+    assert score_predictions(PUZZLES[:4], cells)["verdict"].cast(pl.String).to_list() == expected
+    source = tmp_path / "model.parquet"
+    frame.write_parquet(source)
+    done = cli("score", source, "-o", tmp_path / "s.parquet", "--exit-zero")
+    assert done.exit_code == 0, done.output
+    assert pl.read_parquet(tmp_path / "s.parquet")["verdict"].cast(pl.String).to_list() == [
+        *expected,
+        "malformed",
+    ]
+
+
+def test_predictions_of_another_kind_are_refused_in_one_line(tmp_path):
+    source = tmp_path / "model.parquet"
+    pl.DataFrame({"puzzle": PUZZLES[:2], "prediction": [[0.5] * 81] * 2}).write_parquet(source)
+    done = cli("score", source)
+    assert done.exit_code == 2
+    assert_one_line_error(done.stderr, "prediction column 'prediction' holds", "lists of 81 ints")

@@ -446,7 +446,10 @@ from pipeline.jobs.validate.batch import ValidateOptions, validate_record_batch
 
 checks = ValidateOptions(max_nodes=None, minimal=sys.argv[1] == "1", symmetry=sys.argv[2] == "1")
 warm(checks.kernels())
-compiled_by(lambda batch: validate_record_batch(batch, checks))
+# with a solution column, a wrong one among them: its check compiled a kernel of its own, said
+# as a raw `CompilingWarning` line (issue 34)
+solutions = pa.array([sys.argv[-1].replace(".", "1")] * 4)
+compiled_by(lambda batch: validate_record_batch(batch.append_column("solution", solutions), checks))
 """
 )
 

@@ -88,8 +88,10 @@ def _forms_from(
 
 @kernel
 def _run(grids: np.ndarray, forms: np.ndarray, cells: np.ndarray, relabel: np.ndarray) -> None:
-    capacity = START_CAPACITY
-    start = _forms_from(grids, forms, 0, capacity, cells, relabel)
+    # int64, not the literals 0 and START_CAPACITY: numba compiled `_forms_from` (the whole
+    # search) once for the literals and once more for the numbers that follow
+    capacity = np.int64(START_CAPACITY)
+    start = _forms_from(grids, forms, np.int64(0), capacity, cells, relabel)
     while start < grids.shape[0]:  # a grid with more candidates than room: twice the room
         capacity *= 2
         start = _forms_from(grids, forms, start, capacity, cells, relabel)

@@ -292,7 +292,7 @@ def _canonical_one(
             forms[i, 9 * target + 3 + j] = (best1 >> shift) & 15
             forms[i, 9 * target + 6 + j] = (best2 >> shift) & 15
         if kept > _MERGE_FROM:
-            kept = _merge_duplicates(buffers[nxt], kept, table)
+            kept = _merge_duplicates(buffers[nxt], np.int64(kept), table)  # one type: one compile
         cur, count = nxt, kept
     return cur, count
 

@@ -33,6 +33,7 @@ from pipeline.cli.options import (
 )
 from pipeline.cli.process import fail, one_line_errors
 from pipeline.kernels.registry import DEFAULT_STRATEGY, STRATEGIES
+from pipeline.run import compile_ahead
 
 app = typer.Typer(
     cls=Group,
@@ -114,7 +115,7 @@ def solve(
             "them up to N (`solution_count`; N means N or more).",
         ),
     ] = 2,
-    max_nodes: node_budget("Node budget per puzzle (verdict `limit`).") = None,
+    max_nodes: node_budget("Node budget per puzzle (verdict `limit`).", strategies=True) = None,
     resume: Resume = False,
     canonical: flag("--canonical", "Add each puzzle's minlex form (`canonical`).") = False,
     rate: flag("--rate", RATE_HELP) = False,
@@ -161,7 +162,7 @@ def validate(
             min=1, metavar="N", help="Rows per batch (default: 50,000; 5,000 with --minimal)."
         ),
     ] = None,
-    max_nodes: node_budget("Node budget per search (finding `limit`).") = None,
+    max_nodes: node_budget("Node budget per search (finding `limit`; default: none).") = None,
     minimal: flag("--minimal", "Also check that unique puzzles are minimal (slow).") = False,
     strict: flag("--strict", "Exit with code 1 on warnings too.") = False,
     exit_zero: flag("--exit-zero", "Exit with code 0 even when the data has errors.") = False,
@@ -316,8 +317,10 @@ def bench(
         list[Path], typer.Argument(metavar="DATASET", help="Inputs, as for solve.")
     ],
     strategy: Annotated[
-        BenchStrategy | None,
-        typer.Option(help="One strategy, or all (default: all; none with --solver)."),
+        list[BenchStrategy] | None,
+        typer.Option(
+            help="A strategy to measure (repeatable), or all (default: all; none with --solver)."
+        ),
     ] = None,
     solver: Annotated[
         list[str] | None,
@@ -329,10 +332,7 @@ def bench(
     ] = None,
     workers: Annotated[int, typer.Option(min=1, metavar="N", help="Worker threads.")] = 1,
     output: output_option("Also write per-puzzle results (Parquet) for report.") = None,
-    max_nodes: Annotated[
-        int | None,
-        typer.Option(min=1, help="Node budget per puzzle (default: the strategy's own)."),
-    ] = None,
+    max_nodes: node_budget("Node budget per puzzle (verdict `limit`).", strategies=True) = None,
     rows: Annotated[
         int | None, typer.Option(min=1, help="Only the first ROWS rows of each dataset.")
     ] = None,
@@ -377,7 +377,7 @@ def bench(
     with one_line_errors():
         result = run_bench(
             datasets,
-            strategy and strategy.value,
+            [s.value for s in strategy or ()],
             workers,
             output,
             max_nodes=max_nodes,
@@ -400,6 +400,7 @@ def bench(
 def main() -> None:
     """The `sudoku-pipeline` program."""
     process.AS_PROGRAM = True
+    compile_ahead.enable()  # the program's first command compiles the other commands' kernels
     process.take_signals()
     try:
         app()

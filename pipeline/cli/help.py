@@ -22,8 +22,12 @@ conversion goes in front of click's `Parameter.process_value`.
 
 import inspect
 import re
+import sys
 import types
 import typing
+import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from enum import Enum, StrEnum
 from pathlib import Path
@@ -231,12 +235,55 @@ class Group(_Plain, TyperGroup):
             raise
 
 
+def _refuse_repeats(command: Any, ctx: Any, args: list[str]) -> None:
+    """An option that takes one value (or a flag) given twice is refused in one line, as
+    ruff's and uv's are: click would keep the last silently (`bench --strategy fast --strategy
+    mrv` ran mrv alone). Options that are lists (`multiple`) take each one given."""
+    _, _, order = command.make_parser(ctx).parse_args(args=list(args))  # no side effects
+    seen: set[str] = set()
+    for param in order:
+        if param.param_type_name != "option" or param.multiple or param.count:
+            continue
+        if param.name in seen:
+            name = max(param.opts, key=len)
+            fail(f"{name} given twice: give it once (see {ctx.command_path} --help)")
+        seen.add(param.name)
+
+
+@contextmanager
+def _compiling_said_by(command: str, quiet: bool) -> Iterator[None]:
+    """A kernel compiling where no job expected it (a pencilmark row, a worker's first call)
+    is said in the command's voice, `solve: compiling ...` (`-q`: not at all), never as
+    Python's warning line (`sudoku-pipeline:0: CompilingWarning: ...`). The warning is told
+    by its class's name: the command line does not import numba to say it."""
+    shown = warnings.showwarning
+
+    def show(message: Any, category: type, *where: Any, **more: Any) -> None:
+        if category.__name__ != "CompilingWarning":
+            shown(message, category, *where, **more)
+        elif not quiet:
+            print(f"{command}: {message}", file=sys.stderr, flush=True)
+
+    warnings.showwarning = show
+    try:
+        yield
+    finally:
+        warnings.showwarning = shown
+
+
 class Command(_Plain, TyperCommand):
-    """A command with plain help and one-line usage errors, `error: ...` with exit code 2."""
+    """A command with plain help and one-line usage errors, `error: ...` with exit code 2; an
+    option given twice is one of them, unless it is a list (`_refuse_repeats`)."""
 
     def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
         self._convert_plainly(ctx)
+        if not ctx.resilient_parsing:
+            _refuse_repeats(self, ctx, args)
         return super().parse_args(ctx, args)
+
+    def invoke(self, ctx: Any) -> Any:
+        with _compiling_said_by(ctx.info_name or "sudoku-pipeline", bool(ctx.params.get("quiet"))):
+            return super().invoke(ctx)
 
     def collect_usage_pieces(self, ctx: Any) -> list[str]:
         pieces = ["[OPTIONS]"]

@@ -11,7 +11,7 @@ from typing import Annotated, Any
 import typer
 
 from pipeline.cli.process import one_line_errors
-from pipeline.kernels.registry import MAX_NODES
+from pipeline.kernels.registry import MAX_NODES, budgets_text
 from pipeline.run.executors import EXECUTORS
 
 
@@ -109,8 +109,12 @@ def flag(name: str, help: str) -> Any:
     return Annotated[bool, typer.Option(name, help=help)]
 
 
-def node_budget(help: str) -> Any:
-    """The `--max-nodes` option (at most the registry's `MAX_NODES`), `help` saying of what."""
+def node_budget(help: str, strategies: bool = False) -> Any:
+    """The `--max-nodes` option (at most the registry's `MAX_NODES`), `help` saying of what;
+    with `strategies`, each strategy's default budget said after it (`registry.node_budget`:
+    one rule everywhere)."""
+    if strategies:
+        help = f"{help.removesuffix('.')} (default: the strategy's own, {budgets_text()})."
     return Annotated[int | None, typer.Option(min=1, max=MAX_NODES, metavar="N", help=help)]
 
 

@@ -33,9 +33,12 @@ def score(
     prediction_column: Annotated[
         str | None,
         typer.Option(
+            "--prediction-column",
+            "--predictions-column",
             metavar="NAME",
-            help="Column of predictions (default: the first named "
-            "prediction, predictions, predicted, output, answer or answers).",
+            help="Column of predictions (default: the first named prediction, predictions, "
+            "predicted, output or outputs; never the solution column, such as "
+            "sudoku-extreme's `answer`).",
         ),
     ] = None,
     batch_size: BatchSize = 50_000,

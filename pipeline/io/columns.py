@@ -13,12 +13,13 @@ from collections.abc import Iterable
 import pyarrow as pa
 
 from pipeline.errors import InputError
+from pipeline.io.layouts import PREDICTION_NAMES, column_named, known_layout
 
 PUZZLE_NAMES = ("puzzle", "puzzles", "quizzes", "quiz", "board", "grid", "sudoku")
 SOLUTION_NAMES = ("solution", "solutions")
 ID_NAMES = ("id",)
-# a model's answers (`score`): the first column so named that is not the puzzle or id column
-PREDICTION_NAMES = ("prediction", "predictions", "predicted", "output", "answer", "answers")
+# PREDICTION_NAMES, a model's answers (`score`): the first column so named that is not the
+# puzzle, solution or id column. Not `answer`: sudoku-extreme's `answer` is its solution.
 SAMPLE_ROWS = 1000  # rows looked at to detect a header and the puzzle/solution columns
 MATCH_SHARE = 0.9  # share of non-null sample values that must look right ("a few bad rows")
 # The names of the result schema (`pipeline.results.schema.COLUMNS`; a test checks they agree):
@@ -66,7 +67,8 @@ def pick_columns(
     headerless: bool = False,
     has_rows: bool | None = None,
 ) -> dict[str, str | None]:
-    """The puzzle, solution and id columns: overrides, else by name, else by content.
+    """The puzzle, solution and id columns: overrides, else by a known layout's names
+    (`layouts.py`: a header of sudoku-extreme, Kaggle's, RRN's), else by name, else by content.
 
     The puzzle column by content is the first whose sample values look like puzzles with
     blanks, else the first of puzzles stored as numbers (leading zeros lost), else the first of
@@ -75,7 +77,13 @@ def pick_columns(
     """
     if has_rows is None:
         has_rows = any(sample.get(n) for n in names)
-    puzzle = _named(name, names, column) if column else _by_name(names, PUZZLE_NAMES)
+    layout = None if headerless else known_layout(names)
+    if column:
+        puzzle: str | None = _named(name, names, column)
+    elif layout is not None:
+        puzzle = column_named(names, layout.puzzle)
+    else:
+        puzzle = _by_name(names, PUZZLE_NAMES)
     if puzzle is not None and not column and _no_puzzle_in(sample.get(puzzle, [])):
         # named so, but not one puzzle in it (labels under `sudoku`): a column holding puzzles
         # (not a named solution or id column) is the puzzle column, the named one passes
@@ -107,7 +115,8 @@ def pick_columns(
         solution = _named(name, names, solution_column)
     else:
         others = [n for n in names if n != puzzle]
-        solution = _by_name(others, SOLUTION_NAMES)
+        solution = column_named(others, layout.solution) if layout is not None else None
+        solution = solution or _by_name(others, SOLUTION_NAMES)
         if solution is None and headerless:
             at = names.index(puzzle)
             around = names[at + 1 :] + names[:at]
@@ -122,12 +131,24 @@ def pick_columns(
     return {"puzzle_column": puzzle, "solution_column": solution, "id_column": ident}
 
 
+def layout_of(names: list[str], chosen: dict[str, str | None]) -> str | None:
+    """The name of the known layout (`layouts.py`) of a header `names` whose puzzle and
+    solution columns are the `chosen` ones (`pick_columns`), else None."""
+    layout = known_layout(names)
+    if layout is None or column_named(names, layout.puzzle) != chosen["puzzle_column"]:
+        return None
+    if column_named(names, layout.solution) != chosen["solution_column"]:
+        return None
+    return layout.name
+
+
 def prediction_column(
     name: str, names: list[str], wanted: str | None, taken: Iterable[str | None] = ()
 ) -> str:
     """The column of predictions (a model's answers): `wanted` when given (exactly, else
     case-insensitively), else the first column named as one (`PREDICTION_NAMES`) among those
-    not `taken` (the puzzle and id columns). Raises `InputError` naming the columns."""
+    not `taken` (the puzzle, solution and id columns: a solution column is never taken for
+    the predictions unless named). Raises `InputError` naming the columns."""
     if wanted:
         return _named(name, names, wanted)
     found = _by_name([n for n in names if n not in set(taken)], PREDICTION_NAMES)

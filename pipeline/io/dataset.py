@@ -70,6 +70,7 @@ class Dataset:
     has_header: bool = False  # CSV/TSV: the first line named the columns
     separator: str | None = None  # CSV/TSV: the field separator, given or sniffed
     header_note: str | None = None  # a header guessed from content alone, said in a sentence
+    layout: str | None = None  # the known layout its header names (`layouts.py`)
     extra_columns: dict[str, str] = field(default_factory=dict)  # input name -> result name
     extra_schema: pa.Schema = field(default_factory=lambda: pa.schema([]))  # by result name
     stream: bool = False  # standard input or a named pipe: read once, no second pass

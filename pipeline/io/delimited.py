@@ -31,6 +31,7 @@ from pipeline.io.columns import (
     separator_of,
 )
 from pipeline.io.formats import head_rows
+from pipeline.io.layouts import known_layout
 from pipeline.io.readers import unique_names
 
 SEPARATORS = (",", ";", "|", "\t")  # tried in this order, the format's own first
@@ -130,7 +131,8 @@ def _found(layout: Layout, overrides: tuple[str | None, ...]) -> bool:
     if any(values for values in layout.sample.values()):
         return True
     puzzle = (layout.columns["puzzle_column"] or "").strip().lower()
-    return overrides[0] is not None or puzzle in PUZZLE_NAMES
+    named = known_layout(layout.names) if layout.header else None
+    return overrides[0] is not None or puzzle in PUZZLE_NAMES or named is not None
 
 
 def _shown(separator: str) -> str:

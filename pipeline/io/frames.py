@@ -28,6 +28,7 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 
+from pipeline.cell_lists import cells_as_strings, is_cell_lists
 from pipeline.errors import InputError
 from pipeline.grid import CELLS, PuzzleColumn, format_grids
 from pipeline.io.columns import SAMPLE_ROWS, passthrough_names
@@ -36,7 +37,7 @@ from pipeline.io.opening import pick_columns
 PuzzleInput: TypeAlias = PuzzleColumn | pl.DataFrame | pa.Table
 _COLUMN_KINDS = (
     "a list of puzzle strings, a polars Series or DataFrame, a pyarrow array or Table, or an "
-    "(n, 81) numpy array of ints 0-9"
+    "(n, 81) numpy array of ints 0-9 (or lists of 81 ints)"
 )
 _TEXT_TYPES = (pl.String, pl.Categorical, pl.Enum, pl.Null)
 
@@ -141,12 +142,17 @@ def puzzle_strings(puzzles: PuzzleColumn) -> pa.Array:
     if isinstance(puzzles, np.ndarray):
         return _array_strings(puzzles)
     if isinstance(puzzles, pl.Series):
-        if not isinstance(puzzles.dtype, _TEXT_TYPES):
+        if isinstance(puzzles.dtype, pl.List | pl.Array):  # lists of cells: arrow decides
+            puzzles = puzzles.to_arrow()
+        elif not isinstance(puzzles.dtype, _TEXT_TYPES):
             raise TypeError(f"expected a column of puzzle strings, got a column of {puzzles.dtype}")
-        puzzles = puzzles.cast(pl.String).to_arrow()
+        else:
+            puzzles = puzzles.cast(pl.String).to_arrow()
     if isinstance(puzzles, pa.ChunkedArray):
         puzzles = puzzles.combine_chunks()
     if isinstance(puzzles, pa.Array):
+        if is_cell_lists(puzzles.type):  # a model's outputs, lists of 81 ints
+            return cells_as_strings(puzzles)
         kind = puzzles.type.value_type if pa.types.is_dictionary(puzzles.type) else puzzles.type
         if not (
             pa.types.is_string(kind)
@@ -171,11 +177,24 @@ def _list_strings(items: list[Any]) -> pa.Array:
     try:
         return pa.array(items, type=pa.string(), from_pandas=True)  # NaN is null
     except (pa.ArrowTypeError, pa.ArrowInvalid):
+        if any(isinstance(item, list | tuple | np.ndarray) for item in items[:1]):
+            lists = _cell_lists(items)  # a model's outputs as lists of 81 ints
+            if lists is not None:
+                return lists
         at = next(i for i, item in enumerate(items) if not _text_or_missing(item))
         raise TypeError(
             f"expected a column of puzzles ({_COLUMN_KINDS}): item {at} is of type "
             f"{type(items[at]).__name__}, expected a puzzle string or None"
         ) from None
+
+
+def _cell_lists(items: list[Any]) -> pa.Array | None:
+    """Python lists of ints as puzzle strings (`cell_lists`), None when they are not that."""
+    try:
+        lists = pa.array(items, from_pandas=True)
+    except (pa.ArrowTypeError, pa.ArrowInvalid):
+        return None
+    return cells_as_strings(lists) if is_cell_lists(lists.type) else None
 
 
 def _text_or_missing(item: object) -> bool:

@@ -16,6 +16,9 @@ Choices worth knowing:
 * A CSV/TSV's first line is a header only when it cannot be a row (`looks_like_header`): a
   line holding a puzzle is a row. A header guessed from content alone, no column name like
   `puzzle` confirming it, is said in `Dataset.header_note`, for the job to print.
+* The layouts people hold are known by their column names (`layouts.py`: sudoku-extreme's
+  `question,answer`, Kaggle's `quizzes,solutions`, RRN's `quiz,solution`, ...): their puzzle
+  and solution columns are taken by name, and `Dataset.layout` names the one recognised.
 * `passthrough=False` leaves the other columns out. A name that repeats (in a CSV header or a
   Parquet schema) is told apart by place: `note, note` are read as `note, note_2`.
 """
@@ -29,7 +32,13 @@ import pyarrow as pa
 
 from pipeline.errors import InputError, first_line
 from pipeline.grid import ParsedGrids, parse_puzzles
-from pipeline.io.columns import PUZZLE_NAMES, SAMPLE_ROWS, id_type_of, passthrough_names
+from pipeline.io.columns import (
+    PUZZLE_NAMES,
+    SAMPLE_ROWS,
+    id_type_of,
+    layout_of,
+    passthrough_names,
+)
 from pipeline.io.columns import pick_columns as _pick_columns
 from pipeline.io.dataset import TEXT_COLUMN, Dataset
 from pipeline.io.delimited import delimited_layout
@@ -132,6 +141,7 @@ def _open_parquet(
         num_rows=num_rows,
         _reader=reader,
         _id_type=id_type,
+        layout=layout_of(names, cols),
         extra_columns=extra,
         extra_schema=pa.schema(list(zip(extra.values(), types, strict=True))),
         **cols,
@@ -172,12 +182,14 @@ def _open_delimited(
 ) -> Dataset:
     """`open_dataset` for CSV/TSV: the separator, the header and the columns, sniffed from the
     first rows (`delimited.py`)."""
-    layout = delimited_layout(name, head, common["format"], separator, has_header, overrides)
-    if layout is None:  # nothing at all: no header, no rows, nothing to detect
+    found = delimited_layout(name, head, common["format"], separator, has_header, overrides)
+    if found is None:  # nothing at all: no header, no rows, nothing to detect
         return _empty(common, overrides)
-    header, names, sample, cols = layout.header, layout.names, layout.sample, layout.columns
+    header, names, sample, cols = found.header, found.names, found.sample, found.columns
     note = None
-    if header and has_header is None and not _named_as_puzzles(cols["puzzle_column"], overrides):
+    layout = layout_of(names, cols) if header else None
+    named = layout is not None or _named_as_puzzles(cols["puzzle_column"], overrides)
+    if header and has_header is None and not named:
         shown = ", ".join(names[:6]) + (", ..." if len(names) > 6 else "")
         note = (
             f"{name}: its first line is read as column names ({shown}), not as a row; "
@@ -187,7 +199,7 @@ def _open_delimited(
     id_type = id_type_of(ids)
     extra = passthrough_names(names, list(cols.values()), reserved) if passthrough else {}
     empty = at_eof and not any(sample.values())
-    reader = DelimitedReader(source, delimiter=layout.separator, names=names, header=header)
+    reader = DelimitedReader(source, delimiter=found.separator, names=names, header=header)
     return Dataset(
         **common,
         columns=names,
@@ -197,7 +209,8 @@ def _open_delimited(
         _id_type_seen=any(i is not None for i in ids),
         has_header=header,
         header_note=note,
-        separator=layout.separator,
+        layout=layout,
+        separator=found.separator,
         extra_columns=extra,
         extra_schema=pa.schema([(new, pa.string()) for new in extra.values()]),
         **cols,

@@ -156,7 +156,7 @@ def check_path(
         )
     if not out.parent.is_dir():
         raise InputError(f"{out.parent}: no such directory for the {what}")
-    check_name_room(out, what)
+    check_name_room(out, what, "--html" if kind == "html" else "-o")
     if info is not None:
         for source in inputs:
             same = _is_stdin(info) if str(source) == STDOUT else _same_file(out, Path(source))

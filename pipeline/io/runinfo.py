@@ -91,6 +91,7 @@ def _input(ds: Dataset, rows: int | None) -> dict[str, Any]:
         "rows": rows,
         "header": ds.has_header if ds.format in ("csv", "tsv") else None,  # first line: names
         "separator": ds.separator,  # CSV/TSV: given or sniffed
+        "layout": ds.layout,  # a known layout recognised by its columns (sudoku-extreme, ...)
     }
 
 

@@ -25,9 +25,15 @@ BESIDE = (LOCK, TEMPORARY, CHECKPOINT, SPOOL)
 _LONGEST_PID = 4_194_304
 
 
-def check_name_room(out: Path, what: str) -> None:
-    """Refuse, before any work, an output name too long for the files kept beside it: the
-    run would fail at its very end (joining into `.NAME.tmp-PID`), and `--resume` again."""
+def check_name_room(out: Path, what: str, option: str = "-o") -> None:
+    """Refuse, before any work, an output whose folder cannot be written (a read-only mount,
+    somebody else's folder: the default output goes beside the input), naming the `option`
+    that places it; or an output name too long for the files kept beside it: the run would
+    fail at its very end (joining into `.NAME.tmp-PID`), and `--resume` again."""
+    folder = out.parent if str(out.parent) else Path(".")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise InputError(f"{folder}: cannot write the {what} there (read-only, or not yours); "
+                         f"give {option} a place you can write")  # fmt: skip
     try:
         limit = os.pathconf(out.parent, "PC_NAME_MAX")
     except (OSError, ValueError):
@@ -151,7 +157,8 @@ class OutputLock:
         except FileNotFoundError:
             return None, False
         except OSError as e:
-            raise InputError(f"{self.path}: cannot lock the output ({e.strerror or e})") from None
+            raise InputError(f"{self.path}: cannot lock the output ({e.strerror or e}); give -o "
+                             "a place you can write") from None  # fmt: skip
 
     def __exit__(self, *exc: object) -> None:
         fd, self._fd = self._fd, None

@@ -1,7 +1,7 @@
 """The strategies, in one table: what each is, where its kernel lives, what it can do.
 
 Everything that lists strategies reads this table: the solver facade (`solve_grids`), the
-command line's `--strategy` choices, `bench`'s default node budgets, the report's colours.
+command line's `--strategy` choices, each strategy's default node budget, the report's colours.
 Kernels are imported on first use (each compiles, or loads from numba's cache, when first
 called), so reading the table costs nothing.
 """
@@ -22,9 +22,10 @@ class Strategy:
     # leading arguments of the kernel before the contract's `max_solutions` (one kernel can
     # serve several strategies through a plain flag: flags keep numba's cache working)
     flags: tuple[bool, ...] = ()
-    # node budget `bench` uses when none is given (the reference searches give up on the
-    # hardest puzzles at 20,000 nodes instead of running for minutes)
-    bench_budget: int | None = None
+    # the node budget a puzzle gets when none is given, in every command and the Python API
+    # alike (`node_budget`): the reference searches give up on the hardest puzzles at 20,000
+    # nodes (verdict `limit`) instead of running for minutes; None: no budget
+    default_budget: int | None = None
     # the kernel's twin for pencilmark puzzles (`(n, 81) uint16` candidates in place of the
     # grids), in the same module; None: the strategy takes grids only
     candidates_kernel: str | None = None
@@ -60,7 +61,7 @@ REGISTRY: dict[str, Strategy] = {
             "reference_kernel",
             flags=(True,),
             candidates_kernel="reference_candidates_kernel",
-            bench_budget=20_000,
+            default_budget=20_000,
         ),
         Strategy(
             "backtrack",
@@ -69,13 +70,27 @@ REGISTRY: dict[str, Strategy] = {
             "reference_kernel",
             flags=(False,),
             candidates_kernel="reference_candidates_kernel",
-            bench_budget=20_000,
+            default_budget=20_000,
         ),
     )
 }
 STRATEGIES: tuple[str, ...] = tuple(REGISTRY)
 DEFAULT_STRATEGY = "fast"
 MAX_NODES = 2**63 - 1  # node budgets are int64 in the kernels
+
+
+def node_budget(strategy: str, max_nodes: int | None = None) -> int | None:
+    """The node budget of a puzzle searched by `strategy`: `max_nodes` when given, else the
+    strategy's `default_budget` (None: no budget). One rule for every command."""
+    return max_nodes if max_nodes is not None else get_strategy(strategy).default_budget
+
+
+def budgets_text() -> str:
+    """The default budgets, for --help: `fast none, mrv 20,000, backtrack 20,000`."""
+    return ", ".join(
+        f"{s.name} {'none' if s.default_budget is None else f'{s.default_budget:,}'}"
+        for s in REGISTRY.values()
+    )
 
 
 def get_strategy(name: str) -> Strategy:

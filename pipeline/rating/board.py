@@ -19,7 +19,7 @@ removes candidates that no solution of the puzzle uses, so it never needs unique
 
 import numpy as np
 
-from pipeline.compiled import kernel
+from pipeline.compiled import kernel_part
 from pipeline.kernels.units import ALL_DIGITS, IS_PEER, PEERS
 
 CONTRADICTION = -1
@@ -27,7 +27,7 @@ POPCOUNT = np.array([bin(m).count("1") for m in range(512)], dtype=np.int64)  # 
 LOWEST_DIGIT = np.array([(m & -m).bit_length() for m in range(512)], dtype=np.int64)  # 0 for 0
 
 
-@kernel
+@kernel_part
 def place(values: np.ndarray, candidates: np.ndarray, cell: int, digit: int) -> bool:
     """Put `digit` in `cell` and remove it from the peers' candidates; False (and no change)
     when the digit is not a candidate there any more (the deductions clash)."""
@@ -41,7 +41,7 @@ def place(values: np.ndarray, candidates: np.ndarray, cell: int, digit: int) -> 
     return True
 
 
-@kernel
+@kernel_part
 def eliminate(candidates: np.ndarray, cell: int, digits: int) -> int:
     """Remove the `digits` mask from a cell's candidates; the number of candidates removed."""
     removed = candidates[cell] & digits
@@ -49,7 +49,7 @@ def eliminate(candidates: np.ndarray, cell: int, digits: int) -> int:
     return POPCOUNT[removed]
 
 
-@kernel
+@kernel_part
 def eliminate_from_common_peers(candidates: np.ndarray, a: int, b: int, digits: int) -> int:
     """Remove the `digits` mask from every cell other than `a` and `b` that sees both (the
     cells that lose a digit one of two cells must hold); the number of candidates removed."""
@@ -60,7 +60,7 @@ def eliminate_from_common_peers(candidates: np.ndarray, a: int, b: int, digits: 
     return removed
 
 
-@kernel
+@kernel_part
 def start_board(grid: np.ndarray, values: np.ndarray, candidates: np.ndarray) -> bool:
     """Fill `values` and `candidates` from a grid's givens; False when two givens clash."""
     for cell in range(81):
@@ -72,7 +72,7 @@ def start_board(grid: np.ndarray, values: np.ndarray, candidates: np.ndarray) ->
     return True
 
 
-@kernel
+@kernel_part
 def start_board_from_candidates(
     pencilmarks: np.ndarray, values: np.ndarray, candidates: np.ndarray
 ) -> bool:
@@ -95,7 +95,7 @@ def start_board_from_candidates(
     return True
 
 
-@kernel
+@kernel_part
 def blank_cells(values: np.ndarray) -> int:
     """Number of cells still without a digit."""
     count = 0
@@ -105,7 +105,7 @@ def blank_cells(values: np.ndarray) -> int:
     return count
 
 
-@kernel
+@kernel_part
 def agrees_with(values: np.ndarray, candidates: np.ndarray, solution: np.ndarray) -> bool:
     """Every placed digit is the solution's and every blank cell keeps the solution's digit."""
     for cell in range(81):
@@ -117,7 +117,7 @@ def agrees_with(values: np.ndarray, candidates: np.ndarray, solution: np.ndarray
     return True
 
 
-@kernel
+@kernel_part
 def small_sets(sets: np.ndarray, size: int, items: np.ndarray, chosen: np.ndarray) -> int:
     """How many of the nine 9-bit `sets` have 2..size members: their indices into `items`, in
     order (the lines of a fish, the digits of a hidden subset); `chosen[:size]` set to the
@@ -132,7 +132,7 @@ def small_sets(sets: np.ndarray, size: int, items: np.ndarray, chosen: np.ndarra
     return count
 
 
-@kernel
+@kernel_part
 def union_of_chosen(
     sets: np.ndarray, items: np.ndarray, chosen: np.ndarray, size: int
 ) -> tuple[int, int]:
@@ -147,7 +147,7 @@ def union_of_chosen(
     return union, members
 
 
-@kernel
+@kernel_part
 def next_combination(chosen: np.ndarray, k: int, m: int) -> bool:
     """Advance `chosen[:k]`, ascending indices into range(m), to the next k-combination in
     lexicographic order; False after the last one. Start from `chosen[:k] = 0, 1, ..., k - 1`."""

@@ -17,12 +17,12 @@ true implications, so no path bookkeeping is needed for soundness.
 
 import numpy as np
 
-from pipeline.compiled import kernel
+from pipeline.compiled import kernel_part
 from pipeline.kernels.units import IS_PEER, PEERS, UNIT_CELLS
 from pipeline.rating.board import POPCOUNT, eliminate_from_common_peers
 
 
-@kernel
+@kernel_part
 def _strong_links(candidates: np.ndarray, bit: int, partner: np.ndarray) -> bool:
     """`partner[cell, k]`: the other place of the digit in the cell's k-th unit (row, column,
     box) when the unit has exactly two, else -1. False when the digit has no strong link."""
@@ -46,7 +46,7 @@ def _strong_links(candidates: np.ndarray, bit: int, partner: np.ndarray) -> bool
     return found
 
 
-@kernel
+@kernel_part
 def x_chain(values: np.ndarray, candidates: np.ndarray) -> int:
     """X-chain: for one digit, a chain strong - weak - strong ... - strong from cell A to cell
     E says "if A is not the digit, E is": the digit leaves every cell that sees both A and E."""
@@ -90,7 +90,7 @@ def x_chain(values: np.ndarray, candidates: np.ndarray) -> int:
     return removed
 
 
-@kernel
+@kernel_part
 def xy_chain(values: np.ndarray, candidates: np.ndarray) -> int:
     """XY-chain: bivalue cells, each seeing the next, where assuming the first cell is not z
     forces each next cell in turn, down to a last cell forced to z: z leaves every cell that

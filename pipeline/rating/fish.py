@@ -8,11 +8,11 @@ copies, so the digit leaves every other cell of the cover lines.
 
 import numpy as np
 
-from pipeline.compiled import kernel
+from pipeline.compiled import kernel_part
 from pipeline.rating.board import POPCOUNT, eliminate, next_combination, small_sets, union_of_chosen
 
 
-@kernel
+@kernel_part
 def _fish_on_lines(
     candidates: np.ndarray,
     spots: np.ndarray,
@@ -43,7 +43,7 @@ def _fish_on_lines(
     return removed
 
 
-@kernel
+@kernel_part
 def fish(values: np.ndarray, candidates: np.ndarray, size: int) -> int:
     """X-wing (2) / swordfish (3) / jellyfish (4): when a digit's possible cells in `size` rows
     all lie in the same `size` columns, the digit leaves the rest of those columns; the same

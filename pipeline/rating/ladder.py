@@ -21,7 +21,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from pipeline.compiled import kernel
+from pipeline.compiled import kernel, kernel_part
 from pipeline.rating.board import (
     agrees_with,
     blank_cells,
@@ -63,11 +63,25 @@ NO_GRADE = -1  # grade code of a malformed row, clashing givens, or a contradict
 @kernel
 def apply_rung(rung: int, values: np.ndarray, candidates: np.ndarray) -> int:
     """One sweep of the technique at `rung` (an index into TECHNIQUES): steps made, or -1."""
-    # Each size written out, not read from a table of (technique, size) by rung: a size known
-    # when compiling lets numba specialise the subset and fish loops; the table made those
-    # rungs 12-40% slower a sweep (naked quad 5.6 -> 7.4 us, naked pair 1.6 -> 2.3 us, on 2,405
-    # stalled top1465 and forum-hardest boards, one core, best of 15) and `grade` 8-10% slower
-    # on top1465 and forum_hardest_1905_11+.
+    if rung < HARD_RUNGS:
+        return easy_rungs(rung, values, candidates)
+    return hard_rungs(rung, values, candidates)
+
+
+HARD_RUNGS = 9  # the first rung of `hard_rungs`: xy_wing
+
+
+# The ladder's techniques in two kernels, `easy_rungs` and `hard_rungs`, each cached on its own:
+# on a first run they compile side by side (`run.warmup`), and `apply_rung` links both (the
+# rating compiled 16.1 CPU s in one piece, the most of any kernel). Each size written out, not
+# read from a table of (technique, size) by rung: a size known when compiling lets numba
+# specialise the subset and fish loops; the table made those rungs 12-40% slower a sweep
+# (naked quad 5.6 -> 7.4 us, naked pair 1.6 -> 2.3 us, on 2,405 stalled top1465 and
+# forum-hardest boards, one core, best of 15) and `grade` 8-10% slower on top1465 and
+# forum_hardest_1905_11+.
+@kernel
+def easy_rungs(rung: int, values: np.ndarray, candidates: np.ndarray) -> int:
+    """`apply_rung` for the rungs below HARD_RUNGS: singles to hidden triples."""
     if rung == 0:
         return hidden_single(values, candidates)
     if rung == 1:
@@ -84,8 +98,12 @@ def apply_rung(rung: int, values: np.ndarray, candidates: np.ndarray) -> int:
         return naked_subset(values, candidates, 3)
     if rung == 7:
         return fish(values, candidates, 3)
-    if rung == 8:
-        return hidden_subset(values, candidates, 3)
+    return hidden_subset(values, candidates, 3)
+
+
+@kernel
+def hard_rungs(rung: int, values: np.ndarray, candidates: np.ndarray) -> int:
+    """`apply_rung` for the rungs from HARD_RUNGS on: wings, quads, jellyfish, chains."""
     if rung == 9:
         return wing(values, candidates, 2)
     if rung == 10:
@@ -101,7 +119,7 @@ def apply_rung(rung: int, values: np.ndarray, candidates: np.ndarray) -> int:
     return xy_chain(values, candidates)
 
 
-@kernel
+@kernel_part
 def climb(
     values: np.ndarray,
     candidates: np.ndarray,
@@ -119,7 +137,7 @@ def climb(
     blanks = blank_cells(values)
     while blanks > 0:
         made = 0
-        rung = 0
+        rung = np.int64(0)  # not the literal 0, for which numba compiled apply_rung once more
         while rung < RUNGS:
             made = apply_rung(rung, values, candidates)
             if made != 0:

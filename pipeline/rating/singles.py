@@ -7,12 +7,12 @@ returns the number of placements or eliminations made, or `CONTRADICTION`.
 
 import numpy as np
 
-from pipeline.compiled import kernel
+from pipeline.compiled import kernel_part
 from pipeline.kernels.units import ALL_DIGITS, UNIT_CELLS
 from pipeline.rating.board import CONTRADICTION, LOWEST_DIGIT, POPCOUNT, eliminate, place
 
 
-@kernel
+@kernel_part
 def hidden_single(values: np.ndarray, candidates: np.ndarray) -> int:
     """Hidden single: a digit that has only one possible cell left in a row, column or box
     goes in that cell.
@@ -50,7 +50,7 @@ def hidden_single(values: np.ndarray, candidates: np.ndarray) -> int:
     return placed
 
 
-@kernel
+@kernel_part
 def naked_single(values: np.ndarray, candidates: np.ndarray) -> int:
     """Naked single: a cell with only one candidate left takes that digit.
 
@@ -91,7 +91,7 @@ def _intersection_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 MEET_CELLS, LINE_REST, BOX_REST = _intersection_tables()
 
 
-@kernel
+@kernel_part
 def locked_candidates(values: np.ndarray, candidates: np.ndarray) -> int:
     """Locked candidates, where a box meets a row or column (three cells):
 

@@ -14,7 +14,7 @@ top1465 and forum-hardest boards, one core, A/B alternating, best of 15; 2026-12
 
 import numpy as np
 
-from pipeline.compiled import kernel
+from pipeline.compiled import kernel_part
 from pipeline.kernels.units import ALL_DIGITS, UNIT_CELLS
 from pipeline.rating.board import (
     LOWEST_DIGIT,
@@ -26,7 +26,7 @@ from pipeline.rating.board import (
 )
 
 
-@kernel
+@kernel_part
 def naked_subset(values: np.ndarray, candidates: np.ndarray, size: int) -> int:
     """Naked pair / triple / quad: when `size` cells of a unit hold, between them, only `size`
     candidate digits, those digits go in those cells, so they leave the unit's other cells."""
@@ -63,7 +63,7 @@ def naked_subset(values: np.ndarray, candidates: np.ndarray, size: int) -> int:
     return removed
 
 
-@kernel
+@kernel_part
 def hidden_subset(values: np.ndarray, candidates: np.ndarray, size: int) -> int:
     """Hidden pair / triple / quad: when `size` digits of a unit can go, between them, in only
     `size` cells, those cells hold those digits, so every other candidate leaves those cells."""

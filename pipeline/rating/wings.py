@@ -9,12 +9,12 @@ every pair of them) and differ in which pincers fit and which cells lose `z`.
 
 import numpy as np
 
-from pipeline.compiled import kernel
+from pipeline.compiled import kernel_part
 from pipeline.kernels.units import IS_PEER, PEERS
 from pipeline.rating.board import POPCOUNT, eliminate, eliminate_from_common_peers
 
 
-@kernel
+@kernel_part
 def wing(values: np.ndarray, candidates: np.ndarray, size: int) -> int:
     """XY-wing (`size` 2): a pivot with candidates {x, y} sees a pincer {x, z} and a pincer
     {y, z}. Whichever of x, y the pivot takes, one pincer is left with z, so z leaves every cell

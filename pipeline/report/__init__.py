@@ -20,6 +20,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from pipeline.errors import ReportError
+from pipeline.io.inputs import expand
 from pipeline.io.output import check_path, is_own_result
 from pipeline.io.runinfo import METADATA_KEY
 from pipeline.report.metadata import read_metadata
@@ -114,8 +115,7 @@ def report(
     write the HTML report there (`force`: over a file that is not a page of this tool, as
     `solve --force`). Raises `ReportError` (one line) for a file it cannot read, for `html`
     without matplotlib, or `InputError` for an `html` it will not write over."""
-    if isinstance(paths, str | Path):
-        paths = [paths]
+    paths = list(expand(paths))  # quoted globs, as every command takes them
     if html is not None:
         require_matplotlib()  # before the reading, not after
         check_html(html, paths, force)

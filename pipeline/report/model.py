@@ -1,7 +1,6 @@
 """The report as data: runs, their figures, the corpora they form and the comparisons within
 each corpus. The renderers (`text`, `html`) read it; `to_dict()` is the `--json` output."""
 
-import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -9,6 +8,7 @@ from pipeline.errors import printable
 from pipeline.report.compare import Corpus, Pair, group_corpora
 from pipeline.report.runs import Run, run_figures
 from pipeline.report.scores import ScoreReport
+from pipeline.results.json_numbers import json_text
 
 
 @dataclass
@@ -59,4 +59,4 @@ class Report:
         } | ({"scores": self.scores.to_dict()} if self.scores is not None else {})
 
     def to_json(self) -> str:
-        return json.dumps(self.to_dict(), indent=2, default=str)
+        return json_text(self.to_dict())

@@ -244,8 +244,16 @@ def start_job(
     for ds in opened.datasets:  # a header guessed from content: no row goes unsaid
         if ds.header_note and options.get("progress", True):
             print(f"note: {printable(ds.header_note)}", file=sys.stderr)
+        if ds.num_rows == 0 and options.get("progress", True):
+            warn_empty(ds.location)
     return Job(command, opened, target, pool, kind, scheduler, reading, batch_size,
                options.get("progress", True), kernels, started)  # fmt: skip
+
+
+def warn_empty(name: str) -> None:
+    """An input of no rows (an empty file, a header alone) is no error, but nobody means to
+    run on one: said on stderr, as `warning: NAME: 0 rows`."""
+    print(f"warning: {printable(name)}: 0 rows", file=sys.stderr)
 
 
 @contextmanager

@@ -56,10 +56,70 @@ def _canonical() -> None:
     canonical_grids(_grids())
 
 
-def _rating() -> None:
-    from pipeline.rating import rate_grids
+# The minlex form's two searches, each cached on its own and called by the canonical kernel
+# with these types (a puzzle's candidate search; a complete grid's), from its scratch arrays
+# (`new_scratch`): compiled side by side, then the kernel links them (11 CPU s in one piece,
+# 3.5 s for the kernel alone once they are cached).
+_SOLVED = "534678912672195348198342567859761423426853791713924856961537284287419635345286179"
 
-    rate_grids(_grids(), samples=2, max_nodes=1000)
+
+def _canonical_search() -> None:
+    from pipeline.canonical_forms.search import new_scratch, read_grid, search_form
+
+    buffers, table, stacks, _, chosen = new_scratch(1024)
+    grids = np.array([[int(c) for c in _SOLVED]], np.uint8)
+    grids[0, ::2] = 0  # a puzzle: the candidate search
+    _, barred = read_grid(grids, 0, stacks)
+    search_form(np.zeros((1, 81), np.uint8), 0, buffers, table, stacks, chosen, barred)
+
+
+def _canonical_full() -> None:
+    from pipeline.canonical_forms.full import full_form
+    from pipeline.canonical_forms.search import new_scratch
+
+    _, _, _, lines, chosen = new_scratch(1024)
+    grid = np.array([int(c) for c in _SOLVED], np.uint8).reshape(9, 9)
+    lines[0], lines[1] = grid, grid.T
+    full_form(lines, np.zeros((1, 81), np.uint8)[0], chosen)
+
+
+# The rating's kernels, its own only: the `fast` search its difficulty runs is a kernel of its
+# own, compiled once (in another lane, or cached), never twice side by side.
+def _rating() -> None:
+    from pipeline.rating.ladder import grade_grids
+
+    grade_grids(_grids())
+
+
+def _rungs(which: str) -> Callable[[], None]:
+    def load() -> None:
+        from pipeline.rating import ladder
+
+        rung = 0 if which == "easy_rungs" else ladder.HARD_RUNGS
+        getattr(ladder, which)(rung, np.zeros(81, np.uint8), np.zeros(81, np.int32))
+
+    return load
+
+
+def _rating_copies() -> None:
+    from pipeline.rating.difficulty import symmetric_copies
+
+    symmetric_copies(_grids(), 0, 2, np.empty((4, 81), np.uint8))
+
+
+def _pencilmarks() -> None:
+    """The twins of the kernels for pencilmark puzzles (729-character rows): compiled when a
+    row holds one, in the background ahead of that."""
+    from pipeline.kernels import find_two_solutions, solve_grids
+    from pipeline.rating.difficulty import symmetric_candidate_copies
+    from pipeline.rating.ladder import grade_grids
+
+    marks = np.full((1, 81), 0x1FF, np.uint16)
+    for strategy in ("fast", "mrv"):
+        solve_grids(None, strategy, max_nodes=1000, candidates=marks)
+    find_two_solutions(None, max_nodes=1000, candidates=marks)
+    grade_grids(None, candidates=marks)
+    symmetric_candidate_copies(marks, 0, 2, np.empty((2, 81), np.uint16))
 
 
 def _library() -> None:
@@ -72,9 +132,10 @@ def _library() -> None:
 
 
 def _verify() -> None:
-    from pipeline.kernels.checks import verify_solutions
+    from pipeline.kernels.checks import givens_valid, verify_solutions
 
     verify_solutions(_grids()[:1], _grids()[:1])
+    givens_valid(_grids())  # a prediction's or answer's rules, checked alike
 
 
 def _augment() -> None:
@@ -92,10 +153,15 @@ def _enumerate() -> None:
 @dataclass(frozen=True)
 class Kernel:
     """A kernel a job may call: `load()` calls it once on tiny boards; `compiled` names the
-    numba functions (module, name) whose cache says whether a first call compiles."""
+    numba functions (module, name) whose cache says whether a first call compiles. `parts`:
+    kernels of this table whose cached code it links (numba loads a callee from the cache
+    and compiles only the caller): they compile first, side by side, and this one after them
+    (the rating: its techniques in two halves and its copies beside the `fast` kernel, then
+    the ladder that calls them)."""
 
     load: Callable[[], None]
     compiled: tuple[tuple[str, str], ...]
+    parts: tuple[str, ...] = ()
 
 
 KERNELS: dict[str, Kernel] = {
@@ -103,15 +169,40 @@ KERNELS: dict[str, Kernel] = {
     "clash": Kernel(_clash, (("pipeline.kernels.checks", "_first_clash_kernel"),)),
     "two_solutions": Kernel(_two_solutions, (("pipeline.kernels.fast", "two_solutions_kernel"),)),
     "library": Kernel(_library, (("pipeline.plugins.library", "call_kernel"),)),  # c: solvers
-    "verify": Kernel(_verify, (("pipeline.kernels.checks", "_verify_kernel"),)),
+    "verify": Kernel(
+        _verify,
+        (
+            ("pipeline.kernels.checks", "_verify_kernel"),
+            ("pipeline.kernels.checks", "_givens_valid_kernel"),
+        ),
+    ),  # fmt: skip
     "augment": Kernel(_augment, (("pipeline.symmetry_kernels", "augment_kernel"),)),
     "enumerate": Kernel(_enumerate, (("pipeline.kernels.enumeration", "enumerate_kernel"),)),
-    "canonical": Kernel(_canonical, (("pipeline.canonical_forms.batch", "canonical_kernel"),)),
+    "canonical_search": Kernel(
+        _canonical_search, (("pipeline.canonical_forms.search", "search_form"),)
+    ),
+    "canonical_full": Kernel(_canonical_full, (("pipeline.canonical_forms.full", "full_form"),)),
+    "canonical": Kernel(
+        _canonical,
+        (("pipeline.canonical_forms.batch", "canonical_kernel"),),
+        parts=("canonical_search", "canonical_full"),
+    ),
+    "rating_easy": Kernel(_rungs("easy_rungs"), (("pipeline.rating.ladder", "easy_rungs"),)),
+    "rating_hard": Kernel(_rungs("hard_rungs"), (("pipeline.rating.ladder", "hard_rungs"),)),
+    "rating_copies": Kernel(_rating_copies, (("pipeline.rating.difficulty", "symmetric_copies"),)),
     "rating": Kernel(
         _rating,
+        (("pipeline.rating.ladder", "grade_kernel"),),
+        parts=("rating_easy", "rating_hard", "rating_copies", "fast"),  # fast: its difficulty
+    ),
+    "pencilmarks": Kernel(
+        _pencilmarks,
         (
-            ("pipeline.rating.ladder", "grade_kernel"),
-            ("pipeline.rating.difficulty", "symmetric_copies"),
+            ("pipeline.kernels.fast", "solve_candidates_kernel"),
+            ("pipeline.kernels.reference", "reference_candidates_kernel"),
+            ("pipeline.kernels.fast", "two_solutions_candidates_kernel"),
+            ("pipeline.rating.ladder", "grade_candidates_kernel"),
+            ("pipeline.rating.difficulty", "symmetric_candidate_copies"),
         ),
     ),  # fmt: skip
 }
@@ -120,7 +211,8 @@ KERNELS: dict[str, Kernel] = {
 def warm(names: tuple[str, ...]) -> None:
     """Load the kernels `names`. Those not cached yet (a first run) compile side by side, one
     lane of `lanes(names)` here and each other in a process of its own (numba's compiler holds
-    the GIL: threads would take turns), which leaves them in the cache; then all load here."""
+    the GIL: threads would take turns), which leaves them in the cache; then all load here,
+    those made of parts after their parts."""
     here, *apart = lanes(names)
     helpers = [_compile_apart(lane) for lane in apart]
     try:
@@ -129,8 +221,13 @@ def warm(names: tuple[str, ...]) -> None:
     finally:
         for helper in helpers:
             helper.wait()  # a helper that failed leaves its kernels to the loop below
-    for name in names:
+    for name in with_parts(names):
         KERNELS[name].load()
+
+
+def with_parts(names: Iterable[str]) -> list[str]:
+    """`names` with the parts of each before it (`Kernel.parts`), each once."""
+    return list(dict.fromkeys(p for n in names for p in (*KERNELS[n].parts, n)))
 
 
 def lanes(names: Iterable[str]) -> list[list[str]]:
@@ -140,7 +237,8 @@ def lanes(names: Iterable[str]) -> list[list[str]]:
     (a kernel compiled elsewhere could not be loaded here)."""
     from pipeline.compiled import cache_root, kernel_cached
 
-    by_compiled = {KERNELS[n].compiled: n for n in reversed(list(names))}  # mrv, backtrack: one
+    names = [n for n in with_parts(names) if not KERNELS[n].parts]  # those after their parts
+    by_compiled = {KERNELS[n].compiled: n for n in reversed(names)}  # mrv, backtrack: one
     missing = [n for n in reversed(by_compiled.values())
                if not all(kernel_cached(*k) for k in KERNELS[n].compiled)]  # fmt: skip
     count = 1 if cache_root() is None or _in_worker_process() else _cores()
@@ -162,11 +260,29 @@ START_SECONDS = 1.0  # a process of its own starts (numpy, numba, the package) i
 
 def expect_kernels(names: Iterable[str]) -> float:
     """`pipeline.compiled.expect` for the kernels `names` as `warm` compiles them: the notice's
-    estimate is the longest lane's."""
+    estimate is the longest lane's. From the command line, the kernels of every other
+    command start compiling in the background meanwhile (`on_expect`)."""
     from pipeline.compiled import expect
 
+    names = tuple(names)
     plan = lanes(names)
-    return expect(compiled_names(names), max(sum(map(_seconds, lane)) for lane in plan))
+    last = [n for n in with_parts(names) if KERNELS[n].parts and n in _missing(names)]
+    longest = max(sum(map(_seconds, lane)) for lane in plan) + sum(map(_seconds, last))
+    ahead = bool(on_expect(names)) if on_expect is not None else False
+    return expect(compiled_names(with_parts(names)), longest, ahead)
+
+
+# Told the kernels of each piece of work `expect_kernels` hears of (and returns whether the
+# other kernels now compile in the background): the command line's `compile_ahead.enable()`
+# sets it, so that its first command compiles the other commands' kernels.
+on_expect: Callable[[tuple[str, ...]], bool] | None = None
+
+
+def _missing(names: Iterable[str]) -> set[str]:
+    from pipeline.compiled import kernel_cached
+
+    return {n for n in with_parts(names)
+            if not all(kernel_cached(*k) for k in KERNELS[n].compiled)}  # fmt: skip
 
 
 def _seconds(name: str) -> float:

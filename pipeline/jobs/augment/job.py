@@ -17,7 +17,6 @@ row's place in the input, so any worker count and batch size give the same outpu
 that stops keeps nothing (augmenting again is cheap): there is no `resume`.
 """
 
-import json
 from collections.abc import Iterator
 from contextlib import ExitStack
 from dataclasses import asdict, dataclass, field
@@ -45,6 +44,7 @@ from pipeline.jobs.augment.batch import (
     refuse_pencilmarks,
 )
 from pipeline.jobs.augment.sink import FileSink
+from pipeline.results.json_numbers import json_text
 from pipeline.run.checkpoint import StreamSink
 from pipeline.run.job import Job, JobOptions, start_job
 from pipeline.run.loop import running
@@ -118,7 +118,7 @@ class AugmentSummary:
         return data
 
     def to_json(self) -> str:
-        return json.dumps(self.as_dict())
+        return json_text(self.as_dict())
 
 
 @dataclass(frozen=True)

@@ -47,11 +47,12 @@ from pipeline.jobs.bench.reference import TdokuRuns, read_reference, tdoku_binar
 from pipeline.jobs.bench.solvers import checked, open_solvers, solver_options
 from pipeline.jobs.bench.table import BenchResult, BenchRow
 from pipeline.jobs.solve.batch import SolveOptions, solve_record_batch
-from pipeline.kernels.registry import REGISTRY, STRATEGIES
+from pipeline.kernels.registry import STRATEGIES
 from pipeline.plugins.open import open_adapter
 from pipeline.results.measures import effort
 from pipeline.results.schema import result_schema
 from pipeline.run.executors import Executor, InlineExecutor, ThreadExecutor
+from pipeline.run.job import warn_empty
 from pipeline.run.warmup import expect_kernels, warm
 
 BATCH_SIZE = 50_000
@@ -169,16 +170,16 @@ def _puzzles(parts: list[pa.Table]) -> list[str]:
 def _options_record(
     given: int | None,
     strategy: str,
-    strategies: tuple[str, ...],
     opts: dict[str, SolveOptions],
     solutions: int,
     rows: int | None,
     workers: int,
     repeats: int,
 ) -> dict[str, Any]:
-    budgets = "; ".join(
-        f"{s} {'none' if opts[s].max_nodes is None else f'{opts[s].max_nodes:,}'}"
-        for s in strategies
+    budgets = "; ".join(  # of the strategies only: a solver from outside searches its own way
+        f"{s} {'none' if o.budget is None else f'{o.budget:,}'}"
+        for s, o in opts.items()
+        if o.solver is None
     )
     solvers = [s for s, o in opts.items() if o.solver is not None]
     return {
@@ -188,7 +189,7 @@ def _options_record(
         # the budget given, as a number (as solve's metadata says it), where one was given:
         # each strategy's own default otherwise, all of them in `budgets`
         **({"max_nodes": given} if given is not None else {}),
-        "budgets": budgets or "none",
+        **({"budgets": budgets} if budgets else {}),
         "rows": "all" if rows is None else rows,
         "workers": workers,
         "repeats": repeats,
@@ -197,7 +198,7 @@ def _options_record(
 
 def bench(
     datasets: list[str | Path] | str | Path,
-    strategy: str | None = None,
+    strategy: str | list[str] | tuple[str, ...] | None = None,
     workers: int = 1,
     output: str | Path | None = None,
     *,
@@ -211,7 +212,8 @@ def bench(
     force: bool = False,
     solvers: list[str] | tuple[str, ...] = (),
 ) -> BenchResult:
-    """Solve each dataset with each strategy (`"all"` or one name) `repeats` times and measure.
+    """Solve each dataset with each strategy (`"all"`, a name, or a list of names) `repeats`
+    times and measure.
 
     `solvers`: `--solver` specs measured beside the strategies, exactly as they are (the spec
     is the name in the `strategy` column): `c:LIBRARY:SYMBOL`, `python:MODULE:FUNCTION`,
@@ -219,8 +221,8 @@ def bench(
     none with them. A solver's answers are checked as `solve` checks them; its `kernel_agrees`
     (our `fast` kernel's view of its claims) is computed after the clock, not on it.
 
-    `max_nodes` is the node budget for every strategy (default: each strategy's
-    `bench_budget` in the registry); `rows` keeps the first rows of each dataset; `output`
+    `max_nodes` is the node budget for every strategy (default: each strategy's own, as in
+    every command: `registry.node_budget`); `rows` keeps the first rows of each dataset; `output`
     writes the per-puzzle results as Parquet; `reference` adds a column of figures read from
     a file, `tdoku` one measured with tdoku's `run_benchmark` at that path (skipped, with a
     note, when it is not there). Raises `InputError` (one line) for a bad file or option.
@@ -230,10 +232,13 @@ def bench(
     paths = [Path(p) for p in ([datasets] if isinstance(datasets, str | Path) else datasets)]
     if not paths:
         raise InputError("no datasets given")
-    strategy = strategy or ("all" if not solvers else "")
-    strategies = STRATEGIES if strategy == "all" else (strategy,) if strategy else ()
-    if strategy not in ("all", "") and strategy not in STRATEGIES:
-        raise InputError(f"unknown strategy {strategy!r}; choose all, {', '.join(STRATEGIES)}")
+    names = [strategy] if isinstance(strategy, str) else list(strategy or ())
+    names = names or (["all"] if not solvers else [])
+    for name in names:
+        if name != "all" and name not in STRATEGIES:
+            raise InputError(f"unknown strategy {name!r}; choose all, {', '.join(STRATEGIES)}")
+    strategies = STRATEGIES if "all" in names else tuple(dict.fromkeys(names))
+    strategy = "all" if "all" in names else ", ".join(strategies)
     if workers < 1 or repeats < 1 or (rows is not None and rows < 1):
         raise InputError("workers, repeats and rows must be at least 1")
     target = None
@@ -278,9 +283,7 @@ def _bench(
 ) -> BenchResult:
     """`bench`, its options and output checked (and the output locked)."""
     try:
-        options = {
-            s: SolveOptions(s, solutions, max_nodes or REGISTRY[s].bench_budget) for s in strategies
-        }
+        options = {s: SolveOptions(s, solutions, max_nodes) for s in strategies}
         options |= solver_options(solvers, solutions, max_nodes)
     except ValueError as e:
         raise InputError(str(e)) from None
@@ -292,6 +295,9 @@ def _bench(
         (name, path, _load(path, rows, workers))
         for name, path in zip(_names(paths), paths, strict=True)
     ]
+    for _, path, batches in loaded:
+        if progress and not any(b.num_rows for b in batches):
+            warn_empty(str(path))
     started_at = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
     measured = TdokuRuns(binary, solutions) if binary is not None else None
     try:

@@ -16,7 +16,6 @@ import pyarrow as pa
 
 from pipeline.errors import InputError
 from pipeline.jobs.solve.batch import SolveOptions, solve_record_batch
-from pipeline.kernels.registry import REGISTRY
 from pipeline.plugins.open import open_solver, solver_metadata
 from pipeline.run.executors import Executor
 
@@ -29,9 +28,8 @@ def solver_options(
     options = {}
     for spec in specs:
         chosen = SolveOptions(solutions=solutions, solver=spec, agree=False, fetch=False)
-        if chosen.solver is None:
-            budget = max_nodes or REGISTRY[chosen.strategy].bench_budget
-            chosen = SolveOptions(chosen.strategy, solutions, budget)
+        if chosen.solver is None:  # a strategy: its budget, as every command gives it
+            chosen = SolveOptions(chosen.strategy, solutions, max_nodes)
         options[spec] = chosen
     return options
 

@@ -1,12 +1,12 @@
 """The bench table: one row per dataset x strategy, and how it is shown (Markdown, as
 tdoku's harness prints it, with a footer of what the figures are; JSON)."""
 
-import json
 import statistics
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from pipeline.jobs.bench.reference import Reference
+from pipeline.results.json_numbers import json_text
 from pipeline.results.measures import fixed
 
 
@@ -129,7 +129,7 @@ class BenchResult:
         return lines
 
     def to_json(self) -> str:
-        return json.dumps(
+        return json_text(
             {
                 "workers": self.workers,
                 "output": self.output,
@@ -137,6 +137,5 @@ class BenchResult:
                 "references": [r.to_dict() for r in self.references],
                 "notes": self.notes,
                 "rows": [r.to_dict() for r in self.rows],
-            },
-            indent=2,
+            }
         )

@@ -18,7 +18,6 @@ end, so the output appears whole or not at all; an interrupted run keeps nothing
 `--resume`: a rerun starts again).
 """
 
-import json
 import sys
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
@@ -40,6 +39,7 @@ from pipeline.jobs.enumerate.solutions import (
 )
 from pipeline.jobs.enumerate.spread import spread_tables
 from pipeline.kernels.registry import MAX_NODES
+from pipeline.results.json_numbers import json_text
 from pipeline.run.checkpoint import Checkpoint, StreamSink
 from pipeline.run.job import Job, JobOptions, start_job
 from pipeline.run.loop import running
@@ -80,7 +80,7 @@ class EnumerateSummary:
     def to_json(self) -> str:
         data = asdict(self)
         data.pop("metadata")
-        return json.dumps(data, indent=2)
+        return json_text(data)
 
     def describe(self) -> str:
         counts = ", ".join(

@@ -2,7 +2,6 @@
 progress bar on a terminal and a summary (`--json`), as `solve` and `validate` give theirs."""
 
 import itertools
-import json
 import sys
 import time
 from collections.abc import Iterator
@@ -26,6 +25,7 @@ from pipeline.jobs.generate.puzzles import (
     kernels,
     no_puzzles,
 )
+from pipeline.results.json_numbers import json_text
 from pipeline.run.job import HiddenBar, sigterm_as_interrupt
 from pipeline.run.warmup import expect_kernels
 
@@ -50,7 +50,7 @@ class GenerateSummary:
     rows_per_s: float
 
     def to_json(self) -> str:
-        return json.dumps({"command": "generate", **asdict(self)}, indent=2)
+        return json_text({"command": "generate", **asdict(self)})
 
     def describe(self) -> str:
         return (

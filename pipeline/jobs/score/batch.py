@@ -14,8 +14,10 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from pipeline.cell_lists import is_cell_lists
 from pipeline.grid import ParsedGrids, clue_counts, format_grids, parse_puzzles
 from pipeline.io.dataset import optional_column
+from pipeline.io.formats import as_text
 from pipeline.jobs.score.summary import BatchTally, tally_batch
 from pipeline.jobs.score.verdicts import (
     CORRECT,
@@ -67,9 +69,10 @@ class ScoreOptions:
             raise ValueError(f"rate_samples must be at least 1, not {self.rate_samples}")
 
     def kernels(self) -> tuple[str, ...]:
-        """The kernels a batch calls (`run.warmup.KERNELS`): the solver, the clash check, and
-        the rating's with `rate`."""
-        return (SOLVER, "clash", *(("rating",) if self.rate else ()))
+        """The kernels a batch calls (`run.warmup.KERNELS`): the solver, the clash check, the
+        check of the predictions and the input's solutions (`verify`), and the rating's with
+        `rate`."""
+        return (SOLVER, "clash", "verify", *(("rating",) if self.rate else ()))
 
     @property
     def has_grade(self) -> bool:
@@ -157,7 +160,9 @@ def score_record_batch(batch: pa.RecordBatch, options: ScoreOptions) -> ScoredBa
     the solution and grade columns: one output row per input row, and the batch's figures."""
     raw = batch.column(batch.schema.get_field_index("puzzle"))
     puzzles = parse_puzzles(raw)
-    predictions = parse_puzzles(batch.column(batch.schema.get_field_index(options.prediction)))
+    answers = batch.column(batch.schema.get_field_index(options.prediction))
+    # a Parquet column of bytes read as text; lists of 81 ints (a model's outputs) as they are
+    predictions = parse_puzzles(answers if is_cell_lists(answers.type) else as_text(answers))
     expected = None if options.solution is None else optional_column(batch, options.solution)
     verdicts = judge(puzzles, predictions)
     # solutions for the rows that need one: a correct prediction holds 81 right cells anyway

@@ -21,9 +21,11 @@ from typing import Any, Unpack
 
 import pyarrow as pa
 
+from pipeline.cell_lists import is_cell_lists
 from pipeline.errors import InputError
 from pipeline.io.columns import prediction_column
 from pipeline.io.dataset import Dataset
+from pipeline.io.formats import is_text
 from pipeline.io.inputs import STDIN
 from pipeline.io.text_columns import check_text_columns
 from pipeline.io.writers import encode
@@ -33,7 +35,7 @@ from pipeline.jobs.score.verdicts import VERDICT_NAMES
 from pipeline.run.checkpoint import Checkpoint, Progress, StreamSink, open_sink
 from pipeline.run.job import Job, JobOptions, start_job
 from pipeline.run.loop import running
-from pipeline.run.parts import Part, verdict_counts
+from pipeline.run.parts import Part, ramp_up, verdict_counts
 
 SCORED_SUFFIX = ".scored.parquet"
 GRADE_COLUMN = "grade"  # an input column of this name gives the accuracy by grade
@@ -80,7 +82,8 @@ def score_file(
     the clue count (`batch.COLUMNS`).
 
     The predictions are the column named `prediction_column`, else the first named
-    prediction, predicted, output or answer (plurals too). The input's solution column, where
+    prediction, predicted or output (plurals too), never the input's solution column (in
+    sudoku-extreme's layout, `answer`). The input's solution column, where
     it solves its puzzle, gives the cells correct; else the `fast` kernel finds a solution.
     Input columns `grade` and `difficulty` (`solve --rate` writes both) come along, and the
     summary gives the accuracy by grade; `rate` rates each puzzle here instead (its grade, and
@@ -104,7 +107,8 @@ def score_file(
     )
     if job.inputs.several:
         raise InputError("score takes one input at a time")
-    scoring = score_options(job.inputs.first, prediction_column, job.reading.solution_column)
+    scoring, found = score_options(job.inputs.first, prediction_column,
+                                   job.reading.solution_column)  # fmt: skip
     if rate:
         ds = job.inputs.first
         rated = [c for c in (GRADE_COLUMN, DIFFICULTY_COLUMN) if c in ds.extra_columns]
@@ -120,13 +124,19 @@ def score_file(
         stream = "stdin" if job.inputs.names[0] == STDIN else job.inputs.names[0]
         raise InputError(f"--resume cannot continue from {stream}: it can be read once only")
     with job.locked():
-        return _run(job, scoring, prediction_column, resume)
+        return _run(job, scoring, found, resume)
 
 
-def score_options(ds: Dataset, wanted: str | None, named_solution: str | None) -> ScoreOptions:
-    """Which batch columns hold the predictions, solutions and grades of `ds`."""
+def score_options(
+    ds: Dataset, wanted: str | None, named_solution: str | None
+) -> tuple[ScoreOptions, str]:
+    """Which batch columns hold the predictions, solutions and grades of `ds`, and the input's
+    column of predictions (as the run's metadata records it)."""
     name = ds.location
-    prediction = prediction_column(name, ds.columns, wanted, (ds.puzzle_column, ds.id_column))
+    if not ds.columns and ds.num_rows == 0:  # an empty file: nothing to find, nothing to score
+        return ScoreOptions(), wanted or "prediction"
+    taken = (ds.puzzle_column, ds.id_column, ds.solution_column)
+    prediction = prediction_column(name, ds.columns, wanted, taken)
     if prediction in (ds.puzzle_column, ds.id_column):
         role, option = (
             ("puzzle", "--column") if prediction == ds.puzzle_column else ("id", "--id-column")
@@ -136,6 +146,11 @@ def score_options(ds: Dataset, wanted: str | None, named_solution: str | None) -
             f"name the {role} column with {option}"
         )
     solution = "solution" if ds.solution_column is not None else None
+    if prediction in ds.extra_columns:
+        kind = ds.extra_schema.field(ds.extra_columns[prediction]).type
+        if not (is_text(kind) or is_cell_lists(kind)):
+            raise InputError(f"{name}: the prediction column '{prediction}' holds {kind}; "
+                             "expected puzzle strings or lists of 81 ints 0-9")  # fmt: skip
     if prediction == ds.solution_column:
         if named_solution is not None:
             raise InputError(
@@ -143,8 +158,8 @@ def score_options(ds: Dataset, wanted: str | None, named_solution: str | None) -
             )
         # found as the solutions (by name, or in a file without a header by content), but
         # named as the predictions: it is the predictions, and there are no solutions
-        return ScoreOptions("solution", None, *_ratings(ds))
-    return ScoreOptions(ds.extra_columns[prediction], solution, *_ratings(ds))
+        return ScoreOptions("solution", None, *_ratings(ds)), prediction
+    return ScoreOptions(ds.extra_columns[prediction], solution, *_ratings(ds)), prediction
 
 
 def _ratings(ds: Dataset) -> tuple[str | None, str | None]:
@@ -152,13 +167,15 @@ def _ratings(ds: Dataset) -> tuple[str | None, str | None]:
     return ds.extra_columns.get(GRADE_COLUMN), ds.extra_columns.get(DIFFICULTY_COLUMN)
 
 
-def _tasks(ds: Dataset, start: int) -> Iterator[tuple[int, pa.RecordBatch]]:
-    for batch in ds.batches(start):
+def _tasks(ds: Dataset, start: int, slow: bool) -> Iterator[tuple[int, pa.RecordBatch]]:
+    """`(first row, batch)` from row `start` on; `slow` (rated): the first ones small."""
+    batches = ((None, batch) for batch in ds.batches(start))
+    for _, batch in ramp_up(batches) if slow else batches:
         yield start, batch
         start += batch.num_rows
 
 
-def _run(job: Job, scoring: ScoreOptions, prediction: str | None, resume: bool) -> ScoreSummary:
+def _run(job: Job, scoring: ScoreOptions, prediction: str, resume: bool) -> ScoreSummary:
     """The score job, its output locked."""
     ds = job.inputs.first
     id_type = ds.schema.field("id").type if ds.id_column is not None else None
@@ -182,7 +199,9 @@ def _run(job: Job, scoring: ScoreOptions, prediction: str | None, resume: bool) 
             )
             run.show_progress(initial=progress.rows)
             done = progress.rows
-            for scored in run.map(score_part, _tasks(ds, done), scoring, job.target.format):
+            for scored in run.map(
+                score_part, _tasks(ds, done, scoring.rate), scoring, job.target.format
+            ):
                 sink.add(scored.part)
                 tally.add(scored.tally)
                 done += scored.rows

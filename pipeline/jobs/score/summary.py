@@ -7,7 +7,6 @@ The figures are the output's, computed as it is written: `accuracy` is the share
 rows whose `cells_correct` is known, and each group's accuracy the share of its rows `correct`.
 """
 
-import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -19,6 +18,7 @@ import pyarrow.compute as pc
 from pipeline.grid import CELLS
 from pipeline.jobs.score.verdicts import CORRECT, UNKNOWN, VERDICT_NAMES
 from pipeline.rating.bins import NO_BIN, bin_label, difficulty_bins
+from pipeline.results.json_numbers import json_text
 
 _VERDICTS = len(VERDICT_NAMES)
 
@@ -127,7 +127,7 @@ class ScoreSummary:
     def to_json(self) -> str:
         data = asdict(self)
         data.pop("metadata")
-        return json.dumps(data, indent=2)
+        return json_text(data)
 
     def describe(self) -> str:
         """The terminal summary: accuracy, verdicts, then accuracy by clue count and grade."""

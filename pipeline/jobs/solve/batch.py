@@ -19,6 +19,7 @@ from pipeline.kernels import (
     get_strategy,
     solve_grids,
 )
+from pipeline.kernels.registry import node_budget
 from pipeline.plugins import parse_spec
 from pipeline.results.schema import build_results, enum_array, enum_field
 
@@ -30,7 +31,7 @@ class SolveOptions:
 
     strategy: str = DEFAULT_STRATEGY
     solutions: int = 2
-    max_nodes: int | None = None
+    max_nodes: int | None = None  # as given; None: the strategy's own (`budget`)
     canonical: bool = False  # add the `canonical` column (minlex form)
     rate: bool = False  # add `difficulty`, `grade`, `steps`, `steps_by_level`
     rate_samples: int = 16  # symmetries averaged by `difficulty`
@@ -61,6 +62,13 @@ class SolveOptions:
             )
         if self.rate_samples < 0 or self.rate_seed < 0:
             raise ValueError("rate_samples and rate_seed must be at least 0")
+
+    @property
+    def budget(self) -> int | None:
+        """Each puzzle's node budget: `max_nodes` when given, else the strategy's default
+        (`registry.node_budget`: one rule for every command); None for a solver from outside,
+        whose searches are its own."""
+        return None if self.solver is not None else node_budget(self.strategy, self.max_nodes)
 
     @property
     def name(self) -> str:
@@ -163,7 +171,7 @@ def solve_record_batch(batch: pa.RecordBatch, options: SolveOptions) -> pa.Table
             parsed.grids,
             strategy=options.strategy,
             solutions=options.solutions,
-            max_nodes=options.max_nodes,
+            max_nodes=options.budget,
             skip=~parsed.ok,
             **marks,
         )

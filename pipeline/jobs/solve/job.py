@@ -9,7 +9,6 @@ atomically, with the run's metadata. An interrupted run is continued with `resum
 result then equals an uninterrupted run's, timing columns aside.
 """
 
-import json
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
@@ -28,11 +27,12 @@ from pipeline.io.writers import encode
 from pipeline.jobs.solve.batch import SolveOptions, solve_record_batch
 from pipeline.kernels.codes import OUTSIDE_ONLY, VERDICT_NAMES
 from pipeline.plugins.open import open_solver, solver_metadata
+from pipeline.results.json_numbers import json_text
 from pipeline.results.schema import result_schema
 from pipeline.run.checkpoint import Checkpoint, StreamSink, open_sink
 from pipeline.run.job import Job, JobOptions, start_job
 from pipeline.run.loop import running
-from pipeline.run.parts import Part, verdict_counts
+from pipeline.run.parts import Part, ramp_up, verdict_counts
 
 SOLVED_SUFFIX = ".solved.parquet"
 SOURCE_TYPE = pa.dictionary(pa.int32(), pa.string())  # the `source` column of several inputs
@@ -51,19 +51,22 @@ class RunSummary:
     workers: int
     strategy: str
     resumed_rows: int = 0
+    max_nodes: int | None = None  # each puzzle's node budget (the strategy's own by default)
     metadata: dict[str, Any] = field(default_factory=dict, repr=False)
 
     def to_json(self) -> str:
         data = asdict(self)
         data.pop("metadata")
-        return json.dumps(data, indent=2)
+        return json_text(data)
 
     def describe(self) -> str:
         counts = ", ".join(f"{v} {n:,}" for v, n in self.verdicts.items() if n)
         resumed = f" ({self.resumed_rows:,} from the checkpoint)" if self.resumed_rows else ""
+        budget = "" if self.max_nodes is None else f", {self.max_nodes:,} nodes a puzzle at most"
         return (
             f"{self.rows:,} rows{resumed} in {self.wall_s:.2f} s "
-            f"({self.rows_per_s:,.0f} rows/s, {self.workers} worker{'s' * (self.workers != 1)}): "
+            f"({self.rows_per_s:,.0f} rows/s, {self.workers} worker{'s' * (self.workers != 1)}"
+            f"{budget}): "
             f"{counts or 'no rows'}\n"
             f"wrote {self.output}"
         )
@@ -79,7 +82,7 @@ def _identity(job: Job, options: SolveOptions) -> dict[str, Any]:
         "strategy": options.strategy,
         **({"solver": options.solver} if options.solver else {}),
         "solutions": options.solutions,
-        "max_nodes": options.max_nodes,
+        "max_nodes": options.budget,
         "added columns": [
             options.canonical,
             options.rate,
@@ -123,10 +126,11 @@ def _empty(job: Job, search: SolveOptions) -> pa.Table:
     return schema.empty_table()
 
 
-def _tasks(job: Job, source: int, row: int, start: int) -> Iterator[tuple]:
+def _tasks(job: Job, source: int, row: int, start: int, slow: bool = False) -> Iterator[tuple]:
     """The work, batch by batch, from input `source`'s `row` on; `start`: the first batch's
-    place in the output."""
-    for index, batch in job.inputs.batches(source, row):
+    place in the output. `slow` rows (rated): the first batches small (`ramp_up`)."""
+    batches = job.inputs.batches(source, row)
+    for index, batch in ramp_up(batches) if slow else batches:
         yield start, index, job.inputs.names[index] if job.inputs.several else None, batch
         start += batch.num_rows
 
@@ -169,6 +173,11 @@ def solve_file(
     except ValueError as e:
         raise InputError(str(e)) from None
     about_solver: dict[str, Any] = {}
+    if search.solver is not None and max_nodes is not None:  # it would be ignored
+        raise InputError(
+            "--max-nodes is the built-in strategies' node budget; a solver from "
+            "outside (--solver) searches its own way"
+        )
     if search.solver is not None:
         adapter = open_solver(search.solver)  # InputError (one line) before any work
         about_solver = solver_metadata(adapter)
@@ -222,7 +231,7 @@ def _run(job: Job, search: SolveOptions, resume: bool, about_solver: dict[str, A
 
             def counted() -> Iterator[tuple]:
                 nonlocal read
-                for task in _tasks(job, progress.source, progress.next_row, done):
+                for task in _tasks(job, progress.source, progress.next_row, done, search.rate):
                     read += task[3].num_rows
                     yield task
 
@@ -239,9 +248,10 @@ def _run(job: Job, search: SolveOptions, resume: bool, about_solver: dict[str, A
                 if ds.renamed
             }
             said = {"solver": about_solver} if about_solver else {}
+            recorded = asdict(search) | {"max_nodes": search.budget}  # the budget that held
             metadata = job.metadata(
                 done,
-                asdict(search),
+                recorded,
                 rate,
                 resumed_rows=progress.rows,
                 renamed_columns=renamed or None,
@@ -267,5 +277,6 @@ def _run(job: Job, search: SolveOptions, resume: bool, about_solver: dict[str, A
         workers=job.executor.workers,
         strategy=search.name,
         resumed_rows=progress.rows,
+        max_nodes=search.budget,
         metadata=metadata,
     )

@@ -5,7 +5,6 @@ and seed, the inputs with their sizes and sha256, the tool's version, and how it
 
 import datetime
 import hashlib
-import json
 import os
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
@@ -15,6 +14,7 @@ from typing import Any
 from pipeline.io.runinfo import package_version
 from pipeline.jobs.split.options import BELOW_RATING, REASONS, SplitOptions
 from pipeline.jobs.split.plan import SplitPlan
+from pipeline.results.json_numbers import json_text
 
 MANIFEST = "manifest.json"
 TOOL = "sudoku-pipeline"
@@ -140,7 +140,7 @@ class SplitManifest:
         )
 
     def to_json(self) -> str:
-        return json.dumps(asdict(self), indent=2)
+        return json_text(asdict(self))
 
     def describe(self) -> str:
         """The summary sentence the command prints on stderr."""

@@ -31,13 +31,14 @@ class ValidateOptions:
 
     def kernels(self) -> tuple[str, ...]:
         """The kernels a batch of these checks calls (`run.warmup.KERNELS`): the two-solution
-        search and the clash check, the solve kernel for `minimal`, the canonical forms for
-        `symmetry`."""
+        search, the clash check and the solutions' check (`verify`: an input's solution column),
+        the solve kernel for `minimal`, the canonical forms for `symmetry` and a leak audit."""
         return (
             "two_solutions",
             "clash",
+            "verify",
             *(("fast",) if self.minimal else ()),
-            *(("canonical",) if self.symmetry else ()),
+            *(("canonical",) if self.symmetry or self.leaks else ()),
         )
 
     def __post_init__(self) -> None:

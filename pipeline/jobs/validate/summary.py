@@ -2,7 +2,6 @@
 examples, the clue counts (`FindingsTally`); the `ValidationSummary` the command prints.
 """
 
-import json
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -13,6 +12,7 @@ from pipeline.grid import CELLS
 from pipeline.jobs.validate.catalogue import CODES, LEVELS, code_counts, level_counts
 from pipeline.jobs.validate.checks import duplicate_findings
 from pipeline.jobs.validate.duplicates import Repeats
+from pipeline.results.json_numbers import json_text
 
 EXAMPLES = 3  # first findings of each code kept for the summary
 
@@ -43,14 +43,17 @@ class ValidationSummary:
     def to_json(self) -> str:
         data = asdict(self)
         data.pop("metadata")
-        return json.dumps(data, indent=2, default=str)
+        return json_text(data)
 
     def describe(self) -> str:
         """The terminal summary: counts per finding with a first example, the clue range."""
+        verdict = "clean" if self.clean else f"{self.rows_with_errors:,} rows with errors"
+        if not self.rows:  # no row is no evidence of clean data
+            verdict = "nothing to validate (no rows)"
         lines = [
             f"{self.rows:,} rows in {self.wall_s:.2f} s ({self.rows_per_s:,.0f} rows/s, "
             f"{self.workers} worker{'s' if self.workers != 1 else ''}): "
-            + ("clean" if self.clean else f"{self.rows_with_errors:,} rows with errors")
+            + verdict
             + "; findings: "
             + (", ".join(f"{n:,} {level}" for level, n in self.levels.items() if n) or "none")
         ]
