@@ -158,8 +158,6 @@ COMPILE_SECONDS: dict[tuple[str, str], float] = {
     ("pipeline.kernels.fast", "solve_candidates_kernel"): 5.0,
     ("pipeline.kernels.reference", "reference_candidates_kernel"): 4.0,
     ("pipeline.kernels.fast", "two_solutions_candidates_kernel"): 4.6,
-    ("pipeline.rating.ladder", "grade_candidates_kernel"): 5.0,
-    ("pipeline.rating.difficulty", "symmetric_candidate_copies"): 1.5,
 }
 DEFAULT_SECONDS = 3.0
 

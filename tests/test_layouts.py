@@ -10,8 +10,8 @@ import pyarrow.parquet as pq
 import pytest
 
 import pipeline
-from pipeline.io.dataset import open_dataset
 from pipeline.io.layouts import known_layout
+from pipeline.io.opening import open_dataset
 from pipeline.io.runinfo import METADATA_KEY
 from tests.conftest import assert_one_line_error, cli
 

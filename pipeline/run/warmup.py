@@ -104,14 +104,14 @@ def _rungs(which: str) -> Callable[[], None]:
 def _rating_copies() -> None:
     from pipeline.rating.difficulty import symmetric_copies
 
-    symmetric_copies(_grids(), 0, 2, np.empty((4, 81), np.uint8))
+    symmetric_copies(_grids(), False, 0, 2, np.empty((4, 81), np.uint8))
 
 
 def _pencilmarks() -> None:
     """The twins of the kernels for pencilmark puzzles (729-character rows): compiled when a
     row holds one, in the background ahead of that."""
     from pipeline.kernels import find_two_solutions, solve_grids
-    from pipeline.rating.difficulty import symmetric_candidate_copies
+    from pipeline.rating.difficulty import symmetric_copies
     from pipeline.rating.ladder import grade_grids
 
     marks = np.full((1, 81), 0x1FF, np.uint16)
@@ -119,7 +119,7 @@ def _pencilmarks() -> None:
         solve_grids(None, strategy, max_nodes=1000, candidates=marks)
     find_two_solutions(None, max_nodes=1000, candidates=marks)
     grade_grids(None, candidates=marks)
-    symmetric_candidate_copies(marks, 0, 2, np.empty((2, 81), np.uint16))
+    symmetric_copies(marks, True, 0, 2, np.empty((2, 81), np.uint16))
 
 
 def _library() -> None:
@@ -201,8 +201,6 @@ KERNELS: dict[str, Kernel] = {
             ("pipeline.kernels.fast", "solve_candidates_kernel"),
             ("pipeline.kernels.reference", "reference_candidates_kernel"),
             ("pipeline.kernels.fast", "two_solutions_candidates_kernel"),
-            ("pipeline.rating.ladder", "grade_candidates_kernel"),
-            ("pipeline.rating.difficulty", "symmetric_candidate_copies"),
         ),
     ),  # fmt: skip
 }

@@ -319,9 +319,7 @@ def _bench(
         "started_at": started_at,
         "workers": workers,
         "repeats": repeats,
-        "options": _options_record(
-            max_nodes, strategy, strategies, options, solutions, rows, workers, repeats
-        ),
+        "options": _options_record(max_nodes, strategy, options, solutions, rows, workers, repeats),
         "runs": runs,
         **({"solvers": about} if about else {}),
         **machine(),

@@ -17,7 +17,7 @@ import pyarrow.compute as pc
 from pipeline.cell_lists import is_cell_lists
 from pipeline.grid import ParsedGrids, clue_counts, format_grids, parse_puzzles
 from pipeline.io.dataset import optional_column
-from pipeline.io.formats import as_text
+from pipeline.io.readers import as_text
 from pipeline.jobs.score.summary import BatchTally, tally_batch
 from pipeline.jobs.score.verdicts import (
     CORRECT,

@@ -25,8 +25,8 @@ from pipeline.cell_lists import is_cell_lists
 from pipeline.errors import InputError
 from pipeline.io.columns import prediction_column
 from pipeline.io.dataset import Dataset
-from pipeline.io.formats import is_text
 from pipeline.io.inputs import STDIN
+from pipeline.io.readers import is_text
 from pipeline.io.text_columns import check_text_columns
 from pipeline.io.writers import encode
 from pipeline.jobs.score.batch import ScoreOptions, output_schema, score_record_batch
