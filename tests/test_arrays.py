@@ -3,6 +3,7 @@
 
 import json
 import os
+from functools import partial
 
 import numpy as np
 import pyarrow as pa
@@ -191,3 +192,41 @@ def test_column_arrays_are_what_a_worker_sends_and_append_takes(tmp_path):
         out.commit({"command": "test"})
     assert json.loads((tmp_path / "a" / META).read_text())["sudoku_pipeline"] == {"command": "test"}
     assert os.listdir(tmp_path) == ["a"]
+
+
+def test_rows_written_at_their_place_out_of_order_are_the_file_numpy_saves(tmp_path):
+    rows = np.arange(10 * 81, dtype=np.uint8).reshape(10, 81)
+    out = NpyAppender(tmp_path / "cells.npy", np.dtype(np.uint8), (81,))
+    first, second = out.reserve(4), out.reserve(6)
+    out.write_at(second, rows[4:])  # the later batch first, as a writer thread may
+    out.write_at(first, rows[:4])
+    with pytest.raises(ValueError, match="not reserved"):
+        out.write_at(8, rows[:4])
+    out.close()
+    np.save(tmp_path / "expected.npy", rows)
+    assert (tmp_path / "cells.npy").read_bytes() == (tmp_path / "expected.npy").read_bytes()
+
+
+def test_an_hrm_set_writes_the_same_bytes_with_writer_threads_and_hands_back_each_batch(
+    tmp_path,
+):
+    from pipeline.io.hrm_folders import HrmSet
+
+    grids = np.random.default_rng(1).integers(0, 10, (300, 81), dtype=np.uint8)
+    schema = pa.schema([("copy", pa.int32())])
+    written = {}
+    for writers in (0, 2):
+        handed_back = []
+        with HrmSet(tmp_path / f"w{writers}", schema, writers=writers) as out:
+            for start in range(0, 300, 40):
+                part = slice(start, start + 40)
+                size = len(grids[part])
+                out.append(grids[part], grids[part], np.full(size // 2, 2) if size == 40
+                           else np.ones(size, np.int64), {"copy": np.zeros(size, np.int32)},
+                           then=partial(handed_back.append, start))  # fmt: skip
+            out.commit({})
+        assert handed_back == list(range(0, 300, 40))  # each batch once, in order, by commit
+        written[writers] = {p.name: p.read_bytes() for p in (tmp_path / f"w{writers}").iterdir()
+                            if p.suffix == ".npy"}  # fmt: skip
+    assert written[0] == written[2] and len(written[0]) == 6
+    assert (np.load(tmp_path / "w2" / "all__inputs.npy") == grids + 1).all()

@@ -169,19 +169,49 @@ class NpyAppender:
         self.row_shape = tuple(row_shape)
         self.rows = 0
         self._size = len(_header(self.dtype, _LARGEST, self.row_shape, 0))
+        self._row_bytes = self.dtype.itemsize * int(np.prod(self.row_shape, dtype=np.int64))
         self._file = open(path, "wb")  # noqa: SIM115 - closed by close()
         self._file.write(_header(self.dtype, 0, self.row_shape, self._size))
+        self._file.flush()  # rows may be written at their place (`write_at`) from here on
 
-    def append(self, values: np.ndarray) -> None:
-        """Append rows: `values` of shape `(k, *row_shape)`, cast to the file's dtype."""
+    def _rows_of(self, values: np.ndarray) -> np.ndarray:
         values = np.ascontiguousarray(values, dtype=self.dtype)
         if values.shape[1:] != self.row_shape:
             raise ValueError(
                 f"{self.path.name}: rows of shape {values.shape[1:]}, expected {self.row_shape}"
             )
+        return values
+
+    def append(self, values: np.ndarray) -> None:
+        """Append rows: `values` of shape `(k, *row_shape)`, cast to the file's dtype."""
+        values = self._rows_of(values)
         if values.size:
             self._file.write(values.data.cast("B"))
         self.rows += len(values)
+
+    def reserve(self, rows: int) -> int:
+        """Room for `rows` more rows, to be written with `write_at` (a file written so is not
+        appended to); returns the number of the first."""
+        first = self.rows
+        self.rows += rows
+        return first
+
+    def write_at(self, first: int, values: np.ndarray) -> None:
+        """Write rows reserved before (`reserve`) at their place, from any thread: the writes
+        of several threads, each copying its rows into the system's page cache, overlap
+        (`os.pwrite` releases the GIL)."""
+        values = self._rows_of(values)
+        if first + len(values) > self.rows:
+            raise ValueError(
+                f"{self.path.name}: rows {first}..{first + len(values)} were "
+                f"not reserved ({self.rows} are)"
+            )
+        data = values.data.cast("B")
+        offset = self._size + first * self._row_bytes
+        fd = self._file.fileno()
+        while len(data):
+            written = os.pwrite(fd, data, offset)
+            data, offset = data[written:], offset + written
 
     def close(self) -> None:
         """Write the header again with the real row count, and flush the file to disk."""

@@ -9,13 +9,16 @@ augment each batch (`batch`): for Parquet they encode its rows, and the parent j
 parts in order, by their footers, into a temporary file beside the output (`sink`: each byte
 written once, no checkpoint), renamed into place at the end with the run's metadata; for a
 folder of arrays (`format="npy"`, `io.arrays`) they hand back the columns as arrays, and the
-parent appends them to the folder's files. Memory stays bounded by
+parent appends them to the folder's files; for HRM's layout (`format="hrm"`,
+`io.hrm_folders`) they hand back each row's group (the puzzle itself, then its copies) as
+HRM's tokens, and the parent appends them to the split's folder. Memory stays bounded by
 the batches in flight, whatever the input's size. Copies depend only on the seed and each
 row's place in the input, so any worker count and batch size give the same output. A run
 that stops keeps nothing (augmenting again is cheap): there is no `resume`.
 """
 
 from collections.abc import Iterator
+from contextlib import ExitStack
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Unpack
@@ -23,15 +26,22 @@ from typing import Any, Unpack
 import pyarrow as pa
 
 from pipeline.errors import InputError
-from pipeline.io.array_folders import NpyFolder
-from pipeline.io.output import default_output
+from pipeline.io.array_folders import NpyFolder, check_array_folder
+from pipeline.io.extreme_layout import rating_as_number
+from pipeline.io.hrm_folders import HrmSet, write_identifiers
+from pipeline.io.inputs import expand
+from pipeline.io.output import Target, default_output
+from pipeline.io.runinfo import usable_cpus
 from pipeline.io.writers import encode
 from pipeline.jobs.augment.batch import (
     LEFT_OUT,
     AugmentOptions,
     AugmentTally,
+    HrmArrays,
     augment_record_batch,
+    hrm_schema,
     output_schema,
+    refuse_pencilmarks,
 )
 from pipeline.jobs.augment.sink import FileSink
 from pipeline.results.json_numbers import json_text
@@ -42,7 +52,7 @@ from pipeline.run.parts import Part
 
 AUGMENTED_SUFFIX = ".augmented.parquet"
 FOLDER_SUFFIX = ".augmented"  # a folder of arrays beside the input
-FORMATS = ("parquet", "npy")
+FORMATS = ("parquet", "npy", "hrm")
 # Input rows per batch, by default: about OUTPUT_BATCH rows out (what bounds memory is the
 # copies: 50,000 input rows at K = 8 held 400,000 rows, 650 MiB for the process tree)
 OUTPUT_BATCH = 65_536
@@ -113,12 +123,14 @@ class AugmentSummary:
 
 @dataclass(frozen=True)
 class AugmentedPart:
-    """What a worker sends back: a part (Parquet) or arrays (npy), and the batch's tally."""
+    """What a worker sends back: a part (Parquet), arrays (npy) or HRM's (hrm), and the
+    batch's tally."""
 
     rows: int
     tally: AugmentTally
     part: Part | None = None
     arrays: dict[str, Any] | None = None
+    hrm: HrmArrays | None = None
 
 
 def augment_part(
@@ -127,9 +139,14 @@ def augment_part(
     """The unit of work: augment one batch (`task`: the position of its first output row is
     not known yet, so `0`; the batch) and encode its rows in `fmt`."""
     _, batch = task
+    if fmt == "hrm":
+        refuse_pencilmarks(batch)
+        batch = rating_as_number(batch, streamed=True)  # sudoku-extreme's, kept as numbers
     augmented = augment_record_batch(batch, options)
     if fmt == "npy":
         return AugmentedPart(augmented.rows, augmented.tally, arrays=augmented.arrays(schema))
+    if fmt == "hrm":
+        return AugmentedPart(augmented.rows, augmented.tally, hrm=augmented.hrm_arrays(schema))
     table = augmented.table().cast(schema)
     data = encode(table, fmt)
     return AugmentedPart(table.num_rows, augmented.tally, part=Part(0, table.num_rows, 0, 0, data))
@@ -148,34 +165,55 @@ def augment_file(
     to `output` (default `<stem>.augmented.parquet` beside the input, or the folder
     `<stem>.augmented` with `format="npy"`), with the original first when `keep_original`.
 
+    `format="hrm"`: the folder of one split in the layout HRM's and TRM's `PuzzleDataset`
+    loads (`io.hrm_folders`; default: `<stem>` beside the input, `train.csv` -> `train/`, as
+    the loader names a split), each input puzzle a group of itself and its `copies` copies
+    (the original always kept; `copies=0`: the puzzles as they are, a test split), the other
+    columns beside, one `all__<column>.npy` each, and `identifiers.json` beside the folder
+    unless one is there.
+
     Output columns (`batch.COLUMNS`): group (the input row), copy, [id], puzzle,
     solution, the symmetry applied (relabel, row_order, column_order, transposed: invertible,
     `pipeline.restore_originals`), then the input's other columns. A row without a solution is
     solved first; rows that are not puzzles with one solution are left out and counted by
     reason (the summary). `options`: how to read the input and run the job, as for
-    `solve_file` (`JobOptions`; `format`: parquet or npy).
+    `solve_file` (`JobOptions`; `format`: parquet, npy or hrm).
 
     Raises `InputError` (its message one line) for a bad file, column, option or output,
     `RunFailed` when the workers or the cluster go away, and `RunInterrupted` after Ctrl-C or
     SIGTERM (nothing is kept).
     """
-    if isinstance(copies, bool) or not isinstance(copies, int) or copies < 1:
-        raise InputError(f"copies must be a whole number of at least 1, not {copies!r}")
+    fewest = 0 if options.get("format") == "hrm" else 1
+    if isinstance(copies, bool) or not isinstance(copies, int) or copies < fewest:
+        raise InputError(
+            f"copies must be a whole number of at least 1 (0 with format hrm: "
+            f"the puzzles as they are), not {copies!r}"
+        )
     if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
         raise InputError(f"seed must be a whole number of at least 0, not {seed!r}")
     fmt = options.get("format")
     if fmt is not None and fmt not in FORMATS:
-        raise InputError(f"augment writes parquet or npy, not {fmt!r}")
+        raise InputError(f"augment writes parquet, npy or hrm, not {fmt!r}")
     if output is None and fmt == "npy" and str(input_path) != "-":
         output = default_output(input_path, FOLDER_SUFFIX)
     if fmt is None and output is not None and str(output) == "-":
         options["format"] = "parquet"  # stdout: Parquet too, not the file jobs' CSV
+    target: str | Path | Target | None = output
+    if fmt == "hrm":  # a split's folder, checked as every folder of arrays is
+        if output is None and str(input_path) == "-":
+            raise InputError("augment --format hrm writes a folder: give -o DIR")
+        where = default_output(input_path, "") if output is None else output  # train/
+        folder = check_array_folder(
+            where, inputs=expand(input_path), force=options.get("force", False)
+        )
+        target = Target(folder, "hrm")
+        keep_original = True  # a group is the puzzle itself and its copies
     augmenting = AugmentOptions(copies, seed, keep_original)
     batch_size = max(MIN_BATCH, OUTPUT_BATCH // (copies + keep_original))
     job = start_job(
         "augment",
         input_path,
-        output,
+        target,
         AUGMENTED_SUFFIX,
         options,
         kernels=augmenting.kernels(),
@@ -201,49 +239,54 @@ def _run(job: Job, augmenting: AugmentOptions) -> AugmentSummary:
     fmt = job.target.format
     tally, done = AugmentTally(), 0
     folder: NpyFolder | None = None
-    skipped: list[str] = []
+    hrm: HrmSet | None = None
     sink: FileSink | StreamSink | None = None
-    if fmt == "npy":
-        assert job.output is not None
-        folder = NpyFolder(job.output, schema)
-        skipped = folder.skipped
-    try:
-        with running(job) as run:
+    with ExitStack() as cleanup, running(job) as run:
+        if fmt == "npy":
+            assert job.output is not None
+            folder = cleanup.enter_context(NpyFolder(job.output, schema))
+        elif fmt == "hrm":
+            assert job.output is not None
+            writers = min(job.executor.workers, usable_cpus())  # this machine's threads
+            hrm = cleanup.enter_context(HrmSet(job.output, hrm_schema(schema), writers))
+        elif job.output is not None:
+            sink = FileSink(job.output)
+            cleanup.callback(sink.close)
+        else:
+            sink = StreamSink(job.target)
+        for result in run.map(augment_part, _tasks(job), augmenting, fmt, schema):
             if folder is not None:
-                folder.__enter__()
-            elif job.output is not None:
-                sink = FileSink(job.output)
+                folder.append(result.arrays)
+            elif hrm is not None:
+                assert result.hrm is not None
+                got = result.hrm
+                hrm.append(got.inputs, got.labels, got.sizes, got.extras, encoded=True)
             else:
-                sink = StreamSink(job.target)
-            for result in run.map(augment_part, _tasks(job), augmenting, fmt, schema):
-                if folder is not None:
-                    folder.append(result.arrays)
-                else:
-                    assert sink is not None and result.part is not None
-                    p = result.part
-                    sink.add(Part(done, p.rows, 0, done, p.data))
-                tally.add(result.tally)
-                done += result.rows
-            run.finish()
-            wall = job.wall()
-            rate = done / wall if wall > 0 else 0.0
-            options: dict[str, Any] = {
-                "copies": augmenting.copies,
-                "seed": augmenting.seed,
-                "keep_original": augmenting.keep_original,
-                "attempts": augmenting.attempts,
-            }
-            metadata = job.metadata(tally.rows, options, rate, augment=asdict(tally))
-            if folder is not None:
-                folder.commit(metadata)
-            else:
-                assert sink is not None
-                sink.commit(done, schema.empty_table(), metadata)
-    finally:
+                assert sink is not None and result.part is not None
+                p = result.part
+                sink.add(Part(done, p.rows, 0, done, p.data))
+            tally.add(result.tally)
+            done += result.rows
+        run.finish()
+        wall = job.wall()
+        rate = done / wall if wall > 0 else 0.0
+        options: dict[str, Any] = {
+            "copies": augmenting.copies,
+            "seed": augmenting.seed,
+            "keep_original": augmenting.keep_original,
+            "attempts": augmenting.attempts,
+        }
+        metadata = job.metadata(tally.rows, options, rate, augment=asdict(tally))
         if folder is not None:
-            folder.__exit__(None, None, None)
-        if isinstance(sink, FileSink):
-            sink.close()
+            folder.commit(metadata)
+        elif hrm is not None:
+            assert job.output is not None
+            hrm.commit(metadata)
+            write_identifiers(job.output.parent, only_if_absent=True)
+        else:
+            assert sink is not None
+            sink.commit(done, schema.empty_table(), metadata)
+    skipped = folder.skipped if folder is not None else hrm.folder.skipped if hrm else []
     summary = AugmentSummary(
         input=job.inputs.names[0],
         output=str(job.target),

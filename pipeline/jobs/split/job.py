@@ -21,6 +21,7 @@ import pyarrow as pa
 from pipeline.errors import InputError
 from pipeline.io.inputs import expand
 from pipeline.io.output import Target
+from pipeline.io.runinfo import usable_cpus
 from pipeline.jobs.solve.batch import SolveOptions
 from pipeline.jobs.split.batch import (
     added_columns,
@@ -157,7 +158,8 @@ def _run(
         rate = read / wall if wall > 0 else None
         settings = {"format": fmt, "max_nodes": max_nodes}
         metadata = job.metadata(read, split.as_dict() | settings, rate)
-        written = write_splits(kept, split_of, tmp, fmt, metadata)
+        threads = min(job.executor.workers, usable_cpus())  # this machine's, for the copies
+        written = write_splits(kept, split_of, tmp, fmt, metadata, threads)
         kept.remove()
         if written.repeats:
             left_out[DUPLICATE] += written.repeats
@@ -185,5 +187,5 @@ def _run(
         )
         for name, examples in written.examples.items():  # hrm: copies included
             manifest.splits[name]["examples"] = examples
-        commit_folder(tmp, job.output, manifest)
+        commit_folder(tmp, job.output, manifest, threads)
     return manifest

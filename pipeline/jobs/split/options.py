@@ -17,12 +17,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from pipeline.io.extreme_layout import RATING  # sudoku-extreme's: tdoku's backtracks
+
 DEFAULT_NAMES = {2: ("train", "test"), 3: ("train", "val", "test")}
 STRATA = ("difficulty", "grade", "clues", "rating")
 DIFFICULTY_STRATA = 10  # `--stratify difficulty` (or `rating`): deciles of the groups' values
 FORMATS = ("parquet", "npy", "hrm")
 GROUPED_FORMATS = ("hrm",)  # the formats that hold a puzzle and its copies as a group
-RATING = "rating"  # the input's column of ratings (sudoku-extreme: tdoku's backtracks)
 
 # Why a row is left out, in the order a row is judged: its verdict first (a row that is not
 # a puzzle with one solution), then whether it repeats an earlier kept row exactly.
