@@ -251,15 +251,18 @@ def _refuse_repeats(command: Any, ctx: Any, args: list[str]) -> None:
 
 
 @contextmanager
-def _compiling_said_by(command: str, quiet: bool) -> Iterator[None]:
-    """A kernel compiling where no job expected it (a pencilmark row, a worker's first call)
-    is said in the command's voice, `solve: compiling ...` (`-q`: not at all), never as
-    Python's warning line (`sudoku-pipeline:0: CompilingWarning: ...`). The warning is told
-    by its class's name: the command line does not import numba to say it."""
+def _warnings_said_by(command: str, quiet: bool) -> Iterator[None]:
+    """The library's warnings said in the command's voice, never as Python's warning line
+    (`sudoku-pipeline:0: CompilingWarning: ...`): a kernel compiling where no job expected it
+    (a pencilmark row, a worker's first call) as `solve: compiling ...` (`-q`: not at all), an
+    input's `InputWarning` as `solve: warning: ...` (`-q` too: it tells of the data). Each is
+    told by its class's name: the command line does not import numba to say it."""
     shown = warnings.showwarning
 
     def show(message: Any, category: type, *where: Any, **more: Any) -> None:
-        if category.__name__ != "CompilingWarning":
+        if category.__name__ == "InputWarning":
+            print(f"{command}: warning: {message}", file=sys.stderr, flush=True)
+        elif category.__name__ != "CompilingWarning":
             shown(message, category, *where, **more)
         elif not quiet:
             print(f"{command}: {message}", file=sys.stderr, flush=True)
@@ -282,7 +285,7 @@ class Command(_Plain, TyperCommand):
         return super().parse_args(ctx, args)
 
     def invoke(self, ctx: Any) -> Any:
-        with _compiling_said_by(ctx.info_name or "sudoku-pipeline", bool(ctx.params.get("quiet"))):
+        with _warnings_said_by(ctx.info_name or "sudoku-pipeline", bool(ctx.params.get("quiet"))):
             return super().invoke(ctx)
 
     def collect_usage_pieces(self, ctx: Any) -> list[str]:
