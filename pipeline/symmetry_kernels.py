@@ -42,6 +42,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from pipeline.compiled import inline_part, kernel
+from pipeline.limits import MAX_COPIES
 
 _GAMMA = np.uint64(0x9E3779B97F4A7C15)
 _MIX1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -264,6 +265,8 @@ def augment_grids(
         raise ValueError("puzzles, solutions and groups must have one row each per puzzle")
     if copies < 0 or attempts < 1:
         raise ValueError(f"copies must be >= 0 and attempts >= 1, not {copies}, {attempts}")
+    if copies > MAX_COPIES:
+        raise ValueError(f"copies must be at most {MAX_COPIES:,}, not {copies:,}")
     n, m = len(puzzles), copies + bool(keep_original)
     out = Copies(
         np.empty((n * m, 81), np.uint8), np.empty((n * m, 81), np.uint8),

@@ -32,6 +32,7 @@ from pipeline.augmenting.batch import (
 )
 from pipeline.augmenting.sink import FileSink
 from pipeline.errors import InputError
+from pipeline.limits import MAX_COPIES
 from pipeline.io.array_folders import NpyFolder
 from pipeline.io.output import default_output
 from pipeline.io.writers import encode
@@ -155,8 +156,9 @@ def augment_file(
     `RunFailed` when the workers or the cluster go away, and `RunInterrupted` after Ctrl-C or
     SIGTERM (nothing is kept).
     """
-    if isinstance(copies, bool) or not isinstance(copies, int) or copies < 1:
-        raise InputError(f"copies must be a whole number of at least 1, not {copies!r}")
+    if isinstance(copies, bool) or not isinstance(copies, int) or not 1 <= copies <= MAX_COPIES:
+        raise InputError(f"copies must be a whole number from 1 to {MAX_COPIES:,}, not "
+                         f"{copies!r}")  # fmt: skip
     if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
         raise InputError(f"seed must be a whole number of at least 0, not {seed!r}")
     fmt = options.get("format")

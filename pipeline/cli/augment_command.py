@@ -12,6 +12,7 @@ from pipeline.cli.commands import app
 from pipeline.cli.help import Command
 from pipeline.cli.options import JOB_OPTIONS, job_options, print_summary
 from pipeline.cli.process import one_line_errors
+from pipeline.limits import MAX_COPIES
 
 AugmentFormat = StrEnum("AugmentFormat", {n: n for n in ("parquet", "npy")})  # type: ignore[misc]
 
@@ -49,7 +50,8 @@ def augment(
     copies: Annotated[
         int,
         typer.Option(
-            "--copies", "-k", min=1, metavar="K", help="Random symmetries of every puzzle."
+            "--copies", "-k", min=1, max=MAX_COPIES, metavar="K",
+            help="Random symmetries of every puzzle.",
         ),  # fmt: skip
     ] = 8,
     seed: Annotated[

@@ -23,6 +23,7 @@ from pipeline.cli.options import (
     print_summary,
 )
 from pipeline.cli.process import fail, one_line_errors
+from pipeline.limits import MAX_RATE_SAMPLES, MAX_WORKERS
 from pipeline.solver.registry import DEFAULT_STRATEGY, MAX_NODES, STRATEGIES
 
 app = typer.Typer(
@@ -142,7 +143,10 @@ def solve(
         "`grade` (the hardest technique a person needs).",
     ) = False,
     rate_samples: Annotated[
-        int, typer.Option(min=1, metavar="K", help="Symmetries averaged by --rate.")
+        int,
+        typer.Option(
+            min=1, max=MAX_RATE_SAMPLES, metavar="K", help="Symmetries averaged by --rate."
+        ),
     ] = 16,
     **job: Any,
 ) -> None:
@@ -334,7 +338,9 @@ def bench(
             "c:LIBRARY:SYMBOL, python:MODULE:FUNCTION, cmd:COMMAND or a strategy.",
         ),
     ] = None,
-    workers: Annotated[int, typer.Option(min=1, metavar="N", help="Worker threads.")] = 1,
+    workers: Annotated[
+        int, typer.Option(min=1, max=MAX_WORKERS, metavar="N", help="Worker threads.")
+    ] = 1,
     output: Annotated[
         Path | None,
         typer.Option("--output", "-o", help="Also write per-puzzle results (Parquet) for report."),

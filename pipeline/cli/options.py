@@ -9,6 +9,7 @@ from typing import Annotated, Any
 
 import typer
 
+from pipeline.limits import MAX_WORKERS
 from pipeline.run.executors import EXECUTORS
 
 
@@ -45,7 +46,7 @@ FormatOption = Annotated[
 ]
 Force = Annotated[bool, typer.Option("--force", help="Replace an output file that is not a "
                                      "result of this tool.")]  # fmt: skip
-Workers = Annotated[int | None, typer.Option(min=1, metavar="N",
+Workers = Annotated[int | None, typer.Option(min=1, max=MAX_WORKERS, metavar="N",
                     help="Workers (default: the CPUs this process may use).")]  # fmt: skip
 Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing but errors.")]
 ExecutorOption = Annotated[Executor, typer.Option(

@@ -9,6 +9,7 @@ from pipeline.cli.commands import app
 from pipeline.cli.help import Command
 from pipeline.cli.options import file_job, job_options, print_summary
 from pipeline.cli.process import fail, one_line_errors
+from pipeline.limits import MAX_RATE_SAMPLES
 
 
 @app.command(cls=Command)
@@ -53,7 +54,10 @@ def score(
         ),  # fmt: skip
     ] = False,
     rate_samples: Annotated[
-        int, typer.Option(min=1, metavar="K", help="Symmetries averaged by --rate.")
+        int,
+        typer.Option(
+            min=1, max=MAX_RATE_SAMPLES, metavar="K", help="Symmetries averaged by --rate."
+        ),
     ] = 16,
     resume: Annotated[
         bool, typer.Option(help="Continue an interrupted run from its checkpoint.")

@@ -12,6 +12,7 @@ from pipeline.cli.commands import Inputs, app
 from pipeline.cli.help import Command
 from pipeline.cli.options import JOB_OPTIONS, job_options, print_summary
 from pipeline.cli.process import fail, one_line_errors
+from pipeline.limits import MAX_COPIES
 from pipeline.solver.registry import MAX_NODES
 
 Stratum = StrEnum("Stratum", {n: n for n in ("difficulty", "grade", "clues", "rating")})  # type: ignore[misc]
@@ -78,6 +79,7 @@ def split(
         int,
         typer.Option(
             min=0,
+            max=MAX_COPIES,
             metavar="K",
             help="hrm: each training puzzle a group of itself and K random symmetric copies.",
         ),

@@ -17,10 +17,11 @@ transposes with probability 1/2 (our solver treats rows and columns differently)
 import numpy as np
 
 from pipeline.compiled import kernel
+from pipeline.limits import MAX_RATE_SAMPLES
 from pipeline.solver import codes, solve_grids
 from pipeline.solver.candidates import as_candidates
 
-CHUNK = 4096  # puzzles per solver call: bounds the memory of the symmetric copies
+CHUNK = 4096  # puzzles per solver call at 16 samples: bounds the memory of the copies
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _MIX1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -164,8 +165,8 @@ def difficulty_grids(
     (malformed or skipped rows, clashing givens, no solution, or `max_nodes` spent on a copy).
     `candidates`: pencilmark puzzles instead (`(n, 81) uint16`; `grids` is ignored).
     """
-    if samples < 1:
-        raise ValueError(f"samples must be at least 1, not {samples!r}")
+    if not 1 <= samples <= MAX_RATE_SAMPLES:
+        raise ValueError(f"samples must be between 1 and {MAX_RATE_SAMPLES:,}, not {samples!r}")
     if candidates is not None:
         puzzles = as_candidates(candidates)
     elif grids is None:
@@ -176,9 +177,10 @@ def difficulty_grids(
     skip = np.zeros(n, dtype=np.bool_) if skip is None else np.asarray(skip, dtype=np.bool_)
     difficulty = np.full(n, np.nan)
     verdicts = np.full(n, codes.MALFORMED, dtype=np.int8)
-    copies = np.empty((min(n, CHUNK) * samples, 81), dtype=puzzles.dtype)
-    for start in range(0, n, CHUNK):
-        chunk = puzzles[start : start + CHUNK]
+    per_call = max(1, CHUNK * 16 // samples)  # puzzles a call: ~CHUNK * 16 copies at most
+    copies = np.empty((min(n, per_call) * samples, 81), dtype=puzzles.dtype)
+    for start in range(0, n, per_call):
+        chunk = puzzles[start : start + per_call]
         k = len(chunk)
         if candidates is None:
             symmetric_copies(chunk, seed, samples, copies)

@@ -16,6 +16,7 @@ import pyarrow.compute as pc
 
 from pipeline.grid import ParsedGrids, clue_counts, format_grids, parse_puzzles
 from pipeline.io.dataset import optional_column
+from pipeline.limits import MAX_RATE_SAMPLES
 from pipeline.results.schema import enum_array, enum_field
 from pipeline.scoring.summary import BatchTally, tally_batch
 from pipeline.scoring.verdicts import (
@@ -63,8 +64,9 @@ class ScoreOptions:
     rate_samples: int = 16  # symmetries averaged by the difficulty
 
     def __post_init__(self) -> None:
-        if self.rate_samples < 1:
-            raise ValueError(f"rate_samples must be at least 1, not {self.rate_samples}")
+        if not 1 <= self.rate_samples <= MAX_RATE_SAMPLES:
+            raise ValueError(f"rate_samples must be between 1 and {MAX_RATE_SAMPLES:,}, not "
+                             f"{self.rate_samples}")  # fmt: skip
 
     def kernels(self) -> tuple[str, ...]:
         """The kernels a batch calls (`run.warmup.KERNELS`): the solver, the clash check, and

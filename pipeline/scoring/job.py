@@ -27,6 +27,7 @@ from pipeline.io.dataset import Dataset
 from pipeline.io.inputs import STDIN
 from pipeline.io.text_columns import check_text_columns
 from pipeline.io.writers import encode
+from pipeline.limits import MAX_RATE_SAMPLES
 from pipeline.run.checkpoint import Checkpoint, Progress, StreamSink, open_sink
 from pipeline.run.job import Job, JobOptions, start_job
 from pipeline.run.loop import running
@@ -91,8 +92,9 @@ def score_file(
     SIGTERM; both keep the finished batches for `resume=True` (`CheckpointError` when the
     checkpoint is another run's or damaged).
     """
-    if rate_samples < 1:
-        raise InputError(f"rate_samples must be at least 1, not {rate_samples}")
+    if not 1 <= rate_samples <= MAX_RATE_SAMPLES:
+        raise InputError(f"rate_samples must be between 1 and {MAX_RATE_SAMPLES:,}, not "
+                         f"{rate_samples}")  # fmt: skip
     job = start_job("score", input_path, output, SCORED_SUFFIX, options,
                     kernels=ScoreOptions(rate=rate).kernels())  # fmt: skip
     if job.inputs.several:

@@ -11,6 +11,7 @@ import pyarrow as pa
 
 from pipeline.grid import ParsedGrids, format_grids, parse_puzzles
 from pipeline.io.dataset import optional_column
+from pipeline.limits import MAX_RATE_SAMPLES
 from pipeline.results.schema import build_results, enum_array, enum_field
 from pipeline.solver import (
     DEFAULT_STRATEGY,
@@ -61,6 +62,12 @@ class SolveOptions:
             )
         if self.rate_samples < 0 or self.rate_seed < 0:
             raise ValueError("rate_samples and rate_seed must be at least 0")
+        if self.rate_samples > MAX_RATE_SAMPLES:
+            raise ValueError(f"rate_samples must be at most {MAX_RATE_SAMPLES:,}, not "
+                             f"{self.rate_samples:,}")  # fmt: skip
+        if self.solutions > MAX_NODES:
+            raise ValueError(f"solutions must be between 1 and {MAX_NODES:,}, not "
+                             f"{self.solutions!r}")  # fmt: skip
 
     @property
     def name(self) -> str:

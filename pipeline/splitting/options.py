@@ -17,6 +17,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from pipeline.limits import MAX_COPIES
+
 DEFAULT_NAMES = {2: ("train", "test"), 3: ("train", "val", "test")}
 STRATA = ("difficulty", "grade", "clues", "rating")
 DIFFICULTY_STRATA = 10  # `--stratify difficulty` (or `rating`): deciles of the groups' values
@@ -82,8 +84,8 @@ class SplitOptions:
         if self.subsample is not None and (_not_whole(self.subsample) or self.subsample < 1):
             raise ValueError(f"subsample must be a whole number of at least 1, not "
                              f"{self.subsample!r}")  # fmt: skip
-        if _not_whole(self.augment) or self.augment < 0:
-            raise ValueError(f"augment must be a whole number of at least 0, not "
+        if _not_whole(self.augment) or not 0 <= self.augment <= MAX_COPIES:
+            raise ValueError(f"augment must be a whole number from 0 to {MAX_COPIES:,}, not "
                              f"{self.augment!r}")  # fmt: skip
         if self.min_rating is not None and (isinstance(self.min_rating, bool) or not
                                             math.isfinite(self.min_rating)):  # fmt: skip
