@@ -141,7 +141,7 @@ COMPILE_SECONDS: dict[tuple[str, str], float] = {
     ("pipeline.solver.fast", "solve_kernel"): 5.0,
     ("pipeline.solver.reference", "reference_kernel"): 4.0,  # mrv and backtrack
     ("pipeline.solver.checks", "_first_clash_kernel"): 0.9,
-    ("pipeline.solvers.library", "call_kernel"): 0.6,
+    ("pipeline.solvers.library_calls", "call_kernel"): 0.6,
     ("pipeline.solver.fast", "two_solutions_kernel"): 4.6,
     ("pipeline.canonical_forms.batch", "canonical_kernel"): 9.6,
     ("pipeline.rating.ladder", "grade_kernel"): 14.6,

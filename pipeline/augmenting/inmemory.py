@@ -20,10 +20,10 @@ from pipeline.augmenting.batch import (
 )
 from pipeline.augmenting.job import OWN_COLUMNS
 from pipeline.errors import InputError
-from pipeline.limits import MAX_COPIES
 from pipeline.grid import format_grids, parse_puzzles
 from pipeline.io.columns import passthrough_names
 from pipeline.io.frames import ColumnNames, PuzzleInput, frame_columns, puzzle_batch
+from pipeline.limits import MAX_COPIES
 from pipeline.run.pool import map_chunks
 from pipeline.symmetry_kernels import undo_symmetries
 

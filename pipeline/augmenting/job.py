@@ -32,10 +32,10 @@ from pipeline.augmenting.batch import (
 )
 from pipeline.augmenting.sink import FileSink
 from pipeline.errors import InputError
-from pipeline.limits import MAX_COPIES
 from pipeline.io.array_folders import NpyFolder
 from pipeline.io.output import default_output
 from pipeline.io.writers import encode
+from pipeline.limits import MAX_COPIES
 from pipeline.run.checkpoint import StreamSink
 from pipeline.run.job import Job, JobOptions, start_job
 from pipeline.run.loop import running

@@ -50,7 +50,11 @@ def augment(
     copies: Annotated[
         int,
         typer.Option(
-            "--copies", "-k", min=1, max=MAX_COPIES, metavar="K",
+            "--copies",
+            "-k",
+            min=1,
+            max=MAX_COPIES,
+            metavar="K",
             help="Random symmetries of every puzzle.",
         ),  # fmt: skip
     ] = 8,

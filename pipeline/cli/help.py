@@ -195,8 +195,11 @@ def _plain_first(param: Any, declared: Declared) -> Any:
         if value is None:  # not given, no default: as Typer has it
             plain = () if many else None
         elif (why := _out_of_bounds(declared, value)) is not None:
-            names = param.opts if param.param_type_name == "option" else [param.metavar or
-                                                                          param.name.upper()]
+            names = (
+                param.opts
+                if param.param_type_name == "option"
+                else [param.metavar or param.name.upper()]
+            )
             hint = " / ".join(f"'{name}'" for name in names)
             raise click.BadParameter(why, ctx=ctx, param_hint=hint)
         else:

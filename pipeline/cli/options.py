@@ -51,8 +51,7 @@ Workers = Annotated[int | None, typer.Option(min=1, max=MAX_WORKERS, metavar="N"
 Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing but errors.")]
 ExecutorOption = Annotated[Executor, typer.Option(
     "--executor", help="local: threads here; processes: worker processes here; dask: a Dask "
-    "cluster (see README). Default: local; processes for solve --solver with a solver that "
-    "holds Python's lock or is not thread-safe (c:).")]  # fmt: skip
+    "cluster (see README). Default: local.")]  # fmt: skip
 Scheduler = Annotated[
     str | None,
     typer.Option(

@@ -63,12 +63,9 @@ def _rating() -> None:
 
 
 def _library() -> None:
-    from pipeline.solvers.library import call_kernel
+    from pipeline.solvers.library_calls import warm_kernel
 
-    n = np.zeros(1, dtype=np.int64)
-    call_kernel(
-        0, _grids()[:1], np.ones(1, np.bool_), 2, True, n, np.zeros((1, 81), np.uint8), n, n
-    )
+    warm_kernel()  # compiled here, if it must be: the solver's keeper then loads it cached
 
 
 def _verify() -> None:
@@ -102,7 +99,7 @@ KERNELS: dict[str, Kernel] = {
     **{name: Kernel(_strategy(name), s.kernels()) for name, s in REGISTRY.items()},
     "clash": Kernel(_clash, (("pipeline.solver.checks", "_first_clash_kernel"),)),
     "two_solutions": Kernel(_two_solutions, (("pipeline.solver.fast", "two_solutions_kernel"),)),
-    "library": Kernel(_library, (("pipeline.solvers.library", "call_kernel"),)),  # c: solvers
+    "library": Kernel(_library, (("pipeline.solvers.library_calls", "call_kernel"),)),  # c:
     "verify": Kernel(_verify, (("pipeline.solver.checks", "_verify_kernel"),)),
     "augment": Kernel(_augment, (("pipeline.symmetry_kernels", "augment_kernel"),)),
     "enumerate": Kernel(_enumerate, (("pipeline.solver.enumeration", "enumerate_kernel"),)),
