@@ -142,6 +142,8 @@ COMPILE_SECONDS: dict[tuple[str, str], float] = {
     ("pipeline.solver.reference", "reference_kernel"): 4.0,  # mrv and backtrack
     ("pipeline.solver.checks", "_first_clash_kernel"): 0.9,
     ("pipeline.solvers.library_calls", "call_kernel"): 0.6,
+    ("pipeline.solvers.library_batch", "pack_kernel"): 0.5,
+    ("pipeline.solvers.library_batch", "unpack_kernel"): 0.3,
     ("pipeline.solver.fast", "two_solutions_kernel"): 4.6,
     ("pipeline.canonical_forms.batch", "canonical_kernel"): 9.6,
     ("pipeline.rating.ladder", "grade_kernel"): 14.6,

@@ -99,7 +99,14 @@ KERNELS: dict[str, Kernel] = {
     **{name: Kernel(_strategy(name), s.kernels()) for name, s in REGISTRY.items()},
     "clash": Kernel(_clash, (("pipeline.solver.checks", "_first_clash_kernel"),)),
     "two_solutions": Kernel(_two_solutions, (("pipeline.solver.fast", "two_solutions_kernel"),)),
-    "library": Kernel(_library, (("pipeline.solvers.library_calls", "call_kernel"),)),  # c:
+    "library": Kernel(  # c: solvers (loaded here, then in their keeper, from the cache)
+        _library,
+        (
+            ("pipeline.solvers.library_calls", "call_kernel"),
+            ("pipeline.solvers.library_batch", "pack_kernel"),
+            ("pipeline.solvers.library_batch", "unpack_kernel"),
+        ),
+    ),  # fmt: skip
     "verify": Kernel(_verify, (("pipeline.solver.checks", "_verify_kernel"),)),
     "augment": Kernel(_augment, (("pipeline.symmetry_kernels", "augment_kernel"),)),
     "enumerate": Kernel(_enumerate, (("pipeline.solver.enumeration", "enumerate_kernel"),)),

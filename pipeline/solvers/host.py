@@ -103,11 +103,7 @@ class SolverHost:
         m = len(grids)
         rows = self.memory.rows(m, grow=True)
         rows.grids[:] = grids
-        rows.state[:] = PENDING
-        rows.counts[:] = -1
-        rows.solutions[:] = 0
-        rows.guesses[:] = -1
-        rows.solve_ns[:] = 0
+        rows.state[:] = PENDING  # the solver's side writes every answer it marks done
         header = self.memory.header
         header[ROW], header[PHASE], header[BUDGET] = -1, ASKING, 1
         try:
@@ -160,8 +156,12 @@ def blank_answers(n: int, errors: bool) -> Answers:
 
 def _take(answers: Answers, at: np.ndarray, rows: Rows, state: np.ndarray) -> None:
     """Copy the rows the solver answered (or failed, saying why) into `answers` at `at`."""
-    done = np.flatnonzero(state != PENDING)
-    where = at[done]
+    m = len(at)
+    if m and (state != PENDING).all() and at[-1] - at[0] == m - 1:  # all, in a run: slices
+        done, where = slice(0, m), slice(int(at[0]), int(at[0]) + m)
+    else:
+        done = np.flatnonzero(state != PENDING)
+        where = at[done]
     answers.solutions[where] = rows.solutions[done]
     answers.counts[where] = rows.counts[done]
     answers.guesses[where] = rows.guesses[done]

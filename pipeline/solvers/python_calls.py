@@ -56,6 +56,10 @@ class PythonFunction:
     def ask(self, header: np.ndarray, rows: Rows, limit: int, fetch: bool, single: bool) -> None:
         """Answer every row (`limit` and `fetch` mean nothing to a function: it claims no
         count, so a grid is "found" and uniqueness is left to our kernel)."""
+        rows.solutions[:] = 0
+        rows.counts[:] = -1
+        rows.guesses[:] = -1
+        rows.solve_ns[:] = 0
         if self.contract != "batch":
             self._ask_boards(header, rows)
         elif single:
