@@ -30,7 +30,14 @@ from pipeline.io.formats import (
     detect_format,
     read_head,
 )
-from pipeline.io.remote import RemoteBytes, RemoteFile, open_remote, remote_head, remote_parquet
+from pipeline.io.remote import (
+    Hashing,
+    RemoteBytes,
+    RemoteFile,
+    open_remote,
+    remote_head,
+    remote_parquet,
+)
 from pipeline.io.stdin import NAME as STDIN_NAME
 from pipeline.io.stdin import STDIN, StdinInput, is_standard_input, is_stream, open_stdin
 from pipeline.io.stdin import open_stream as open_pipe
@@ -104,9 +111,9 @@ def _open_url(url: str, forced: str | None) -> Source:
         fmt, compression = detect_format(Path(file_name(url)), forced)
     except InputError:  # no format in its name: read once, sniffed as a pipe is
         remote = open_remote(url)
-        source = _sniffed(open_stdin(forced, remote.open(), remote.name), remote.name,
-                          Path(file_name(url)))  # fmt: skip
-        source.url = remote.name
+        source = _sniffed(open_stdin(forced, Hashing(remote.open(), remote), remote.name),
+                          remote.name, Path(file_name(url)))  # fmt: skip
+        source.url, source.remote = remote.name, remote  # read once: its digest as it went
         return source
     remote = open_remote(url, seeking=(fmt, compression) == ("parquet", None))
 

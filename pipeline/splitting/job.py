@@ -146,8 +146,9 @@ def _run(
         more = {"training": {"short": written.short}} if split.augment else {}
         manifest = SplitManifest.of(
             plan, split, read, settings,
-            inputs=[file_identity(name) | {"rows": by_input[i]}
-                    for i, name in enumerate(job.inputs.names)],
+            inputs=[file_identity(name, ds.remote_file) | {"rows": by_input[i]}
+                    for i, (name, ds) in enumerate(zip(job.inputs.names, job.inputs.datasets,
+                                                       strict=True))],
             wrong_input_solutions=wrong if job.inputs.first.solution_column is not None else None,
             output=str(job.output), files=files_of(split.names, fmt), wall_s=round(wall, 3),
             rows_per_s=None if rate is None else round(rate, 1), workers=job.executor.workers,
