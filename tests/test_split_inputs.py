@@ -23,11 +23,11 @@ FRACTIONS = "0.5,0.5"
     [("p.csv.gz", "csv", "gzip"), ("p.parquet", "parquet", None), ("p.txt", "txt", None)],
 )
 def test_a_url_input_has_the_size_and_sha256_of_what_was_read(
-    server,
+    server,  # noqa: F811 - the fixture
     tmp_path,
     name,
     fmt,
-    compression,  # noqa: F811 - the fixture
+    compression,
 ):
     url = serve(server, name, fmt, compression)
     stored = (server.folder / name).read_bytes()
