@@ -15,11 +15,11 @@ import pytest
 from typer.testing import CliRunner
 
 import pipeline
-from pipeline.bench.job import bench
 from pipeline.cli import app
 from pipeline.errors import InputError
+from pipeline.jobs.bench.job import bench
+from pipeline.kernels import STRATEGIES
 from pipeline.report import render_text, report
-from pipeline.solver import STRATEGIES
 
 ROOT = Path(__file__).resolve().parents[1]
 REAL_TDOKU = os.environ.get("TDOKU_BENCH")  # a tdoku build to run for real, when named
@@ -147,7 +147,7 @@ def test_reference_figures_from_a_file(datasets, tmp_path):
     """The shipped tdoku figures parse; a file's figures fill a column by dataset name (or
     file name), `-` where it has none, with our best as a percentage of it."""
     shipped = ROOT / "benchmarks" / "tdoku_reference.csv"
-    from pipeline.bench.reference import read_reference
+    from pipeline.jobs.bench.reference import read_reference
 
     tdoku = read_reference(shipped)
     assert tdoku.label == "tdoku (file)" and tdoku.figures["puzzles3_magictour_top1465"] == 115_000

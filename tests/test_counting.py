@@ -11,10 +11,10 @@ from conftest import shared_puzzles
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pipeline.generator import random_full_grids
-from pipeline.solver import STRATEGIES, codes, find_two_solutions, solve_grids
-from pipeline.solver.candidates import ALL_CANDIDATES, grid_candidates
-from pipeline.solver.checks import (
+from pipeline.jobs.generate.puzzles import random_full_grids
+from pipeline.kernels import STRATEGIES, codes, find_two_solutions, solve_grids
+from pipeline.kernels.candidates import ALL_CANDIDATES, grid_candidates
+from pipeline.kernels.checks import (
     NOT_A_DIGIT,
     candidates_valid,
     clash_messages,

@@ -21,7 +21,7 @@ import pytest
 
 from pipeline import generate, solve_batch
 from pipeline.grid import parse_puzzles
-from pipeline.solvers.open import open_adapter
+from pipeline.plugins.open import open_adapter
 from tests.conftest import COMMAND, command, linux_only
 
 # A backtracker that misbehaves on purpose, by the puzzle's first cell: '1' a segfault, '2'

@@ -10,8 +10,8 @@ import pytest
 
 from pipeline import generate
 from pipeline.grid import parse_puzzles
+from pipeline.jobs.split.job import split_file
 from pipeline.pencilmarks import candidates_of, format_pencilmarks
-from pipeline.splitting.job import split_file
 from tests.conftest import assert_one_line_error, cli
 from tests.test_remote import serve, server  # noqa: F401 - the HTTP server fixture
 
