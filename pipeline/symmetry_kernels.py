@@ -45,6 +45,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from pipeline.compiled import inline_part, kernel
+from pipeline.limits import MAX_COPIES
 from pipeline.splitmix import GAMMA, below_modulo, below_scaled, mix
 
 IDENTITY = 123456789  # the code of the symmetry that changes nothing
@@ -296,6 +297,8 @@ def augment_grids(
         raise ValueError("puzzles, solutions and groups must have one row each per puzzle")
     if copies < 0 or attempts < 1:
         raise ValueError(f"copies must be >= 0 and attempts >= 1, not {copies}, {attempts}")
+    if copies > MAX_COPIES:
+        raise ValueError(f"copies must be at most {MAX_COPIES:,}, not {copies:,}")
     n, m = len(puzzles), copies + bool(keep_original)
     if room is None:
         out = copies_room(n, m)

@@ -83,6 +83,29 @@ def test_nulls_in_a_column_without_nan_get_a_valid_mask_from_the_first_null(tmp_
     assert valid.tolist() == [True] * 4 + [False, True, True, True]
 
 
+def test_a_float_column_with_nulls_gets_a_valid_mask_too(tmp_path):
+    """NaN marks a null in the values, but a NaN may be a value as well: the mask tells."""
+    out = tmp_path / "arrays"
+    first = _table(0, 3).set_column(4, "difficulty", pa.array([1.5, float("nan"), 2.0]))
+    write_npy_folder(out, _schema(), [first, _table(3, 3)])  # the second: nulls at 3
+    valid = np.load(out / "difficulty.valid.npy")
+    assert valid.tolist() == [True, True, True, False, True, True]
+    assert np.isnan(np.load(out / "difficulty.npy")[[1, 3]]).all()
+
+
+def test_augment_npy_writes_the_mask_of_a_float_column_with_nulls(tmp_path):
+    import polars as pl
+
+    from pipeline import augment_file, generate
+
+    frame = generate(3, seed=2).with_columns(score=pl.Series([1.5, None, 2.5]))
+    source = tmp_path / "in.parquet"
+    frame.write_parquet(source)
+    augment_file(source, tmp_path / "out", copies=2, format="npy", progress=False)
+    valid = np.load(tmp_path / "out" / "score.valid.npy")
+    assert valid.tolist() == [True, True, False, False, True, True]
+
+
 def test_dictionary_codes_stay_one_labelling_across_batches(tmp_path):
     out = tmp_path / "arrays"
     a = _table(0, 2, grades=["singles", "pairs"])

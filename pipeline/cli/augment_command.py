@@ -10,6 +10,7 @@ import typer
 from pipeline.cli.commands import app
 from pipeline.cli.help import Command
 from pipeline.cli.options import file_job, input_argument, output_option, run_job
+from pipeline.limits import MAX_COPIES
 
 AugmentFormat = StrEnum("AugmentFormat", {n: n for n in ("parquet", "npy", "hrm")})  # type: ignore[misc]
 
@@ -31,6 +32,7 @@ def augment(
             "--copies",
             "-k",
             min=0,
+            max=MAX_COPIES,
             metavar="K",
             help="Random symmetries of every puzzle (0, with --format hrm: none, the puzzles "
             "as they are: a test split).",

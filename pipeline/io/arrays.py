@@ -9,9 +9,10 @@ What each column becomes (decided here, once, for every job that writes `--forma
 * `puzzle` and `solution` (81-character strings; `grid_columns`): `uint8` arrays of shape
   `(n, 81)`, cells in row-major order, 0 for a blank; a null or malformed row is all zeros.
 * numbers and booleans: an `(n,)` array of their own dtype; a fixed-size list of numbers
-  (a symmetry's `relabel`, say): `(n, k)`. Nulls: NaN in floats; in other columns the
-  dtype's zero, and a second file `<name>.valid.npy` (`bool`, False where the value is null),
-  made the first time a null comes (the rows before it are all valid).
+  (a symmetry's `relabel`, say): `(n, k)`. Nulls: NaN in floats, the dtype's zero in other
+  columns, and in every column a second file `<name>.valid.npy` (`bool`, False where the value
+  is null: a NaN may be a value too), made the first time a null comes (the rows before it
+  are all valid).
 * dictionary columns (a verdict, a grade): their codes, as integers; the labels are in
   `meta.json` (`labels`), code i naming `labels[i]`.
 * every other column (free text such as an `id`, nested values): skipped, and named in
@@ -127,10 +128,12 @@ def _numbers(array: pa.Array) -> np.ndarray:
 
 
 def _with_valid(array: pa.Array, labels: list[Any] | None) -> Any:
-    if array.null_count and not pa.types.is_floating(array.type):
-        values = _numbers(pc.fill_null(array, False if pa.types.is_boolean(array.type) else 0))
+    if array.null_count:
+        floats = pa.types.is_floating(array.type)  # NaN where null: numpy's own missing mark
+        zero = False if pa.types.is_boolean(array.type) else 0
+        filled = array if floats else pc.fill_null(array, zero)
         valid = np.asarray(array.is_valid().to_numpy(zero_copy_only=False), dtype=np.bool_)
-        values = (values, valid)
+        values = (_numbers(filled), valid)
     else:
         values = _numbers(array)
     return values if labels is None else (values, labels)

@@ -90,6 +90,11 @@ class Dataset:
         """Where the input is, as given: a path, `-`, or a URL (as shown: no password)."""
         return self.url if self.url is not None else str(self.path)
 
+    @property
+    def remote_file(self) -> RemoteFile | None:
+        """The file at the URL this input is read from (None for a path or standard input)."""
+        return self._remote
+
     def identity(self) -> dict[str, object]:
         """What makes a checkpoint belong to this input: the file as it is now (its size and
         time, or a remote file's size, ETag, ...); a stream has nothing to tell it by."""

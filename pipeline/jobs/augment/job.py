@@ -44,6 +44,7 @@ from pipeline.jobs.augment.batch import (
     refuse_pencilmarks,
 )
 from pipeline.jobs.augment.sink import FileSink
+from pipeline.limits import MAX_COPIES
 from pipeline.results.json_numbers import json_text
 from pipeline.run.checkpoint import StreamSink
 from pipeline.run.job import Job, JobOptions, start_job
@@ -184,9 +185,13 @@ def augment_file(
     SIGTERM (nothing is kept).
     """
     fewest = 0 if options.get("format") == "hrm" else 1
-    if isinstance(copies, bool) or not isinstance(copies, int) or copies < fewest:
+    if (
+        isinstance(copies, bool)
+        or not isinstance(copies, int)
+        or not fewest <= copies <= MAX_COPIES
+    ):
         raise InputError(
-            f"copies must be a whole number of at least 1 (0 with format hrm: "
+            f"copies must be a whole number from 1 to {MAX_COPIES:,} (0 with format hrm: "
             f"the puzzles as they are), not {copies!r}"
         )
     if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:

@@ -173,8 +173,10 @@ def _run(
             read,
             settings,
             inputs=[
-                file_identity(name) | {"rows": by_input[i]}
-                for i, name in enumerate(job.inputs.names)
+                file_identity(name, ds.remote_file) | {"rows": by_input[i]}
+                for i, (name, ds) in enumerate(
+                    zip(job.inputs.names, job.inputs.datasets, strict=True)
+                )
             ],
             wrong_input_solutions=wrong if job.inputs.first.solution_column is not None else None,
             output=str(job.output),

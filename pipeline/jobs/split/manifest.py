@@ -11,6 +11,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pipeline.io.remote import RemoteFile, remote_digest
 from pipeline.io.runinfo import package_version
 from pipeline.jobs.split.options import BELOW_RATING, REASONS, SplitOptions
 from pipeline.jobs.split.plan import SplitPlan
@@ -53,10 +54,14 @@ def sha256_files(paths: list[Path], threads: int = 1) -> list[str]:
         return list(pool.map(sha256_of, paths))
 
 
-def file_identity(path: str) -> dict[str, Any]:
-    """An input as the manifest names it: its path, and for a local file its size and sha256
-    (read again); a stream or a URL has neither."""
+def file_identity(path: str, remote: RemoteFile | None = None) -> dict[str, Any]:
+    """An input as the manifest names it: its path, and its size and sha256: a local file's
+    (read again), or a URL's (`remote`: hashed as it was read, `io.remote.remote_digest`);
+    standard input has neither."""
     entry: dict[str, Any] = {"path": path, "size_bytes": None, "sha256": None}
+    if remote is not None:
+        size, digest = remote_digest(remote)
+        return entry | {"size_bytes": size, "sha256": digest}
     try:
         if Path(path).is_file():
             entry |= {"size_bytes": os.path.getsize(path), "sha256": sha256_of(path)}
