@@ -72,6 +72,8 @@ bench: $(DEV)
 	$(BIN)/python -m benchmarks.rating_bench --write docs/BENCHMARKS.md
 	$(BIN)/python -m benchmarks.split_bench --write docs/BENCHMARKS.md
 	$(BIN)/python -m benchmarks.augment_bench --write docs/BENCHMARKS.md
+	$(BIN)/python -m benchmarks.hrm_bench --write docs/BENCHMARKS.md
+	$(BIN)/python -m benchmarks.leak_bench --write docs/BENCHMARKS.md
 	$(BIN)/python -m benchmarks.enumerate_bench --write docs/BENCHMARKS.md
 	$(BIN)/python -m benchmarks.first_run --kernels --write docs/BENCHMARKS.md
 

@@ -19,7 +19,8 @@ Files, the commands' twins: `solve_file`, `validate_file`, `score_file`, `split_
 `pipeline.report.report`, `pipeline.jobs.bench.bench`.
 Errors: `InputError` (a bad file, column or option; a `ValueError`), `InputNotFoundError` (also
 a `FileNotFoundError`), `CheckpointError`, `ReportError`, `RunFailed`, `RunInterrupted`, all
-`PipelineError`s.
+`PipelineError`s; `InputWarning`, the warning of something a run went on through in an input
+(an id that does not fit its column's type), its rows kept.
 
 Names are loaded on first use, so `import pipeline` costs almost nothing; a type checker
 (mypy, pyright) reads them from the imports under `TYPE_CHECKING`, which never run, and does
@@ -47,6 +48,7 @@ _API = {
     "PipelineError": "pipeline.errors",
     "InputError": "pipeline.errors",
     "InputNotFoundError": "pipeline.errors",
+    "InputWarning": "pipeline.errors",
     "CheckpointError": "pipeline.errors",
     "ReportError": "pipeline.errors",
     "RunFailed": "pipeline.errors",
@@ -65,6 +67,7 @@ if TYPE_CHECKING:
     from pipeline.errors import CheckpointError as CheckpointError
     from pipeline.errors import InputError as InputError
     from pipeline.errors import InputNotFoundError as InputNotFoundError
+    from pipeline.errors import InputWarning as InputWarning
     from pipeline.errors import PipelineError as PipelineError
     from pipeline.errors import ReportError as ReportError
     from pipeline.errors import RunFailed as RunFailed

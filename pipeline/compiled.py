@@ -141,7 +141,9 @@ COMPILE_SECONDS: dict[tuple[str, str], float] = {
     ("pipeline.kernels.fast", "solve_kernel"): 5.0,
     ("pipeline.kernels.reference", "reference_kernel"): 4.0,  # mrv and backtrack
     ("pipeline.kernels.checks", "_first_clash_kernel"): 0.9,
-    ("pipeline.plugins.library", "call_kernel"): 0.6,
+    ("pipeline.plugins.library_calls", "call_kernel"): 0.6,
+    ("pipeline.plugins.library_batch", "pack_kernel"): 0.5,
+    ("pipeline.plugins.library_batch", "unpack_kernel"): 0.3,
     ("pipeline.kernels.fast", "two_solutions_kernel"): 4.6,
     ("pipeline.canonical_forms.search", "search_form"): 3.5,
     ("pipeline.canonical_forms.full", "full_form"): 3.5,

@@ -11,7 +11,8 @@ program with.
     ├── RunFailed          the workers or the cluster went away: one line, exit code 2
     └── RunInterrupted     Ctrl-C or SIGTERM: one line, exit code 130
 
-`ExecutorLost` is what an executor raises when its workers are gone; a job turns it into
+`InputWarning` (a warning, not an error) says what a run went on through in an input, its
+rows kept. `ExecutorLost` is what an executor raises when its workers are gone; a job turns it into
 `RunFailed`, which says what was kept. Every message is one line, fit for `error: <message>`.
 The public ones are exported from `pipeline` (`except pipeline.InputError`), and caught the
 usual way too: `except ValueError`, `except FileNotFoundError` (`except OSError`) for a missing
@@ -31,6 +32,11 @@ class PipelineError(Exception):
 
 class InputError(PipelineError, ValueError):
     """A bad input file, column, option or output path: nothing was written."""
+
+
+class InputWarning(UserWarning):
+    """Something in an input the run went on through, its rows all kept (an id that does not
+    fit the type its column was read as): said once an input, in one line."""
 
 
 class InputNotFoundError(InputError, FileNotFoundError):

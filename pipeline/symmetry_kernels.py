@@ -25,7 +25,10 @@ Measured and kept: the cell map built once per draw and gathered without a branc
 compared cell by cell (two copies nearly always differ within their first cells) instead of
 hashed, the codes packed here, the parts inlined (`inline_part`: 2.76 against 2.05 M
 copies/s, for a first compile of 6 s instead of 3): together 4x faster than the first
-version (0.6 -> 0.16 us a copy, one core). Measured and dropped: the whole symmetry from
+version (0.6 -> 0.16 us a copy, one core). Then the cell map as nine line starts and nine
+steps (`_lines`) instead of 81 cells written and read again: 5.15 against 3.8 M copies/s
+(K = 8, the original kept, into arrays written before; thread CPU time, the same copies),
+of which about 80 ns a copy are the 25 draws. Measured and dropped: the whole symmetry from
 two 64-bit draws decoded in mixed radix (9! and 2 * 6^8) instead of 25 draws, one per
 Fisher-Yates step: no faster (2.52 against 2.46 M copies/s side by side on one core): the
 divisions cost what the mixes did.
@@ -42,6 +45,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from pipeline.compiled import inline_part, kernel
+from pipeline.limits import MAX_COPIES
 from pipeline.splitmix import GAMMA, below_modulo, below_scaled, mix
 
 IDENTITY = 123456789  # the code of the symmetry that changes nothing
@@ -95,21 +99,30 @@ def draw_symmetry(
 
 
 @inline_part
-def _cell_map(rows: np.ndarray, columns: np.ndarray, transposed: bool, source: np.ndarray) -> None:
-    """`source[9 * i + j]`: the cell of the original that cell (i, j) of the copy shows."""
-    for i in range(9):
-        for j in range(9):
-            if transposed:
-                source[9 * i + j] = 9 * rows[j] + columns[i]
-            else:
-                source[9 * i + j] = 9 * rows[i] + columns[j]
+def _lines(
+    rows: np.ndarray, columns: np.ndarray, transposed: bool, starts: np.ndarray, steps: np.ndarray
+) -> None:
+    """Cell (a, b) of the copy shows cell `starts[a] + steps[b]` of the original: row a of
+    the copy is a row of the original (`9 * rows[a] + columns[b]`), or, transposed, a column
+    (`columns[a] + 9 * rows[b]`)."""
+    if transposed:
+        for k in range(9):
+            starts[k], steps[k] = columns[k], 9 * rows[k]
+    else:
+        for k in range(9):
+            starts[k], steps[k] = 9 * rows[k], columns[k]
 
 
 @inline_part
-def _apply(grid: np.ndarray, source: np.ndarray, digits: np.ndarray, out: np.ndarray) -> None:
-    """`out[k] = digits[grid[source[k]]]`: a gather and a relabelling, no branch."""
-    for k in range(81):
-        out[k] = digits[grid[source[k]]]
+def _apply(
+    grid: np.ndarray, starts: np.ndarray, steps: np.ndarray, digits: np.ndarray, out: np.ndarray
+) -> None:
+    """`out[9 * a + b] = digits[grid[starts[a] + steps[b]]]`: a gather and a relabelling, no
+    branch."""
+    for a in range(9):
+        start = starts[a]
+        for b in range(9):
+            out[9 * a + b] = digits[grid[start + steps[b]]]
 
 
 @inline_part
@@ -166,16 +179,18 @@ def augment_kernel(
     row_order = np.empty(9, dtype=np.uint8)
     column_order = np.empty(9, dtype=np.uint8)
     digits = np.zeros(10, dtype=np.uint8)  # 0 stays 0
-    source = np.empty(81, dtype=np.int64)
+    starts = np.empty(9, dtype=np.int64)  # where the copy's lines start in the original
+    steps = np.empty(9, dtype=np.int64)  # and how far each cell of a line is from its start
     base = mix(seed + GAMMA)  # the stream of row i starts as `splitmix.stream_start` says
     for i in range(puzzles.shape[0]):
         state[0] = mix(np.uint64(groups[i]) * GAMMA + base)
+        puzzle, solution = puzzles[i], solutions[i]
         first = i * m
         short[i] = False
         slot = first
         if keep_original:
-            out_puzzles[slot] = puzzles[i]
-            out_solutions[slot] = solutions[i]
+            out_puzzles[slot] = puzzle
+            out_solutions[slot] = solution
             relabel[slot] = rows[slot] = columns[slot] = IDENTITY
             transposed[slot] = False
             kept[slot] = True
@@ -186,13 +201,13 @@ def augment_kernel(
                 flip = draw_symmetry(state, perm, row_order, column_order, False)
                 for d in range(9):
                     digits[d + 1] = perm[d]
-                _cell_map(row_order, column_order, flip, source)
-                _apply(puzzles[i], source, digits, out_puzzles[slot])
+                _lines(row_order, column_order, flip, starts, steps)
+                _apply(puzzle, starts, steps, digits, out_puzzles[slot])
                 if _is_new(out_puzzles, kept, first, slot):
                     kept[slot] = True
                     break
             if kept[slot]:
-                _apply(solutions[i], source, digits, out_solutions[slot])
+                _apply(solution, starts, steps, digits, out_solutions[slot])
                 relabel[slot] = _code(perm, 0)
                 rows[slot] = _code(row_order, 1)
                 columns[slot] = _code(column_order, 1)
@@ -240,6 +255,21 @@ class Copies(NamedTuple):
         return Copies(*(a[slots] for a in self[:-1]), self.short)
 
 
+def copies_room(rows: int, m: int) -> Copies:
+    """Arrays for the copies of `rows` rows, `m` slots each (`augment_grids`' `room`)."""
+    k = rows * m
+    return Copies(
+        np.empty((k, 81), np.uint8),
+        np.empty((k, 81), np.uint8),
+        np.empty(k, np.int32),
+        np.empty(k, np.int32),
+        np.empty(k, np.int32),
+        np.empty(k, np.bool_),
+        np.empty(k, np.bool_),
+        np.empty(rows, np.bool_),
+    )
+
+
 def augment_grids(
     puzzles: np.ndarray,
     solutions: np.ndarray,
@@ -248,11 +278,18 @@ def augment_grids(
     copies: int,
     keep_original: bool = False,
     attempts: int = ATTEMPTS,
+    room: Copies | None = None,
 ) -> Copies:
     """`copies` random symmetries of each of `puzzles (n, 81)` and of its solution, drawn from
     the stream of (seed, `groups[i]`), distinct where the puzzle has that many images; the
     original first when `keep_original` (see the module). Slot `i * m + c` holds copy `c` of
-    row i, `m = copies + keep_original`."""
+    row i, `m = copies + keep_original`.
+
+    `room`: arrays to write into (`copies_room`, for at least n rows), reused batch after
+    batch; the copies returned are then views of it. A batch's fresh arrays cost more than the
+    copies themselves: the kernel writes 1.3 GB for 1M rows x 8 copies, and every page of a
+    new array is zeroed by the system first (measured: 0.21 s a 100,000 rows x 8 copies into
+    arrays written before, 0.73 s into new ones)."""
     puzzles = np.ascontiguousarray(puzzles, dtype=np.uint8).reshape(-1, 81)
     solutions = np.ascontiguousarray(solutions, dtype=np.uint8).reshape(-1, 81)
     groups = np.ascontiguousarray(groups, dtype=np.int64)
@@ -260,17 +297,17 @@ def augment_grids(
         raise ValueError("puzzles, solutions and groups must have one row each per puzzle")
     if copies < 0 or attempts < 1:
         raise ValueError(f"copies must be >= 0 and attempts >= 1, not {copies}, {attempts}")
+    if copies > MAX_COPIES:
+        raise ValueError(f"copies must be at most {MAX_COPIES:,}, not {copies:,}")
     n, m = len(puzzles), copies + bool(keep_original)
-    out = Copies(
-        np.empty((n * m, 81), np.uint8),
-        np.empty((n * m, 81), np.uint8),
-        np.empty(n * m, np.int32),
-        np.empty(n * m, np.int32),
-        np.empty(n * m, np.int32),
-        np.empty(n * m, np.bool_),
-        np.empty(n * m, np.bool_),
-        np.empty(n, np.bool_),
-    )
+    if room is None:
+        out = copies_room(n, m)
+    elif len(room.short) < n or len(room.kept) < n * m:
+        raise ValueError(
+            f"room for {len(room.short)} rows of {len(room.kept)} slots, not {n} rows of {m} copies"
+        )
+    else:
+        out = Copies(*(a[: n * m] for a in room[:-1]), room.short[:n])
     seed_bits = int(seed) & (2**64 - 1)  # any int: its low 64 bits key the streams
     augment_kernel(
         puzzles,

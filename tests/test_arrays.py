@@ -3,6 +3,7 @@
 
 import json
 import os
+from functools import partial
 
 import numpy as np
 import pyarrow as pa
@@ -80,6 +81,29 @@ def test_nulls_in_a_column_without_nan_get_a_valid_mask_from_the_first_null(tmp_
     valid = np.load(out / "ok.valid.npy")
     assert ok.tolist() == [True, False, True, True, False, True, True, True]
     assert valid.tolist() == [True] * 4 + [False, True, True, True]
+
+
+def test_a_float_column_with_nulls_gets_a_valid_mask_too(tmp_path):
+    """NaN marks a null in the values, but a NaN may be a value as well: the mask tells."""
+    out = tmp_path / "arrays"
+    first = _table(0, 3).set_column(4, "difficulty", pa.array([1.5, float("nan"), 2.0]))
+    write_npy_folder(out, _schema(), [first, _table(3, 3)])  # the second: nulls at 3
+    valid = np.load(out / "difficulty.valid.npy")
+    assert valid.tolist() == [True, True, True, False, True, True]
+    assert np.isnan(np.load(out / "difficulty.npy")[[1, 3]]).all()
+
+
+def test_augment_npy_writes_the_mask_of_a_float_column_with_nulls(tmp_path):
+    import polars as pl
+
+    from pipeline import augment_file, generate
+
+    frame = generate(3, seed=2).with_columns(score=pl.Series([1.5, None, 2.5]))
+    source = tmp_path / "in.parquet"
+    frame.write_parquet(source)
+    augment_file(source, tmp_path / "out", copies=2, format="npy", progress=False)
+    valid = np.load(tmp_path / "out" / "score.valid.npy")
+    assert valid.tolist() == [True, True, False, False, True, True]
 
 
 def test_dictionary_codes_stay_one_labelling_across_batches(tmp_path):
@@ -191,3 +215,41 @@ def test_column_arrays_are_what_a_worker_sends_and_append_takes(tmp_path):
         out.commit({"command": "test"})
     assert json.loads((tmp_path / "a" / META).read_text())["sudoku_pipeline"] == {"command": "test"}
     assert os.listdir(tmp_path) == ["a"]
+
+
+def test_rows_written_at_their_place_out_of_order_are_the_file_numpy_saves(tmp_path):
+    rows = np.arange(10 * 81, dtype=np.uint8).reshape(10, 81)
+    out = NpyAppender(tmp_path / "cells.npy", np.dtype(np.uint8), (81,))
+    first, second = out.reserve(4), out.reserve(6)
+    out.write_at(second, rows[4:])  # the later batch first, as a writer thread may
+    out.write_at(first, rows[:4])
+    with pytest.raises(ValueError, match="not reserved"):
+        out.write_at(8, rows[:4])
+    out.close()
+    np.save(tmp_path / "expected.npy", rows)
+    assert (tmp_path / "cells.npy").read_bytes() == (tmp_path / "expected.npy").read_bytes()
+
+
+def test_an_hrm_set_writes_the_same_bytes_with_writer_threads_and_hands_back_each_batch(
+    tmp_path,
+):
+    from pipeline.io.hrm_folders import HrmSet
+
+    grids = np.random.default_rng(1).integers(0, 10, (300, 81), dtype=np.uint8)
+    schema = pa.schema([("copy", pa.int32())])
+    written = {}
+    for writers in (0, 2):
+        handed_back = []
+        with HrmSet(tmp_path / f"w{writers}", schema, writers=writers) as out:
+            for start in range(0, 300, 40):
+                part = slice(start, start + 40)
+                size = len(grids[part])
+                out.append(grids[part], grids[part], np.full(size // 2, 2) if size == 40
+                           else np.ones(size, np.int64), {"copy": np.zeros(size, np.int32)},
+                           then=partial(handed_back.append, start))  # fmt: skip
+            out.commit({})
+        assert handed_back == list(range(0, 300, 40))  # each batch once, in order, by commit
+        written[writers] = {p.name: p.read_bytes() for p in (tmp_path / f"w{writers}").iterdir()
+                            if p.suffix == ".npy"}  # fmt: skip
+    assert written[0] == written[2] and len(written[0]) == 6
+    assert (np.load(tmp_path / "w2" / "all__inputs.npy") == grids + 1).all()

@@ -1069,3 +1069,21 @@ def test_a_header_guessed_from_content_is_told_on_stderr_and_in_the_metadata(tmp
     assert quiet.exit_code == 0 and quiet.stderr == ""
     kept = cli("solve", corpus, "-o", out, "--no-header", "--column", "column_1")
     assert kept.exit_code == 0 and frame_of(out).height == 3  # the label line is a row now
+
+
+def test_an_id_that_does_not_fit_its_column_is_said_in_the_commands_voice(tmp_path):
+    """1,000 whole-number ids, then 'b00': the row is solved and kept with a null id, and the
+    command says so in one warning line (it was silent)."""
+    puzzle = generate(1, seed=5)["puzzle"][0]
+    rows = [f"{i},{puzzle}" for i in range(1000)] + [f"b00,{puzzle}", f"1001,{puzzle}"]
+    source = tmp_path / "ids.csv"
+    source.write_text("id,puzzle\n" + "\n".join(rows) + "\n")
+    done = command("solve", source, "-o", tmp_path / "out.parquet", "-q")
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.splitlines() == [
+        f"solve: warning: {source}: row 1000's id 'b00' is not a whole number, as the ids of "
+        "the first rows were: the row is kept, its id (and any later one like it) null"
+    ]
+    out = pl.read_parquet(tmp_path / "out.parquet")
+    assert out.height == 1002 and out["id"][1000] is None and out["id"][1001] == 1001
+    assert out["verdict"].cast(pl.String)[1000] == "solved"

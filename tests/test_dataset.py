@@ -10,7 +10,7 @@ import pyarrow.parquet as pq
 import pytest
 import zstandard
 
-from pipeline.errors import InputError
+from pipeline.errors import InputError, InputWarning
 from pipeline.io.columns import PUZZLE_NAMES
 from pipeline.io.dataset import Dataset
 from pipeline.io.lines import MAX_LINE_BYTES
@@ -508,11 +508,26 @@ def test_a_later_id_that_is_no_integer_becomes_null_and_its_row_stays(tmp_path):
     ids[2000], ids[2500] = "x2000", "02500"  # past the 1,000 sampled rows
     text = "id,puzzle\n" + "".join(f"{i},{P1}\n" for i in ids)
     ds = open_dataset(write(tmp_path / "x.csv", text), batch_size=700)
-    data = read_all(ds)
+    with pytest.warns(InputWarning):  # said: the next test
+        data = read_all(ds)
     assert len(data["row"]) == 3000
     assert data["id"][1999:2002] == [1999, None, 2001]
     assert data["id"][2500] is None
     assert data["puzzle"][2000] == P1
+
+
+def test_a_later_id_that_is_no_integer_is_said_once_naming_its_row(tmp_path):
+    """Its row stays with a null id, but never silently: an `InputWarning` names the first such
+    row and id (the command line prints it as `solve: warning: ...`)."""
+    ids = [str(i) for i in range(3000)]
+    ids[2000], ids[2500] = "b2000", "b2500"
+    text = "id,puzzle\n" + "".join(f"{i},{P1}\n" for i in ids)
+    ds = open_dataset(write(tmp_path / "x.csv", text), batch_size=700)
+    with pytest.warns(InputWarning) as said:
+        assert len(read_all(ds)["row"]) == 3000
+    assert len(said) == 1
+    message = str(said[0].message)
+    assert "row 2000" in message and "'b2000'" in message and "x.csv" in message
 
 
 def test_other_columns_pass_through_renamed_on_a_clash(tmp_path):

@@ -81,3 +81,16 @@ def test_the_front_page_is_short_and_links_absolutely():
     assert len(readme) <= 12_500
     links = re.findall(r"\]\(([^)]+)\)", readme)
     assert links and all(link.startswith(("https://", "#")) for link in links)
+
+
+def test_make_bench_rewrites_every_section_of_the_benchmarks_page():
+    """Each `<!-- name:start -->` section of docs/BENCHMARKS.md is written by a benchmark that
+    `make bench` runs, so that one command brings the whole page up to date."""
+    page = (ROOT / "docs" / "BENCHMARKS.md").read_text()
+    sections = set(re.findall(r"<!-- ([\w-]+):start -->", page))
+    target = (ROOT / "Makefile").read_text().split("\nbench:", 1)[1].split("\n\n", 1)[0]
+    modules = re.findall(r"-m benchmarks\.(\w+)", target)
+    writes = re.compile(r'write_section\(\s*args\.write,\s*"([\w-]+)"')
+    scripts = [(ROOT / "benchmarks" / f"{module}.py").read_text() for module in modules]
+    written = {name for script in scripts for name in writes.findall(script)}
+    assert sections and sections <= written, sorted(sections - written)

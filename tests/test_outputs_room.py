@@ -32,13 +32,27 @@ def rows_3300(tmp_path: Path) -> Path:
     return path
 
 
-def test_a_disk_too_full_for_the_final_join_says_so_and_resume_joins_once_there_is_room(
-    rows_3300, tiny_disk
-):
+def test_a_disk_with_room_for_the_output_once_is_enough(rows_3300, tiny_disk):
+    """The join copies a part at a time and frees each: room for the output once (and a
+    part) is enough; it used to need the output twice, and failed after all the work."""
     filler = tiny_disk / "filler"
     filler.write_bytes(bytes(1_000_000))  # room for the parts (660 kB), not for them twice
     out = tiny_disk / "out.csv"
-    argv = ("solve", rows_3300, "-o", out, "--batch-size", 500, "-q")
+
+    done = command("solve", rows_3300, "-o", out, "--batch-size", 500, "-q")
+
+    assert done.returncode == 0, done.stderr
+    assert pl.read_csv(out, infer_schema=False)["row"].to_list() == [str(i) for i in range(3300)]
+    assert names(tiny_disk) == ["filler", "out.csv"]
+
+
+def test_a_disk_too_full_even_for_one_part_says_so_and_resume_joins_once_there_is_room(
+    rows_3300, tiny_disk
+):
+    filler = tiny_disk / "filler"
+    filler.write_bytes(bytes(1_000_000))  # room for the one part (660 kB), not for its copy
+    out = tiny_disk / "out.csv"
+    argv = ("solve", rows_3300, "-o", out, "--batch-size", 3300, "-q")
 
     for resume in ((), ("--resume",)):
         done = command(*argv, *resume)

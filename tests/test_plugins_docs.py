@@ -12,11 +12,13 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import polars as pl
 import pytest
 
-from pipeline import generate
-from pipeline.grid import parse_puzzles
+from pipeline import generate, solve_batch
+from pipeline.grid import format_grids, parse_puzzles
 from pipeline.plugins import parse_spec
+from pipeline.plugins.library import LibrarySolver
 from pipeline.plugins.program import ProgramSolver
 from pipeline.plugins.python_function import PythonSolver
 
@@ -42,7 +44,7 @@ def puzzles() -> tuple[np.ndarray, np.ndarray]:
 
 
 def test_the_page_has_its_examples():
-    assert set(EXAMPLES) == {"mysolver.c", "my_solver.py", "solve_stdin.py"}
+    assert set(EXAMPLES) == {"mysolver.c", "mybatch.c", "my_solver.py", "solve_stdin.py"}
 
 
 @pytest.mark.parametrize("function,contract", [("solve_sudoku", "board"),
@@ -84,3 +86,25 @@ def test_the_c_example(folder, puzzles):
         assert solve(puzzle, 2, 0, out, ctypes.byref(guesses)) == 1
         assert out.value.decode() == "".join(map(str, expected.tolist()))
         assert guesses.value == 7  # untouched: the column stays null
+
+
+@pytest.mark.skipif(shutil.which("cc") is None, reason="no C compiler")
+@pytest.mark.parametrize("symbol,contract", [("my_solve", "puzzle"), ("my_solve_batch", "batch")])
+def test_the_c_examples_through_the_pipeline_as_the_page_names_them(
+    folder, puzzles, monkeypatch, symbol, contract
+):
+    """`cc ... mysolver.c mybatch.c`, then `--solver c:./libmysolver.so:SYMBOL` from the folder
+    the library is in (a path with a `/`: from the current folder, as the page says)."""
+    grids, solutions = puzzles
+    subprocess.run(["cc", "-O2", "-shared", "-fPIC", "-o", str(folder / "libboth.so"),
+                    str(folder / "mysolver.c"), str(folder / "mybatch.c")], check=True)  # fmt: skip
+    monkeypatch.chdir(folder)
+    frame = solve_batch(grids, solver=f"c:./libboth.so:{symbol}")
+    assert frame["verdict"].cast(pl.String).to_list() == ["solved"] * len(grids)
+    assert frame["solution"].to_list() == format_grids(solutions).to_pylist()
+    assert frame["guesses"].null_count() == len(grids)  # it counts none
+    solver = LibrarySolver(parse_spec(f"c:./libboth.so:{symbol}"))
+    try:
+        assert solver.describe()["contract"] == contract
+    finally:
+        solver.close()

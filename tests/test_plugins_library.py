@@ -91,6 +91,21 @@ SOLVER(claims_unique) {
     size_t n = honest(p, limit, config, solution, guesses);
     return n > 1 ? 1 : n;
 }
+
+/* the batch contract: the library says so, and the function takes every puzzle at once */
+#define BATCH(name, each, skip_odd) \
+    const char name##_sudoku_contract[] = "batch"; \
+    void name(const char *ps, size_t count, size_t limit, uint32_t config, char *solutions, \
+              size_t *counts, size_t *guesses) { \
+        for (size_t i = 0; i < count; i++) \
+            if (!(skip_odd && i % 2)) \
+                counts[i] = each(ps + 82 * i, limit, config, solutions + 81 * i, guesses + i); \
+    }
+BATCH(honest_batch, honest, 0)
+BATCH(count_only_batch, count_only, 0)
+BATCH(skips_odd_batch, honest, 1)
+const char not_a_contract_sudoku_contract[] = "stream";
+SOLVER(not_a_contract) { return honest(p, limit, config, solution, guesses); }
 """
 
 # one puzzle with a unique solution, one with two (two cells swapped in a unique one's blanks)
@@ -155,6 +170,33 @@ def test_a_wrong_grid_is_a_wrong_answer_with_a_sentence(
     assert said in asked.messages[0]
 
 
+def test_a_batch_function_answers_as_the_per_puzzle_one(library: Path) -> None:
+    """One call a batch; clashing givens never asked; grids fetched with limit 1 where a
+    count came without one; times spread evenly."""
+    puzzles = (UNIQUE, MULTIPLE, CLASHING, UNIQUE)
+    each, batch = _ask(library, "honest", *puzzles), _ask(library, "honest_batch", *puzzles)
+    assert batch.found.verdicts.tolist() == each.found.verdicts.tolist()
+    assert np.array_equal(batch.found.solutions, each.found.solutions)
+    assert np.array_equal(batch.found.guesses, each.found.guesses)
+    asked = batch.found.solve_ns[[0, 1, 3]]
+    assert (asked > 0).all() and len(set(asked.tolist())) == 1 and batch.found.solve_ns[2] == 0
+    fetched = _ask(library, "count_only_batch", UNIQUE, MULTIPLE)
+    assert fetched.found.verdicts.tolist() == [codes.SOLVED, codes.MULTIPLE]
+    assert fetched.found.guesses.tolist() == [-1, -1]
+
+
+def test_a_batch_function_that_leaves_a_count_unwritten_fails_that_row(library: Path) -> None:
+    asked = _ask(library, "skips_odd_batch", UNIQUE, UNIQUE, UNIQUE)
+    assert asked.found.verdicts.tolist() == [codes.SOLVED, codes.SOLVER_ERROR, codes.SOLVED]
+    assert asked.messages[1] == "the solver wrote no count for this puzzle"
+
+
+def test_a_contract_the_library_names_wrongly_is_one_error_line(library: Path) -> None:
+    result = cli("solve", "-", "-o", "-", "--solver", f"c:{library}:not_a_contract")
+    assert result.exit_code == 2
+    assert_one_line_error(result.stderr, "not_a_contract_sudoku_contract is 'stream'")
+
+
 def test_a_false_claim_of_uniqueness_is_caught_by_our_kernel(library: Path) -> None:
     asked = _ask(library, "claims_unique", MULTIPLE, UNIQUE)
     assert asked.found.verdicts.tolist() == [codes.SOLVED, codes.SOLVED]  # its grids are fine
@@ -181,7 +223,7 @@ def test_solve_with_a_c_solver_end_to_end(library: Path, tmp_path: Path) -> None
     assert meta["solver"]["spec"] == f"c:{library}:changes_given"
     assert meta["solver"]["version"] is None and meta["solver"]["bytes"] > 0
     assert meta["options"]["solver"] == f"c:{library}:changes_given"
-    assert meta["executor"] == "processes"  # a C solver is not assumed thread-safe
+    assert meta["executor"] == "local"  # threads: each one's solver runs in its own process
 
 
 def test_solve_batch_takes_a_solver(library: Path) -> None:
@@ -343,7 +385,7 @@ def test_a_solver_holding_the_gil_or_not_thread_safe_runs_on_processes_unless_to
     assert said.value.args[0] == chosen
 
 
-def test_threads_of_one_process_take_turns_with_a_c_solver(library: Path) -> None:
+def test_threads_each_have_their_own_process_of_a_c_solver(library: Path) -> None:
     from concurrent.futures import ThreadPoolExecutor
 
     from pipeline.plugins.open import open_adapter

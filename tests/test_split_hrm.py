@@ -1,8 +1,10 @@
 """`split --format hrm`: the folders HRM's `PuzzleDataset` (github sapientinc/HRM,
-`puzzle_dataset.py`) loads, checked with that loader's own logic re-implemented in numpy;
+`puzzle_dataset.py`) loads, checked with that loader's own logic re-implemented in numpy
+(tests/hrm_loader.py);
 `--augment`, `--subsample`, `--min-rating`, `--stratify rating` on a sudoku-extreme-style CSV
 (`source,question,answer,rating`, `.` blanks) made from generated puzzles."""
 
+import io
 import json
 
 import numpy as np
@@ -14,10 +16,8 @@ from pipeline.grid import format_grids
 from pipeline.jobs.split import split_file
 from pipeline.kernels.checks import verify_solutions
 from tests.conftest import assert_one_line_error, cli
+from tests.hrm_loader import check_contract, evaluation_batches, grids, load, train_batches
 
-FIELDS = ("inputs", "labels", "puzzle_identifiers", "puzzle_indices", "group_indices")
-METADATA = ("pad_id", "ignore_label_id", "blank_identifier_id", "vocab_size", "seq_len",
-            "num_puzzle_identifiers", "total_groups", "mean_puzzle_examples", "sets")  # fmt: skip
 BASE = pipeline.generate(160, seed=21)
 
 
@@ -30,38 +30,6 @@ def extreme(tmp_path_factory):
     return path
 
 
-def _load(folder, split):
-    """What `PuzzleDataset._lazy_load_dataset` does: the metadata, then each set's fields."""
-    metadata = json.loads((folder / split / "dataset.json").read_text())
-    assert list(metadata) == list(METADATA)  # PuzzleDatasetMetadata(**json) takes it
-    data = {}
-    for name in metadata["sets"]:
-        data[name] = {f: np.load(folder / split / f"{name}__{f}.npy",
-                                 mmap_mode="r" if f in ("inputs", "labels") else None)
-                      for f in FIELDS}  # fmt: skip
-    return metadata, data
-
-
-def _check_contract(metadata, arrays):
-    """The shapes, dtypes and index rules `_iter_train` and `_iter_test` rely on."""
-    n = len(arrays["inputs"])
-    assert arrays["inputs"].dtype == arrays["labels"].dtype == np.uint8
-    assert arrays["inputs"].shape == arrays["labels"].shape == (n, metadata["seq_len"])
-    for f in ("puzzle_identifiers", "puzzle_indices", "group_indices"):
-        assert arrays[f].dtype == np.int32
-    assert (arrays["puzzle_identifiers"] == 0).all() and len(arrays["puzzle_identifiers"]) == n
-    assert arrays["puzzle_indices"].tolist() == list(range(n + 1))
-    groups = arrays["group_indices"]
-    assert groups[0] == 0 and groups[-1] == n and (np.diff(groups) > 0).all()
-    assert metadata["total_groups"] == len(groups) - 1
-    assert arrays["inputs"].min() >= 1 and arrays["inputs"].max() <= 10  # digit + 1, blank 1
-    assert arrays["labels"].min() >= 2  # solutions: no blanks (never the ignored 0)
-
-
-def _grids(encoded):
-    return np.asarray(encoded, np.uint8) - 1
-
-
 def test_the_folders_load_as_puzzle_dataset_loads_them(extreme, tmp_path):
     out = tmp_path / "sx"
 
@@ -70,16 +38,46 @@ def test_the_folders_load_as_puzzle_dataset_loads_them(extreme, tmp_path):
 
     assert json.loads((out / "identifiers.json").read_text()) == ["<blank>"]
     for split in ("train", "test"):
-        metadata, data = _load(out, split)
+        metadata, data = load(out, split)
         assert metadata["sets"] == ["all"] and metadata["vocab_size"] == 11
-        _check_contract(metadata, data["all"])
+        check_contract(metadata, data["all"])
         rows = manifest.splits[split]["rows"]
         assert metadata["total_groups"] == rows == len(data["all"]["inputs"])
-        puzzles, solutions = _grids(data["all"]["inputs"]), _grids(data["all"]["labels"])
+        puzzles, solutions = grids(data["all"]["inputs"]), grids(data["all"]["labels"])
         assert verify_solutions(puzzles, solutions).all()
         rating = np.load(out / split / "all__rating.npy")  # sudoku-extreme's columns kept
         assert rating.dtype.kind == "i" and len(rating) == rows
+        for path in (out / split).glob("*.npy"):  # the very bytes HRM's np.save writes
+            saved = io.BytesIO()
+            np.save(saved, np.load(path))
+            assert path.read_bytes() == saved.getvalue(), path.name
+        source = np.load(out / split / "all__source.npy")  # as codes, their labels named
+        labels = json.loads((out / split / "meta.json").read_text())["labels"]["source"]
+        assert {labels[code] for code in source} == {"gen"} and len(source) == rows
     assert manifest.splits["train"]["rows"] + manifest.splits["test"]["rows"] == len(BASE)
+
+
+def test_an_epoch_of_the_loaders_logic_sees_a_puzzle_of_each_group(extreme, tmp_path):
+    out = tmp_path / "sx"
+    split_file(extreme, out, fractions="0.75,0.25", seed=1, format="hrm", augment=3,
+               solution_column="answer", progress=False)  # fmt: skip
+
+    metadata, data = load(out, "train")
+    arrays = data["all"]
+    batches = train_batches(metadata, arrays, batch_size=16)
+    groups = len(arrays["group_indices"]) - 1
+    assert len(batches) == groups // 16  # one puzzle of each group an epoch, the rest dropped
+    seen = np.concatenate([b["rows"] for b in batches])
+    owner = np.searchsorted(arrays["group_indices"], seen, side="right") - 1
+    assert len(set(owner.tolist())) == len(seen)  # never two of one group in an epoch
+    for batch in batches:
+        assert batch["inputs"].shape == (16, 81) and batch["inputs"].dtype == np.int32
+        assert verify_solutions(grids(batch["inputs"]), grids(batch["labels"])).all()
+    metadata, data = load(out, "test")
+    batches = evaluation_batches(metadata, data["all"], batch_size=16)
+    assert sum(len(b["rows"]) for b in batches) == metadata["total_groups"]
+    last = batches[-1]
+    assert (last["inputs"][len(last["rows"]) :] == metadata["pad_id"]).all()  # padded
 
 
 def test_augment_makes_each_training_puzzle_a_group_of_itself_and_its_copies(extreme, tmp_path):
@@ -88,11 +86,11 @@ def test_augment_makes_each_training_puzzle_a_group_of_itself_and_its_copies(ext
     manifest = split_file(extreme, out, fractions="0.8,0.2", seed=5, format="hrm", augment=4,
                           solution_column="answer", progress=False)  # fmt: skip
 
-    metadata, data = _load(out, "train")
+    metadata, data = load(out, "train")
     arrays = data["all"]
-    _check_contract(metadata, arrays)
+    check_contract(metadata, arrays)
     groups = arrays["group_indices"]
-    puzzles, solutions = _grids(arrays["inputs"]), _grids(arrays["labels"])
+    puzzles, solutions = grids(arrays["inputs"]), grids(arrays["labels"])
     assert verify_solutions(puzzles, solutions).all()  # each solution moved alike
     canonical = np.array(pipeline.canonical(pl.Series(format_grids(puzzles))))
     for g in range(len(groups) - 1):
@@ -101,11 +99,11 @@ def test_augment_makes_each_training_puzzle_a_group_of_itself_and_its_copies(ext
         assert len(set(canonical[members])) == 1  # all disguises of the group's first
         assert len({p.tobytes() for p in puzzles[members]}) == 5
     assert manifest.splits["train"]["examples"] == 5 * manifest.splits["train"]["rows"]
-    _, test = _load(out, "test")  # the other splits are not augmented
+    _, test = load(out, "test")  # the other splits are not augmented
     assert len(test["all"]["group_indices"]) - 1 == len(test["all"]["inputs"])
     train_forms = set(canonical)
     test_forms = set(pipeline.canonical(pl.Series(format_grids(
-        _grids(test["all"]["inputs"])))))  # fmt: skip
+        grids(test["all"]["inputs"])))))  # fmt: skip
     assert not train_forms & test_forms  # no copy leaks into the test split
     assert manifest.training["augment"] == 4 and manifest.training["seed"] == 5
 
@@ -209,3 +207,25 @@ def test_the_in_memory_split_takes_the_same_options():
     assert len(splits["train"]) == 20 and splits["train"]["rating"].min() >= 10
     assert splits.manifest.left_out["rating"] == 40
     assert splits.manifest.training["rows_before_subsample"] > 20
+
+
+@pytest.mark.parametrize("fmt", ["parquet", "hrm"])
+def test_a_fraction_in_a_later_batch_makes_every_rating_a_float(tmp_path, fmt):
+    ratings = [str(i) for i in range(len(BASE))]
+    ratings[150] = "2.5"  # whole numbers in the first batches, a fraction in the last
+    path = tmp_path / "mixed.csv"
+    pl.DataFrame({"question": BASE["puzzle"], "answer": BASE["solution"],
+                  "rating": ratings}).write_csv(path)  # fmt: skip
+    out = tmp_path / "out"
+
+    split_file(path, out, fractions="0.5,0.5", format=fmt, batch_size=40, column="question",
+               solution_column="answer", progress=False)  # fmt: skip
+
+    if fmt == "parquet":
+        rating = pl.concat([pl.read_parquet(p) for p in out.glob("*.parquet")])["rating"]
+    else:
+        rating = pl.Series(np.concatenate([np.load(p) for p in out.glob("*/all__rating.npy")]))
+    assert rating.dtype == pl.Float64 and sorted(rating.to_list())[:4] == [0, 1, 2, 2.5]
+    frame = pl.DataFrame({"puzzle": BASE["puzzle"], "rating": ratings})
+    splits = pipeline.split(frame, fractions=(0.5, 0.5), workers=2)  # chunks in threads
+    assert splits["train"]["rating"].dtype == pl.Float64

@@ -66,5 +66,13 @@ def test_plain_conversions_agree_with_typers_own(name):
         for value in VALUES:
             want = _outcome(typer_own, value, ctx)  # Typer's own (pydantic, in Typer 0.29)
             got = _outcome(plain, value, ctx)
+            if _past_int64(want):  # Typer takes any size where no bound is declared; not here
+                assert got[0] == "BadParameter" and "less than or equal to" in got[1], got
+                continue
             assert got == want, (param.name, value)
             assert type(got[1]) is type(want[1]), (param.name, value)
+
+
+def _past_int64(outcome: tuple) -> bool:
+    kind, value = outcome
+    return kind == "value" and type(value) is int and not -(2**63) <= value < 2**63

@@ -33,6 +33,7 @@ from pipeline.cli.options import (
 )
 from pipeline.cli.process import fail, one_line_errors
 from pipeline.kernels.registry import DEFAULT_STRATEGY, STRATEGIES
+from pipeline.limits import MAX_WORKERS
 from pipeline.run import compile_ahead
 
 app = typer.Typer(
@@ -330,7 +331,9 @@ def bench(
             "c:LIBRARY:SYMBOL, python:MODULE:FUNCTION, cmd:COMMAND or a strategy.",
         ),
     ] = None,
-    workers: Annotated[int, typer.Option(min=1, metavar="N", help="Worker threads.")] = 1,
+    workers: Annotated[
+        int, typer.Option(min=1, max=MAX_WORKERS, metavar="N", help="Worker threads.")
+    ] = 1,
     output: output_option("Also write per-puzzle results (Parquet) for report.") = None,
     max_nodes: node_budget("Node budget per puzzle (verdict `limit`).", strategies=True) = None,
     rows: Annotated[

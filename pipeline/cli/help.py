@@ -33,6 +33,7 @@ from enum import Enum, StrEnum
 from pathlib import Path
 from typing import Any
 
+import click
 from typer.core import TyperCommand, TyperGroup
 from typer.models import ParameterInfo
 
@@ -86,8 +87,8 @@ def _metavar(param: Any, declared: Declared | None) -> str:
 
 
 def _extras(param: Any, declared: Declared | None) -> str:
-    """`[default: ...; at least 1]`, after an option's help."""
-    extra = []
+    """`[required; default: ...; at least 1]`, after an option's help."""
+    extra = ["required"] if param.required and param.param_type_name == "option" else []
     default = param.default if getattr(param, "show_default", None) is not False else None
     if isinstance(default, StrEnum):
         default = default.value
@@ -102,7 +103,36 @@ def _extras(param: Any, declared: Declared | None) -> str:
 
 
 _WHOLE_NUMBER = re.compile(r"0|[1-9][0-9]{0,18}")
+_ANY_WHOLE_NUMBER = re.compile(r"\s*[-+]?[0-9]+\s*")
+INT64 = (-(2**63), 2**63 - 1)  # the bounds of a whole-number option that declares none
 _UNSURE = object()  # a value `_plain_value` leaves to Typer
+
+
+def bounds(declared: Declared) -> tuple[int, int]:
+    """The whole numbers `declared` (an `int` parameter) takes: its own `min` and `max`, each
+    int64's where it declares none (a number past int64 fits no array, no kernel, no file)."""
+    low, high = declared.setting("min"), declared.setting("max")
+    return (INT64[0] if low is None else low, INT64[1] if high is None else high)
+
+
+def _out_of_bounds(declared: Declared, value: Any) -> str | None:
+    """Why a whole number given to an `int` parameter is out of its bounds (in Typer's words),
+    or None. Typer checks the bounds a parameter declares, but takes any size of number where
+    it declares none: a number past int64 then failed deep in the job, with a traceback."""
+    if declared.annotation is not int or declared.setting("clamp"):
+        return None
+    if isinstance(value, str) and _ANY_WHOLE_NUMBER.fullmatch(value):
+        number = int(value)
+    elif type(value) is int:
+        number = value
+    else:
+        return None
+    low, high = bounds(declared)
+    if number > high:
+        return f"Input should be less than or equal to {high}"
+    if number < low:
+        return f"Input should be greater than or equal to {low}"
+    return None
 
 
 def _choice(annotation: type[Enum], value: Any, case_sensitive: bool) -> Any:
@@ -175,6 +205,14 @@ def _plain_first(param: Any, declared: Declared) -> Any:
     def process_value(ctx: Any, value: Any) -> Any:
         if value is None:  # not given, no default: as Typer has it
             plain = () if many else None
+        elif (why := _out_of_bounds(declared, value)) is not None:
+            names = (
+                param.opts
+                if param.param_type_name == "option"
+                else [param.metavar or param.name.upper()]
+            )
+            hint = " / ".join(f"'{name}'" for name in names)
+            raise click.BadParameter(why, ctx=ctx, param_hint=hint)
         else:
             plain = _plain_value(declared, value)
         if plain is _UNSURE or (param.required and param.value_is_missing(plain)):
@@ -251,15 +289,18 @@ def _refuse_repeats(command: Any, ctx: Any, args: list[str]) -> None:
 
 
 @contextmanager
-def _compiling_said_by(command: str, quiet: bool) -> Iterator[None]:
-    """A kernel compiling where no job expected it (a pencilmark row, a worker's first call)
-    is said in the command's voice, `solve: compiling ...` (`-q`: not at all), never as
-    Python's warning line (`sudoku-pipeline:0: CompilingWarning: ...`). The warning is told
-    by its class's name: the command line does not import numba to say it."""
+def _warnings_said_by(command: str, quiet: bool) -> Iterator[None]:
+    """The library's warnings said in the command's voice, never as Python's warning line
+    (`sudoku-pipeline:0: CompilingWarning: ...`): a kernel compiling where no job expected it
+    (a pencilmark row, a worker's first call) as `solve: compiling ...` (`-q`: not at all), an
+    input's `InputWarning` as `solve: warning: ...` (`-q` too: it tells of the data). Each is
+    told by its class's name: the command line does not import numba to say it."""
     shown = warnings.showwarning
 
     def show(message: Any, category: type, *where: Any, **more: Any) -> None:
-        if category.__name__ != "CompilingWarning":
+        if category.__name__ == "InputWarning":
+            print(f"{command}: warning: {message}", file=sys.stderr, flush=True)
+        elif category.__name__ != "CompilingWarning":
             shown(message, category, *where, **more)
         elif not quiet:
             print(f"{command}: {message}", file=sys.stderr, flush=True)
@@ -282,7 +323,7 @@ class Command(_Plain, TyperCommand):
         return super().parse_args(ctx, args)
 
     def invoke(self, ctx: Any) -> Any:
-        with _compiling_said_by(ctx.info_name or "sudoku-pipeline", bool(ctx.params.get("quiet"))):
+        with _warnings_said_by(ctx.info_name or "sudoku-pipeline", bool(ctx.params.get("quiet"))):
             return super().invoke(ctx)
 
     def collect_usage_pieces(self, ctx: Any) -> list[str]:

@@ -12,6 +12,7 @@ import typer
 
 from pipeline.cli.process import one_line_errors
 from pipeline.kernels.registry import MAX_NODES, budgets_text
+from pipeline.limits import MAX_RATE_SAMPLES, MAX_WORKERS
 from pipeline.run.executors import EXECUTORS
 
 
@@ -60,7 +61,12 @@ Force = Annotated[
 ]
 Workers = Annotated[
     int | None,
-    typer.Option(min=1, metavar="N", help="Workers (default: the CPUs this process may use)."),
+    typer.Option(
+        min=1,
+        max=MAX_WORKERS,
+        metavar="N",
+        help="Workers (default: the CPUs this process may use).",
+    ),
 ]
 Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing but errors.")]
 ExecutorOption = Annotated[
@@ -68,8 +74,7 @@ ExecutorOption = Annotated[
     typer.Option(
         "--executor",
         help="local: threads here; processes: worker processes here; dask: a Dask "
-        "cluster (see README). Default: local; processes for solve --solver with a solver that "
-        "holds Python's lock or is not thread-safe (c:).",
+        "cluster (see README). Default: local.",
     ),
 ]
 Scheduler = Annotated[
@@ -82,7 +87,8 @@ AsJson = Annotated[bool, typer.Option("--json", help="Print the summary as JSON 
 BatchSize = Annotated[int, typer.Option(min=1, metavar="N", help="Rows per batch (bounds memory).")]
 Resume = Annotated[bool, typer.Option(help="Continue an interrupted run from its checkpoint.")]
 RateSamples = Annotated[
-    int, typer.Option(min=1, metavar="K", help="Symmetries averaged by --rate.")
+    int,
+    typer.Option(min=1, max=MAX_RATE_SAMPLES, metavar="K", help="Symmetries averaged by --rate."),
 ]
 
 

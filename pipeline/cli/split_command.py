@@ -19,6 +19,7 @@ from pipeline.cli.options import (
     run_job,
 )
 from pipeline.cli.process import fail
+from pipeline.limits import MAX_COPIES
 
 Stratum = StrEnum("Stratum", {n: n for n in ("difficulty", "grade", "clues", "rating")})  # type: ignore[misc]
 SplitFormat = StrEnum("SplitFormat", {n: n for n in ("parquet", "npy", "hrm")})  # type: ignore[misc]
@@ -72,6 +73,7 @@ def split(
         int,
         typer.Option(
             min=0,
+            max=MAX_COPIES,
             metavar="K",
             help="hrm: each training puzzle a group of itself and K random symmetric copies.",
         ),

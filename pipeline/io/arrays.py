@@ -9,9 +9,10 @@ What each column becomes (decided here, once, for every job that writes `--forma
 * `puzzle` and `solution` (81-character strings; `grid_columns`): `uint8` arrays of shape
   `(n, 81)`, cells in row-major order, 0 for a blank; a null or malformed row is all zeros.
 * numbers and booleans: an `(n,)` array of their own dtype; a fixed-size list of numbers
-  (a symmetry's `relabel`, say): `(n, k)`. Nulls: NaN in floats; in other columns the
-  dtype's zero, and a second file `<name>.valid.npy` (`bool`, False where the value is null),
-  made the first time a null comes (the rows before it are all valid).
+  (a symmetry's `relabel`, say): `(n, k)`. Nulls: NaN in floats, the dtype's zero in other
+  columns, and in every column a second file `<name>.valid.npy` (`bool`, False where the value
+  is null: a NaN may be a value too), made the first time a null comes (the rows before it
+  are all valid).
 * dictionary columns (a verdict, a grade): their codes, as integers; the labels are in
   `meta.json` (`labels`), code i naming `labels[i]`.
 * every other column (free text such as an `id`, nested values): skipped, and named in
@@ -127,10 +128,12 @@ def _numbers(array: pa.Array) -> np.ndarray:
 
 
 def _with_valid(array: pa.Array, labels: list[Any] | None) -> Any:
-    if array.null_count and not pa.types.is_floating(array.type):
-        values = _numbers(pc.fill_null(array, False if pa.types.is_boolean(array.type) else 0))
+    if array.null_count:
+        floats = pa.types.is_floating(array.type)  # NaN where null: numpy's own missing mark
+        zero = False if pa.types.is_boolean(array.type) else 0
+        filled = array if floats else pc.fill_null(array, zero)
         valid = np.asarray(array.is_valid().to_numpy(zero_copy_only=False), dtype=np.bool_)
-        values = (values, valid)
+        values = (_numbers(filled), valid)
     else:
         values = _numbers(array)
     return values if labels is None else (values, labels)
@@ -169,19 +172,49 @@ class NpyAppender:
         self.row_shape = tuple(row_shape)
         self.rows = 0
         self._size = len(_header(self.dtype, _LARGEST, self.row_shape, 0))
+        self._row_bytes = self.dtype.itemsize * int(np.prod(self.row_shape, dtype=np.int64))
         self._file = open(path, "wb")  # noqa: SIM115 - closed by close()
         self._file.write(_header(self.dtype, 0, self.row_shape, self._size))
+        self._file.flush()  # rows may be written at their place (`write_at`) from here on
 
-    def append(self, values: np.ndarray) -> None:
-        """Append rows: `values` of shape `(k, *row_shape)`, cast to the file's dtype."""
+    def _rows_of(self, values: np.ndarray) -> np.ndarray:
         values = np.ascontiguousarray(values, dtype=self.dtype)
         if values.shape[1:] != self.row_shape:
             raise ValueError(
                 f"{self.path.name}: rows of shape {values.shape[1:]}, expected {self.row_shape}"
             )
+        return values
+
+    def append(self, values: np.ndarray) -> None:
+        """Append rows: `values` of shape `(k, *row_shape)`, cast to the file's dtype."""
+        values = self._rows_of(values)
         if values.size:
             self._file.write(values.data.cast("B"))
         self.rows += len(values)
+
+    def reserve(self, rows: int) -> int:
+        """Room for `rows` more rows, to be written with `write_at` (a file written so is not
+        appended to); returns the number of the first."""
+        first = self.rows
+        self.rows += rows
+        return first
+
+    def write_at(self, first: int, values: np.ndarray) -> None:
+        """Write rows reserved before (`reserve`) at their place, from any thread: the writes
+        of several threads, each copying its rows into the system's page cache, overlap
+        (`os.pwrite` releases the GIL)."""
+        values = self._rows_of(values)
+        if first + len(values) > self.rows:
+            raise ValueError(
+                f"{self.path.name}: rows {first}..{first + len(values)} were "
+                f"not reserved ({self.rows} are)"
+            )
+        data = values.data.cast("B")
+        offset = self._size + first * self._row_bytes
+        fd = self._file.fileno()
+        while len(data):
+            written = os.pwrite(fd, data, offset)
+            data, offset = data[written:], offset + written
 
     def close(self) -> None:
         """Write the header again with the real row count, and flush the file to disk."""

@@ -10,7 +10,9 @@ What a batch holds:
   leading zeros stay intact; an empty field is null and stays in place.
 * Ids keep their type: Parquet's as stored; from text, int64 when every sampled id is a plain
   integer (`7`, not `007`), else strings. A later id that does not fit the sampled type
-  becomes null: its row stays, and a run never stops for an id. An input without an id to
+  becomes null: its row stays, and a run never stops for an id, but the first one is said
+  (an `InputWarning` naming its row and id; `solve: warning: ...` on the command line).
+  An input without an id to
   sample (header only) takes the type of the other inputs read with it (`agree_on_id_type`).
 * The other columns (a Kaggle `difficulty`, a `source`) come along after the puzzle ones, as
   strings from text and typed from Parquet, under their own names, or `input_<name>` when
@@ -22,6 +24,7 @@ What a batch holds:
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -31,7 +34,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from pipeline.errors import InputError, first_line
+from pipeline.errors import InputError, InputWarning, first_line
 from pipeline.io.readers import ParquetReader, as_text, rechunk, skip_rows, valid_text
 from pipeline.io.remote import RemoteFile
 from pipeline.io.stdin import NAME as STDIN_NAME
@@ -67,6 +70,7 @@ class Dataset:
     _id_type_seen: bool = field(repr=False, compare=False, default=True)  # False: no id to see
     _row_bytes: float | None = field(repr=False, compare=False, default=None)  # in the head
     _rows_read: list[int] = field(repr=False, compare=False, default_factory=lambda: [0])
+    _ids_said: list[bool] = field(repr=False, compare=False, default_factory=lambda: [False])
     has_header: bool = False  # CSV/TSV: the first line named the columns
     separator: str | None = None  # CSV/TSV: the field separator, given or sniffed
     header_note: str | None = None  # a header guessed from content alone, said in a sentence
@@ -85,6 +89,11 @@ class Dataset:
     def location(self) -> str:
         """Where the input is, as given: a path, `-`, or a URL (as shown: no password)."""
         return self.url if self.url is not None else str(self.path)
+
+    @property
+    def remote_file(self) -> RemoteFile | None:
+        """The file at the URL this input is read from (None for a path or standard input)."""
+        return self._remote
 
     def identity(self) -> dict[str, object]:
         """What makes a checkpoint belong to this input: the file as it is now (its size and
@@ -141,7 +150,7 @@ class Dataset:
             else:
                 raw = skip_rows(self._reader.batches(source), start_row)
             row = start_row
-            for batch in rechunk((self._normalize(b, names) for b in raw), self.batch_size):
+            for batch in rechunk(self._normalized(raw, names, start_row), self.batch_size):
                 rows = pa.array(np.arange(row, row + batch.num_rows, dtype=np.int64))
                 row += batch.num_rows
                 self._rows_read[0] = row
@@ -170,9 +179,17 @@ class Dataset:
     def _name(self) -> str:
         return STDIN_NAME if self.from_stdin else self.location
 
-    def _normalize(self, batch: pa.RecordBatch, names: list[str]) -> pa.RecordBatch:
+    def _normalized(
+        self, raw: Iterator[pa.RecordBatch], names: list[str], row: int
+    ) -> Iterator[pa.RecordBatch]:
+        for batch in raw:
+            yield self._normalize(batch, names, row)
+            row += batch.num_rows
+
+    def _normalize(self, batch: pa.RecordBatch, names: list[str], row: int) -> pa.RecordBatch:
         """Rename to id/puzzle/solution/extras; puzzle and solution plain strings, the id of
-        its type, extras with dictionaries decoded; text from Parquet made valid UTF-8."""
+        its type, extras with dictionaries decoded; text from Parquet made valid UTF-8. `row`:
+        the batch's first row, for the warning of an id that does not fit its column's type."""
         parquet = isinstance(self._reader, ParquetReader)
         arrays = []
         for name, array in zip(names, batch.columns, strict=True):
@@ -184,9 +201,27 @@ class Dataset:
                 if parquet:  # Parquet does not check that its strings are UTF-8
                     array = valid_text(array)
                 if name == "id":
-                    array = _as_ids(array, self._id_type)
+                    array = self._ids(array, row)
             arrays.append(array)
         return pa.RecordBatch.from_arrays(arrays, names=names)
+
+    def _ids(self, array: pa.Array, row: int) -> pa.Array:
+        """`_as_ids`, and the first id that does not fit said once (`InputWarning`): its row
+        stays, its id null, but never silently."""
+        ids = _as_ids(array, self._id_type)
+        if self._ids_said[0] or ids.null_count == array.null_count:
+            return ids
+        lost = pc.and_(pc.is_null(ids), pc.is_valid(array))
+        first = pc.index(lost, True).as_py()
+        self._ids_said[0] = True
+        warnings.warn(
+            f"{self._name}: row {row + first}'s id {str(array[first].as_py())[:40]!r} is not a "
+            "whole number, as the ids of the first rows were: the row is kept, its id (and any "
+            "later one like it) null",
+            InputWarning,
+            stacklevel=2,
+        )
+        return ids
 
 
 def _as_ids(array: pa.Array, id_type: pa.DataType) -> pa.Array:

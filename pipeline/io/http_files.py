@@ -54,6 +54,7 @@ class HttpFile:
         for its first byte only; a server without ranges sends the whole body, kept for a
         copy."""
         self.url, self.name = url, shown(url)
+        self.digest: tuple[int, str] | None = None  # (bytes, sha256) of a whole read
         self._target, self._auth = _without_password(url)
         response = self._get({"Range": "bytes=0-0"} if seeking else None)
         self.tags = _tags(response)

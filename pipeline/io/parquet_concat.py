@@ -276,7 +276,7 @@ class Joiner:
     def __init__(self, sink: BinaryIO) -> None:
         self.sink = sink
         self.footers: list[Footer] = []
-        self._groups: list[Fields] = []
+        self.starts: list[int] = []  # where each part's data landed
         self._at = 0
 
     def add(self, part: bytes | Path, footer: Footer | None = None) -> None:
@@ -290,8 +290,7 @@ class Joiner:
         if not self._at:
             self.sink.write(MAGIC)
             self._at = len(MAGIC)
-        for group in footer.get(_FILE_ROW_GROUPS)[1]:
-            self._groups.append(_moved_group(group, self._at - len(MAGIC), len(self._groups)))
+        self.starts.append(self._at)
         size = footer.data_end - len(MAGIC)
         if isinstance(part, bytes):
             self.sink.write(memoryview(part)[len(MAGIC) : footer.data_end])
@@ -305,28 +304,55 @@ class Joiner:
     def finish(self, metadata: dict[bytes, bytes] | None = None) -> int:
         """Write the footer, with `metadata` added to the key-value metadata; returns the rows
         written."""
-        if not self.footers:
-            raise ValueError("nothing to join")
-        first = self.footers[0]
-        rows = sum(f.num_rows for f in self.footers)
-        fields: Fields = []
-        for fid, kind, value in first.fields:
-            if fid == _FILE_NUM_ROWS:
-                value = rows
-            elif fid == _FILE_ROW_GROUPS:
-                value = (_STRUCT, self._groups)
-            elif fid == _FILE_KEY_VALUES:
-                continue
-            fields.append((fid, kind, value))
-        pairs = _with_metadata(first, metadata or {})
-        fields.append((_FILE_KEY_VALUES, _LIST, (_STRUCT, pairs)))
-        fields.sort(key=lambda field: field[0])
-        writer = _Writer()
-        writer.fields(fields)
-        self.sink.write(bytes(writer.out))
-        self.sink.write(struct.pack("<I", len(writer.out)))
-        self.sink.write(MAGIC)
-        return rows
+        self.sink.write(joined_footer(self.footers, self.starts, metadata))
+        return sum(f.num_rows for f in self.footers)
+
+
+def joined_footer(
+    footers: list[Footer], starts: list[int], metadata: dict[bytes, bytes] | None = None
+) -> bytes:
+    """The end of a file whose parts' data (each between its magics) landed at `starts`: the
+    footer listing every part's row groups, moved, with `metadata` added to the key-value
+    metadata; its length and `PAR1`."""
+    if not footers:
+        raise ValueError("nothing to join")
+    groups: list[Fields] = []
+    for footer, at in zip(footers, starts, strict=True):
+        for group in footer.get(_FILE_ROW_GROUPS)[1]:
+            groups.append(_moved_group(group, at - len(MAGIC), len(groups)))
+    first = footers[0]
+    fields: Fields = []
+    for fid, kind, value in first.fields:
+        if fid == _FILE_NUM_ROWS:
+            value = sum(f.num_rows for f in footers)
+        elif fid == _FILE_ROW_GROUPS:
+            value = (_STRUCT, groups)
+        elif fid == _FILE_KEY_VALUES:
+            continue
+        fields.append((fid, kind, value))
+    pairs = _with_metadata(first, metadata or {})
+    fields.append((_FILE_KEY_VALUES, _LIST, (_STRUCT, pairs)))
+    fields.sort(key=lambda field: field[0])
+    writer = _Writer()
+    writer.fields(fields)
+    return bytes(writer.out) + struct.pack("<I", len(writer.out)) + MAGIC
+
+
+def footer_bytes(footer: Footer, whole: bool = True) -> bytes:
+    """A footer as the bytes a file holds for it (without its length and magic); not
+    `whole`: only what `joined_footer` reads of a part after the first (its rows and row
+    groups: no schema, no metadata)."""
+    fields = footer.fields
+    if not whole:
+        fields = [f for f in fields if f[0] in (_FILE_NUM_ROWS, _FILE_ROW_GROUPS)]
+    writer = _Writer()
+    writer.fields(fields)
+    return bytes(writer.out)
+
+
+def footer_of_bytes(data: bytes, data_end: int) -> Footer:
+    """`footer_bytes` read back; `data_end`: where the part's data ended (`Footer.data_end`)."""
+    return Footer(_Reader(data).fields(), data_end)
 
 
 def join(

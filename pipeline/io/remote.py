@@ -6,6 +6,7 @@ naming what to install otherwise).
 
     remote = open_remote("s3://bucket/corpus.parquet")   # InputError when it cannot be read
     remote.name, remote.size, remote.identity()
+    remote_digest(remote)                                # (bytes, sha256) of what was read
     head, at_eof = remote_head(remote, "csv", "gzip")    # the first MiB of text, for sniffing
     source = RemoteBytes(remote, "gzip")                 # a `formats.ByteSource`: streamed
     reader = remote_parquet(remote, None)                # by ranges, else a temporary copy
@@ -14,10 +15,16 @@ Text streams through in bounded memory, each pass a new read from the start. Par
 ranges where the server offers them (fsspec files always do), else it is copied to an anonymous
 temporary file first, as standard input's Parquet is. A glob in an fsspec URL
 (`s3://bucket/parts/*.parquet`) is expanded by the filesystem, in sorted order.
+
+Every read of a whole file from its start (a pass over text, a Parquet file copied) is hashed
+as it goes (`Hashing`): the first that reaches the end leaves the file's size and sha256 on
+it (`digest`), for a split's manifest. A file read by ranges only is read once more, whole,
+when its digest is asked for (`remote_digest`); a file changed meanwhile is an error.
 """
 
 from __future__ import annotations
 
+import hashlib
 import io
 from contextlib import closing
 from typing import IO, Any, Protocol
@@ -66,6 +73,7 @@ class RemoteFile(Protocol):
     name: str  # as shown: no password
     size: int | None
     ranges: bool  # readable by ranges (Parquet needs no copy)
+    digest: tuple[int, str] | None  # (bytes, sha256) of a whole read from the start
 
     def identity(self) -> dict[str, Any]: ...
 
@@ -93,6 +101,7 @@ class FsspecFile:
 
     def __init__(self, url: str) -> None:
         self.url, self.name = url, shown(url)
+        self.digest: tuple[int, str] | None = None
         self.fs, self.path = _filesystem(url)
         info = self._info()
         if info.get("type") == "directory":
@@ -186,6 +195,50 @@ class Guarded(io.RawIOBase):
             raise OSError(f"{self.name}: {first_line(e)}") from None
 
 
+class Hashing(io.RawIOBase):
+    """A remote file's raw stream read from its start, hashed as it goes: at its end the
+    file's size and sha256 are left on the file (`digest`), once."""
+
+    def __init__(self, raw: Any, remote: RemoteFile) -> None:
+        self._raw, self._remote, self._sha = raw, remote, hashlib.sha256()
+        self.name = getattr(raw, "name", remote.name)
+
+    @property
+    def count(self) -> int:
+        return int(self._raw.count)
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        n = self._raw.readinto(buffer)
+        if self._remote.digest is not None:  # a pass before this one found it
+            return n
+        if n:
+            self._sha.update(memoryview(buffer)[:n])
+        else:
+            self._remote.digest = (self.count, self._sha.hexdigest())
+        return n
+
+    def close(self) -> None:
+        self._raw.close()
+        super().close()
+
+
+def remote_digest(remote: RemoteFile) -> tuple[int, str]:
+    """The remote file's size and sha256, as a whole read from its start found them (read
+    once more now when none did)."""
+    if remote.digest is None:
+        try:
+            with closing(Hashing(remote.open(), remote)) as raw:
+                while raw.read(1 << 20):
+                    pass
+        except OSError as e:
+            raise InputError(f"{remote.name}: cannot read ({first_line(e)})") from None
+    assert remote.digest is not None
+    return remote.digest
+
+
 class RemoteBytes:
     """A remote file's decompressed bytes, to be read from the start any number of times (a
     `formats.ByteSource`)."""
@@ -195,7 +248,7 @@ class RemoteBytes:
         self._raw: Any = None
 
     def open(self) -> Any:
-        self._raw = raw = self.remote.open()
+        self._raw = raw = Hashing(self.remote.open(), self.remote)
         return raw if self.compression is None else pa.CompressedInputStream(raw, self.compression)
 
     def bytes_read(self) -> int | None:
@@ -223,7 +276,7 @@ def remote_parquet(remote: RemoteFile, compression: str | None) -> ParquetReader
         return ParquetReader(remote.name, remote.open_ranges(), buffer_size=RANGE_READ)
     how = f" (after {compression} decompression)" if compression else ""
     try:
-        with closing(remote.open()) as raw:
+        with closing(Hashing(remote.open(), remote)) as raw:
             stream = raw if compression is None else pa.CompressedInputStream(raw, compression)
             copy = spool(remote.name, stream, b"", how)
     except (OSError, pa.ArrowException) as e:

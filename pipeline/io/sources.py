@@ -24,7 +24,14 @@ from typing import Any
 from pipeline.errors import InputError
 from pipeline.io.formats import ByteSource, FileBytes, check_file, detect_format, read_head
 from pipeline.io.readers import ParquetReader
-from pipeline.io.remote import RemoteBytes, RemoteFile, open_remote, remote_head, remote_parquet
+from pipeline.io.remote import (
+    Hashing,
+    RemoteBytes,
+    RemoteFile,
+    open_remote,
+    remote_head,
+    remote_parquet,
+)
 from pipeline.io.stdin import NAME as STDIN_NAME
 from pipeline.io.stdin import STDIN, StdinInput, is_standard_input, is_stream, open_stdin
 from pipeline.io.stdin import open_stream as open_pipe
@@ -116,9 +123,11 @@ def _open_url(url: str, forced: str | None) -> Source:
     except InputError:  # no format in its name: read once, sniffed as a pipe is
         remote = open_remote(url)
         source = _sniffed(
-            open_stdin(forced, remote.open(), remote.name), remote.name, Path(file_name(url))
+            open_stdin(forced, Hashing(remote.open(), remote), remote.name),
+            remote.name,
+            Path(file_name(url)),
         )
-        source.url = remote.name
+        source.url, source.remote = remote.name, remote  # read once: its digest as it went
         return source
     remote = open_remote(url, seeking=(fmt, compression) == ("parquet", None))
 

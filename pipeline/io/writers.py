@@ -1,5 +1,5 @@
 """The one writer: every output file goes through here, in one of two sinks (the run's
-checkpoint, `run.checkpoint`, is the third: parts kept for `--resume`, joined by `join_parts`).
+checkpoint, `run.checkpoint`, is the third: parts kept for `--resume`, joined by `run.join`).
 
     data = encode(table, fmt)                       # a worker's part: Parquet, CSV or JSON
                                                     # Lines bytes, or a folder's arrays (npy)
@@ -9,7 +9,8 @@ checkpoint, `run.checkpoint`, is the third: parts kept for `--resume`, joined by
     out.add(table); out.commit(metadata)            # puzzles, bench results, a split's rows)
     write_tables(target, schema, tables, metadata)  # a TableWriter in one call
 
-A target is a file, stdout (`Target.path` None) or a folder of arrays (`npy`, `io.arrays`).
+A target is a file, stdout (`Target.path` None) or a folder of arrays (`npy`, `io.arrays`;
+`hrm`, a split in HRM's layout, `io.hrm_folders`).
 Parquet is written one way (`parquet_options`): zstd, page checksums, dictionaries only for
 the dictionary columns; a Parquet output is its parts joined by their footers
 (`io.parquet_concat`: nothing decoded), with the run's metadata under `runinfo.METADATA_KEY`
@@ -41,6 +42,7 @@ import pyarrow.parquet as pq
 from pipeline.errors import InputError
 from pipeline.io.array_folders import NpyFolder
 from pipeline.io.arrays import column_arrays
+from pipeline.io.hrm_folders import HrmSet, write_identifiers
 from pipeline.io.output import Target as Target  # re-exported: where an output goes
 from pipeline.io.parquet_concat import Joiner
 from pipeline.io.runinfo import METADATA_KEY
@@ -92,21 +94,30 @@ def as_text(column: pa.ChunkedArray | pa.Array) -> pa.Array:
 class PartWriter:
     """Parts (`encode`d, in order) joined into `target` as they come: Parquet by their footers,
     text one after the other, arrays appended to a folder's files (`schema`: the table's, for
-    a folder). `commit` ends the output with the run's metadata and puts a file or folder in
-    place; `close` (always) removes what a run that did not commit left."""
+    a folder), or groups to a split's folder in HRM's layout (`hrm`: parts of `HrmArrays`,
+    `schema` the columns beside; `writers`: threads that write its files, `HrmSet`). `commit`
+    ends the output with the run's metadata and puts a file or folder in place (and, for HRM,
+    `identifiers.json` beside the folder unless one is there); `close` (always) removes what
+    a run that did not commit left."""
 
-    def __init__(self, target: Target, schema: pa.Schema | None = None) -> None:
+    def __init__(self, target: Target, schema: pa.Schema | None = None, writers: int = 0) -> None:
         self.target = target
         self.rows = 0
         self._parts = 0
         self._file: BinaryIO | None = None
         self._folder: NpyFolder | None = None
+        self._hrm: HrmSet | None = None
         self._joiner: Joiner | None = None
         self.skipped: list[str] = []  # columns a folder of arrays leaves out (text)
         if target.format == "npy":
             assert target.path is not None and schema is not None
             self._folder = NpyFolder(target.path, schema).__enter__()
             self.skipped = self._folder.skipped
+            return
+        if target.format == "hrm":
+            assert target.path is not None and schema is not None
+            self._hrm = HrmSet(target.path, schema, writers).__enter__()
+            self.skipped = self._hrm.folder.skipped
             return
         if target.path is None:
             self.out = stdout_bytes()
@@ -123,6 +134,8 @@ class PartWriter:
         with self._named_errors():
             if self._folder is not None:
                 self._folder.append(data)
+            elif self._hrm is not None:
+                self._hrm.append(data.inputs, data.labels, data.sizes, data.extras, encoded=True)
             elif self._joiner is not None:
                 self._joiner.add(data)
             else:
@@ -138,6 +151,11 @@ class PartWriter:
         with self._named_errors():
             if self._folder is not None:
                 self._folder.commit(metadata)
+                return
+            if self._hrm is not None:
+                assert self.target.path is not None
+                self._hrm.commit(metadata)
+                write_identifiers(self.target.path.parent, only_if_absent=True)
                 return
             if self._joiner is not None and self._joiner.footers:
                 self._joiner.finish(metadata_entry(metadata))
@@ -156,6 +174,8 @@ class PartWriter:
         """Leave nothing of an output that was not committed (a no-op after `commit`)."""
         if self._folder is not None:
             self._folder.__exit__(None, None, None)
+        if self._hrm is not None:
+            self._hrm.__exit__(None, None, None)
         if self._file is not None:
             self._file.close()
             self._file = None

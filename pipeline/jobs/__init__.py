@@ -119,7 +119,7 @@ JOBS: dict[str, JobEntry] = {
             "augment",
             "K random symmetries of every puzzle and its solution",
             suffix=".augmented.parquet",
-            formats=("parquet", "npy"),
+            formats=("parquet", "npy", "hrm"),
             sink="parts",
             kernels=("augment", "verify", "fast"),
             api={"augment_file": "job", "augment": "frame", "restore_originals": "frame"},

@@ -5,7 +5,7 @@ A spec names one solver:
 * `fast`, `mrv`, `backtrack`: the built-in strategies (`pipeline.kernels`).
 * `c:LIBRARY:SYMBOL`: a function of a shared library with tdoku's signature
   `size_t fn(const char *puzzle, size_t limit, uint32_t config, char *solution,
-  size_t *guesses)` (`library.py`).
+  size_t *guesses)`, or a batch signature the library declares (`library.py`).
 * `python:MODULE:FUNCTION` (MODULE a dotted name or a `.py` file): a Python function, with the
   seeds' contract (fill a 9x9 list of lists in place, return True/False) or the batch contract
   (a list of 81-character strings in, a list of solutions or None out) (`python_function.py`).
@@ -13,7 +13,10 @@ A spec names one solver:
   writing one solution (or an empty line) a line on stdout (`program.py`).
 
 Every solver from outside is an `Adapter`: it answers a batch of puzzles with `Answers`, and
-what it answers is then checked by the rules, never trusted.
+what it answers is then checked by the rules, never trusted. Each runs apart from the worker
+(a `cmd:` program in its process, `c:` and `python:` in a process of their own: `host.py`),
+so a crash, an exit or a hang is a row's `solver_error`, never the run's end, and every kind
+has the per-puzzle timeout (`SUDOKU_SOLVER_TIMEOUT`).
 """
 
 from dataclasses import dataclass
@@ -57,7 +60,9 @@ class Adapter(Protocol):
     """One solver from outside, ready to answer batches (opened once per worker: `open.py`).
 
     Optional, read with `getattr` where an adapter has them: `thread_safe` (False: `solve`
-    runs it on worker processes unless told otherwise, as for `holds_gil`), `describe()` (a
+    runs it on worker processes unless told otherwise, as for `holds_gil`; the `c:` and
+    `python:` adapters are thread-safe: each runs its solver in a process of its own,
+    `host.py`), `describe()` (a
     dict the run metadata adds to the spec and version), `warm()` (start a program, make a
     first call, so that `bench`'s clock holds neither), and the `c:` adapter's `fetches` and
     `checks_givens` (`library.py`).

@@ -14,12 +14,14 @@ previous reply (the first: from the first write) to its own; replies that arrive
 share that time evenly. The sum over a batch is its wall time on the program's side.
 
 What can go wrong is a row's error sentence, never a crash: a line that is neither 81 cells nor
-empty is that row's; a program that ends mid-batch leaves the rows it did not answer with its
-exit status and last line on stderr, and starts again for the next batch; a program that gives
-no reply within `timeout` seconds (per puzzle: from the previous reply; default
-`DEFAULT_TIMEOUT`, or `SUDOKU_SOLVER_TIMEOUT` in the environment, or the adapter's `timeout`
-attribute; its first reply after a start is allowed `start_timeout` more, `START_SECONDS`) is
-killed, its unanswered rows get errors, and it starts again for the next batch.
+empty is that row's; a program that ends mid-batch gives the row it was on its exit status and
+last line on stderr, and starts again for the rest of the batch; a program that gives no reply
+within `timeout` seconds (per puzzle: from the previous reply; default `DEFAULT_TIMEOUT`, or
+`SUDOKU_SOLVER_TIMEOUT` in the environment, or the adapter's `timeout` attribute; its first
+reply after a start is allowed `start_timeout` more, `START_SECONDS`) is killed, the row it
+was on says so, and it starts again for the rest. A program that has never answered and fails
+on its first puzzle `GIVE_UP` times in a row is not started again for that batch: its other
+rows say so.
 
 The program runs under a small watcher (`program_watch.py`; `program_process.py` starts and
 stops it) in a process group of its own: `close()` ends the group; if the worker dies, even by
@@ -41,6 +43,7 @@ from pipeline.plugins.program_process import CHUNK, ProgramProcess
 DEFAULT_TIMEOUT = 10.0  # seconds a puzzle may take before the program is thought hung
 TIMEOUT_ENV = "SUDOKU_SOLVER_TIMEOUT"
 START_SECONDS = 60.0  # more for its first reply after a start (imports, a model loading)
+GIVE_UP = 3  # starts in a row that fail on their first puzzle, with no answer ever: stop
 LONGEST_LINE = 1 << 20  # a reply without its end of line beyond this: a failure, not memory
 WARM_GRID = np.frombuffer(  # a complete grid: any solver answers it at once
     b"534678912672195348198342567859761423426853791713924856961537284287419635345286179",
@@ -129,6 +132,7 @@ class ProgramSolver:
         self.start_timeout = START_SECONDS  # added to the first reply's after a (re)start
         self._running: ProgramProcess | None = None
         self.starts = 0  # how many times the program was started (restarts after failures)
+        self.replied = False  # it has answered a puzzle, once at least
 
     def version(self) -> str | None:
         """A program states no version through this contract."""
@@ -150,9 +154,26 @@ class ProgramSolver:
     def answer(self, grids: np.ndarray, skip: np.ndarray, limit: int) -> Answers:
         """Answer the rows not skipped, one line each (`limit` is not passed on: the program
         says one solution or none, so a grid is "found" and uniqueness is left to our kernel)."""
-        grids, rows, answers = unanswered(grids, skip)
-        if not len(rows):
-            return answers
+        grids, pending, answers = unanswered(grids, skip)
+        errors = answers.errors
+        assert errors is not None
+        fruitless = 0  # starts in a row that failed on their first puzzle
+        while len(pending):
+            failure, m = self._ask(grids, pending, answers)
+            if failure is None:
+                break
+            errors[pending[m]] = failure
+            pending = pending[m + 1 :]  # the rest: asked again, the program started again
+            fruitless = fruitless + 1 if m == 0 and not self.replied else 0
+            if fruitless >= GIVE_UP and len(pending):  # it never answers: do not start it forever
+                for i in pending.tolist():
+                    errors[i] = f"unasked, the program failed {GIVE_UP} times in a row: {failure}"
+                break
+        return answers
+
+    def _ask(self, grids: np.ndarray, rows: np.ndarray, answers: Answers) -> tuple[str | None, int]:
+        """Ask `grids[rows]`, one line each, into `answers`: why it stopped (None: all were
+        answered) and how many it answered."""
         asked = grids[rows]
         chars = np.where(asked == 0, ord("."), asked + ord("0")).astype(np.uint8)
         lines = np.hstack([chars, np.full((len(rows), 1), ord("\n"), np.uint8)])
@@ -161,6 +182,7 @@ class ProgramSolver:
         errors = answers.errors
         assert errors is not None
         m = len(replies)
+        self.replied = self.replied or m > 0
         answered = rows[:m]
         answers.solve_ns[rows[: len(times)]] = np.asarray(times, dtype=np.int64)
         read = parse_replies(replies)
@@ -168,11 +190,7 @@ class ProgramSolver:
         answers.counts[answered[read.empty]] = 0
         for k, sentence in read.unreadable.items():
             errors[rows[k]] = sentence
-        if failure is not None:
-            errors[rows[m]] = failure
-            for i in rows[m + 1 :].tolist():
-                errors[i] = f"unanswered, the program failed on an earlier puzzle: {failure}"
-        return answers
+        return failure, m
 
     def _start(self) -> ProgramProcess:
         if self._running is not None and self._running.watcher.poll() is not None:

@@ -16,7 +16,8 @@ CHUNK = 1 << 16  # bytes read or written at a time
 _WATCHER = Path(__file__).with_name("program_watch.py")
 
 
-def _describe_status(code: int | None) -> str:
+def describe_status(code: int | None) -> str:
+    """How a process ended, from its return code: `exit status 3`, `killed by SIGSEGV`."""
     if code is None:
         return "it closed its output"
     if code < 0:
@@ -104,7 +105,7 @@ class ProgramProcess:
             return f"the program could not start: {said['error']}"
         code = int(said["status"]) if said.get("status", "").lstrip("-").isdigit() else None
         tail = self.last_stderr()
-        return f"the program ended ({_describe_status(code)})" + (f": {tail}" if tail else "")
+        return f"the program ended ({describe_status(code)})" + (f": {tail}" if tail else "")
 
     def stop(self, polite: bool, grace: float = GRACE_SECONDS) -> None:
         """End the program (polite: close its input first and give it `grace` seconds), its
@@ -150,4 +151,4 @@ def _close_quietly(pipe: Any) -> None:
         pass
 
 
-__all__ = ["CHUNK", "GRACE_SECONDS", "ProgramProcess"]
+__all__ = ["CHUNK", "GRACE_SECONDS", "ProgramProcess", "describe_status"]

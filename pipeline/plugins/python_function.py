@@ -23,6 +23,10 @@ exception from the function is that row's error sentence (a batch's: every row o
 batch that comes back the wrong length or not a list gives every row of it a sentence too.
 Timing (`solve_ns`): the board contracts time each call; the batch contract times the one
 call and spreads it evenly over the batch's puzzles.
+
+Where it runs: in a process of its own (`host.py`), which imports the module; a function that
+ends its process (`os._exit`, a crash in an extension) or hangs costs the row it was on, a
+`solver_error` naming the solver and what ended it, and the rest of the batch is asked again.
 """
 
 import importlib
@@ -30,7 +34,6 @@ import importlib.util
 import inspect
 import os
 import sys
-import time
 from collections.abc import Callable
 from itertools import chain
 from pathlib import Path
@@ -39,8 +42,7 @@ from typing import Any
 
 import numpy as np
 
-from pipeline.plugins import Answers, SolverSpec, unanswered
-from pipeline.plugins.program import WARM_GRID
+from pipeline.plugins.host import HostedSolver
 
 CONTRACTS: tuple[str, ...] = ("board", "board_ints", "batch")
 NOT_A_DIGIT = 10  # a cell that is neither a digit nor a blank: the checks call it incomplete
@@ -77,9 +79,9 @@ def _import_name(name: str) -> ModuleType | None:
     except ModuleNotFoundError as e:
         if e.name is not None and (name == e.name or name.startswith(e.name + ".")):
             return None
-        raise ValueError(f"importing {name!r} failed: {_sentence(e)}") from None
+        raise ValueError(f"importing {name!r} failed: {sentence(e)}") from None
     except (Exception, SystemExit) as e:  # its own code failed while importing
-        raise ValueError(f"importing {name!r} failed: {_sentence(e)}") from None
+        raise ValueError(f"importing {name!r} failed: {sentence(e)}") from None
 
 
 def _import_file(path: Path) -> ModuleType:
@@ -96,7 +98,7 @@ def _import_file(path: Path) -> ModuleType:
         spec.loader.exec_module(module)
     except (Exception, SystemExit) as e:
         del sys.modules[name]
-        raise ValueError(f"importing {str(path)!r} failed: {_sentence(e)}") from None
+        raise ValueError(f"importing {str(path)!r} failed: {sentence(e)}") from None
     return module
 
 
@@ -142,7 +144,7 @@ def _annotation(annotation: Any) -> str:
     return text.replace(" ", "").lower()
 
 
-def _sentence(e: BaseException) -> str:
+def sentence(e: BaseException) -> str:
     """An exception as `Type: first line of its message`, cut to a readable length."""
     message = str(e).strip().splitlines()[0] if str(e).strip() else ""
     if len(message) > _MESSAGE_CHARS:
@@ -212,110 +214,41 @@ def read_solution(answer: Any) -> np.ndarray | str | None:
     return np.array([_digit(c) for c in answer], dtype=np.uint8)
 
 
-class PythonSolver:
-    """A Python function answering puzzles (module docstring); opened once per worker."""
+class PythonSolver(HostedSolver):
+    """A Python function answering puzzles (module docstring), in a process of its own
+    (`host.py`; the calls: `python_calls.py`)."""
 
-    holds_gil = True
+    kind = "python"
 
-    def __init__(self, spec: SolverSpec) -> None:
-        self.spec = spec
-        where, _, name = spec.target.rpartition(":")
-        self.module = load_module(where)
-        fn = getattr(self.module, name, None)
-        if fn is None:
-            raise ValueError(f"{where!r} has no function {name!r}")
-        if not callable(fn):
-            raise ValueError(f"{where}:{name} is a {type(fn).__name__}, not a function")
-        self.function: Callable[..., Any] = fn
-        self.contract = contract_of(fn)
+    def opening(self) -> dict[str, Any]:
+        where, _, name = self.spec.target.rpartition(":")
+        if where.endswith(".py") or os.sep in where:  # a file: from the current folder
+            where = str(Path(where).expanduser().absolute())
+        return {**super().opening(), "target": f"{where}:{name}"}
 
-    def version(self) -> str | None:
-        """The module's `__version__`, where it has one."""
-        version = getattr(self.module, "__version__", None)
-        return None if version is None else str(version)
+    @property
+    def contract(self) -> str:
+        return str(self.about.get("contract"))
 
     def describe(self) -> dict[str, Any]:
         """What the run metadata records besides the spec: the contract used."""
         return {"contract": self.contract}
 
-    def warm(self) -> None:
-        """Call the function once on a complete grid (its answer not kept), so that a clock
-        started afterwards (`bench`) does not hold its first call's lazy imports."""
-        self.answer(WARM_GRID[None, :], np.zeros(1, dtype=np.bool_), 1)
 
-    def answer(self, grids: np.ndarray, skip: np.ndarray, limit: int) -> Answers:
-        """Answer the rows not skipped; `limit` is not passed on (the contracts have no
-        count), so a grid is "found" and uniqueness is left to our kernel."""
-        grids, rows, answers = unanswered(grids, skip)
-        if len(rows):
-            ask = self._ask_batch if self.contract == "batch" else self._ask_boards
-            ask(grids, rows, answers)
-        return answers
-
-    def _ask_boards(self, grids: np.ndarray, rows: np.ndarray, answers: Answers) -> None:
-        errors = answers.errors
-        assert errors is not None
-        texts = puzzle_texts(grids[rows]) if self.contract == "board" else None
-        for k, i in enumerate(rows.tolist()):
-            if texts is not None:
-                board: list[list[Any]] = [list(texts[k][r : r + 9]) for r in range(0, 81, 9)]
-            else:
-                board = grids[i].reshape(9, 9).tolist()
-            start = time.perf_counter_ns()
-            try:
-                said = self.function(board)
-            except (Exception, SystemExit) as e:
-                answers.solve_ns[i] = time.perf_counter_ns() - start
-                errors[i] = f"the solver raised {_sentence(e)}"
-                continue
-            answers.solve_ns[i] = time.perf_counter_ns() - start
-            if said is False or said is np.False_:
-                answers.counts[i] = 0  # it says there is none; its board is scratch
-            elif said is True or said is np.True_:
-                grid = read_board(board)
-                if isinstance(grid, str):
-                    errors[i] = grid
-                else:
-                    answers.solutions[i] = grid
-            else:
-                errors[i] = (
-                    f"the solver returned {_short(said)}, not True or False (a batch "
-                    "function? see docs/SOLVERS.md)"
-                )
-
-    def _ask_batch(self, grids: np.ndarray, rows: np.ndarray, answers: Answers) -> None:
-        errors = answers.errors
-        assert errors is not None
-        puzzles = puzzle_texts(grids[rows])
-        start = time.perf_counter_ns()
-        try:
-            said = self.function(puzzles)
-            failure = None
-        except (Exception, SystemExit) as e:
-            failure = f"the solver raised {_sentence(e)} on a batch of {len(rows)}"
-        elapsed = time.perf_counter_ns() - start
-        answers.solve_ns[rows] = elapsed // len(rows)
-        if failure is None and (isinstance(said, str | bytes) or not hasattr(said, "__len__")):
-            failure = f"the solver returned {_short(said)}, not a list of solutions"
-        elif failure is None and len(said) != len(rows):
-            failure = f"the solver returned {len(said)} answers for {len(rows)} puzzles"
-        if failure is not None:
-            for i in rows.tolist():
-                errors[i] = failure
-            return
-        for i, answer in zip(rows.tolist(), list(said), strict=True):
-            solution = read_solution(answer)
-            if solution is None:
-                answers.counts[i] = 0
-            elif isinstance(solution, str):
-                errors[i] = solution
-            else:
-                answers.solutions[i] = solution
-
-
-def _short(value: Any) -> str:
+def short(value: Any) -> str:
+    """A value as a short text, for a sentence."""
     text = repr(value)
     return text if len(text) <= 40 else text[:37] + "..."
 
 
-__all__ = ["CONTRACTS", "PythonSolver", "contract_of", "load_module", "puzzle_texts"]
+__all__ = [
+    "CONTRACTS",
+    "PythonSolver",
+    "contract_of",
+    "load_module",
+    "puzzle_texts",
+    "read_board",
+    "read_solution",
+    "sentence",
+    "short",
+]

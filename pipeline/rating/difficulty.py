@@ -18,11 +18,12 @@ import numpy as np
 
 from pipeline.compiled import kernel
 from pipeline.kernels import codes, solve_grids
+from pipeline.limits import MAX_RATE_SAMPLES
 from pipeline.rating.puzzles import rated_puzzles
 from pipeline.splitmix import GAMMA, mix
 from pipeline.symmetry_kernels import draw_symmetry as draw
 
-CHUNK = 4096  # puzzles per solver call: bounds the memory of the symmetric copies
+CHUNK = 4096  # puzzles per solver call at 16 samples: bounds the memory of the copies
 
 _FNV_OFFSET = np.uint64(0xCBF29CE484222325)
 _FNV_PRIME = np.uint64(0x100000001B3)
@@ -123,16 +124,17 @@ def difficulty_grids(
     (malformed or skipped rows, clashing givens, no solution, or `max_nodes` spent on a copy).
     `candidates`: pencilmark puzzles instead (`(n, 81) uint16`; `grids` is ignored).
     """
-    if samples < 1:
-        raise ValueError(f"samples must be at least 1, not {samples!r}")
+    if not 1 <= samples <= MAX_RATE_SAMPLES:
+        raise ValueError(f"samples must be between 1 and {MAX_RATE_SAMPLES:,}, not {samples!r}")
     puzzles, skip = rated_puzzles(grids, candidates, skip, "difficulty_grids")
     pencilmarks = candidates is not None
     n = puzzles.shape[0]
     difficulty = np.full(n, np.nan)
     verdicts = np.full(n, codes.MALFORMED, dtype=np.int8)
-    copies = np.empty((min(n, CHUNK) * samples, 81), dtype=puzzles.dtype)
-    for start in range(0, n, CHUNK):
-        chunk = puzzles[start : start + CHUNK]
+    per_call = max(1, CHUNK * 16 // samples)  # puzzles a call: ~CHUNK * 16 copies at most
+    copies = np.empty((min(n, per_call) * samples, 81), dtype=puzzles.dtype)
+    for start in range(0, n, per_call):
+        chunk = puzzles[start : start + per_call]
         k = len(chunk)
         symmetric_copies(chunk, pencilmarks, seed, samples, copies)
         made = copies[: k * samples]

@@ -7,9 +7,17 @@ renamed: a part is whole or absent, even after `kill -9` or a power cut). `run.j
 records what the run is (the inputs' identity and every option that changes results), so
 `--resume` refuses a checkpoint of another run, and says which file of a damaged checkpoint
 is damaged. At the end the parts, checked to cover every row without a gap, are joined into
-the output (Parquet by footers, text by concatenation; nothing is decoded), written to a
-temporary name and renamed, and the checkpoint is removed. A job that does not resume
-(enumerate) keeps its parts here too, so that its output appears whole or not at all.
+the output (Parquet by footers, text by concatenation; nothing is decoded) one at a time,
+each deleted once copied (`join.py`: the join needs room for one part more, not for the output
+twice, and an interrupted join is continued by `--resume`), and the checkpoint is removed.
+Each part's counts (its verdicts) are noted as it is kept (`counts.jsonl`), for the journal of
+the join. A job that does not resume (enumerate) keeps its parts here too, so that its output
+appears whole or not at all.
+
+`--resume` with no checkpoint, beside a Parquet output that is complete and was made from the
+same inputs (as they are now) with the same options (its metadata records what the checkpoint
+recorded), leaves that output as it is, with a note: the work is done (`finished.py`; the run
+loop's `Run.open`).
 
 A run to stdout (`-o -`) writes each part as it comes (`io.writers.PartWriter`): it cannot be
 resumed.
@@ -24,7 +32,7 @@ import sys
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.csv as pacsv
@@ -34,16 +42,20 @@ from pipeline.errors import CheckpointError, InputError
 from pipeline.io.output import free_space, size_text
 from pipeline.io.parquet_concat import ParquetFooterError, parse_footer
 from pipeline.io.sidecars import CHECKPOINT, clear_stale_temporaries
-from pipeline.io.writers import EXTENSIONS, join_parts, write_atomically
+from pipeline.io.writers import EXTENSIONS, write_atomically
+from pipeline.run.finished import RUN_KEY
+from pipeline.run.join import JOURNAL, Copied, Waiting, join_freeing, joined_path, read_journal
 from pipeline.run.parts import Part
 
 _META = "run.json"
+_COUNTS = "counts.jsonl"  # each part's verdict counts, noted as it is kept
 _PART = re.compile(r"part-(\d{12})-(\d+)-(\d+)-(\d+)-([0-9a-f]{8})\.(parquet|csv|jsonl)")
 _START_OVER = "run without --resume to start over"
 _FREE_THEN_RESUME = "make room, then run the same command with --resume"
 _FULL = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG}  # errors that room (or a larger limit) ends
 _FOOTER_ROOM = 1 << 16  # the joined output's footer and metadata, at most about
 _OWN_TEMPORARY = re.compile(r"\.(run\.json|part-.+)\.tmp-\d+")
+_OWN = re.compile(r"run\.json|counts\.jsonl|join\.jsonl|joined\.(parquet|csv|jsonl)")
 
 
 @dataclass
@@ -68,13 +80,15 @@ class _Stored:
 
 
 class Checkpoint:
-    """The `<output>.partial/` folder of one run writing the file `output` in `fmt`. Made
-    before any work, it refuses a folder of that name that is not a checkpoint
-    (`check_ours`)."""
+    """The `<output>.partial/` folder of one run writing the file `output` in `fmt`; its
+    parts' rows are counted by their values of the column `counted` (the job's verdicts; None:
+    not counted). Made before any work, it refuses a folder of that name that is not a
+    checkpoint (`check_ours`)."""
 
-    def __init__(self, output: Path, fmt: str) -> None:
+    def __init__(self, output: Path, fmt: str, counted: str | None = "verdict") -> None:
         self.output = output
         self.format = fmt
+        self.counted = counted
         self.folder = output.with_name(CHECKPOINT.format(name=output.name))
         self.check_ours()
 
@@ -100,6 +114,7 @@ class Checkpoint:
         has_meta = any(p.name == _META for p in entries)
         for path in entries:
             own = path.name == _META or (has_meta and path.name.startswith("part-"))
+            own = own or (has_meta and _OWN.fullmatch(path.name) is not None)
             own = own or _OWN_TEMPORARY.fullmatch(path.name) is not None
             if not own or not stat.S_ISREG(path.lstat().st_mode):
                 raise InputError(
@@ -121,9 +136,7 @@ class Checkpoint:
             raise InputError(f"{self.folder}: cannot keep the checkpoint there "
                              f"({e.strerror or e})") from None  # fmt: skip
 
-    def resume(
-        self, identity: dict[str, Any], columns: list[str], counted: str | None = "verdict"
-    ) -> Progress:
+    def resume(self, identity: dict[str, Any], columns: list[str]) -> Progress:
         """Check the checkpoint belongs to this run and is whole; returns how far it got and
         the kept rows per value of the column `counted` (`columns`: the output's, which text
         parts after the first do not name). Raises
@@ -154,24 +167,66 @@ class Checkpoint:
         for stale in self.folder.glob(".*.tmp-*"):
             stale.unlink(missing_ok=True)
         clear_stale_temporaries(self.output)
+        copied = read_journal(self.folder)
         kept = self._contiguous(drop_the_rest=True)
         progress = Progress()
+        self._check_joined(copied)
+        noted = self._noted_counts()
+        for entry in copied:  # joined already (an interrupted join): counted as it was copied
+            for verdict, n in entry.counts.items():
+                progress.counts[verdict] = progress.counts.get(verdict, 0) + n
         for part in kept:
             _check_part(part, self.format)
-            if counted is None or counted not in columns:
-                continue
-            for value, n in _part_counts(part, self.format, columns, counted).items():
+            counts = noted.get(part.path.name) or self._counts(part, columns)
+            for value, n in counts.items():
                 progress.counts[value] = progress.counts.get(value, 0) + n
-        if kept:
-            last = kept[-1]
+        last = kept[-1] if kept else copied[-1] if copied else None
+        if last is not None:
             progress.rows = last.start + last.rows
             progress.source, progress.next_row = last.source, last.first_row + last.rows
         return progress
 
+    def _check_joined(self, copied: list[Copied]) -> None:
+        """The output joined so far holds at least what its journal says."""
+        if not copied:
+            return
+        joined = joined_path(self.folder, self.format)
+        size = joined.stat().st_size if joined.exists() else -1
+        if size < copied[-1].end:
+            raise CheckpointError(f"{joined}: shorter than {self.folder / JOURNAL} says "
+                                  f"({max(size, 0):,} bytes, not {copied[-1].end:,}); "
+                                  f"{_START_OVER}")  # fmt: skip
+
+    def _noted_counts(self) -> dict[str, dict[str, int]]:
+        """Each kept part's verdict counts, as noted when it was kept (by part name)."""
+        try:
+            lines = (self.folder / _COUNTS).read_text().splitlines()
+        except FileNotFoundError:
+            return {}
+        noted = {}
+        for line in lines:
+            try:
+                entry = json.loads(line)
+                noted[str(entry["part"])] = {str(k): int(v) for k, v in entry["counts"].items()}
+            except (ValueError, KeyError, TypeError, AttributeError):  # cut short by a crash
+                continue
+        return noted
+
+    def _counts(self, part: _Stored, columns: list[str]) -> dict[str, int]:
+        """A kept part's rows per value of `counted`, read back (a part kept before its counts
+        were noted, or their line cut short by a crash)."""
+        if self.counted is None or self.counted not in columns:
+            return {}
+        return _part_counts(part, self.format, columns, self.counted)
+
     def rows_kept(self) -> int:
-        """How many rows, from the first on without a gap, the parts hold."""
+        """How many rows, from the first on without a gap, the parts hold (those joined into
+        the output already included)."""
         kept = self._contiguous()
-        return kept[-1].start + kept[-1].rows if kept else 0
+        if kept:
+            return kept[-1].start + kept[-1].rows
+        copied = read_journal(self.folder)
+        return copied[-1].start + copied[-1].rows if copied else 0
 
     def add(self, part: Part) -> None:
         """Keep one finished part. A write that fails (a full disk, a file-size limit) is an
@@ -181,6 +236,8 @@ class Checkpoint:
                 f"{crc:08x}.{EXTENSIONS[self.format]}")  # fmt: skip
         try:
             write_atomically(self.folder / name, lambda f: f.write(part.data))
+            with open(self.folder / _COUNTS, "a", encoding="utf-8") as noted:
+                noted.write(json.dumps({"part": name, "counts": part.counts}) + "\n")
         except OSError as e:
             kept = self.rows_kept()
             if not kept:
@@ -190,11 +247,15 @@ class Checkpoint:
                              f"there; {_then_resume(e)}") from None  # fmt: skip
 
     def commit(self, rows: int, empty: pa.Table, metadata: dict[str, Any]) -> None:
-        """Join the parts into the output, atomically, with the run's `metadata`; refuses when
-        they do not hold rows 0 .. `rows` - 1 exactly (`empty`: the table of no rows)."""
-        parts = self._parts()
+        """Join the parts into the output, atomically, with the run's `metadata` (and what
+        `run.json` says, for a later `--resume` to know the output by); refuses when they do
+        not hold rows 0 .. `rows` - 1 exactly (`empty`: the table of no rows). The join
+        copies a part at a time and frees each (`join.py`): it needs room for the largest
+        part more, not for the output twice."""
+        copied = read_journal(self.folder)
+        parts = [p for p in self._parts() if p.path.name not in {c.name for c in copied}]
         held = 0
-        for part in parts:
+        for part in [*copied, *parts]:
             if part.start != held:
                 raise CheckpointError(
                     f"{self.folder}: rows {held:,} to {part.start - 1:,} are missing; "
@@ -206,23 +267,34 @@ class Checkpoint:
                 f"{self.folder}: holds {held:,} rows where the input has {rows:,}; "
                 f"refusing to write {self.output}"
             )
-
-        def write(f: BinaryIO) -> None:
-            join_parts(f, self.format, [p.path for p in parts], empty, metadata)
-
-        # the join writes a second copy of the parts: say so now, not after a disk is full
-        needed = sum(p.path.stat().st_size for p in parts) + _FOOTER_ROOM
+        try:
+            recorded = json.loads((self.folder / _META).read_text())
+        except (OSError, ValueError):
+            recorded = None
+        if isinstance(recorded, dict) and self.format == "parquet":
+            metadata = {**metadata, RUN_KEY: recorded}
+        needed = max((p.path.stat().st_size for p in parts), default=0) + _FOOTER_ROOM
         kept = f"all {rows:,} rows are kept in {self.folder}"
         free = free_space(self.output.parent)
         if needed > free:
             raise InputError(f"{self.output}: joining the parts needs about {size_text(needed)} "
                              f"free beside it, and {size_text(free)} are; {kept}; "
                              f"{_FREE_THEN_RESUME}")  # fmt: skip
+        noted = self._noted_counts()
+        waiting = [Waiting(p.path, p.start, p.rows, p.source, p.first_row) for p in parts]
+        by_name = {p.path.name: p for p in parts}
+
+        def counts_of(part: Waiting) -> dict[str, int]:
+            if part.path.name in noted:
+                return noted[part.path.name]
+            return self._counts(by_name[part.path.name], empty.column_names)
+
         try:
-            write_atomically(self.output, write)
+            join_freeing(self.folder, self.format, waiting, counts_of, self.output, empty,
+                         metadata)  # fmt: skip
         except OSError as e:
             raise InputError(f"{self.output}: {e.strerror or e} while joining the parts "
-                             f"(about {size_text(needed)}); {kept}; "
+                             f"(about {size_text(needed)} more); {kept}; "
                              f"{_then_resume(e)}") from None  # fmt: skip
 
     def remove(self) -> None:
@@ -239,10 +311,17 @@ class Checkpoint:
         return sorted(parts, key=lambda p: p.start)
 
     def _contiguous(self, drop_the_rest: bool = False) -> list[_Stored]:
-        """The parts from row 0 on without a gap; those past a gap are useless, and deleted
-        when `drop_the_rest`."""
-        kept, done = [], 0
+        """The parts from row 0 on without a gap (from where the parts joined already end,
+        when a join was stopped); those past a gap are useless, and deleted when
+        `drop_the_rest`, as are those joined already (noted, then a stop before deleting)."""
+        copied = read_journal(self.folder)
+        joined = {c.name for c in copied}
+        kept, done = [], copied[-1].start + copied[-1].rows if copied else 0
         for part in self._parts():
+            if part.path.name in joined:
+                if drop_the_rest:
+                    part.path.unlink()
+                continue
             if part.start == done:
                 kept.append(part)
                 done += part.rows

@@ -35,6 +35,7 @@ from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any, Protocol
 
 from pipeline.errors import InputError
+from pipeline.limits import MAX_WORKERS
 
 if TYPE_CHECKING:  # multiprocessing is imported by the process executor only
     from pipeline.run.worker_process import WorkerProcess
@@ -88,6 +89,14 @@ def warm_here(warm: Callable[[], None]) -> None:
         raise failed[0]
 
 
+def check_workers(workers: int | None) -> None:
+    """`InputError` (one line; a ValueError) unless `workers` is None or 1 to `MAX_WORKERS`."""
+    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int)):
+        raise InputError(f"workers must be a whole number, not {workers!r}")
+    if workers is not None and not 1 <= workers <= MAX_WORKERS:
+        raise InputError(f"workers must be between 1 and {MAX_WORKERS:,}, not {workers:,}")
+
+
 class InlineExecutor:
     """Everything in this process: one worker, nothing to start."""
 
@@ -124,6 +133,7 @@ class _LocalPool:
     ) -> None:
         from pipeline.io.runinfo import usable_cpus
 
+        check_workers(workers)
         self.workers = workers or usable_cpus()
         self.max_in_flight = max(2, self.workers * in_flight_per_worker)
         self._warm = warm
@@ -325,8 +335,7 @@ def make_executor(
     here) or `dask` (a running cluster at `scheduler`, or a LocalCluster of `workers`
     processes without one); `warm` loads the kernels in each when it starts. `inline` (not
     an option of the command line): everything in the calling thread (bench on one core)."""
-    if workers is not None and workers < 1:
-        raise InputError(f"workers must be at least 1, not {workers}")
+    check_workers(workers)
     if kind != "dask" and scheduler is not None:
         raise InputError("--scheduler needs --executor dask")
     if kind == "inline":

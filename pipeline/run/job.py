@@ -336,9 +336,11 @@ def _target(
     reads: list[str],
 ) -> Target | None:
     """The output, checked: given, or beside the only input (stdout for stdin or a pipe; a
-    folder of arrays named as the file without its extension); None for a job without
-    inputs that was given none."""
-    folder = options.get("format") == "npy" and "npy" in spec.formats
+    folder of arrays named as the file without its extension, a split in HRM's layout as the
+    input without its suffixes: `train.csv` -> `train/`); None for a job without inputs that
+    was given none."""
+    fmt = options.get("format")
+    arrays = fmt in ("npy", "hrm") and fmt in spec.formats and spec.sink != "folder"
     if output is None:
         if not names:
             return None
@@ -347,15 +349,18 @@ def _target(
         elif len(names) > 1:
             raise InputError(f"{spec.name}: several inputs go into one output: give -o")
         else:
-            suffix = spec.suffix.rsplit(".", 1)[0] if folder else spec.suffix
+            suffix = spec.suffix
+            if arrays:  # a folder: `x.augmented/` (npy), `x/` (hrm)
+                suffix = spec.suffix.rsplit(".", 1)[0] if fmt == "npy" else ""
             output = default_output(names[0], suffix)
     force = options.get("force", False)
-    if folder:
-        # a folder of arrays (io.array_folders), checked as a folder is
-        return Target(check_array_folder(output, inputs=reads, force=force), "npy")
     if spec.sink == "folder":  # checked by the job (a split's folder)
-        return Target(Path(output), options.get("format") or spec.formats[0])
-    files = tuple(f for f in spec.formats if f != "npy")
+        return Target(Path(output), fmt or spec.formats[0])
+    if arrays:
+        # a folder of arrays (io.array_folders, io.hrm_folders), checked as a folder is
+        assert fmt is not None
+        return Target(check_array_folder(output, inputs=reads, force=force), fmt)
+    files = tuple(f for f in spec.formats if f not in ("npy", "hrm"))
     return check_output(
         output, inputs=reads, force=force, format=options.get("format"), formats=files
     )

@@ -15,7 +15,9 @@ entry in the job table names (`SINKS`):
 
 * `checkpoint`: parts kept beside an output file (`checkpoint.Checkpoint`) and joined at the
   end; a resumable job goes on from a stopped run's (`resume`: `run.resumed` says how far,
-  `run.tasks()` starts there); to stdout, parts written as they come;
+  `run.tasks()` starts there), and leaves a complete output of the same run as it is
+  (`finished.finished_output`: no task left, nothing written); to stdout, parts written as
+  they come;
 * `parts`: parts joined into the output as they come (`io.writers.PartWriter`: a file,
   stdout, a folder of arrays);
 * `tables`: tables the job makes here (`io.writers.TableWriter`), e.g. a findings file;
@@ -43,10 +45,12 @@ import pyarrow as pa
 
 from pipeline.errors import ExecutorLost, InputError, RunFailed, RunInterrupted
 from pipeline.io.output_folders import folder_in_making, put_in_place
+from pipeline.io.runinfo import usable_cpus
 from pipeline.io.sidecars import SPOOL, OutputLock, clear_stale_temporaries, findings_spool
 from pipeline.io.text_columns import check_text_columns
 from pipeline.io.writers import PartWriter, Spool, TableWriter
 from pipeline.run.checkpoint import Checkpoint, Progress
+from pipeline.run.finished import finished_output
 from pipeline.run.job import HiddenBar, Job, sigterm_as_interrupt
 from pipeline.run.parts import Part, Task, ramp_up
 
@@ -82,9 +86,22 @@ class Run:
         """The job's sink, once the workers are up (`running`)."""
         job, target = self.job, self.job.target
         if checkpoint is not None:
-            if job.resume:
+            finished = None
+            if job.resume and not checkpoint.exists():
+                assert job.output is not None
+                finished = finished_output(job.output, job.format, identity())
+            if finished is not None:  # the work is done: the output stays as it is
+                print(
+                    f"note: {job.output} is complete and its inputs and options are "
+                    "unchanged; left as it is",
+                    file=sys.stderr,
+                )
+                rows, counts = finished
+                self.resumed = Progress(rows, source=1 << 62, counts=counts)  # no task left
+            elif job.resume:
                 names = self.schema.names if self.schema is not None else []
-                self.resumed = checkpoint.resume(identity(), names, job.spec.counted)
+                self.resumed = checkpoint.resume(identity(), names)
+                self.sink = checkpoint
             else:
                 if checkpoint.exists():
                     said = (
@@ -94,9 +111,10 @@ class Run:
                     )
                     print(f"note: {said} at {checkpoint.folder}", file=sys.stderr)
                 checkpoint.start(identity())
-            self.sink = checkpoint
+                self.sink = checkpoint
         elif job.spec.sink in ("checkpoint", "parts") and target is not None:
-            self.sink = PartWriter(target, self.schema)
+            writers = min(job.executor.workers, usable_cpus())  # this machine's (HRM's folders)
+            self.sink = PartWriter(target, self.schema, writers)
         elif job.spec.sink == "tables" and target is not None:
             assert self.schema is not None
             self.sink = TableWriter(target, self.schema, group_rows)
@@ -265,7 +283,9 @@ def running(
         if job.target is not None and schema is not None:  # before any work
             check_text_columns(schema, job.format)
         if job.spec.sink == "checkpoint" and job.output is not None:
-            checkpoint = Checkpoint(job.output, job.format)  # refuses a folder not its own
+            checkpoint = Checkpoint(
+                job.output, job.format, job.spec.counted
+            )  # refuses a folder not its own
         try:
             with sigterm_as_interrupt():  # restored before the clean-up below
                 job.start_executor()

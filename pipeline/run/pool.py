@@ -14,7 +14,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from pipeline.run.executors import ThreadExecutor
+from pipeline.run.executors import ThreadExecutor, check_workers
 
 MIN_CHUNK_ROWS = 2_000  # a chunk of fewer rows is not worth a worker's start-up
 MAX_CHUNK_ROWS = 50_000  # bounds the memory of the chunks in flight
@@ -37,6 +37,7 @@ def map_chunks(
     `workers` threads."""
     if workers is not None and (isinstance(workers, bool) or workers < 1):
         raise ValueError(f"workers must be None or at least 1, not {workers!r}")
+    check_workers(workers)  # and not past what a run can start
     size = chunk_rows(batch.num_rows, workers)
     if batch.num_rows <= size:
         return [fn(batch, *args)]

@@ -123,12 +123,9 @@ def _pencilmarks() -> None:
 
 
 def _library() -> None:
-    from pipeline.plugins.library import call_kernel
+    from pipeline.plugins.library_calls import warm_kernel
 
-    n = np.zeros(1, dtype=np.int64)
-    call_kernel(
-        0, _grids()[:1], np.ones(1, np.bool_), 2, True, n, np.zeros((1, 81), np.uint8), n, n
-    )
+    warm_kernel()  # compiled here, if it must be: the solver's keeper then loads it cached
 
 
 def _verify() -> None:
@@ -168,14 +165,21 @@ KERNELS: dict[str, Kernel] = {
     **{name: Kernel(_strategy(name), s.kernels()) for name, s in REGISTRY.items()},
     "clash": Kernel(_clash, (("pipeline.kernels.checks", "_first_clash_kernel"),)),
     "two_solutions": Kernel(_two_solutions, (("pipeline.kernels.fast", "two_solutions_kernel"),)),
-    "library": Kernel(_library, (("pipeline.plugins.library", "call_kernel"),)),  # c: solvers
+    "library": Kernel(  # c: solvers (loaded here, then in their keeper, from the cache)
+        _library,
+        (
+            ("pipeline.plugins.library_calls", "call_kernel"),
+            ("pipeline.plugins.library_batch", "pack_kernel"),
+            ("pipeline.plugins.library_batch", "unpack_kernel"),
+        ),
+    ),
     "verify": Kernel(
         _verify,
         (
             ("pipeline.kernels.checks", "_verify_kernel"),
             ("pipeline.kernels.checks", "_givens_valid_kernel"),
         ),
-    ),  # fmt: skip
+    ),
     "augment": Kernel(_augment, (("pipeline.symmetry_kernels", "augment_kernel"),)),
     "enumerate": Kernel(_enumerate, (("pipeline.kernels.enumeration", "enumerate_kernel"),)),
     "canonical_search": Kernel(

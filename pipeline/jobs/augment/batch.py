@@ -16,15 +16,19 @@ against its puzzle, not for uniqueness (that takes a search per row; `solve` or 
 it).
 """
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from pipeline.grid import format_grids, parse_puzzles
+from pipeline.io.extreme_layout import source_as_codes, streamed_schema
+from pipeline.io.hrm_folders import HrmArrays, encode_cells, pencilmark_refusal
 from pipeline.kernels import codes, solve_grids
 from pipeline.kernels.checks import verify_solutions
+from pipeline.pencilmarks import PENCILMARK_CHARS
 from pipeline.symmetry_kernels import ATTEMPTS, Copies, augment_grids
 
 SOLVER = "fast"
@@ -154,6 +158,35 @@ class AugmentedBatch:
         arrays["puzzle"] = self.copies.puzzles
         arrays["solution"] = self.copies.solutions
         return {name: arrays[name] for name in schema.names if name in arrays}
+
+    def hrm_arrays(self, schema: pa.Schema) -> HrmArrays:
+        """The copies as HRM's layout takes them (`io.hrm_folders`): each input row a group
+        (its copies are together, in input order), the cells as HRM's tokens, the other
+        columns of `schema` beside (`source` as codes, as split writes it)."""
+        arrays = replace(self, passed=source_as_codes(self.passed)).arrays(schema)
+        inputs = encode_cells(arrays.pop("puzzle"), out=self.copies.puzzles)  # ours: in place
+        labels = encode_cells(arrays.pop("solution"), out=self.copies.solutions)
+        starts = np.flatnonzero(np.diff(self.groups, prepend=-1))  # a row's copies together
+        sizes = np.diff(starts, append=len(self.groups))
+        return HrmArrays(inputs, labels, sizes, arrays)
+
+
+def hrm_schema(schema: pa.Schema) -> pa.Schema:
+    """The columns beside HRM's arrays, for an output of `schema` (`output_schema`'s): all but
+    the grids, `source` as codes, `rating` as a number (`io.extreme_layout`)."""
+    fields = [f for f in schema if f.name not in ("puzzle", "solution")]
+    return streamed_schema(pa.schema(fields))
+
+
+def refuse_pencilmarks(batch: pa.RecordBatch) -> None:
+    """For HRM's layout: InputError (one line) naming the first pencilmark row of `batch`,
+    which HRM's 81 cells a puzzle cannot hold (elsewhere such a row is left out, malformed)."""
+    puzzles = batch.column("puzzle")
+    if pa.types.is_string(puzzles.type) or pa.types.is_large_string(puzzles.type):
+        lengths = pc.utf8_length(pc.utf8_trim_whitespace(puzzles))
+        marks = np.flatnonzero(pc.fill_null(pc.equal(lengths, PENCILMARK_CHARS), False))
+        if len(marks):
+            raise pencilmark_refusal(batch.column("row")[int(marks[0])].as_py())
 
 
 def output_schema(batch_schema: pa.Schema) -> pa.Schema:

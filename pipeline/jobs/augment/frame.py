@@ -23,6 +23,7 @@ from pipeline.jobs.augment.batch import (
     output_schema,
 )
 from pipeline.jobs.augment.job import OWN_COLUMNS
+from pipeline.limits import MAX_COPIES
 from pipeline.run.pool import map_chunks
 from pipeline.symmetry_kernels import undo_symmetries
 
@@ -47,8 +48,8 @@ def augment(
     not puzzles with one solution are left out (`augment_file` counts them). The same seed
     gives the same rows whatever `workers` (None or 1: this thread; more: worker threads).
     """
-    if isinstance(copies, bool) or not isinstance(copies, int) or copies < 1:
-        raise InputError(f"copies must be a whole number of at least 1, not {copies!r}")
+    if isinstance(copies, bool) or not isinstance(copies, int) or not 1 <= copies <= MAX_COPIES:
+        raise InputError(f"copies must be a whole number from 1 to {MAX_COPIES:,}, not {copies!r}")
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise InputError(f"seed must be a whole number of at least 0, not {seed!r}")
     if isinstance(puzzles, pa.Table):

@@ -7,13 +7,16 @@ group is the same whatever batch, worker or order it comes in.
     grouped = grouped_copies(puzzles, solutions, keys, copies=8, seed=1)
     grouped.puzzles, grouped.solutions    # (examples, 81) uint8, group after group
     grouped.sizes                         # examples per group: copies + 1, fewer when short
+
+    room = copies_room(4096, 8 + 1)       # arrays reused chunk after chunk (no new pages)
+    grouped = grouped_copies(puzzles, solutions, keys, copies=8, seed=1, room=room)
 """
 
 from dataclasses import dataclass
 
 import numpy as np
 
-from pipeline.symmetry_kernels import ATTEMPTS, augment_grids
+from pipeline.symmetry_kernels import ATTEMPTS, Copies, augment_grids
 
 
 @dataclass(frozen=True)
@@ -35,10 +38,16 @@ def grouped_copies(
     copies: int,
     seed: int,
     attempts: int = ATTEMPTS,
+    room: Copies | None = None,
 ) -> GroupedCopies:
     """Each row of `puzzles (n, 81)` followed by `copies` random symmetries of it (and of its
     solution), distinct where it has that many images; `keys (n,)`: what keys each row's
-    random stream with `seed` (a stable hash of the puzzle, say: not its position)."""
+    random stream with `seed` (a stable hash of the puzzle, say: not its position).
+
+    `room` (`symmetry_kernels.copies_room(n, copies + 1)` or larger): arrays the copies are
+    made in, reused from one call to the next; the grids returned are then views of it,
+    valid until it is used again. With no copies, the grids returned are `puzzles` and
+    `solutions` themselves."""
     n = len(puzzles)
     if copies == 0:
         rows = np.arange(n, dtype=np.int64)
@@ -58,6 +67,7 @@ def grouped_copies(
         copies,
         keep_original=True,
         attempts=attempts,
+        room=room,
     )
     m = copies + 1
     kept = made.kept

@@ -6,11 +6,14 @@ all cores, into Parquet or a folder of arrays.
 
 Reads the input as `solve` does (the same job set-up, options and output checks). The workers
 augment each batch (`batch`): for Parquet they encode its rows, and the parent joins the
-parts in order, by their footers, into a temporary file beside the output (`sink`: each byte
-written once, no checkpoint), renamed into place at the end with the run's metadata; for a
-folder of arrays (`format="npy"`, `io.arrays`) they hand back the columns as arrays, and the
-parent appends them to the folder's files. Memory stays bounded by
-the batches in flight, whatever the input's size. Copies depend only on the seed and each
+parts in order, by their footers, into a temporary file beside the output (the run loop's
+`parts` sink, `io.writers.PartWriter`: each byte written once, no checkpoint), renamed into
+place at the end with the run's metadata; for a folder of arrays (`format="npy"`,
+`io.arrays`) they hand back the columns as arrays, and the parent appends them to the
+folder's files; for HRM's layout (`format="hrm"`, `io.hrm_folders`) they hand back each
+row's group (the puzzle itself, then its copies) as HRM's tokens, and the parent appends them
+to the split's folder. Memory stays bounded by the batches in flight, whatever the input's
+size. Copies depend only on the seed and each
 row's place in the input, so any worker count and batch size give the same output. A run
 that stops keeps nothing (augmenting again is cheap): there is no `resume`.
 """
@@ -22,14 +25,18 @@ from typing import Any, Unpack
 import pyarrow as pa
 
 from pipeline.errors import InputError
+from pipeline.io.extreme_layout import rating_as_number
 from pipeline.jobs import JOBS
 from pipeline.jobs.augment.batch import (
     LEFT_OUT,
     AugmentOptions,
     AugmentTally,
     augment_record_batch,
+    hrm_schema,
     output_schema,
+    refuse_pencilmarks,
 )
+from pipeline.limits import MAX_COPIES
 from pipeline.results.json_numbers import json_text
 from pipeline.run.job import Job, JobOptions, start_job
 from pipeline.run.loop import running
@@ -108,8 +115,8 @@ class AugmentSummary:
 
 @dataclass(frozen=True)
 class AugmentedPart:
-    """What a worker sends back: a part (Parquet bytes, or arrays for npy), and the batch's
-    tally."""
+    """What a worker sends back: a part (Parquet bytes, arrays for npy, HRM's for hrm), and
+    the batch's tally."""
 
     rows: int
     tally: AugmentTally
@@ -118,10 +125,15 @@ class AugmentedPart:
 
 def augment_part(task: Task, options: AugmentOptions, fmt: str, schema: pa.Schema) -> AugmentedPart:
     """The unit of work: augment one batch and encode its rows in `fmt` (for npy, the arrays
-    straight from the kernel: no text made and parsed again)."""
-    augmented = augment_record_batch(task.batch, options)
-    if fmt == "npy":
-        arrays = augmented.arrays(schema)
+    straight from the kernel: no text made and parsed again; for hrm, each row's group as
+    HRM's tokens, `io.hrm_folders.HrmArrays`)."""
+    batch = task.batch
+    if fmt == "hrm":
+        refuse_pencilmarks(batch)
+        batch = rating_as_number(batch, streamed=True)  # sudoku-extreme's, kept as numbers
+    augmented = augment_record_batch(batch, options)
+    if fmt in ("npy", "hrm"):
+        arrays = augmented.arrays(schema) if fmt == "npy" else augmented.hrm_arrays(schema)
         part = Part(task.start, augmented.rows, task.source, task.first_row, arrays)
         return AugmentedPart(augmented.rows, augmented.tally, part)
     table = augmented.table().cast(schema)
@@ -141,26 +153,45 @@ def augment_file(
     to `output` (default `<stem>.augmented.parquet` beside the input, or the folder
     `<stem>.augmented` with `format="npy"`), with the original first when `keep_original`.
 
+    `format="hrm"`: the folder of one split in the layout HRM's and TRM's `PuzzleDataset`
+    loads (`io.hrm_folders`; default: `<stem>` beside the input, `train.csv` -> `train/`, as
+    the loader names a split), each input puzzle a group of itself and its `copies` copies
+    (the original always kept; `copies=0`: the puzzles as they are, a test split), the other
+    columns beside, one `all__<column>.npy` each, and `identifiers.json` beside the folder
+    unless one is there.
+
     Output columns (`batch.COLUMNS`): group (the input row), copy, [id], puzzle,
     solution, the symmetry applied (relabel, row_order, column_order, transposed: invertible,
     `pipeline.restore_originals`), then the input's other columns. A row without a solution is
     solved first; rows that are not puzzles with one solution are left out and counted by
     reason (the summary). `options`: how to read the input and run the job, as for
-    `solve_file` (`JobOptions`; `format`: parquet or npy).
+    `solve_file` (`JobOptions`; `format`: parquet, npy or hrm).
 
     Raises `InputError` (its message one line) for a bad file, column, option or output,
     `RunFailed` when the workers or the cluster go away, and `RunInterrupted` after Ctrl-C or
     SIGTERM (nothing is kept).
     """
-    if isinstance(copies, bool) or not isinstance(copies, int) or copies < 1:
-        raise InputError(f"copies must be a whole number of at least 1, not {copies!r}")
+    fewest = 0 if options.get("format") == "hrm" else 1
+    if (
+        isinstance(copies, bool)
+        or not isinstance(copies, int)
+        or not fewest <= copies <= MAX_COPIES
+    ):
+        raise InputError(
+            f"copies must be a whole number from 1 to {MAX_COPIES:,} (0 with format hrm: "
+            f"the puzzles as they are), not {copies!r}"
+        )
     if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
         raise InputError(f"seed must be a whole number of at least 0, not {seed!r}")
     fmt = options.get("format")
     if fmt is not None and fmt not in FORMATS:
-        raise InputError(f"augment writes parquet or npy, not {fmt!r}")
+        raise InputError(f"augment writes parquet, npy or hrm, not {fmt!r}")
     if fmt is None and output is not None and str(output) == "-":
         options["format"] = "parquet"  # stdout: Parquet too, not the file jobs' CSV
+    if fmt == "hrm":  # a split's folder (`train.csv` -> `train/`), checked as arrays' are
+        if output is None and str(input_path) == "-":
+            raise InputError("augment --format hrm writes a folder: give -o DIR")
+        keep_original = True  # a group is the puzzle itself and its copies
     augmenting = AugmentOptions(copies, seed, keep_original)
     batch_size = max(MIN_BATCH, OUTPUT_BATCH // (copies + keep_original))
     job = start_job(
@@ -182,8 +213,9 @@ def _run(job: Job, augmenting: AugmentOptions) -> AugmentSummary:
     """The augment job, on the run loop."""
     assert job.inputs is not None
     schema = output_schema(job.inputs.first.schema)
+    written = hrm_schema(schema) if job.format == "hrm" else schema  # HRM's: the columns beside
     tally = AugmentTally()
-    with running(job, schema) as run:
+    with running(job, written) as run:
         for result in run.map(augment_part, run.tasks(), augmenting, job.format, schema):
             run.write(result.part)
             tally.add(result.tally)

@@ -30,6 +30,7 @@ from pipeline.jobs.score.verdicts import (
 )
 from pipeline.kernels import solve_grids
 from pipeline.kernels.checks import verify_solutions
+from pipeline.limits import MAX_RATE_SAMPLES
 from pipeline.results.schema import enum_array, enum_field, row_fields
 
 VERDICT_FIELD = enum_field("verdict", VERDICT_NAMES, nullable=False)
@@ -65,8 +66,10 @@ class ScoreOptions:
     rate_samples: int = 16  # symmetries averaged by the difficulty
 
     def __post_init__(self) -> None:
-        if self.rate_samples < 1:
-            raise ValueError(f"rate_samples must be at least 1, not {self.rate_samples}")
+        if not 1 <= self.rate_samples <= MAX_RATE_SAMPLES:
+            raise ValueError(
+                f"rate_samples must be between 1 and {MAX_RATE_SAMPLES:,}, not {self.rate_samples}"
+            )
 
     def kernels(self) -> tuple[str, ...]:
         """The kernels a batch calls (`run.warmup.KERNELS`): the solver, the clash check, the

@@ -26,6 +26,7 @@ from pipeline.jobs import JOBS
 from pipeline.jobs.score.batch import ScoreOptions, output_schema, score_record_batch
 from pipeline.jobs.score.summary import BatchTally, ScoreSummary, ScoreTally, tally_output
 from pipeline.jobs.score.verdicts import VERDICT_NAMES
+from pipeline.limits import MAX_RATE_SAMPLES
 from pipeline.run.job import Job, JobOptions, start_job
 from pipeline.run.loop import running
 from pipeline.run.parts import Part, Task, part_of, verdict_counts
@@ -84,8 +85,10 @@ def score_file(
     SIGTERM; both keep the finished batches for `resume=True` (`CheckpointError` when the
     checkpoint is another run's or damaged).
     """
-    if rate_samples < 1:
-        raise InputError(f"rate_samples must be at least 1, not {rate_samples}")
+    if not 1 <= rate_samples <= MAX_RATE_SAMPLES:
+        raise InputError(
+            f"rate_samples must be between 1 and {MAX_RATE_SAMPLES:,}, not {rate_samples}"
+        )
     job = start_job(
         JOB, input_path, output, options, resume=resume, kernels=ScoreOptions(rate=rate).kernels()
     )

@@ -20,6 +20,7 @@ from pipeline.kernels import (
     solve_grids,
 )
 from pipeline.kernels.registry import node_budget
+from pipeline.limits import MAX_RATE_SAMPLES
 from pipeline.plugins import parse_spec
 from pipeline.results.schema import COLUMNS, build_results, enum_array, enum_field, result_schema
 
@@ -62,6 +63,14 @@ class SolveOptions:
             )
         if self.rate_samples < 0 or self.rate_seed < 0:
             raise ValueError("rate_samples and rate_seed must be at least 0")
+        if self.rate_samples > MAX_RATE_SAMPLES:
+            raise ValueError(
+                f"rate_samples must be at most {MAX_RATE_SAMPLES:,}, not {self.rate_samples:,}"
+            )
+        if self.solutions > MAX_NODES:
+            raise ValueError(
+                f"solutions must be between 1 and {MAX_NODES:,}, not {self.solutions!r}"
+            )
 
     @property
     def budget(self) -> int | None:

@@ -131,8 +131,10 @@ def solve_file(
     `solver`: a `--solver` spec (`pipeline.plugins`) in place of `strategy`: a built-in
     strategy's name, `c:LIBRARY:SYMBOL`, `python:MODULE:FUNCTION` or `cmd:COMMAND`, whose
     answers are checked (verdicts `wrong_answer`, `solver_error`; a `kernel_agrees` column);
-    one that holds Python's lock, or is not thread-safe (a C library: tdoku keeps its state in
-    globals), runs on worker processes unless `executor` says otherwise.
+    `c:` and `python:` solvers run in processes of their own, one per worker thread
+    (`pipeline.plugins.host`: a crash or a hang costs its row only); an adapter that holds
+    Python's lock in this process, or is not thread-safe, runs on worker processes unless
+    `executor` says otherwise.
     `canonical` adds each puzzle's minlex form; `rate` its `difficulty` (mean guesses over
     `rate_samples` random symmetries) and `grade` (the hardest technique a person needs).
     `options`: how to read the inputs and run the job (`JobOptions`: columns, separator,

@@ -18,7 +18,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from pipeline.errors import InputError
+from pipeline.io.extreme_layout import rating_as_number
+from pipeline.io.hrm_folders import pencilmark_refusal
 from pipeline.jobs.solve.batch import SolveOptions, solve_record_batch
 from pipeline.jobs.split.hashing import group_ids
 from pipeline.jobs.split.options import BELOW_RATING, RATING, VERDICT_REASONS
@@ -76,7 +77,7 @@ def split_record_batch(
     rows = batch.num_rows
     low = 0
     if RATING in batch.schema.names:
-        batch = _rating_as_number(batch)
+        batch = rating_as_number(batch)
         if min_rating is not None:
             ratings = batch.column(RATING)
             enough = pc.fill_null(pc.greater_equal(ratings, pa.scalar(min_rating)), False)
@@ -96,10 +97,10 @@ def split_record_batch(
     canonical = kept.column("canonical")
     if canonical.null_count:  # only a pencilmark puzzle has no minlex form here
         at = pc.index(pc.is_null(canonical), True).as_py()
-        raise InputError(
-            f"row {kept.column('row')[at].as_py()} is a pencilmark puzzle: split "
-            "groups puzzles by canonical form (and HRM's arrays hold 81 cells), "
-            "which pencilmark puzzles have none of here"
+        raise pencilmark_refusal(
+            kept.column("row")[at].as_py(),
+            "split groups puzzles by canonical form, which pencilmark puzzles have none of "
+            "here; and ",
         )
     groups = pa.array(group_ids(canonical), pa.int64())
     kept = kept.drop_columns([c for c in DROPPED if c in kept.column_names])
@@ -108,25 +109,6 @@ def split_record_batch(
         sources = pa.array(np.full(kept.num_rows, source, np.int32))
         kept = kept.append_column(SOURCE, sources)
     return SplitPart(rows, _ordered(kept), left_out, wrong)
-
-
-def _rating_as_number(batch: pa.RecordBatch) -> pa.RecordBatch:
-    """`rating` as int64 (float64 when some value has a fraction); text that is no number
-    becomes null (the row is kept: only `min_rating` leaves it out)."""
-    import polars as pl
-
-    at = batch.schema.get_field_index(RATING)
-    column = batch.column(at)
-    if pa.types.is_integer(column.type) or pa.types.is_floating(column.type):
-        return batch
-    text = pl.Series(column).cast(pl.String).str.strip_chars()
-    number = text.cast(pl.Int64, strict=False)
-    if number.null_count() > text.null_count():
-        floats = text.cast(pl.Float64, strict=False)
-        if floats.null_count() < number.null_count():
-            number = floats
-    array = number.to_arrow(compat_level=pl.CompatLevel.oldest())
-    return batch.set_column(at, pa.field(RATING, array.type), array)
 
 
 def _ordered(table: pa.Table) -> pa.Table:

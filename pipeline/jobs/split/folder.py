@@ -21,7 +21,7 @@ from pathlib import Path
 
 from pipeline.io.hrm_folders import IDENTIFIERS
 from pipeline.io.output_folders import check_output_folder
-from pipeline.jobs.split.manifest import MANIFEST, TOOL, SplitManifest, sha256_of
+from pipeline.jobs.split.manifest import MANIFEST, TOOL, SplitManifest, sha256_files
 
 
 def check_folder(path: str | Path, *, inputs: Iterable[str] = (), force: bool = False) -> Path:
@@ -50,10 +50,10 @@ def files_of(names: tuple[str, ...] | list[str], fmt: str) -> list[str]:
     return [*names, *([IDENTIFIERS] if fmt == "hrm" else [])]
 
 
-def write_manifest(tmp: Path, manifest: SplitManifest) -> None:
+def write_manifest(tmp: Path, manifest: SplitManifest, threads: int = 1) -> None:
     """The manifest of the splits written in `tmp` (the folder being made), with every
-    file's sha256."""
-    manifest.sha256 = {
-        str(f.relative_to(tmp)): sha256_of(f) for f in sorted(tmp.rglob("*")) if f.is_file()
-    }
+    file's sha256 (on `threads` threads)."""
+    files = [f for f in sorted(tmp.rglob("*")) if f.is_file()]
+    digests = sha256_files(files, threads)
+    manifest.sha256 = {str(f.relative_to(tmp)): d for f, d in zip(files, digests, strict=True)}
     (tmp / MANIFEST).write_text(manifest.to_json() + "\n")

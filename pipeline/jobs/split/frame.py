@@ -89,7 +89,9 @@ def split(
     for part in parts:
         left_out.update(part.left_out)
     wrong = sum(p.wrong_solutions for p in parts) if "solution" in batch.schema.names else None
-    kept = pl.from_arrow(pa.concat_tables([p.table for p in parts]))
+    kept = pl.from_arrow(
+        pa.concat_tables([p.table for p in parts], promote_options="permissive")
+    )  # a rating's type
     assert isinstance(kept, pl.DataFrame)
     plan = plan_split(kept, options, left_out)
     result = Splits(plan.frames)

@@ -20,6 +20,7 @@ import pyarrow as pa
 
 from pipeline.errors import InputError
 from pipeline.io.inputs import expand
+from pipeline.io.runinfo import usable_cpus
 from pipeline.jobs import JOBS
 from pipeline.jobs.solve.batch import SolveOptions
 from pipeline.jobs.split.batch import (
@@ -162,7 +163,8 @@ def _run(
         rate = read / wall if wall > 0 else None
         settings = {"format": fmt, "max_nodes": max_nodes}
         metadata = job.metadata(read, split.as_dict() | settings, rate)
-        written = write_splits(kept, split_of, tmp, fmt, metadata)
+        threads = min(job.executor.workers, usable_cpus())  # this machine's, for the copies
+        written = write_splits(kept, split_of, tmp, fmt, metadata, threads)
         kept.remove()
         if written.repeats:
             left_out[DUPLICATE] += written.repeats
@@ -176,8 +178,10 @@ def _run(
             read,
             settings,
             inputs=[
-                file_identity(name) | {"rows": by_input[i]}
-                for i, name in enumerate(job.inputs.names)
+                file_identity(name, ds.remote_file) | {"rows": by_input[i]}
+                for i, (name, ds) in enumerate(
+                    zip(job.inputs.names, job.inputs.datasets, strict=True)
+                )
             ],
             wrong_input_solutions=wrong if job.inputs.first.solution_column is not None else None,
             output=str(job.output),
@@ -190,6 +194,6 @@ def _run(
         )
         for name, examples in written.examples.items():  # hrm: copies included
             manifest.splits[name]["examples"] = examples
-        write_manifest(tmp, manifest)
+        write_manifest(tmp, manifest, threads)
         run.commit()
     return manifest

@@ -6,10 +6,12 @@ and seed, the inputs with their sizes and sha256, the tool's version, and how it
 import datetime
 import hashlib
 import os
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pipeline.io.remote import RemoteFile, remote_digest
 from pipeline.io.runinfo import package_version
 from pipeline.jobs.split.options import BELOW_RATING, REASONS, SplitOptions
 from pipeline.jobs.split.plan import SplitPlan
@@ -33,18 +35,33 @@ METHOD = (
 
 
 def sha256_of(path: str | Path) -> str:
-    """The sha256 of a file, read in 1 MiB blocks."""
+    """The sha256 of a file, read in 1 MiB blocks (into one buffer: no new memory a block)."""
     digest = hashlib.sha256()
-    with open(path, "rb") as f:
-        while block := f.read(1 << 20):
-            digest.update(block)
+    block = bytearray(1 << 20)
+    view = memoryview(block)
+    with open(path, "rb", buffering=0) as f:
+        while size := f.readinto(block):
+            digest.update(view[:size])
     return digest.hexdigest()
 
 
-def file_identity(path: str) -> dict[str, Any]:
-    """An input as the manifest names it: its path, and for a local file its size and sha256
-    (read again); a stream or a URL has neither."""
+def sha256_files(paths: list[Path], threads: int = 1) -> list[str]:
+    """The sha256 of each file, on `threads` threads (hashlib and reading release the GIL: an
+    HRM folder of 1.5 GB is hashed in half the time on two)."""
+    if threads <= 1 or len(paths) <= 1:
+        return [sha256_of(path) for path in paths]
+    with ThreadPoolExecutor(threads) as pool:
+        return list(pool.map(sha256_of, paths))
+
+
+def file_identity(path: str, remote: RemoteFile | None = None) -> dict[str, Any]:
+    """An input as the manifest names it: its path, and its size and sha256: a local file's
+    (read again), or a URL's (`remote`: hashed as it was read, `io.remote.remote_digest`);
+    standard input has neither."""
     entry: dict[str, Any] = {"path": path, "size_bytes": None, "sha256": None}
+    if remote is not None:
+        size, digest = remote_digest(remote)
+        return entry | {"size_bytes": size, "sha256": digest}
     try:
         if Path(path).is_file():
             entry |= {"size_bytes": os.path.getsize(path), "sha256": sha256_of(path)}

@@ -17,12 +17,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from pipeline.io.extreme_layout import RATING  # sudoku-extreme's: tdoku's backtracks
+from pipeline.limits import MAX_COPIES
+
 DEFAULT_NAMES = {2: ("train", "test"), 3: ("train", "val", "test")}
 STRATA = ("difficulty", "grade", "clues", "rating")
 DIFFICULTY_STRATA = 10  # `--stratify difficulty` (or `rating`): deciles of the groups' values
 FORMATS = ("parquet", "npy", "hrm")
 GROUPED_FORMATS = ("hrm",)  # the formats that hold a puzzle and its copies as a group
-RATING = "rating"  # the input's column of ratings (sudoku-extreme: tdoku's backtracks)
 
 # Why a row is left out, in the order a row is judged: its verdict first (a row that is not
 # a puzzle with one solution), then whether it repeats an earlier kept row exactly.
@@ -86,8 +88,10 @@ class SplitOptions:
             raise ValueError(
                 f"subsample must be a whole number of at least 1, not {self.subsample!r}"
             )
-        if _not_whole(self.augment) or self.augment < 0:
-            raise ValueError(f"augment must be a whole number of at least 0, not {self.augment!r}")
+        if _not_whole(self.augment) or not 0 <= self.augment <= MAX_COPIES:
+            raise ValueError(
+                f"augment must be a whole number from 0 to {MAX_COPIES:,}, not {self.augment!r}"
+            )
         if self.min_rating is not None and (
             isinstance(self.min_rating, bool) or not math.isfinite(self.min_rating)
         ):

@@ -15,9 +15,9 @@ buckets, in order, are the key order, and each is sorted in memory, its exact re
 one bucket: same puzzle, same key) dropped there, the first in input order kept. The sorted
 buckets are written as they come, through the one writer (`io.writers.TableWriter`):
 Parquet, `<name>.parquet`, row groups of at least `ROW_GROUP_ROWS`; npy, appended to the
-folder's arrays (`io.arrays`); hrm: the same, as HRM's
-layout (`io.hrm_folders`), each row of the training split (the first) a group of itself and
-its copies (`jobs.augment.groups`, keyed by the row's order key: the same whatever the workers).
+folder's arrays (`io.arrays`); hrm: the same, as HRM's layout (`hrm_writer`), each row of the
+training split (the first) a group of itself and its copies, made on worker threads (keyed by
+the row's order key: the same whatever the workers).
 With a subsample, the training split is its first rows in that order (later buckets are
 still read, to count their repeats).
 
@@ -43,13 +43,11 @@ import polars as pl
 import pyarrow as pa
 
 from pipeline.errors import InputError
-from pipeline.grid import parse_puzzles
-from pipeline.io.arrays import column_arrays
-from pipeline.io.hrm_folders import MAX_EXAMPLES, HrmSet, write_identifiers
+from pipeline.io.hrm_folders import MAX_EXAMPLES, write_identifiers
 from pipeline.io.writers import TableWriter, Target, read_spool, spool
-from pipeline.jobs.augment.groups import grouped_copies
 from pipeline.jobs.split.batch import GROUP, SOURCE
 from pipeline.jobs.split.hashing import ROW_ORDER, hash_rows, string_bytes
+from pipeline.jobs.split.hrm_writer import write_hrm_split
 from pipeline.jobs.split.options import SplitOptions
 from pipeline.jobs.split.plan import cut, small_columns
 
@@ -77,8 +75,15 @@ class KeptRows:
         folder.mkdir()
 
     def add(self, table: pa.Table) -> None:
-        """Spill one batch's kept rows (in input order after those added before)."""
-        self.schema = self.schema or table.schema
+        """Spill one batch's kept rows (in input order after those added before). A column
+        whose type differs from an earlier batch's (a `rating` with a fraction after whole
+        ones) takes the type that holds both, for every row (`_route` casts them)."""
+        if self.schema is None:
+            self.schema = table.schema
+        elif not table.schema.equals(self.schema):
+            self.schema = pa.unify_schemas(
+                [self.schema, table.schema], promote_options="permissive"
+            )
         if table.num_rows == 0:
             return
         path = self.folder / f"part-{len(self.parts):06d}.arrow"
@@ -137,10 +142,16 @@ class Written:
 
 
 def write_splits(
-    kept: KeptRows, split_of: np.ndarray, folder: Path, fmt: str, metadata: dict[str, Any]
+    kept: KeptRows,
+    split_of: np.ndarray,
+    folder: Path,
+    fmt: str,
+    metadata: dict[str, Any],
+    workers: int = 1,
 ) -> Written:
     """Write each split of `kept` (`split_of`: each row's) into `folder` as `fmt` (parquet,
-    npy or hrm); returns what was written (`Written`)."""
+    npy or hrm); returns what was written (`Written`). `workers`: threads that make HRM's
+    copies (`hrm_writer`)."""
     options = kept.options
     names = options.names
     sizes = [int((split_of == s).sum()) for s in range(len(names))]
@@ -168,10 +179,18 @@ def write_splits(
             target = Target(folder / name, "npy")
             written.rows[name], dropped = _write_table(kept, sorted_buckets, target, metadata)
         else:
-            copies = options.augment if s == 0 else 0
-            written.rows[name], dropped = _write_hrm(
-                kept, sorted_buckets, folder / name, metadata, copies, written
+            hrm = write_hrm_split(
+                sorted_buckets,
+                folder / name,
+                metadata,
+                seed=options.seed,
+                copies=options.augment if s == 0 else 0,
+                workers=workers,
+                empty=_empty(kept),
             )
+            written.rows[name], dropped = hrm.rows, hrm.repeats
+            written.examples[name] = hrm.examples
+            written.short += hrm.short
         written.repeats += dropped
     return written
 
@@ -210,6 +229,8 @@ def _route(kept: KeptRows, split_of: np.ndarray, bits: list[int]) -> dict[tuple[
     with ExitStack() as files:
         for path, n in kept.parts:
             table = read_spool(path)
+            if not table.schema.equals(kept.schema):
+                table = table.cast(kept.schema)
             table = table.append_column(_POSITION, pa.array(np.arange(start, start + n)))
             splits = split_of[start : start + n]
             shift = np.array([64 - b for b in bits], np.uint64)[splits]
@@ -270,59 +291,3 @@ def _write_table(
         return out.commit(metadata), dropped
     finally:
         out.close()
-
-
-def _write_hrm(
-    kept: KeptRows,
-    sorted_buckets: Iterator[tuple[pl.DataFrame, int]],
-    path: Path,
-    metadata: dict[str, Any],
-    copies: int,
-    written: Written,
-) -> tuple[int, int]:
-    """One split in HRM's layout (`io.hrm_folders`): each row a group of itself and `copies`
-    random symmetric copies; the row's other columns beside, one value per example."""
-    out: HrmSet | None = None
-    rows = dropped = 0
-    seed = kept.options.seed
-    try:
-        for frame, repeats in sorted_buckets:
-            dropped += repeats
-            if out is None:
-                out = HrmSet(path, _extras(kept, frame).schema).__enter__()
-            if not len(frame):
-                continue
-            puzzles = parse_puzzles(frame["puzzle"].to_arrow()).grids
-            solutions = parse_puzzles(frame["solution"].to_arrow()).grids
-            keys = hash_rows(string_bytes(frame["puzzle"].to_arrow()), seed, ROW_ORDER) >> 1
-            grouped = grouped_copies(puzzles, solutions, keys.astype(np.int64), copies, seed)
-            extras = _extras(kept, frame, grouped.of_row, grouped.copy)
-            out.append(grouped.puzzles, grouped.solutions, grouped.sizes, column_arrays(extras))
-            rows += len(frame)
-            written.short += grouped.short
-        if out is None:
-            out = HrmSet(path, _extras(kept, _empty(kept)).schema).__enter__()
-        out.commit(metadata)
-        written.examples[path.name] = out.examples
-        return rows, dropped
-    finally:
-        if out is not None:
-            out.__exit__(None, None, None)
-
-
-def _extras(
-    kept: KeptRows,
-    frame: pl.DataFrame,
-    of_row: np.ndarray | None = None,
-    copy: np.ndarray | None = None,
-) -> pa.Table:
-    """The columns written beside HRM's arrays, one row per example (`of_row`: the row each
-    is of): all but the grids, `group` as `canonical_group` (HRM's groups are the copies of
-    one row), `source` as codes, and `copy` (0: the row's own puzzle)."""
-    rest = frame.drop("puzzle", "solution").rename({GROUP: "canonical_group"})
-    if SOURCE in rest.columns and rest[SOURCE].dtype == pl.String:
-        rest = rest.with_columns(pl.col(SOURCE).cast(pl.Categorical))
-    if of_row is None:
-        of_row, copy = np.arange(len(frame), dtype=np.int64), np.zeros(len(frame), np.int32)
-    rest = rest[of_row].with_columns(pl.Series("copy", copy, dtype=pl.Int32))
-    return rest.to_arrow(compat_level=pl.CompatLevel.oldest())
