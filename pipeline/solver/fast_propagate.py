@@ -39,6 +39,7 @@ _T = build()
 ROW_TRIADS = _T["ROW_TRIADS"]
 TRIAD_CELLS = _T["TRIAD_CELLS"]
 TRIADS_KEPT = _T["TRIADS_KEPT"]
+KEPT_CELLS = _T["KEPT_CELLS"]
 CONFIGURATIONS = _T["CONFIGURATIONS"]
 CONFIGURATION_COUNT = _T["CONFIGURATION_COUNT"]
 CONFIGURATION_TRIADS = _T["CONFIGURATION_TRIADS"]
@@ -90,11 +91,11 @@ def _update_bands(board: np.ndarray, dirty: int) -> int:
         dirty &= dirty - 1
         updated |= 1 << slot
         cells = board[slot]
-        kept = TRIADS_KEPT[_triad_pattern(cells)]
-        if kept == 0:
+        kept_cells = KEPT_CELLS[_triad_pattern(cells)]
+        if kept_cells == 0:
             return -1
-        cells &= TRIAD_CELLS[kept & 511]
-        board[slot] = cells
+        cells &= kept_cells  # (the kept triads sit above the band's 27 bits)
+        kept = kept_cells >> 32
         band = slot // 9
         digit = slot - 9 * band
         shift = 9 * band
@@ -111,6 +112,7 @@ def _update_bands(board: np.ndarray, dirty: int) -> int:
             singles |= row
         placed = singles & board[UNSOLVED + band]
         if placed == 0:
+            board[slot] = cells
             continue
         board[UNSOLVED + band] &= ~placed
         # The band's nine digits are nine neighbouring slots: one vector operation for eight,

@@ -67,8 +67,12 @@ def build() -> dict[str, np.ndarray]:
         [sum((7 << (3 * k)) * COLUMNS_TO_BAND for k in range(3) if s >> k & 1) for s in range(8)],
         dtype=np.int64,
     )
+    # pattern -> the cells of its kept triads (27 bits) | the kept triads << 32: one load
+    # where the band update needs both (0 when no configuration is left)
+    kept_cells = triad_cells[kept] | (kept << 32)
     return {
         "ROW_TRIADS": row_triads,
+        "KEPT_CELLS": kept_cells,
         "TRIAD_CELLS": triad_cells,
         "TRIADS_KEPT": kept,
         "CONFIGURATIONS": configurations,
