@@ -118,7 +118,7 @@ def _solve_one(
         return INVALID, 0, 0, 0, 0
     # Every (digit, band) dirty, as an int64 variable: a literal here would have numba compile
     # `propagate` and `_update_bands` a second time for it (0.6 s more on the first run).
-    state = propagate(board, np.int64((1 << 27) - 1), fields, choice)
+    dirty = np.int64((1 << 27) - 1)
     nodes = 1
     guesses = 0
     branches = 0
@@ -126,6 +126,8 @@ def _solve_one(
     depth = 0
     verdict = UNSOLVABLE
     while True:
+        # One call site: `propagate` is inlined here once.
+        state = propagate(board, dirty, fields, choice)
         if state == COMPLETE:
             found += 1
             if found == 1:
@@ -156,7 +158,6 @@ def _solve_one(
                 nodes += 1
                 guesses += 1
                 dirty = _restrict(board, choice[0], choice[1], choice[2], choice[3])
-                state = propagate(board, dirty, fields, choice)
                 continue
         if depth == 0:
             break
@@ -169,7 +170,6 @@ def _solve_one(
         guesses += 1
         dirty = _restrict(board, board[BOARD_SLOTS], board[BOARD_SLOTS + 1],
                           board[BOARD_SLOTS + 2], board[BOARD_SLOTS + 3])  # fmt: skip
-        state = propagate(board, dirty, fields, choice)
     if verdict != LIMIT:
         verdict = UNSOLVABLE if found == 0 else SOLVED if found == 1 else MULTIPLE
     if found < 2:  # zeros where no solution was found, whatever the caller left there

@@ -22,11 +22,16 @@
 When nothing changes, the same pass has the triad patterns at hand to choose the branch: tdoku's
 rule, the band or stack with the fewest configurations over all digits (among those not all
 fixed), then its digit with two configurations (else three, else the fewest).
+
+The rules are inlined into `propagate` (numba passes an array to a function it calls as seven
+arguments, and checks a status after every call): +2% (17-clue) to +9% (serg, the hardest
+sets) against calls, for 1.8 s more of compiling. `propagate` itself stays a call (inlined
+into the search loop as well, every set was 2-3% slower).
 """
 
 import numpy as np
 
-from pipeline.compiled import kernel_part
+from pipeline.compiled import inline_part, kernel_part
 from pipeline.solver.bits import clear_eight, lowest_bit_index
 from pipeline.solver.fast_tables import (
     ALL_CELLS,
@@ -81,7 +86,7 @@ def _columns(cells: int) -> int:
     return (cells | (cells >> 9) | (cells >> 18)) & ROW_MASK
 
 
-@kernel_part
+@inline_part
 def _update_bands(board: np.ndarray, dirty: int) -> int:
     """Band updates until no (digit, band) is dirty; returns the slots updated, -1 on a
     contradiction."""
@@ -139,7 +144,7 @@ def _update_bands(board: np.ndarray, dirty: int) -> int:
     return updated
 
 
-@kernel_part
+@inline_part
 def _naked_singles(board: np.ndarray, updated: int) -> int:
     """Place every naked single of the bands with a slot in `updated` (a cell's candidates
     are its band's slots: the other bands' cells did not change); returns dirty slots, -1 on
@@ -181,7 +186,7 @@ def _naked_singles(board: np.ndarray, updated: int) -> int:
     return dirty
 
 
-@kernel_part
+@inline_part
 def _columns_and_stacks(board: np.ndarray, changed: int) -> int:
     """Per digit that changed, the column view: locked candidates along columns and hidden
     singles in columns. Returns dirty slots, -1 on a contradiction."""
@@ -267,7 +272,7 @@ def _forced(fields: int) -> int:
     return fields & ~others
 
 
-@kernel_part
+@inline_part
 def _triads_and_choice(board: np.ndarray, fields: np.ndarray, choice: np.ndarray) -> int:
     """Rule 4 on every band and stack; returns the dirty slots, -1 on a contradiction, or 0
     when nothing changed, with the branch written to `choice`: digit, then the three band
@@ -348,7 +353,7 @@ def _triads_and_choice(board: np.ndarray, fields: np.ndarray, choice: np.ndarray
     return 0
 
 
-@kernel_part
+@inline_part
 def _choose(fields: np.ndarray, choice: np.ndarray) -> None:
     """tdoku's branching rule on the digits' triad patterns (see the module docstring)."""
     best_total = 1 << 30
