@@ -22,7 +22,7 @@ import numpy as np
 
 from pipeline.compiled import kernel_part
 from pipeline.solver.bits import popcount
-from pipeline.solver.fast_propagate import UNSOLVED
+from pipeline.solver.fast_board import UNSOLVED
 
 
 @kernel_part

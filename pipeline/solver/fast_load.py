@@ -5,7 +5,7 @@ import numpy as np
 
 from pipeline.compiled import kernel_part
 from pipeline.solver.bits import lowest_bit_index, popcount
-from pipeline.solver.fast_propagate import (
+from pipeline.solver.fast_board import (
     BOX_CELLS,
     ROW_CELLS,
     ROW_TRIADS,
