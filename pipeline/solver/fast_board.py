@@ -17,6 +17,7 @@ CONFIGURATIONS_UNION = _T["CONFIGURATIONS_UNION"]
 COMPATIBLE = _T["COMPATIBLE"]
 ROW_CELLS = _T["ROW_CELLS"]
 BOX_CELLS = _T["BOX_CELLS"]
+NEIGHBOURS_KEEP = _T["NEIGHBOURS_KEEP"]
 
 UNSOLVED = 27  # slots 27..29 of the board hold each band's unsolved cells
 DIGIT_SLOTS = 1 | (1 << 9) | (1 << 18)  # the slots of digit 0 (shift left by the digit)
