@@ -22,7 +22,7 @@ import numpy as np
 from benchmarks.common import available_sets, best_of, machine
 from benchmarks.kernels import write_section
 from pipeline.canonical_forms import canonical_grids
-from pipeline.generator import random_full_grids
+from pipeline.jobs.generate.puzzles import random_full_grids
 from pipeline.symmetry import random_symmetries
 
 FLOOR = 20_000

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from pipeline.io.dataset import read_puzzles
+from pipeline.io.opening import read_puzzles
 from pipeline.io.runinfo import cpu_model
 
 SHARED_DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data"

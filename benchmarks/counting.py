@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from benchmarks.common import SETS, SHARED_DATA, load_set, machine, write_section
-from pipeline.solver.fast import solve_kernel
+from pipeline.kernels.fast import solve_kernel
 
 SAMPLE = 500  # 17-clue puzzles with two clues removed
 

@@ -8,7 +8,7 @@ on the same puzzles, one core.
 
 * The library is `TDOKU_LIB`, else `libtdoku_shared.so` beside `TDOKU_BENCH` (tdoku's cmake
   target `tdoku_shared`).
-* Everything runs through `pipeline.bench.bench` (the API of `sudoku-pipeline bench`): the
+* Everything runs through `pipeline.jobs.bench.bench` (the API of `sudoku-pipeline bench`): the
   solver as `--solver` measures it (its puzzles/s: rows over the wall time of the solve step,
   reading, clash check and result table included; its grids fetched and its answers checked
   after the clock), `fast` beside it, and `run_benchmark -s tdoku` measured in the same
@@ -41,7 +41,7 @@ def tdoku_library() -> Path | None:
 
 
 def table(names: list[str], library: Path, binary: str, repeats: int) -> str:
-    from pipeline.bench.job import bench
+    from pipeline.jobs.bench.job import bench
 
     spec = f"c:{library}:{SYMBOL}"
     lines = [
@@ -74,7 +74,7 @@ def _agreement(path: Path, spec: str) -> str:
     import polars as pl
 
     from pipeline import solve_batch
-    from pipeline.io.dataset import read_puzzles
+    from pipeline.io.opening import read_puzzles
 
     grids = read_puzzles(path).grids
     frame = solve_batch(grids, solver=spec)

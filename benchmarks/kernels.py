@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from benchmarks.common import available_sets, best_of, machine, write_section
-from pipeline.solver import REGISTRY, STRATEGIES, codes, solve_grids
+from pipeline.kernels import REGISTRY, STRATEGIES, codes, solve_grids
 
 SEED_STRATEGY_SETS = {"17-clue": 2_000, "forum_hardest_1905_11+": 2_000}  # subsample: slow
 FLOORS = {"17-clue": 120_000, "top1465": 40_000, "forum_hardest_1905_11+": 7_000,

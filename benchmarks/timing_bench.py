@@ -26,8 +26,8 @@ from numba import njit
 
 from benchmarks.common import SETS, SHARED_DATA, load_set, machine, write_section
 from pipeline.grid import format_grids
-from pipeline.solver import solve_grids
-from pipeline.solver.bits import now_ns
+from pipeline.kernels import solve_grids
+from pipeline.kernels.bits import now_ns
 
 BUSY = "while True: pass"
 

@@ -18,7 +18,7 @@
 
 Guesses do not count the same thing on both sides. tdoku counts a guess per branch point (it
 branches on a digit's configuration in a band: this one, or not this one); ours counts, per the
-contract of `pipeline.solver`, every candidate tried at a branching cell. The `branch points`
+contract of `pipeline.kernels`, every candidate tried at a branching cell. The `branch points`
 column is ours counted tdoku's way: cells branched on.
 
 Without TDOKU_BENCH the tdoku columns stay empty (with a note).
@@ -36,7 +36,7 @@ from pathlib import Path
 import numpy as np
 
 from benchmarks.common import available_sets, machine, write_section
-from pipeline.solver.fast import branch_points, solve_kernel
+from pipeline.kernels.fast import branch_points, solve_kernel
 from pipeline.symmetry import random_symmetries
 
 ENV = "TDOKU_BENCH"

@@ -16,7 +16,7 @@ expression namespace `sudoku` (`pl.col("puzzle").sudoku.solve()`, `pipeline.name
 registered by `import pipeline`, or by `import polars` after it.
 Files, the commands' twins: `solve_file`, `validate_file`, `score_file`, `split_file`,
 `augment_file`, `enumerate_file`, `generate_file`, and
-`pipeline.report.report`, `pipeline.bench.bench`.
+`pipeline.report.report`, `pipeline.jobs.bench.bench`.
 Errors: `InputError` (a bad file, column or option; a `ValueError`), `InputNotFoundError` (also
 a `FileNotFoundError`), `CheckpointError`, `ReportError`, `RunFailed`, `RunInterrupted`, all
 `PipelineError`s.
@@ -37,24 +37,24 @@ _API = {
     "solve": "pipeline.board",
     "solve_sudoku": "pipeline.board",
     "solve_unique": "pipeline.board",
-    "SolveOptions": "pipeline.solving.batch",
-    "solve_batch": "pipeline.solving.inmemory",
-    "generate": "pipeline.generator",
-    "generate_file": "pipeline.generating",
-    "solve_file": "pipeline.solving.job",
-    "validate_file": "pipeline.validate.job",
-    "validate_puzzles": "pipeline.validate.inmemory",
-    "score_file": "pipeline.scoring.job",
-    "score_predictions": "pipeline.scoring.inmemory",
-    "split": "pipeline.splitting.inmemory",
-    "split_file": "pipeline.splitting.job",
-    "SplitManifest": "pipeline.splitting.manifest",
-    "augment": "pipeline.augmenting.inmemory",
-    "augment_file": "pipeline.augmenting.job",
-    "restore_originals": "pipeline.augmenting.inmemory",
-    "enumerate_file": "pipeline.enumerating.job",
-    "enumerate_puzzles": "pipeline.enumerating.inmemory",
-    "STRATEGIES": "pipeline.solver.registry",
+    "SolveOptions": "pipeline.jobs.solve.batch",
+    "solve_batch": "pipeline.jobs.solve.frame",
+    "generate": "pipeline.jobs.generate.puzzles",
+    "generate_file": "pipeline.jobs.generate.job",
+    "solve_file": "pipeline.jobs.solve.job",
+    "validate_file": "pipeline.jobs.validate.job",
+    "validate_puzzles": "pipeline.jobs.validate.frame",
+    "score_file": "pipeline.jobs.score.job",
+    "score_predictions": "pipeline.jobs.score.frame",
+    "split": "pipeline.jobs.split.frame",
+    "split_file": "pipeline.jobs.split.job",
+    "SplitManifest": "pipeline.jobs.split.manifest",
+    "augment": "pipeline.jobs.augment.frame",
+    "augment_file": "pipeline.jobs.augment.job",
+    "restore_originals": "pipeline.jobs.augment.frame",
+    "enumerate_file": "pipeline.jobs.enumerate.job",
+    "enumerate_puzzles": "pipeline.jobs.enumerate.frame",
+    "STRATEGIES": "pipeline.kernels.registry",
     "rate": "pipeline.namespace",
     "canonical": "pipeline.namespace",
     "GRADES": "pipeline.rating",
@@ -69,16 +69,11 @@ _API = {
 
 
 if TYPE_CHECKING:  # the same names as `_API` (tests/test_typing.py holds them together)
-    from pipeline.augmenting.inmemory import augment as augment
-    from pipeline.augmenting.inmemory import restore_originals as restore_originals
-    from pipeline.augmenting.job import augment_file as augment_file
     from pipeline.board import SolveResult as SolveResult
     from pipeline.board import is_valid as is_valid
     from pipeline.board import solve as solve
     from pipeline.board import solve_sudoku as solve_sudoku
     from pipeline.board import solve_unique as solve_unique
-    from pipeline.enumerating.inmemory import enumerate_puzzles as enumerate_puzzles
-    from pipeline.enumerating.job import enumerate_file as enumerate_file
     from pipeline.errors import CheckpointError as CheckpointError
     from pipeline.errors import InputError as InputError
     from pipeline.errors import InputNotFoundError as InputNotFoundError
@@ -86,22 +81,27 @@ if TYPE_CHECKING:  # the same names as `_API` (tests/test_typing.py holds them t
     from pipeline.errors import ReportError as ReportError
     from pipeline.errors import RunFailed as RunFailed
     from pipeline.errors import RunInterrupted as RunInterrupted
-    from pipeline.generating import generate_file as generate_file
-    from pipeline.generator import generate as generate
+    from pipeline.jobs.augment.frame import augment as augment
+    from pipeline.jobs.augment.frame import restore_originals as restore_originals
+    from pipeline.jobs.augment.job import augment_file as augment_file
+    from pipeline.jobs.enumerate.frame import enumerate_puzzles as enumerate_puzzles
+    from pipeline.jobs.enumerate.job import enumerate_file as enumerate_file
+    from pipeline.jobs.generate.job import generate_file as generate_file
+    from pipeline.jobs.generate.puzzles import generate as generate
+    from pipeline.jobs.score.frame import score_predictions as score_predictions
+    from pipeline.jobs.score.job import score_file as score_file
+    from pipeline.jobs.solve.batch import SolveOptions as SolveOptions
+    from pipeline.jobs.solve.frame import solve_batch as solve_batch
+    from pipeline.jobs.solve.job import solve_file as solve_file
+    from pipeline.jobs.split.frame import split as split
+    from pipeline.jobs.split.job import split_file as split_file
+    from pipeline.jobs.split.manifest import SplitManifest as SplitManifest
+    from pipeline.jobs.validate.frame import validate_puzzles as validate_puzzles
+    from pipeline.jobs.validate.job import validate_file as validate_file
+    from pipeline.kernels.registry import STRATEGIES as STRATEGIES
     from pipeline.namespace import canonical as canonical
     from pipeline.namespace import rate as rate
     from pipeline.rating import GRADES as GRADES
-    from pipeline.scoring.inmemory import score_predictions as score_predictions
-    from pipeline.scoring.job import score_file as score_file
-    from pipeline.solver.registry import STRATEGIES as STRATEGIES
-    from pipeline.solving.batch import SolveOptions as SolveOptions
-    from pipeline.solving.inmemory import solve_batch as solve_batch
-    from pipeline.solving.job import solve_file as solve_file
-    from pipeline.splitting.inmemory import split as split
-    from pipeline.splitting.job import split_file as split_file
-    from pipeline.splitting.manifest import SplitManifest as SplitManifest
-    from pipeline.validate.inmemory import validate_puzzles as validate_puzzles
-    from pipeline.validate.job import validate_file as validate_file
 
     __version__: str
 else:  # at run time: each name imported when first asked for

@@ -20,7 +20,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from pipeline.grid import CELLS, Board, as_grid, to_rows, to_string
-from pipeline.solver import DEFAULT_STRATEGY, codes, solve_grids
+from pipeline.kernels import DEFAULT_STRATEGY, codes, solve_grids
 
 
 class SolveResult(NamedTuple):
@@ -168,6 +168,6 @@ def solve_unique(board: Board) -> list[list[str]]:
 
 def is_valid(board: Board) -> bool:
     """True when no digit repeats in any row, column or box (blanks are skipped)."""
-    from pipeline.solver.checks import givens_valid  # numba: loaded on first use
+    from pipeline.kernels.checks import givens_valid  # numba: loaded on first use
 
     return bool(givens_valid(as_grid(board)[None, :])[0])

@@ -138,17 +138,17 @@ def kernel_cached(module: str, name: str) -> bool:
 # estimate adds up. Kernels share parts, compiled once, so a sum errs long. A kernel missing
 # here counts DEFAULT_SECONDS (a test checks that none is).
 COMPILE_SECONDS: dict[tuple[str, str], float] = {
-    ("pipeline.solver.fast", "solve_kernel"): 5.0,
-    ("pipeline.solver.reference", "reference_kernel"): 4.0,  # mrv and backtrack
-    ("pipeline.solver.checks", "_first_clash_kernel"): 0.9,
-    ("pipeline.solvers.library", "call_kernel"): 0.6,
-    ("pipeline.solver.fast", "two_solutions_kernel"): 4.6,
+    ("pipeline.kernels.fast", "solve_kernel"): 5.0,
+    ("pipeline.kernels.reference", "reference_kernel"): 4.0,  # mrv and backtrack
+    ("pipeline.kernels.checks", "_first_clash_kernel"): 0.9,
+    ("pipeline.plugins.library", "call_kernel"): 0.6,
+    ("pipeline.kernels.fast", "two_solutions_kernel"): 4.6,
     ("pipeline.canonical_forms.batch", "canonical_kernel"): 9.6,
     ("pipeline.rating.ladder", "grade_kernel"): 14.6,
     ("pipeline.rating.difficulty", "symmetric_copies"): 1.5,
-    ("pipeline.solver.checks", "_verify_kernel"): 0.7,  # 1.2 s measured under load (x2)
+    ("pipeline.kernels.checks", "_verify_kernel"): 0.7,  # 1.2 s measured under load (x2)
     ("pipeline.symmetry_kernels", "augment_kernel"): 3.5,  # 6.7 s measured under load (x2)
-    ("pipeline.solver.enumeration", "enumerate_kernel"): 3.4,  # one core, under load
+    ("pipeline.kernels.enumeration", "enumerate_kernel"): 3.4,  # one core, under load
 }
 DEFAULT_SECONDS = 3.0
 
@@ -177,8 +177,8 @@ def _silent(message: str) -> None:
 
 @contextmanager
 def notices(notify: Callable[[str], None] | None) -> Iterator[None]:
-    """Within the block, `notify(message)` hears that kernels compile (the CLI prints it on
-    stderr), None silences it; outside, a `CompilingWarning` says it."""
+    """Within the block, `notify(message)` hears that kernels compile (`stderr_notice` says it
+    on stderr), None silences it; outside, a `CompilingWarning` says it."""
     global _notify
     previous, _notify = _notify, notify or _silent
     try:
@@ -261,7 +261,7 @@ event.register("numba:compile", _Listener())
 
 
 def stderr_notice(command: str) -> Callable[[str], None]:
-    """The CLI's notice: one line on stderr, named after the command."""
+    """A notice as one line on stderr, named after the `command` that waits for the kernels."""
 
     def notify(message: str) -> None:
         print(f"{command}: {message}", file=sys.stderr, flush=True)

@@ -1,4 +1,5 @@
-"""One hierarchy for everything that ends a job early, and how the command line reports it.
+"""One hierarchy for everything that ends a job early, each with the exit code it ends a
+program with.
 
     PipelineError
     ├── InputError         a bad file, column, option or output path: one line, exit code 2;
@@ -22,7 +23,8 @@ from pathlib import Path
 
 
 class PipelineError(Exception):
-    """Any error a job reports to its caller in one line (`EXIT_CODE` for the CLI)."""
+    """Any error a job reports to its caller in one line; `EXIT_CODE`: the exit code of a
+    program it ends."""
 
     EXIT_CODE = 2
 
@@ -33,7 +35,7 @@ class InputError(PipelineError, ValueError):
 
 class InputNotFoundError(InputError, FileNotFoundError):
     """An input that is not there (a file, a glob that matches nothing): `errno` ENOENT and
-    `filename` as an `OSError` has them; its message is the one line the CLI prints."""
+    `filename` as an `OSError` has them; its message is one line."""
 
     def __init__(self, message: str, filename: str | Path | None = None) -> None:
         super().__init__(message)

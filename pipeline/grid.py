@@ -125,8 +125,9 @@ def _with_pencilmarks(
     for i, at in zip(marks[strays].tolist(), first_bad[strays].tolist(), strict=True):
         found[i] = stray_message(stripped[i].as_py(), at)
     rows = np.array(sorted(found), np.int64)
-    errors = _scatter_strings(len(ok), rows, pa.array([found[r] for r in rows.tolist()],
-                                                      pa.string()))  # fmt: skip
+    errors = _scatter_strings(
+        len(ok), rows, pa.array([found[r] for r in rows.tolist()], pa.string())
+    )
     return ParsedGrids(grids, ok, errors, candidates, pencilmark)
 
 
@@ -136,8 +137,10 @@ def _without_pencilmarks(parsed: ParsedGrids, marks: np.ndarray) -> ParsedGrids:
     messages = parsed.errors.to_pylist()
     for i in marks.tolist():
         if ok[i]:
-            messages[i] = ("a pencilmark puzzle (729 characters), which this step does not "
-                           "read: it takes 81-cell puzzles")  # fmt: skip
+            messages[i] = (
+                "a pencilmark puzzle (729 characters), which this step does not "
+                "read: it takes 81-cell puzzles"
+            )
     ok[marks] = False
     grids[marks] = 0
     return ParsedGrids(grids, ok, pa.array(messages, pa.string()))

@@ -29,7 +29,7 @@ if TYPE_CHECKING:  # registering the namespace, at `import polars`, costs no mor
     from pipeline.grid import PuzzleColumn
 
 SOLVE_FIELDS = ("verdict", "solution", "clues", "nodes", "guesses", "solve_ns", "error")
-DEFAULT_STRATEGY = "fast"  # pipeline.solver.DEFAULT_STRATEGY (a test holds them together)
+DEFAULT_STRATEGY = "fast"  # pipeline.kernels.DEFAULT_STRATEGY (a test holds them together)
 Frame = pl.DataFrame | pl.LazyFrame
 
 
@@ -39,16 +39,19 @@ def _strings(puzzles: pl.Series) -> pa.Array:
     return puzzle_strings(puzzles)
 
 
+def _field_or_struct(columns: pl.DataFrame, field: str | None, name: str) -> pl.Series:
+    """One of `columns` (`field`), or all of them as a struct, named `name`."""
+    return columns[field].alias(name) if field is not None else columns.to_struct(name)
+
+
 def _solved(
     puzzles: pl.Series, strategy: str, solutions: int, max_nodes: int | None, field: str | None
 ) -> pl.Series:
     """The `solve_batch` columns of `SOLVE_FIELDS` as a struct, or one of them (`field`)."""
-    from pipeline.solving.inmemory import solve_batch
+    from pipeline.jobs.solve.frame import solve_batch
 
     results = solve_batch(_strings(puzzles), strategy, solutions, max_nodes)
-    if field is not None:
-        return results[field].alias(puzzles.name)
-    return results.select(SOLVE_FIELDS).to_struct(puzzles.name)
+    return _field_or_struct(results.select(SOLVE_FIELDS), field, puzzles.name)
 
 
 def _solve_type() -> pl.Struct:
@@ -64,10 +67,7 @@ def _rated(
     """`pipeline.rate`'s columns as a struct, or one of them (`field`)."""
     from pipeline.rating import rate
 
-    rated = rate(_strings(puzzles), samples, seed, max_nodes)
-    if field is not None:
-        return rated[field].alias(puzzles.name)
-    return rated.to_struct(puzzles.name)
+    return _field_or_struct(rate(_strings(puzzles), samples, seed, max_nodes), field, puzzles.name)
 
 
 def _canonical(puzzles: pl.Series, blank: str) -> pl.Series:
@@ -85,7 +85,7 @@ def _clues(puzzles: pl.Series) -> pl.Series:
 
 def _valid(puzzles: pl.Series) -> pl.Series:
     from pipeline.grid import parse_puzzles
-    from pipeline.solver.checks import givens_valid
+    from pipeline.kernels.checks import givens_valid
 
     parsed = parse_puzzles(_strings(puzzles))
     return _where_puzzles(pl.Series(puzzles.name, givens_valid(parsed.grids)), parsed.ok)
@@ -132,13 +132,17 @@ class SudokuExpressions:
     def _solve(
         self, strategy: str, solutions: int, max_nodes: int | None, field: str | None
     ) -> pl.Expr:
-        from pipeline.solving.batch import SolveOptions
+        from pipeline.jobs.solve.batch import SolveOptions
 
         SolveOptions(strategy, solutions, max_nodes)  # a bad option now, not when it runs
         kind = _solve_type()
         dtype = kind if field is None else kind.to_schema()[field]
-        return self._each(partial(_solved, strategy=strategy, solutions=solutions,
-                                  max_nodes=max_nodes, field=field), dtype)  # fmt: skip
+        return self._each(
+            partial(
+                _solved, strategy=strategy, solutions=solutions, max_nodes=max_nodes, field=field
+            ),
+            dtype,
+        )
 
     def clues(self) -> pl.Expr:
         """The number of givens (Int8); null for what is not a puzzle."""
@@ -171,8 +175,9 @@ class SudokuExpressions:
         if samples < 0 or seed < 0:
             raise ValueError("samples and seed must be at least 0")
         dtype = pl.Struct(RATING_SCHEMA) if field is None else RATING_SCHEMA[field]
-        return self._each(partial(_rated, samples=samples, seed=seed, max_nodes=max_nodes,
-                                  field=field), dtype)  # fmt: skip
+        return self._each(
+            partial(_rated, samples=samples, seed=seed, max_nodes=max_nodes, field=field), dtype
+        )
 
 
 pl.api.register_expr_namespace("sudoku")(SudokuExpressions)
@@ -207,11 +212,23 @@ def _with_columns(
 
 
 @overload
-def rate(puzzles: pl.LazyFrame, samples: int = ..., seed: int = ..., max_nodes: int | None = ...,
-         *, column: str | None = ...) -> pl.LazyFrame: ...  # fmt: skip
+def rate(
+    puzzles: pl.LazyFrame,
+    samples: int = ...,
+    seed: int = ...,
+    max_nodes: int | None = ...,
+    *,
+    column: str | None = ...,
+) -> pl.LazyFrame: ...
 @overload
-def rate(puzzles: PuzzleColumn | pl.DataFrame | pa.Table, samples: int = ..., seed: int = ...,
-         max_nodes: int | None = ..., *, column: str | None = ...) -> pl.DataFrame: ...  # fmt: skip
+def rate(
+    puzzles: PuzzleColumn | pl.DataFrame | pa.Table,
+    samples: int = ...,
+    seed: int = ...,
+    max_nodes: int | None = ...,
+    *,
+    column: str | None = ...,
+) -> pl.DataFrame: ...
 
 
 def rate(
@@ -250,16 +267,19 @@ def _rating_columns(puzzles: pl.Expr, samples: int, seed: int, max_nodes: int | 
 
 
 @overload
-def canonical(puzzles: pl.LazyFrame, blank: str = ..., *,
-              column: str | None = ...) -> pl.LazyFrame: ...  # fmt: skip
+def canonical(
+    puzzles: pl.LazyFrame, blank: str = ..., *, column: str | None = ...
+) -> pl.LazyFrame: ...
 @overload
-def canonical(puzzles: pl.DataFrame, blank: str = ..., *,
-              column: str | None = ...) -> pl.DataFrame: ...  # fmt: skip
+def canonical(
+    puzzles: pl.DataFrame, blank: str = ..., *, column: str | None = ...
+) -> pl.DataFrame: ...
 # A pyarrow Table gives a DataFrame too, but pyarrow has no type hints: to a checker a
 # `pa.Table` overload would take any argument (a column's call would type as a DataFrame).
 @overload
-def canonical(puzzles: PuzzleColumn, blank: str = ..., *,
-              column: str | None = ...) -> pl.Series: ...  # fmt: skip
+def canonical(
+    puzzles: PuzzleColumn, blank: str = ..., *, column: str | None = ...
+) -> pl.Series: ...
 
 
 def canonical(

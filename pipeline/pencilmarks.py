@@ -68,5 +68,7 @@ def format_pencilmarks(candidates: np.ndarray) -> list[str]:
 def stray_message(text: str, position: int) -> str:
     """Why a 729-character row is not a pencilmark puzzle: its first stray character."""
     cell, place = divmod(position, 9)
-    return (f"stray character {text[position]!r} at cell {cell} (pencilmark place of digit "
-            f"{place + 1}: expected {place + 1} or .)")  # fmt: skip
+    return (
+        f"stray character {text[position]!r} at cell {cell} (pencilmark place of digit "
+        f"{place + 1}: expected {place + 1} or .)"
+    )

@@ -42,60 +42,56 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from pipeline.compiled import inline_part, kernel
+from pipeline.splitmix import GAMMA, below_modulo, below_scaled, mix
 
-_GAMMA = np.uint64(0x9E3779B97F4A7C15)
-_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
-_MIX2 = np.uint64(0x94D049BB133111EB)
 IDENTITY = 123456789  # the code of the symmetry that changes nothing
 ATTEMPTS = 16  # draws per copy before a row is said to have no new image left
 
 
 @inline_part
-def _mix(z: np.uint64) -> np.uint64:
-    """SplitMix64's output function (a bijection of 64-bit values)."""
-    z = (z ^ (z >> np.uint64(30))) * _MIX1
-    z = (z ^ (z >> np.uint64(27))) * _MIX2
-    return z ^ (z >> np.uint64(31))
+def _below(state: np.ndarray, bound: int, modulo: bool) -> int:
+    """The stream's next int in [0, bound): `below_modulo` for the streams of ratings,
+    `below_scaled` for augment's (each keeps the one its outputs were made with)."""
+    return below_modulo(state, bound) if modulo else below_scaled(state, bound)
 
 
 @inline_part
-def _below(state: np.ndarray, bound: int) -> int:
-    """The next draw of the stream in `state[0]`, as an int in [0, bound) (the high 32 bits
-    scaled: no modulo bias worth naming for bounds this small)."""
-    state[0] += _GAMMA
-    return int(((_mix(state[0]) >> np.uint64(32)) * np.uint64(bound)) >> np.uint64(32))
-
-
-@inline_part
-def _shuffle(state: np.ndarray, items: np.ndarray, start: int, count: int) -> None:
+def _shuffle(state: np.ndarray, items: np.ndarray, start: int, count: int, modulo: bool) -> None:
     """Fisher-Yates shuffle of `items[start:start + count]`."""
     for i in range(count - 1, 0, -1):
-        j = _below(state, i + 1)
+        j = _below(state, i + 1, modulo)
         items[start + i], items[start + j] = items[start + j], items[start + i]
 
 
 @inline_part
-def _line_order(state: np.ndarray, order: np.ndarray, bands: np.ndarray) -> None:
+def _line_order(state: np.ndarray, order: np.ndarray, bands: np.ndarray, modulo: bool) -> None:
     """A random order of the 9 rows (or columns): bands shuffled, rows shuffled inside each
     (`bands`: room for 3, so that no draw allocates)."""
     for b in range(3):
         bands[b] = b
-    _shuffle(state, bands, 0, 3)
+    _shuffle(state, bands, 0, 3, modulo)
     for b in range(3):
         for r in range(3):
             order[3 * b + r] = 3 * bands[b] + r
-        _shuffle(state, order, 3 * b, 3)
+        _shuffle(state, order, 3 * b, 3, modulo)
 
 
 @inline_part
-def _draw(state: np.ndarray, relabel: np.ndarray, rows: np.ndarray, columns: np.ndarray) -> bool:
-    """One random symmetry into `relabel`, `rows`, `columns`; returns whether to transpose."""
+def draw_symmetry(
+    state: np.ndarray, relabel: np.ndarray, rows: np.ndarray, columns: np.ndarray, modulo: bool
+) -> bool:
+    """One random symmetry of the board, the one symmetry draw of the package (augment's
+    copies, the copies a rating is measured over): the digits 1..9 shuffled into `relabel`
+    (9,), an order of the rows into `rows` (9,) and of the columns into `columns` (9,) (bands
+    and stacks shuffled, then the lines inside each); returns whether to transpose too.
+    `state` (4,) uint64: the SplitMix64 stream in `state[0]`, room for the bands after it;
+    `modulo`: which way the stream's draws become small ints (`_below`)."""
     for d in range(9):
         relabel[d] = d + 1
-    _shuffle(state, relabel, 0, 9)
-    _line_order(state, rows, state[1:])  # state[1:4]: the bands' scratch room
-    _line_order(state, columns, state[1:])
-    return _below(state, 2) == 1
+    _shuffle(state, relabel, 0, 9, modulo)
+    _line_order(state, rows, state[1:], modulo)  # state[1:4]: the bands' scratch room
+    _line_order(state, columns, state[1:], modulo)
+    return _below(state, 2, modulo) == 1
 
 
 @inline_part
@@ -171,9 +167,9 @@ def augment_kernel(
     column_order = np.empty(9, dtype=np.uint8)
     digits = np.zeros(10, dtype=np.uint8)  # 0 stays 0
     source = np.empty(81, dtype=np.int64)
-    base = _mix(seed + _GAMMA)
+    base = mix(seed + GAMMA)  # the stream of row i starts as `splitmix.stream_start` says
     for i in range(puzzles.shape[0]):
-        state[0] = _mix(np.uint64(groups[i]) * _GAMMA + base)
+        state[0] = mix(np.uint64(groups[i]) * GAMMA + base)
         first = i * m
         short[i] = False
         slot = first
@@ -187,7 +183,7 @@ def augment_kernel(
         for _ in range(copies):
             kept[slot] = False
             for _attempt in range(attempts):
-                flip = _draw(state, perm, row_order, column_order)
+                flip = draw_symmetry(state, perm, row_order, column_order, False)
                 for d in range(9):
                     digits[d + 1] = perm[d]
                 _cell_map(row_order, column_order, flip, source)
@@ -266,13 +262,26 @@ def augment_grids(
         raise ValueError(f"copies must be >= 0 and attempts >= 1, not {copies}, {attempts}")
     n, m = len(puzzles), copies + bool(keep_original)
     out = Copies(
-        np.empty((n * m, 81), np.uint8), np.empty((n * m, 81), np.uint8),
-        np.empty(n * m, np.int32), np.empty(n * m, np.int32), np.empty(n * m, np.int32),
-        np.empty(n * m, np.bool_), np.empty(n * m, np.bool_), np.empty(n, np.bool_),
-    )  # fmt: skip
+        np.empty((n * m, 81), np.uint8),
+        np.empty((n * m, 81), np.uint8),
+        np.empty(n * m, np.int32),
+        np.empty(n * m, np.int32),
+        np.empty(n * m, np.int32),
+        np.empty(n * m, np.bool_),
+        np.empty(n * m, np.bool_),
+        np.empty(n, np.bool_),
+    )
     seed_bits = int(seed) & (2**64 - 1)  # any int: its low 64 bits key the streams
-    augment_kernel(puzzles, solutions, groups, np.uint64(seed_bits), copies, bool(keep_original),
-                   attempts, *out)  # fmt: skip
+    augment_kernel(
+        puzzles,
+        solutions,
+        groups,
+        np.uint64(seed_bits),
+        copies,
+        bool(keep_original),
+        attempts,
+        *out,
+    )
     return out
 
 

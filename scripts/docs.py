@@ -5,12 +5,12 @@
 
 Sections sit between `<!-- NAME:start -->` and `<!-- NAME:end -->` markers:
 * docs/reference/results.md `schema`: the result schema (`pipeline.results.schema`);
-* docs/reference/findings.md `findings`: the finding codes (`pipeline.validate.catalogue`);
-* docs/guide/solve.md `strategies`: the solver strategies (`pipeline.solver.registry`);
-* docs/guide/score.md `scored`: the score output's columns (`pipeline.scoring.batch`);
-* docs/guide/augment.md `augmented`: the augment output's columns (`pipeline.augmenting.batch`);
+* docs/reference/findings.md `findings`: the finding codes (`pipeline.jobs.validate.catalogue`);
+* docs/guide/solve.md `strategies`: the solver strategies (`pipeline.kernels.registry`);
+* docs/guide/score.md `scored`: the score output's columns (`pipeline.jobs.score.batch`);
+* docs/guide/augment.md `augmented`: the augment output's columns (`pipeline.jobs.augment.batch`);
 * docs/guide/enumerate.md `enumerated`: the enumerate output's columns
-  (`pipeline.enumerating.solutions`);
+  (`pipeline.jobs.enumerate.solutions`);
 * docs/reference/cli.md `cli`: every command's `--help`.
 
 And one whole file: docs/index.md, the docs site's front page, is README.md with its links
@@ -39,8 +39,8 @@ def _type_name(field: pa.Field) -> str:
 
 def schema_table() -> str:
     """The result schema as a Markdown table: column, type, meaning."""
+    from pipeline.jobs.solve.batch import SolveOptions
     from pipeline.results.schema import COLUMNS, result_schema
-    from pipeline.solving.batch import SolveOptions
 
     solver = SolveOptions(solver="c:lib.so:fn").added_schema()  # a solver's column, then
     every = SolveOptions(solutions=3, canonical=True, rate=True)  # every other column added
@@ -54,7 +54,7 @@ def schema_table() -> str:
 
 def findings_table() -> str:
     """The finding codes as a Markdown table: code, level, what it says of the row."""
-    from pipeline.validate.catalogue import CATALOGUE
+    from pipeline.jobs.validate.catalogue import CATALOGUE
 
     lines = ["| code | level | the row ... |", "|---|---|---|"]
     lines += [f"| `{c.code}` | {c.level} | {c.description} |" for c in CATALOGUE]
@@ -63,7 +63,7 @@ def findings_table() -> str:
 
 def scored_table() -> str:
     """The score output's columns as a Markdown table: column, type, meaning."""
-    from pipeline.scoring.batch import COLUMNS, output_schema
+    from pipeline.jobs.score.batch import COLUMNS, output_schema
 
     lines = ["| column | type | meaning |", "|---|---|---|"]
     for field in output_schema(pa.string(), grade=True, difficulty=True):
@@ -74,7 +74,7 @@ def scored_table() -> str:
 
 def augmented_table() -> str:
     """The augment output's columns as a Markdown table: column, type, meaning."""
-    from pipeline.augmenting.batch import COLUMNS, output_schema
+    from pipeline.jobs.augment.batch import COLUMNS, output_schema
 
     batch = pa.schema([("row", pa.int64()), ("id", pa.string()), ("puzzle", pa.string())])
     lines = ["| column | type | meaning |", "|---|---|---|"]
@@ -86,7 +86,7 @@ def augmented_table() -> str:
 
 def enumerated_table() -> str:
     """The enumerate output's columns as a Markdown table: column, type, meaning."""
-    from pipeline.enumerating.solutions import COLUMNS, solutions_schema
+    from pipeline.jobs.enumerate.solutions import COLUMNS, solutions_schema
 
     lines = ["| column | type | meaning |", "|---|---|---|"]
     for field in solutions_schema(pa.string()):
@@ -97,7 +97,7 @@ def enumerated_table() -> str:
 
 def strategies_list() -> str:
     """The solver strategies as a Markdown list."""
-    from pipeline.solver.registry import DEFAULT_STRATEGY, REGISTRY
+    from pipeline.kernels.registry import DEFAULT_STRATEGY, REGISTRY
 
     lines = []
     for s in REGISTRY.values():

@@ -28,7 +28,7 @@ LOADS = {
     "solve": """
 import pathlib, tempfile
 from pipeline import generate
-from pipeline.solving.job import solve_file
+from pipeline.jobs.solve.job import solve_file
 with tempfile.TemporaryDirectory(prefix="stress-load-") as folder:
     corpus = pathlib.Path(folder) / "corpus.parquet"
     solved = pathlib.Path(folder) / "solved.parquet"

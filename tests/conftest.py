@@ -13,7 +13,7 @@ import pytest
 from typer.testing import CliRunner, Result
 
 from pipeline.cli import app
-from pipeline.io.dataset import read_puzzles
+from pipeline.io.opening import read_puzzles
 
 SHARED_DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data"
 

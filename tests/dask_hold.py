@@ -10,13 +10,13 @@ import os
 import threading
 from pathlib import Path
 
-import pipeline.solving.job
+import pipeline.jobs.solve.job
 
 HOLD_FROM_ROW = int(os.environ["HOLD_FROM_ROW"])
 HELD_IN = Path(os.environ["HELD_IN"])
 # Dask may load a preload more than once: wrap the job's own function, never a wrapper.
 _solve_part = getattr(
-    pipeline.solving.job.solve_part, "__wrapped__", pipeline.solving.job.solve_part
+    pipeline.jobs.solve.job.solve_part, "__wrapped__", pipeline.jobs.solve.job.solve_part
 )
 _never = threading.Event()
 
@@ -31,4 +31,4 @@ def held_solve_part(task, *args):
 
 held_solve_part.__wrapped__ = _solve_part
 # Tasks name `solve_part` by module and name: the worker looks it up here, and finds this one.
-pipeline.solving.job.solve_part = held_solve_part
+pipeline.jobs.solve.job.solve_part = held_solve_part

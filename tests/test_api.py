@@ -145,9 +145,9 @@ def test_solve_rejects_a_board_that_is_not_9x9():
 
 
 def test_the_file_jobs_are_one_import_away():
-    from pipeline.generating import generate_file
-    from pipeline.solving.job import solve_file
-    from pipeline.validate import validate_file
+    from pipeline.jobs.generate.job import generate_file
+    from pipeline.jobs.solve.job import solve_file
+    from pipeline.jobs.validate import validate_file
 
     assert pipeline.solve_file is solve_file
     assert pipeline.validate_file is validate_file

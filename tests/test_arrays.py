@@ -12,7 +12,7 @@ from pipeline.errors import InputError
 from pipeline.io.array_folders import (
     META,
     NpyFolder,
-    check_folder,
+    check_array_folder,
     is_own_folder,
     write_npy_folder,
 )
@@ -133,7 +133,7 @@ def test_a_failed_write_leaves_no_folder_and_no_temporary(tmp_path):
 def test_a_rerun_replaces_its_own_folder(tmp_path):
     out = tmp_path / "arrays"
     write_npy_folder(out, _schema(), [_table(0, 3)])
-    check_folder(out)  # ours: no --force needed
+    check_array_folder(out)  # ours: no --force needed
     write_npy_folder(out, _schema(), [_table(0, 5)])
     assert np.load(out / "group.npy").shape == (5,)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["arrays"]
@@ -144,33 +144,33 @@ def test_somebody_elses_folder_is_refused_and_never_deleted_with_other_files(tmp
     theirs.mkdir()
     (theirs / "notes.txt").write_text("mine")
     with pytest.raises(InputError, match="--force"):
-        check_folder(theirs)
+        check_array_folder(theirs)
     with pytest.raises(InputError, match="will not delete"):
-        check_folder(theirs, force=True)
+        check_array_folder(theirs, force=True)
     arrays = tmp_path / "arrays"
     arrays.mkdir()
     np.save(arrays / "x.npy", np.zeros(3))
     with pytest.raises(InputError, match="--force"):
-        check_folder(arrays)
-    assert check_folder(arrays, force=True) == arrays
+        check_array_folder(arrays)
+    assert check_array_folder(arrays, force=True) == arrays
     empty = tmp_path / "empty"
     empty.mkdir()
-    assert check_folder(empty) == empty
+    assert check_array_folder(empty) == empty
 
 
 def test_a_file_an_input_a_device_and_stdout_are_refused(tmp_path):
     file = tmp_path / "out"
     file.write_text("data")
     with pytest.raises(InputError, match="--force"):
-        check_folder(file)
+        check_array_folder(file)
     with pytest.raises(InputError, match="input"):
-        check_folder(file, inputs=[file], force=True)
+        check_array_folder(file, inputs=[file], force=True)
     with pytest.raises(InputError, match="regular file"):
-        check_folder("/dev/null")
+        check_array_folder("/dev/null")
     with pytest.raises(InputError, match="stdout"):
-        check_folder("-")
+        check_array_folder("-")
     with pytest.raises(InputError, match="no such directory"):
-        check_folder(tmp_path / "missing" / "out")
+        check_array_folder(tmp_path / "missing" / "out")
 
 
 def test_what_a_killed_run_left_beside_the_folder_is_cleared(tmp_path):

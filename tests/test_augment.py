@@ -14,10 +14,10 @@ import pyarrow.parquet as pq
 import pytest
 
 import pipeline
-from pipeline.augmenting.job import augment_file
 from pipeline.errors import InputError
 from pipeline.grid import parse_puzzles
-from pipeline.solver.checks import verify_solutions
+from pipeline.jobs.augment.job import augment_file
+from pipeline.kernels.checks import verify_solutions
 from pipeline.symmetry_kernels import apply_symmetries, augment_grids, undo_symmetries, unpack
 from tests.conftest import COMMAND, assert_one_line_error, cli
 

@@ -10,9 +10,9 @@ import pytest
 from pipeline import solve_batch
 from pipeline.grid import parse_puzzles
 from pipeline.io.columns import RESERVED_NAMES
+from pipeline.jobs.solve.batch import SolveOptions, solve_record_batch
+from pipeline.kernels import solve_grids
 from pipeline.results.schema import COLUMNS, build_results, empty_results, result_schema
-from pipeline.solver import solve_grids
-from pipeline.solving.batch import SolveOptions, solve_record_batch
 from tests.conftest import COMPILED_BY
 
 SEED = "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79"
@@ -190,7 +190,7 @@ WARM_THEN_SOLVE = (
     COMPILED_BY
     + """
 from pipeline.run.warmup import warm
-from pipeline.solving.batch import SolveOptions, solve_record_batch
+from pipeline.jobs.solve.batch import SolveOptions, solve_record_batch
 
 options = SolveOptions(sys.argv[1], canonical=sys.argv[2] == "1", rate=sys.argv[2] == "1")
 warm(options.kernels())

@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 from numba import njit
 
 from pipeline.canonical_forms import canonical, canonical_grids, canonical_symmetries
-from pipeline.generator import random_full_grids, remove_givens
 from pipeline.grid import format_grids, parse_puzzles, to_string
+from pipeline.jobs.generate.puzzles import random_full_grids, remove_givens
 from pipeline.symmetry import random_symmetries
 from tests.conftest import shared_puzzles
 

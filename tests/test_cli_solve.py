@@ -26,11 +26,11 @@ from polars.testing import assert_frame_equal
 import pipeline
 from pipeline import generate
 from pipeline.errors import InputError
+from pipeline.jobs.solve.job import RunSummary, solve_file
+from pipeline.kernels.codes import VERDICT_NAMES
 from pipeline.results.schema import result_schema
 from pipeline.run.checkpoint import Checkpoint
 from pipeline.run.executors import ThreadExecutor
-from pipeline.solver.codes import VERDICT_NAMES
-from pipeline.solving.job import RunSummary, solve_file
 from tests.conftest import (
     COMMAND,
     assert_one_line_error,

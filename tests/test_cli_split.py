@@ -10,7 +10,7 @@ import polars as pl
 import pytest
 
 import pipeline
-from pipeline.splitting import split, split_file
+from pipeline.jobs.split import split, split_file
 from tests.conftest import assert_one_line_error, cli
 from tests.test_split import BASE, COPIES, CORPUS, DISGUISED, _strings
 

@@ -12,19 +12,19 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from numba import njit
 
-from pipeline.generator import random_full_grids
-from pipeline.solver import STRATEGIES, codes, find_two_solutions, solve_grids
-from pipeline.solver.candidates import ALL_CANDIDATES, grid_candidates
-from pipeline.solver.checks import (
+from pipeline.jobs.generate.puzzles import random_full_grids
+from pipeline.kernels import STRATEGIES, codes, find_two_solutions, solve_grids
+from pipeline.kernels.candidates import ALL_CANDIDATES, grid_candidates
+from pipeline.kernels.checks import (
     NOT_A_DIGIT,
     candidates_valid,
     clash_messages,
     first_candidates_clash,
     verify_solutions,
 )
-from pipeline.solver.fast_light import LIGHT_OPEN, search_light
-from pipeline.solver.fast_load import _load_givens
-from pipeline.solver.fast_propagate import BOARD_SLOTS, propagate
+from pipeline.kernels.fast_light import LIGHT_OPEN, search_light
+from pipeline.kernels.fast_load import _load_givens
+from pipeline.kernels.fast_propagate import BOARD_SLOTS, propagate
 
 ALL = 511
 PEERS = [

@@ -25,7 +25,7 @@ import polars as pl
 import pytest
 
 from pipeline import generate
-from pipeline.solving.job import solve_file
+from pipeline.jobs.solve.job import solve_file
 
 pytest.importorskip("distributed")
 

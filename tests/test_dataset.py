@@ -11,8 +11,10 @@ import pytest
 import zstandard
 
 from pipeline.errors import InputError
-from pipeline.io.dataset import PUZZLE_NAMES, Dataset, open_dataset
+from pipeline.io.columns import PUZZLE_NAMES
+from pipeline.io.dataset import Dataset
 from pipeline.io.lines import MAX_LINE_BYTES
+from pipeline.io.opening import open_dataset
 
 SHARED = Path(__file__).parents[1] / ".." / "shared" / "data"
 

@@ -10,9 +10,9 @@ from typer.main import get_command
 from typer.testing import CliRunner
 
 from pipeline.cli import app
+from pipeline.jobs.solve.batch import SolveOptions
+from pipeline.jobs.validate.catalogue import CATALOGUE, message
 from pipeline.results.schema import COLUMNS, result_schema
-from pipeline.solving.batch import SolveOptions
-from pipeline.validate.catalogue import CATALOGUE, message
 from scripts import docs
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -7,10 +7,10 @@ import polars as pl
 import pyarrow.parquet as pq
 import pytest
 
-from pipeline.enumerating import enumerate_file, enumerate_puzzles
 from pipeline.errors import InputError
 from pipeline.grid import parse_puzzles
-from pipeline.solver import enumeration
+from pipeline.jobs.enumerate import enumerate_file, enumerate_puzzles
+from pipeline.kernels import enumeration
 from tests.conftest import assert_one_line_error, cli
 from tests.reference_count import all_solutions, candidates_from_text
 

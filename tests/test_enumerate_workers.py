@@ -1,4 +1,4 @@
-"""enumerate on several workers (`pipeline.enumerating.spread`): the same output whatever
+"""enumerate on several workers (`pipeline.jobs.enumerate.spread`): the same output whatever
 their number, rows in input order, memory bounded however many solutions a puzzle has, a
 worker's error raised in the caller in its turn."""
 
@@ -8,10 +8,10 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from pipeline.enumerating import enumerate_file
-from pipeline.enumerating.solutions import Tally
-from pipeline.enumerating.spread import spread_tables
 from pipeline.grid import format_grids
+from pipeline.jobs.enumerate import enumerate_file
+from pipeline.jobs.enumerate.solutions import Tally
+from pipeline.jobs.enumerate.spread import spread_tables
 from tests.test_enumeration import blanked
 
 

@@ -1,4 +1,4 @@
-"""Streaming enumeration of solutions (`pipeline.solver.enumeration`): chunks concatenated are
+"""Streaming enumeration of solutions (`pipeline.kernels.enumeration`): chunks concatenated are
 all the solutions, distinct, each valid and keeping the givens, in one order whatever the
 chunk size; counts agree with `solve_grids`."""
 
@@ -7,11 +7,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pipeline.generator import random_full_grids
-from pipeline.solver import codes, solve_grids
-from pipeline.solver.candidates import grid_candidates
-from pipeline.solver.checks import verify_solutions
-from pipeline.solver.enumeration import enumerate_batch, enumerate_solutions
+from pipeline.jobs.generate.puzzles import random_full_grids
+from pipeline.kernels import codes, solve_grids
+from pipeline.kernels.candidates import grid_candidates
+from pipeline.kernels.checks import verify_solutions
+from pipeline.kernels.enumeration import enumerate_batch, enumerate_solutions
 
 
 def blanked(seed: int, n: int, blanks: int) -> np.ndarray:

@@ -4,10 +4,10 @@ import numpy as np
 import pytest
 
 from pipeline import generate
-from pipeline.generator import random_full_grids
 from pipeline.grid import parse_puzzles
-from pipeline.solver import codes, solve_grids
-from pipeline.solver.checks import givens_valid, verify_solutions
+from pipeline.jobs.generate.puzzles import random_full_grids
+from pipeline.kernels import codes, solve_grids
+from pipeline.kernels.checks import givens_valid, verify_solutions
 from pipeline.symmetry import random_symmetries
 
 
@@ -70,9 +70,9 @@ def test_a_corpus_is_made_a_chunk_at_a_time_the_same_however_shared_out(monkeypa
 
     import polars as pl
 
-    from pipeline.generating import generate_file
+    from pipeline.jobs.generate.job import generate_file
 
-    gen = importlib.import_module("pipeline.generator")  # the module, not the function
+    gen = importlib.import_module("pipeline.jobs.generate.puzzles")  # the module, not the function
 
     monkeypatch.setattr(gen, "CHUNK", 40)
     whole = generate(100, seed=12)
@@ -118,7 +118,7 @@ def test_graded_chunks_are_the_same_however_shared_out(monkeypatch):
 
     import polars as pl
 
-    gen = importlib.import_module("pipeline.generator")
+    gen = importlib.import_module("pipeline.jobs.generate.puzzles")
     whole = generate(10, seed=5, min_grade="naked_pair")
     monkeypatch.setattr(gen, "GRADED_FIRST", 3)
     monkeypatch.setattr(gen, "GRADED_CHUNK", 4)
@@ -135,7 +135,7 @@ def test_a_smaller_corpus_is_the_head_of_a_larger_one(options, monkeypatch):
     `generate 5`, and of a corpus made in chunks of another size."""
     import importlib
 
-    gen = importlib.import_module("pipeline.generator")
+    gen = importlib.import_module("pipeline.jobs.generate.puzzles")
     three, five = generate(3, seed=1, **options), generate(5, seed=1, **options)
     assert three.equals(five.head(3))
     monkeypatch.setattr(gen, "CHUNK", 2)
@@ -165,7 +165,7 @@ def test_a_grade_too_rare_to_find_is_refused_not_run_for_ever(monkeypatch):
 
     from pipeline.errors import InputError
 
-    gen = importlib.import_module("pipeline.generator")
+    gen = importlib.import_module("pipeline.jobs.generate.puzzles")
     monkeypatch.setattr(gen, "GRADE_TRIES", 1_000)  # jellyfish: about 1 in 20,000
     with pytest.raises(InputError, match="none of 1,000 generated puzzles grades as jellyfish"):
         generate(1, seed=1, grade="jellyfish")

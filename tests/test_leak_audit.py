@@ -12,9 +12,9 @@ from pipeline import generate
 from pipeline.cli import app
 from pipeline.errors import InputError
 from pipeline.grid import format_grids, parse_puzzles
+from pipeline.jobs.validate import validate_file, validate_puzzles
 from pipeline.pencilmarks import candidates_of, format_pencilmarks
 from pipeline.symmetry import random_symmetries
-from pipeline.validate import validate_file, validate_puzzles
 
 
 @pytest.fixture(scope="module")

@@ -14,7 +14,7 @@ import pytest
 from pipeline import generate
 from pipeline.errors import InputError
 from pipeline.io.output import OutputLock
-from pipeline.solving.job import solve_file
+from pipeline.jobs.solve.job import solve_file
 from tests.conftest import COMMAND, assert_one_line_error, cli, command, linux_only
 
 CORPUS = generate(30, seed=8)

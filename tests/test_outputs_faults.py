@@ -15,8 +15,8 @@ import pytest
 
 from pipeline import generate
 from pipeline.errors import InputError
-from pipeline.generating import generate_file
 from pipeline.io.output import OutputLock
+from pipeline.jobs.generate.job import generate_file
 from tests.conftest import COMMAND, assert_one_line_error, cli, linux_only
 
 CORPUS = generate(30, seed=8)

@@ -8,7 +8,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from pipeline.grid import parse_puzzles
-from pipeline.io.dataset import read_puzzles
+from pipeline.io.opening import read_puzzles
 from pipeline.pencilmarks import (
     ALL_CANDIDATES,
     candidates_of,
@@ -113,8 +113,8 @@ def test_pencilmark_puzzles_are_found_in_every_input_format(tmp_path, kind):
 
 
 def test_a_pencilmark_puzzles_duplicate_key_is_its_candidates():
-    from pipeline.validate.duplicates import row_keys
-    from pipeline.validate.pencilmarks import pencilmark_keys
+    from pipeline.jobs.validate.duplicates import row_keys
+    from pipeline.jobs.validate.pencilmarks import pencilmark_keys
 
     marks = pencilmark_of(PUZZLE)
     other = marks[:18] + "1........" + marks[27:]  # same single cells but one, fewer candidates
@@ -130,8 +130,8 @@ def test_a_pencilmark_puzzles_duplicate_key_is_its_candidates():
 def test_a_mixed_batch_is_rated_from_every_rows_candidates():
     """With a pencilmark row in the batch, `solve --rate` rates every row from candidates (a
     plain row's from its givens): the plain rows keep the ratings they have alone."""
-    from pipeline.generator import generate
-    from pipeline.solving.batch import SolveOptions, solve_record_batch
+    from pipeline.jobs.generate.puzzles import generate
+    from pipeline.jobs.solve.batch import SolveOptions, solve_record_batch
 
     frame = generate(12, seed=3)
     solved = format_pencilmarks(candidates_of(parse_puzzles(frame["solution"][:1]).grids))

@@ -12,7 +12,7 @@ import pytest
 from polars.testing import assert_frame_equal
 
 import pipeline
-from pipeline.solver.codes import VERDICT_NAMES
+from pipeline.kernels.codes import VERDICT_NAMES
 
 SEED = "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79"
 SOLUTION = "534678912672195348198342567859761423426853791713924856961537284287419635345286179"
@@ -231,7 +231,7 @@ def test_an_empty_frame_gets_the_columns_with_their_types():
 
 def test_the_namespaces_default_strategy_is_the_solvers():
     from pipeline import namespace
-    from pipeline.solver import DEFAULT_STRATEGY
+    from pipeline.kernels import DEFAULT_STRATEGY
 
     assert namespace.DEFAULT_STRATEGY == DEFAULT_STRATEGY
 

@@ -8,6 +8,8 @@ import pytest
 
 from pipeline import generate
 from pipeline.grid import format_grids, parse_puzzles
+from pipeline.kernels import solve_grids
+from pipeline.kernels.checks import verify_solutions
 from pipeline.rating import GRADES, RATING_SCHEMA, TECHNIQUES, rate
 from pipeline.rating.difficulty import (
     difficulty_grids,
@@ -15,8 +17,6 @@ from pipeline.rating.difficulty import (
     puzzle_key,
     symmetric_copies,
 )
-from pipeline.solver import solve_grids
-from pipeline.solver.checks import verify_solutions
 from tests.conftest import shared_puzzles
 
 EASY = "003020600900305001001806400008102900700000008006708200002609500800203009005010300"
@@ -78,7 +78,7 @@ def test_another_seed_draws_other_symmetries():
 def test_difficulty_is_the_mean_of_the_copies_guesses():
     grids = parse_puzzles([INKALA]).grids
     copies = np.empty((5, 81), dtype=np.uint8)
-    symmetric_copies(grids, 7, 5, copies)
+    symmetric_copies(grids, False, 7, 5, copies)
     guesses = solve_grids(copies, solutions=1).guesses
     assert difficulty_grids(grids, samples=5, seed=7)[0][0] == guesses.mean()
 
@@ -97,7 +97,7 @@ def test_symmetric_copies_are_the_same_puzzle_in_other_clothes():
     solutions = parse_puzzles(sample["solution"]).grids
     samples = 6
     moved = np.empty((10 * samples, 81), dtype=np.uint8)
-    symmetric_copies(puzzles, 3, samples, moved)
+    symmetric_copies(puzzles, False, 3, samples, moved)
     digits, rows, columns = np.empty(10, np.uint8), np.empty(9, np.int64), np.empty(9, np.int64)
     for i in range(10):
         key = np.uint64(puzzle_key(puzzles[i], 3))
@@ -114,7 +114,7 @@ def test_symmetric_copies_are_the_same_puzzle_in_other_clothes():
             assert verify_solutions(copy[None], solution[None]).all()
     assert len({row.tobytes() for row in moved}) == 10 * samples  # all different
     one = np.empty((samples, 81), dtype=np.uint8)
-    symmetric_copies(puzzles[7:8], 3, samples, one)  # a puzzle's copies do not depend on its row
+    symmetric_copies(puzzles[7:8], False, 3, samples, one)  # its copies do not depend on its row
     assert (one == moved[7 * samples : 8 * samples]).all()
 
 

@@ -13,10 +13,10 @@ from hypothesis import strategies as st
 
 from pipeline import generate
 from pipeline.grid import parse_puzzles
+from pipeline.kernels import solve_grids
+from pipeline.kernels.candidates import grid_candidates
 from pipeline.rating import GRADES, SINGLES, TECHNIQUES, grade_grids
 from pipeline.rating.ladder import NO_GRADE, apply_rung
-from pipeline.solver import solve_grids
-from pipeline.solver.candidates import grid_candidates
 from pipeline.symmetry import random_symmetries
 from tests.conftest import shared_puzzles
 

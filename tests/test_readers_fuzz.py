@@ -48,9 +48,9 @@ from typer.testing import CliRunner
 
 from pipeline.cli import app
 from pipeline.errors import InputError
-from pipeline.io.dataset import open_dataset
 from pipeline.io.lines import cells, split_fields
-from pipeline.solving.batch import SolveOptions, solve_record_batch
+from pipeline.io.opening import open_dataset
+from pipeline.jobs.solve.batch import SolveOptions, solve_record_batch
 
 P1 = "004300209005009001070060043006002087190007400050083000600000105003508690042910300"
 S1 = "864371259325849761971265843436192587198657432257483916689734125713528694542916378"
@@ -370,7 +370,7 @@ def test_a_header_merged_with_the_first_row_names_the_puzzle_column(tmp_path):
     the two rows below is damaged as well). The column the first line names is the puzzle
     column: every row comes out, the damaged ones malformed, instead of the file refused (found
     by hypothesis in test_damaged_csv)."""
-    from pipeline.io.dataset import open_dataset
+    from pipeline.io.opening import open_dataset
 
     path = tmp_path / "merged.csv"
     path.write_text(f"d,puzzle,solution,source1,{P1},{P1},a\n2,{P1[1:]},,b\n3,{P1},,\n")

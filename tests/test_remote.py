@@ -30,7 +30,7 @@ import pytest
 
 from pipeline import generate
 from pipeline.errors import InputError
-from pipeline.io.dataset import open_dataset
+from pipeline.io.opening import open_dataset
 from tests.conftest import assert_one_line_error, cli
 from tests.test_cli_solve import assert_same_results, interrupt_after, metadata_of
 from tests.test_dataset import P1, P2, S1, S2, read_all, write, write_parquet

@@ -20,10 +20,10 @@ from typer.testing import CliRunner
 import pipeline
 from pipeline.cli import app
 from pipeline.grid import format_grids, parse_puzzles
+from pipeline.jobs.solve.job import solve_file
 from pipeline.report import MATPLOTLIB_HINT, ReportError, render_text, report
 from pipeline.report.text import PER_PUZZLE, SIDE_BY_SIDE, count, ratio
 from pipeline.results.schema import empty_results
-from pipeline.solving.job import solve_file
 from pipeline.symmetry import random_symmetries
 
 NOT_SEARCHED = ["invalid", "malformed"]
@@ -396,7 +396,8 @@ def test_html_without_matplotlib_is_a_one_line_hint(results, tmp_path, monkeypat
     report does not need it."""
     for name in [m for m in sys.modules if m == "matplotlib" or m.startswith("matplotlib.")]:
         monkeypatch.delitem(sys.modules, name)
-    for name in [m for m in sys.modules if m in ("pipeline.report.html", "pipeline.report.plots")]:
+    drawing = ("pipeline.report.html", "pipeline.report.plots", "pipeline.report.figures")
+    for name in [m for m in sys.modules if m in drawing]:
         monkeypatch.delitem(sys.modules, name)
     monkeypatch.setitem(sys.modules, "matplotlib", None)  # `import matplotlib` fails
     page = tmp_path / "r.html"

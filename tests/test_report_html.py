@@ -15,12 +15,13 @@ import polars as pl
 import pytest
 
 import pipeline
+from pipeline.jobs.solve.job import solve_file
 from pipeline.report import report
 from pipeline.report.html import render_html
 from pipeline.report.text import decimal
-from pipeline.solving.job import solve_file
 
 plots = pytest.importorskip("pipeline.report.plots")  # the `report` extra: matplotlib
+figures = pytest.importorskip("pipeline.report.figures")
 
 ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
 # the runs of each report: 1 to 4 files; the 2-run case is two runs of one strategy whose
@@ -84,7 +85,7 @@ def drawn_texts(fig, monkeypatch) -> tuple[list[tuple[str, object]], tuple[int, 
             size[:] = [renderer.width, renderer.height]
 
     monkeypatch.setattr(Text, "draw", draw)
-    plots.to_png(fig)
+    figures.to_png(fig)
     monkeypatch.undo()
     return list(seen.values()), (size[0], size[1])
 

@@ -12,11 +12,11 @@ import pyarrow.parquet as pq
 import pytest
 
 import pipeline
+from pipeline.jobs.score import score_file
+from pipeline.jobs.score.verdicts import VERDICT_NAMES
 from pipeline.rating.bins import NO_BIN, bin_label, difficulty_bins
 from pipeline.report import report
 from pipeline.report.scores import SCORE_VERDICTS, is_score_file
-from pipeline.scoring import score_file
-from pipeline.scoring.verdicts import VERDICT_NAMES
 from tests.conftest import cli
 
 CORPUS = pipeline.generate(40, seed=251)

@@ -9,8 +9,8 @@ import pyarrow.parquet as pq
 import pytest
 
 import pipeline
-from pipeline.solver.codes import VERDICT_NAMES
-from pipeline.validate.catalogue import CODES, LEVELS
+from pipeline.jobs.validate.catalogue import CODES, LEVELS
+from pipeline.kernels.codes import VERDICT_NAMES
 
 SEED = "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79"
 SOLUTION = "534678912672195348198342567859761423426853791713924856961537284287419635345286179"

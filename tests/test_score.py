@@ -14,8 +14,8 @@ from typer.testing import CliRunner
 import pipeline
 from pipeline.cli import app
 from pipeline.errors import InputError
+from pipeline.jobs.score import score_file, score_predictions
 from pipeline.run.checkpoint import Checkpoint
-from pipeline.scoring import score_file, score_predictions
 from tests.conftest import assert_one_line_error, cli
 
 CORPUS = pipeline.generate(8, seed=25)

@@ -10,7 +10,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from pipeline.errors import InputError
-from pipeline.io.dataset import open_dataset
+from pipeline.io.opening import open_dataset
 from tests.conftest import assert_one_line_error, cli
 from tests.test_dataset import P1, P2, S1, S2, read_all, write
 

@@ -9,8 +9,8 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from pipeline.generator import generate
-from pipeline.solving.inmemory import solve_batch
+from pipeline.jobs.generate.puzzles import generate
+from pipeline.jobs.solve.frame import solve_batch
 from tests.conftest import cli
 from tests.reference_count import candidates_from_text, count_solutions
 
@@ -147,7 +147,7 @@ def test_pencilmark_counts_agree_with_tdoku(tdoku):
 
 
 def test_validate_checks_pencilmark_puzzles_from_their_candidates():
-    from pipeline.validate.inmemory import validate_puzzles
+    from pipeline.jobs.validate.frame import validate_puzzles
 
     marks = pencilmark_puzzles(seed=9, n=30)
     counts = [count_solutions(candidates_from_text(m), 2) for m in marks]

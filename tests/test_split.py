@@ -1,5 +1,5 @@
 """`split`: leak-free train/val/test splits in memory (`pipeline.split`) and how they are cut
-(`splitting.plan`); the job and the command in test_cli_split.py. Corpora are made from
+(`jobs.split.plan`); the job and the command in test_cli_split.py. Corpora are made from
 `pipeline.generate` with planted disguised copies (`pipeline.symmetry`), exact repeats,
 puzzles with several solutions, malformed and clashing rows."""
 
@@ -10,9 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import pipeline
-from pipeline.splitting import split
-from pipeline.splitting.options import SplitOptions
-from pipeline.splitting.plan import _allocate
+from pipeline.jobs.split import split
+from pipeline.jobs.split.options import SplitOptions
+from pipeline.jobs.split.plan import _allocate
 from pipeline.symmetry import random_symmetries
 
 BASE = pipeline.generate(120, seed=7)

@@ -11,8 +11,8 @@ import pytest
 
 import pipeline
 from pipeline.grid import format_grids
-from pipeline.solver.checks import verify_solutions
-from pipeline.splitting import split_file
+from pipeline.jobs.split import split_file
+from pipeline.kernels.checks import verify_solutions
 from tests.conftest import assert_one_line_error, cli
 
 FIELDS = ("inputs", "labels", "puzzle_identifiers", "puzzle_indices", "group_indices")

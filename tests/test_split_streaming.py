@@ -9,8 +9,8 @@ import polars as pl
 import pytest
 
 import pipeline
+from pipeline.jobs.split import spill, split_file
 from pipeline.run.job import Job
-from pipeline.splitting import spill, split_file
 from tests.test_split import CORPUS
 
 # sha256 of every file (the manifest aside: it holds times) written by the in-memory split,
@@ -118,7 +118,7 @@ def test_several_inputs_are_one_corpus_named_by_source_with_repeats_dropped(tmp_
 
 def test_a_run_that_fails_while_writing_leaves_no_spill_and_no_folder(corpus_file, tmp_path,
                                                                       monkeypatch):  # fmt: skip
-    from pipeline.splitting import job
+    from pipeline.jobs.split import job
 
     seen = []
 

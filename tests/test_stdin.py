@@ -16,7 +16,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from pipeline.errors import InputError
-from pipeline.io.dataset import open_dataset
+from pipeline.io.opening import open_dataset
 from tests.conftest import COMMAND, assert_one_line_error, command, linux_only
 
 P1 = "004300209005009001070060043006002087190007400050083000600000105003508690042910300"

@@ -2,8 +2,8 @@
 
 import numpy as np
 
-from pipeline.solver import solve_grids
-from pipeline.solver.timing import FLOOR_NS, outliers, retime
+from pipeline.kernels import solve_grids
+from pipeline.kernels.timing import FLOOR_NS, outliers, retime
 from tests.conftest import shared_puzzles
 
 

@@ -21,11 +21,11 @@ from pipeline import generate
 from pipeline.cli import app
 from pipeline.errors import InputError
 from pipeline.grid import format_grids, parse_puzzles
-from pipeline.solver.checks import verify_solutions
+from pipeline.jobs.validate import validate_file, validate_puzzles
+from pipeline.jobs.validate.catalogue import CODES, findings_schema
+from pipeline.jobs.validate.duplicates import DuplicateIndex, row_keys
+from pipeline.kernels.checks import verify_solutions
 from pipeline.symmetry import random_symmetries
-from pipeline.validate import validate_file, validate_puzzles
-from pipeline.validate.catalogue import CODES, findings_schema
-from pipeline.validate.duplicates import DuplicateIndex, row_keys
 from tests.conftest import COMPILED_BY, SHARED_DATA, command
 
 DATA = Path(__file__).resolve().parents[1] / "data"
@@ -211,7 +211,7 @@ def test_row_keys_tell_puzzles_apart_and_mark_rows_that_are_not_puzzles():
 
 
 def test_duplicate_index_across_its_blocks(monkeypatch):
-    monkeypatch.setattr("pipeline.validate.duplicates._BLOCK_ROWS", 4)
+    monkeypatch.setattr("pipeline.jobs.validate.duplicates._BLOCK_ROWS", 4)
     keys = np.array([[5, 7], [9, 9], [0, 0], [5, 7], [0, 0], [5, 9], [9, 9], [5, 7], [1, 1]],
                     dtype=np.uint64)  # fmt: skip
     index = DuplicateIndex()
@@ -442,7 +442,7 @@ WARM_THEN_BATCH = (
     COMPILED_BY
     + """
 from pipeline.run.warmup import warm
-from pipeline.validate.batch import ValidateOptions, validate_record_batch
+from pipeline.jobs.validate.batch import ValidateOptions, validate_record_batch
 
 checks = ValidateOptions(max_nodes=None, minimal=sys.argv[1] == "1", symmetry=sys.argv[2] == "1")
 warm(checks.kernels())

@@ -7,9 +7,10 @@ form, from which `symmetry_kernel` builds the symmetry.
 No array is sliced or reassigned per grid: numba counts references (atomically) on each such
 array (see docs/BENCHMARKS.md, "Ideas measured").
 
-numba's on-disk cache of these kernels is not invalidated when only `search.py` or `full.py`
-changes (it watches this file alone): after editing those, `make clean-kernels` (it deletes this
-checkout's compiled kernels, `pipeline.compiled.cache_folder`), or the old code keeps running.
+numba's on-disk cache of these kernels is not invalidated when only `search.py`, `stacks.py` or
+`full.py` changes (it watches this file alone): after editing those, `make clean-kernels` (it
+deletes this checkout's compiled kernels, `pipeline.compiled.cache_folder`), or the old code
+keeps running.
 """
 
 import numpy as np

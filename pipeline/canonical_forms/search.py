@@ -41,7 +41,7 @@ before seen digits (their labels) and those before a new digit (the next free la
 
 Only the transpose and the stack order are enumerated up front (12 candidates); everything
 else is pruned row by row. Pruning tests, cheapest first: a row whose given pattern cannot
-beat the best row (`_FLOORS`, labels counted as 1) is skipped before any labelling; a blank
+beat the best row (`FLOORS`, labels counted as 1) is skipped before any labelling; a blank
 row is taken without looking at its stacks. Complete grids go to `full.py`: their
 first row would split every candidate 216 ways.
 
@@ -58,7 +58,16 @@ from typing import TypeAlias
 
 import numpy as np
 
-from pipeline.compiled import inline_part, kernel
+from pipeline.canonical_forms.stacks import (
+    ALL_ORDERS,
+    FLOORS,
+    LOWEST_BIT,
+    NO_KEY,
+    PERMS,
+    label_new,
+    stack_orders,
+)
+from pipeline.compiled import kernel
 
 # What the search works in, made once per batch (`new_scratch`, again twice as large when a
 # grid needs more room): the candidate buffers `(2, capacity, 2) int64` (the one being read and
@@ -69,35 +78,6 @@ from pipeline.compiled import inline_part, kernel
 # (-1: never barred), `lines (2, 9, 9)` the rows of a complete grid and of its transpose (for
 # `full.py`), and `chosen` (14).
 Scratch: TypeAlias = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
-
-# The 6 orders of 3 things: PERMS[p][j] is the source position put at target position j.
-PERMS = np.array([[0, 1, 2], [0, 2, 1], [1, 0, 2], [1, 2, 0], [2, 0, 1], [2, 1, 0]], np.int64)
-
-
-def _pattern_floors() -> tuple[np.ndarray, np.ndarray]:
-    """`floors[pattern, mask]`: the smallest triplet key that a stack with givens at the cells
-    of `pattern` (bit j: cell j) can reach with the orders of `mask`, counting every given as
-    label 1. No relabelled triplet is smaller (labels are >= 1): a cheap bound to prune by.
-    `reaching[pattern, mask]`: the orders of `mask` that reach it (bits)."""
-    floors = np.full((8, 64), 1 << 20, np.int64)
-    reaching = np.zeros((8, 64), np.int64)
-    for pattern in range(8):
-        for mask in range(64):
-            for p in range(6):
-                if mask & (1 << p):
-                    key = 0
-                    for j in range(3):
-                        key = (key << 4) | ((pattern >> PERMS[p, j]) & 1)
-                    if key < floors[pattern, mask]:
-                        floors[pattern, mask], reaching[pattern, mask] = key, 0
-                    if key == floors[pattern, mask]:
-                        reaching[pattern, mask] |= 1 << p
-    return floors, reaching
-
-
-_FLOORS, _REACHING = _pattern_floors()
-_ALL_ORDERS = 63  # all 6 column orders of a stack allowed
-_NO_KEY = 1 << 20  # larger than any triplet key (3 labels of 4 bits)
 
 # A candidate is two int64 words. Its *state*: the label of source digit d (1..9; 0 = not seen
 # yet) as nibble d, the next free label (1..10) as nibble 0 (a blank is never looked up), the
@@ -112,146 +92,18 @@ _USED = 36
 START_CAPACITY = 1024  # candidates
 
 
-def _row_tables() -> tuple[np.ndarray, np.ndarray]:
-    """`lowest[bits]`: the lowest bit set (of a set of rows or of orders); `free_bands[used]`:
-    the rows of the bands none of whose rows is in `used`."""
-    lowest = np.zeros(512, np.int64)
+def _free_bands() -> np.ndarray:
+    """`free_bands[used]`: the rows of the bands none of whose rows is in `used`."""
     free_bands = np.zeros(512, np.int64)
-    for rows in range(1, 512):
-        lowest[rows] = (rows & -rows).bit_length() - 1
     for used in range(512):
         for band in range(3):
             if not used & (7 << (3 * band)):
                 free_bands[used] |= 7 << (3 * band)
-    return lowest, free_bands
+    return free_bands
 
 
-_LOWEST_BIT, _FREE_BANDS = _row_tables()
+_FREE_BANDS = _free_bands()
 _MERGE_FROM = 16  # merge twin candidates when more than this many are kept
-
-
-@inline_part
-def _cell_value(d: int, label: int, p: int, vp: int, q: int, vq: int, new: int) -> tuple[int, int]:
-    """(value, next free label) of a cell holding source digit d (0: blank) with label `label`
-    (0: not seen yet), after earlier cells of the triplet with digits p, q (0: none) and values
-    vp, vq: a new digit repeated in the triplet keeps the value of its first cell."""
-    if d == 0:
-        return 0, new
-    if label != 0:
-        return label, new
-    if d == p:
-        return vp, new
-    if d == q:
-        return vq, new
-    return new, new + 1
-
-
-@inline_part
-def _triplet_key(a: int, b: int, c: int, la: int, lb: int, lc: int, first_new: int) -> int:
-    """Relabelled value of source digits (a, b, c) read in this order, with labels (la, lb, lc)
-    (0: not seen yet), as 3 nibbles.
-
-    Blanks are 0, seen digits their label, new digits the next free labels in reading order
-    (a new digit repeated in the triplet keeps the label of its first cell)."""
-    va, new = _cell_value(a, la, 0, 0, 0, 0, first_new)
-    vb, new = _cell_value(b, lb, a, va, 0, 0, new)
-    vc, _ = _cell_value(c, lc, a, va, b, vb, new)
-    return (va << 8) | (vb << 4) | vc
-
-
-@kernel
-def _best_orders(
-    x: int,
-    y: int,
-    z: int,
-    lx: int,
-    ly: int,
-    lz: int,
-    pattern: int,
-    mask: int,
-    first_new: int,
-) -> tuple[int, int, int]:
-    """The smallest triplet key of a stack's cells (digits x, y, z with labels lx, ly, lz, 0 for
-    not seen yet; givens as the bits of `pattern`) over the column orders in `mask`.
-
-    Returns (key, number of groups, groups). The orders reaching the key are split into groups
-    that put the same source digits in the same target cells; group g is `(groups >> 9 * g) &
-    511`: its orders as bits 0-5 and one of them (to label the new digits with) as bits 6-8."""
-    digits = (x, y, z)
-    labels = (lx, ly, lz)
-    best = _NO_KEY
-    groups = 0
-    packed = 0
-    for p in range(6):
-        if not mask & (1 << p):
-            continue
-        i, j, k = PERMS[p, 0], PERMS[p, 1], PERMS[p, 2]
-        a, b, c = digits[i], digits[j], digits[k]
-        key = _triplet_key(a, b, c, labels[i], labels[j], labels[k], first_new)
-        if key > best:
-            continue
-        if key < best:
-            best, groups, packed = key, 0, 0
-        g = 0
-        while g < groups:  # a group whose orders put the same digits in the same cells?
-            q = (packed >> (9 * g + 6)) & 7
-            if digits[PERMS[q, 0]] == a and digits[PERMS[q, 1]] == b and digits[PERMS[q, 2]] == c:
-                break
-            g += 1
-        if g < groups:
-            packed |= (1 << p) << (9 * g)
-        else:
-            packed |= ((1 << p) | (p << 6)) << (9 * g)
-            groups += 1
-    return best, groups, packed
-
-
-@inline_part
-def _stack_orders(code: int, state: int, mask: int) -> tuple[int, int, int]:
-    """`_best_orders` of a stack's cells (`code`: digits and pattern, as in `stacks`) with the
-    labels, the next free label and the allowed orders `mask` of a candidate's `state`."""
-    pattern = (code >> 12) & 7
-    if pattern == 0:  # a blank triplet: every order ties, no labels
-        return 0, 1, mask | (_LOWEST_BIT[mask] << 6)
-    if pattern == 1 or pattern == 2 or pattern == 4:
-        # One given: the orders that put it furthest right tie (they only swap blanks); its
-        # value is its label, or the next free one.
-        value = (state >> (4 * ((code >> (4 * (pattern >> 1))) & 15))) & 15
-        if value == 0:
-            value = state & 15
-        orders = _REACHING[pattern, mask]
-        return _FLOORS[pattern, mask] * value, 1, orders | (_LOWEST_BIT[orders] << 6)
-    x, y, z = code & 15, (code >> 4) & 15, (code >> 8) & 15
-    return _best_orders(
-        x,
-        y,
-        z,
-        (state >> (4 * x)) & 15,
-        (state >> (4 * y)) & 15,
-        (state >> (4 * z)) & 15,
-        pattern,
-        mask,
-        state & 15,
-    )
-
-
-@inline_part
-def _label_new(code: int, order: int, state: int) -> int:
-    """`state` with the new digits of a stack's cells (`code`) read in `order` given the next
-    free labels (nibble 0 of the state counts them on)."""
-    pattern = (code >> 12) & 7
-    if pattern == 0:
-        return state
-    if pattern == 1 or pattern == 2 or pattern == 4:  # one given: the order does not matter
-        d = (code >> (4 * (pattern >> 1))) & 15
-        if (state >> (4 * d)) & 15 == 0:
-            state = (state | ((state & 15) << (4 * d))) + 1
-        return state
-    for j in range(3):
-        d = (code >> (4 * PERMS[order, j])) & 15
-        if d != 0 and (state >> (4 * d)) & 15 == 0:
-            state = (state | ((state & 15) << (4 * d))) + 1
-    return state
 
 
 @kernel
@@ -291,13 +143,13 @@ def read_grid(grids: np.ndarray, i: int, stacks: np.ndarray) -> tuple[bool, int]
 
     Target row 0 has no labels before it: a row whose digits are distinct gets labels 1, 2,
     3, ... in reading order, so its best value under any stack and column order is its best
-    given pattern, its stacks' floors sorted (`_FLOORS`, all orders allowed), and two such
+    given pattern, its stacks' floors sorted (`FLOORS`, all orders allowed), and two such
     rows compare as their patterns do. Such a row is barred when its pattern is above the
     best pattern of these rows (a row with a repeated digit, in a clashing grid, can go below
     its pattern: never barred). Measured on 17-clue rows (thread CPU, A/B alternated on a
     loaded 2-core machine): 9.5-10.7 -> 8.0-8.7 us a puzzle, forms unchanged on 100,000 rows."""
     complete = True
-    best = _NO_KEY << 24
+    best = NO_KEY << 24
     for t in range(2):
         for line in range(9):
             seen = repeated = 0
@@ -312,9 +164,9 @@ def read_grid(grids: np.ndarray, i: int, stacks: np.ndarray) -> tuple[bool, int]
                     seen |= bit
                 stacks[t, line, k] = code
             complete &= seen == 0x3FE
-            a = _FLOORS[(stacks[t, line, 0] >> 12) & 7, _ALL_ORDERS]
-            b = _FLOORS[(stacks[t, line, 1] >> 12) & 7, _ALL_ORDERS]
-            c = _FLOORS[(stacks[t, line, 2] >> 12) & 7, _ALL_ORDERS]
+            a = FLOORS[(stacks[t, line, 0] >> 12) & 7, ALL_ORDERS]
+            b = FLOORS[(stacks[t, line, 1] >> 12) & 7, ALL_ORDERS]
+            c = FLOORS[(stacks[t, line, 2] >> 12) & 7, ALL_ORDERS]
             a, b = min(a, b), max(a, b)
             b, c = min(b, c), max(b, c)
             a, b = min(a, b), max(a, b)
@@ -345,14 +197,14 @@ def _canonical_one(
     capacity = buffers.shape[1]
     cur = 0
     count = 0
-    all_masks = _ALL_ORDERS * ((1 << _MASKS) | (1 << (_MASKS + 6)) | (1 << (_MASKS + 12)))
+    all_masks = ALL_ORDERS * ((1 << _MASKS) | (1 << (_MASKS + 6)) | (1 << (_MASKS + 12)))
     for t in range(2):
         for sp in range(6):
             buffers[0, count, 0] = 1 | all_masks | (t << _T) | (sp << _SP)
             buffers[0, count, 1] = 0
             count += 1
     for target in range(9):
-        best0 = best1 = best2 = _NO_KEY
+        best0 = best1 = best2 = NO_KEY
         kept = 0
         nxt = 1 - cur
         band_top = target % 3 == 0
@@ -372,7 +224,7 @@ def _canonical_one(
             mask1 = (state >> (_MASKS + 6)) & 63
             mask2 = (state >> (_MASKS + 12)) & 63
             while rows:
-                row = _LOWEST_BIT[rows] & 15
+                row = LOWEST_BIT[rows] & 15
                 rows &= rows - 1
                 code0, code1, code2 = (
                     stacks[t, row, stack0],
@@ -381,14 +233,14 @@ def _canonical_one(
                 )
                 # No triplet is below its floor, so a row whose floors are above the best row
                 # (in the order of rows) cannot reach it.
-                floor0 = _FLOORS[(code0 >> 12) & 7, mask0]
+                floor0 = FLOORS[(code0 >> 12) & 7, mask0]
                 if floor0 > best0:
                     continue
                 if floor0 == best0:
-                    floor1 = _FLOORS[(code1 >> 12) & 7, mask1]
+                    floor1 = FLOORS[(code1 >> 12) & 7, mask1]
                     if floor1 > best1:
                         continue
-                    if floor1 == best1 and _FLOORS[(code2 >> 12) & 7, mask2] > best2:
+                    if floor1 == best1 and FLOORS[(code2 >> 12) & 7, mask2] > best2:
                         continue
                 taken = path | (row << (4 * target)) | (1 << (_USED + row))
                 if not (code0 | code1 | code2):
@@ -399,27 +251,27 @@ def _canonical_one(
                         buffers[nxt, kept, 0], buffers[nxt, kept, 1] = state, taken
                     kept += 1
                     continue
-                key0, groups0, packed0 = _stack_orders(code0, state, mask0)
+                key0, groups0, packed0 = stack_orders(code0, state, mask0)
                 if key0 > best0:
                     continue
                 if key0 < best0:
-                    best0, best1, best2, kept = key0, _NO_KEY, _NO_KEY, 0
-                if _FLOORS[(code1 >> 12) & 7, mask1] > best1:
+                    best0, best1, best2, kept = key0, NO_KEY, NO_KEY, 0
+                if FLOORS[(code1 >> 12) & 7, mask1] > best1:
                     continue
                 for g0 in range(groups0):
                     group0 = packed0 >> (9 * g0)
-                    state1 = _label_new(code0, (group0 >> 6) & 7, state)
-                    key1, groups1, packed1 = _stack_orders(code1, state1, mask1)
+                    state1 = label_new(code0, (group0 >> 6) & 7, state)
+                    key1, groups1, packed1 = stack_orders(code1, state1, mask1)
                     if key1 > best1:
                         continue
                     if key1 < best1:
-                        best1, best2, kept = key1, _NO_KEY, 0
-                    if _FLOORS[(code2 >> 12) & 7, mask2] > best2:
+                        best1, best2, kept = key1, NO_KEY, 0
+                    if FLOORS[(code2 >> 12) & 7, mask2] > best2:
                         continue
                     for g1 in range(groups1):
                         group1 = packed1 >> (9 * g1)
-                        state2 = _label_new(code1, (group1 >> 6) & 7, state1)
-                        key2, groups2, packed2 = _stack_orders(code2, state2, mask2)
+                        state2 = label_new(code1, (group1 >> 6) & 7, state1)
+                        key2, groups2, packed2 = stack_orders(code2, state2, mask2)
                         if key2 > best2:
                             continue
                         if key2 < best2:
@@ -427,7 +279,7 @@ def _canonical_one(
                         for g2 in range(groups2):
                             group2 = packed2 >> (9 * g2)
                             masks = (group0 & 63) | ((group1 & 63) << 6) | ((group2 & 63) << 12)
-                            labels = _label_new(code2, (group2 >> 6) & 7, state2)
+                            labels = label_new(code2, (group2 >> 6) & 7, state2)
                             if kept < capacity:
                                 buffers[nxt, kept, 0] = (labels & ~all_masks) | (masks << _MASKS)
                                 buffers[nxt, kept, 1] = taken
@@ -465,7 +317,7 @@ def search_form(
     chosen[0] = (state >> _T) & 1
     chosen[1] = (state >> _SP) & 7
     for k in range(3):
-        chosen[2 + k] = _LOWEST_BIT[(state >> (_MASKS + 6 * k)) & 63]
+        chosen[2 + k] = LOWEST_BIT[(state >> (_MASKS + 6 * k)) & 63]
     for r in range(9):
         chosen[5 + r] = (path >> (4 * r)) & 15
     return True

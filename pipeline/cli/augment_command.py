@@ -2,7 +2,6 @@
 over `augment_file`. Registered on the same app as the other commands (`pipeline.cli` imports
 this module after `commands`)."""
 
-import inspect
 from enum import StrEnum
 from typing import Annotated, Any
 
@@ -10,47 +9,27 @@ import typer
 
 from pipeline.cli.commands import app
 from pipeline.cli.help import Command
-from pipeline.cli.options import JOB_OPTIONS, job_options, print_summary
-from pipeline.cli.process import one_line_errors
+from pipeline.cli.options import file_job, input_argument, output_option, run_job
 
 AugmentFormat = StrEnum("AugmentFormat", {n: n for n in ("parquet", "npy")})  # type: ignore[misc]
 
 
-def _augment_job(command: Any) -> Any:
-    """Give `augment` the file jobs' options but `--format`, which it declares itself (parquet
-    or npy: a folder of arrays)."""
-    signature = inspect.signature(command)
-    own = [p for p in signature.parameters.values() if p.kind is not p.VAR_KEYWORD]
-    shared = [p for p in JOB_OPTIONS if p.name != "format"]
-    command.__signature__ = signature.replace(parameters=own + shared)
-    return command
-
-
 @app.command(cls=Command)
-@_augment_job
+@file_job(without={"format"})  # its own --format: parquet or npy (a folder of arrays)
 def augment(
-    input_path: Annotated[
-        str,
-        typer.Argument(
-            metavar="INPUT",
-            help="A CSV, TSV, TXT or Parquet file of puzzles (and solutions), or - for stdin.",
-        ),  # fmt: skip
-    ],
-    output: Annotated[
-        str | None,
-        typer.Option(
-            "--output",
-            "-o",
-            metavar="OUT",
-            help="A .parquet file, - for stdout, or with --format npy a folder "
-            "(default: <stem>.augmented.parquet, or the folder <stem>.augmented).",
-        ),  # fmt: skip
-    ] = None,
+    input_path: input_argument(
+        "A CSV, TSV, TXT or Parquet file of puzzles (and solutions), or - for stdin."
+    ),
+    output: output_option(
+        "A .parquet file, - for stdout, or with --format npy a folder "
+        "(default: <stem>.augmented.parquet, or the folder <stem>.augmented).",
+        metavar="OUT",
+    ) = None,
     copies: Annotated[
         int,
         typer.Option(
             "--copies", "-k", min=1, metavar="K", help="Random symmetries of every puzzle."
-        ),  # fmt: skip
+        ),
     ] = 8,
     seed: Annotated[
         int, typer.Option(min=0, metavar="N", help="Seed of the random symmetries.")
@@ -63,7 +42,7 @@ def augment(
         typer.Option(
             "--format",
             help="parquet, or npy: a folder with one .npy per column (default: parquet).",
-        ),  # fmt: skip
+        ),
     ] = None,
     batch_size: Annotated[
         int | None,
@@ -72,7 +51,7 @@ def augment(
             metavar="N",
             help="Input rows per batch (bounds memory; default: "
             "about 65,536 rows out per batch, 65,536 / K in).",
-        ),  # fmt: skip
+        ),
     ] = None,
     **job: Any,
 ) -> None:
@@ -86,11 +65,16 @@ def augment(
 
     Example: sudoku-pipeline augment puzzles.parquet -o train.parquet --copies 8 --seed 1
     """
-    from pipeline.augmenting.job import augment_file
+    from pipeline.jobs.augment.job import augment_file
 
-    options = job_options(job) | {"format": output_format.value if output_format else None}
-    with one_line_errors():
-        summary = augment_file(input_path, output, copies=copies, seed=seed,
-                               keep_original=keep_original, batch_size=batch_size,
-                               **options)  # fmt: skip
-    print_summary(summary, job, stdout_taken=output is not None and str(output) == "-")
+    run_job(
+        augment_file,
+        input_path,
+        output,
+        job,
+        copies=copies,
+        seed=seed,
+        keep_original=keep_original,
+        batch_size=batch_size,
+        format=output_format.value if output_format else None,
+    )

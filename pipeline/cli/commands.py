@@ -15,15 +15,24 @@ from pipeline.cli import process
 from pipeline.cli.help import Command, Group
 from pipeline.cli.options import (
     AsJson,
+    BatchSize,
     Force,
     FormatOption,
+    Inputs,
+    Quiet,
+    RateSamples,
+    Resume,
     Workers,
     file_job,
-    job_options,
+    flag,
+    input_argument,
+    node_budget,
+    output_option,
     print_summary,
+    run_job,
 )
 from pipeline.cli.process import fail, one_line_errors
-from pipeline.solver.registry import DEFAULT_STRATEGY, MAX_NODES, STRATEGIES
+from pipeline.kernels.registry import DEFAULT_STRATEGY, STRATEGIES
 
 app = typer.Typer(
     cls=Group,
@@ -46,20 +55,10 @@ SOLVER_HELP = (
     "python:MODULE:FUNCTION or cmd:COMMAND (its answers are checked; see README)."
 )
 
-
-def _output(help: str) -> Any:
-    """The `--output` / `-o` option of a command that writes one file."""
-    return typer.Option("--output", "-o", metavar="FILE", help=help)
-
-
-def _flag(name: str, help: str) -> Any:
-    """An on/off option that is off unless given (`--name`, no `--no-name` twin)."""
-    return Annotated[bool, typer.Option(name, help=help)]
-
-
-def _node_budget(what: str) -> Any:
-    """The `--max-nodes` option: the node budget of each puzzle's (or search's) `what`."""
-    return typer.Option(min=1, max=MAX_NODES, metavar="N", help=f"Node budget per {what}.")
+RATE_HELP = (
+    "Add `difficulty` (mean guesses over symmetries) and "
+    "`grade` (the hardest technique a person needs)."
+)
 
 
 def _print_result(
@@ -93,28 +92,15 @@ def _root(
     """Solve, validate and report on Sudoku puzzle corpora in bulk."""
 
 
-Inputs = Annotated[
-    list[str],
-    typer.Argument(
-        metavar="INPUT", help="CSV, TSV, Parquet or TXT files, quoted globs, URLs, or - for stdin."
-    ),  # fmt: skip
-]
-
-
 @app.command(cls=Command)
-@file_job
+@file_job()
 def solve(
     inputs: Inputs,
-    output: Annotated[
-        str | None,
-        _output(
-            "Results: .parquet, .csv or .jsonl, "
-            "or - for stdout (default: <stem>.solved.parquet; stdout for stdin)."
-        ),
-    ] = None,
-    batch_size: Annotated[
-        int, typer.Option(min=1, metavar="N", help="Rows per batch (bounds memory).")
-    ] = 50_000,
+    output: output_option(
+        "Results: .parquet, .csv or .jsonl, "
+        "or - for stdout (default: <stem>.solved.parquet; stdout for stdin)."
+    ) = None,
+    batch_size: BatchSize = 50_000,
     strategy: Annotated[
         Strategy | None, typer.Option(help=f"Solver strategy (default: {DEFAULT_STRATEGY}).")
     ] = None,
@@ -128,70 +114,58 @@ def solve(
             "them up to N (`solution_count`; N means N or more).",
         ),
     ] = 2,
-    max_nodes: Annotated[
-        int | None,
-        _node_budget("puzzle (verdict `limit`)"),
-    ] = None,
-    resume: Annotated[
-        bool, typer.Option(help="Continue an interrupted run from its checkpoint.")
-    ] = False,
-    canonical: _flag("--canonical", "Add each puzzle's minlex form (`canonical`).") = False,
-    rate: _flag(
-        "--rate",
-        "Add `difficulty` (mean guesses over symmetries) and "
-        "`grade` (the hardest technique a person needs).",
-    ) = False,
-    rate_samples: Annotated[
-        int, typer.Option(min=1, metavar="K", help="Symmetries averaged by --rate.")
-    ] = 16,
+    max_nodes: node_budget("Node budget per puzzle (verdict `limit`).") = None,
+    resume: Resume = False,
+    canonical: flag("--canonical", "Add each puzzle's minlex form (`canonical`).") = False,
+    rate: flag("--rate", RATE_HELP) = False,
+    rate_samples: RateSamples = 16,
     **job: Any,
 ) -> None:
     """Solve every puzzle of the inputs into one file of results, one row per input row.
 
     Example: sudoku-pipeline solve puzzles.parquet -o puzzles.solved.parquet
     """
-    from pipeline.solving.job import solve_file
+    from pipeline.jobs.solve.job import solve_file
 
     if strategy is not None and solver is not None:
         fail("give --strategy or --solver, not both (--solver fast is a strategy)")
-    with one_line_errors():
-        chosen = (strategy or DEFAULT_STRATEGY_CHOICE).value
-        summary = solve_file(inputs, output, strategy=chosen, solver=solver,
-                             solutions=solutions,
-                             canonical=canonical, rate=rate, rate_samples=rate_samples,
-                             max_nodes=max_nodes, resume=resume, batch_size=batch_size,
-                             **job_options(job))  # fmt: skip
-    print_summary(summary, job, stdout_taken=output is not None and str(output) == "-")
+    chosen = (strategy or DEFAULT_STRATEGY_CHOICE).value
+    run_job(
+        solve_file,
+        inputs,
+        output,
+        job,
+        strategy=chosen,
+        solver=solver,
+        solutions=solutions,
+        canonical=canonical,
+        rate=rate,
+        rate_samples=rate_samples,
+        max_nodes=max_nodes,
+        resume=resume,
+        batch_size=batch_size,
+    )
 
 
 @app.command(cls=Command)
-@file_job
+@file_job()
 def validate(
-    input_path: Annotated[
-        str,
-        typer.Argument(metavar="INPUT", help="A CSV, TSV, Parquet or TXT file, or - for stdin."),
-    ],
-    output: Annotated[
-        str | None,
-        _output(
-            "Findings: .parquet, .csv or .jsonl, "
-            "or - for stdout (default: <stem>.findings.parquet; stdout for stdin)."
-        ),
-    ] = None,
+    input_path: input_argument("A CSV, TSV, Parquet or TXT file, or - for stdin."),
+    output: output_option(
+        "Findings: .parquet, .csv or .jsonl, "
+        "or - for stdout (default: <stem>.findings.parquet; stdout for stdin)."
+    ) = None,
     batch_size: Annotated[
         int | None,
         typer.Option(
             min=1, metavar="N", help="Rows per batch (default: 50,000; 5,000 with --minimal)."
         ),
     ] = None,
-    max_nodes: Annotated[
-        int | None,
-        _node_budget("search (finding `limit`)"),
-    ] = None,
-    minimal: _flag("--minimal", "Also check that unique puzzles are minimal (slow).") = False,
-    strict: _flag("--strict", "Exit with code 1 on warnings too.") = False,
-    exit_zero: _flag("--exit-zero", "Exit with code 0 even when the data has errors.") = False,
-    symmetry: _flag(
+    max_nodes: node_budget("Node budget per search (finding `limit`).") = None,
+    minimal: flag("--minimal", "Also check that unique puzzles are minimal (slow).") = False,
+    strict: flag("--strict", "Exit with code 1 on warnings too.") = False,
+    exit_zero: flag("--exit-zero", "Exit with code 0 even when the data has errors.") = False,
+    symmetry: flag(
         "--symmetry",
         "Also find duplicates up to symmetry (finding `symmetry_duplicate`; about 1.7 "
         "times the time).",
@@ -216,13 +190,19 @@ def validate(
 
     Example: sudoku-pipeline validate puzzles.parquet -o puzzles.findings.csv
     """
-    from pipeline.validate import validate_file
+    from pipeline.jobs.validate import validate_file
 
-    with one_line_errors():
-        summary = validate_file(input_path, output, max_nodes=max_nodes, minimal=minimal,
-                                symmetry=symmetry, against=against or None,
-                                batch_size=batch_size, **job_options(job))  # fmt: skip
-    print_summary(summary, job, stdout_taken=output is not None and str(output) == "-")
+    summary = run_job(
+        validate_file,
+        input_path,
+        output,
+        job,
+        max_nodes=max_nodes,
+        minimal=minimal,
+        symmetry=symmetry,
+        against=against or None,
+        batch_size=batch_size,
+    )
     failed = summary.levels["error"] + (summary.levels["warning"] if strict else 0)
     if failed and not exit_zero:
         what = "error or warning" if strict else "error"
@@ -232,10 +212,9 @@ def validate(
 @app.command(cls=Command)
 def generate(
     n: Annotated[int, typer.Argument(min=0, metavar="N", help="How many puzzles.")],
-    output: Annotated[
-        str | None,
-        _output("CSV, JSON Lines or Parquet by suffix, or - for stdout (default: CSV on stdout)."),
-    ] = None,
+    output: output_option(
+        "CSV, JSON Lines or Parquet by suffix, or - for stdout (default: CSV on stdout)."
+    ) = None,
     seed: Annotated[
         int, typer.Option(metavar="N", help="Random seed: same seed, same puzzles.")
     ] = 0,
@@ -259,22 +238,31 @@ def generate(
     format: FormatOption = None,
     force: Force = False,
     as_json: AsJson = False,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing but errors.")] = False,
+    quiet: Quiet = False,
 ) -> None:
     """Generate N puzzles with unique solutions: id, puzzle, solution, clues.
 
     Example: sudoku-pipeline generate 1000 -o puzzles.parquet --seed 1
     """
-    from pipeline.generating import generate_file
+    from pipeline.jobs.generate.job import generate_file
 
     with one_line_errors():
-        summary = generate_file(n, output or "-", seed=seed, clues=clues, workers=workers,
-                                force=force, format=None if format is None else format.value,
-                                grade=grade, min_grade=min_grade, progress=not quiet)  # fmt: skip
+        summary = generate_file(
+            n,
+            output or "-",
+            seed=seed,
+            clues=clues,
+            workers=workers,
+            force=force,
+            format=None if format is None else format.value,
+            grade=grade,
+            min_grade=min_grade,
+            progress=not quiet,
+        )
     to_stdout = output in (None, "-")
     if to_stdout and not as_json:
         return  # the puzzles are the output: a summary would only get in their way
-    print_summary(summary, {"as_json": as_json, "quiet": quiet}, stdout_taken=to_stdout)
+    print_summary(summary, {"as_json": as_json, "quiet": quiet}, output or "-")
 
 
 @app.command(cls=Command)
@@ -298,7 +286,7 @@ def report(
             "-q",
             help="Nothing on stderr but errors; with --html, no "
             "tables on stdout either (--json is still printed).",
-        ),  # fmt: skip
+        ),
     ] = False,
 ) -> None:
     """Solver performance from result files, read only: percentiles, verdicts, kernel and
@@ -313,8 +301,13 @@ def report(
 
     with one_line_errors():
         summary = make_report(results, html=html, force=force)
-    _print_result(summary.to_json() if as_json else render_text(summary), as_json=as_json,
-                  quiet=quiet, written=html, nl=as_json)  # fmt: skip
+    _print_result(
+        summary.to_json() if as_json else render_text(summary),
+        as_json=as_json,
+        quiet=quiet,
+        written=html,
+        nl=as_json,
+    )
 
 
 @app.command(cls=Command)
@@ -335,10 +328,7 @@ def bench(
         ),
     ] = None,
     workers: Annotated[int, typer.Option(min=1, metavar="N", help="Worker threads.")] = 1,
-    output: Annotated[
-        Path | None,
-        typer.Option("--output", "-o", help="Also write per-puzzle results (Parquet) for report."),
-    ] = None,
+    output: output_option("Also write per-puzzle results (Parquet) for report.") = None,
     max_nodes: Annotated[
         int | None,
         typer.Option(min=1, help="Node budget per puzzle (default: the strategy's own)."),
@@ -371,7 +361,7 @@ def bench(
             "-q",
             help="Nothing on stderr but errors; with -o, no table on "
             "stdout either (--json is still printed).",
-        ),  # fmt: skip
+        ),
     ] = False,
     as_json: AsJson = False,
     force: Force = False,
@@ -382,15 +372,29 @@ def bench(
 
     Example: sudoku-pipeline bench puzzles.parquet --strategy all -o bench.parquet
     """
-    from pipeline.bench.job import bench as run_bench
+    from pipeline.jobs.bench.job import bench as run_bench
 
     with one_line_errors():
-        result = run_bench(datasets, strategy and strategy.value, workers, output,
-                           max_nodes=max_nodes, rows=rows, repeats=repeats, reference=reference,
-                           tdoku=tdoku, progress=not quiet, force=force,
-                           solvers=solver or ())  # fmt: skip
-    _print_result(result.to_json() if as_json else result.to_markdown(), as_json=as_json,
-                  quiet=quiet, written=output)  # fmt: skip
+        result = run_bench(
+            datasets,
+            strategy and strategy.value,
+            workers,
+            output,
+            max_nodes=max_nodes,
+            rows=rows,
+            repeats=repeats,
+            reference=reference,
+            tdoku=tdoku,
+            progress=not quiet,
+            force=force,
+            solvers=solver or (),
+        )
+    _print_result(
+        result.to_json() if as_json else result.to_markdown(),
+        as_json=as_json,
+        quiet=quiet,
+        written=output,
+    )
 
 
 def main() -> None:

@@ -3,9 +3,16 @@
 * `Usage: sudoku-pipeline solve [OPTIONS] INPUT...`, each option with a plain metavar (`N`,
   `FILE`, `NAME`, the choices `fast|mrv|backtrack`), no Python types (`Group`, `Command`);
 * plain values (text, whole numbers in range, one of the choices) are converted here, without
-  importing pydantic (what Typer 0.29 converts with: 0.1-0.2 s, a third of solving the 3,000-row
-  sample); anything else, a bad value included, goes to Typer's own conversion, which says
-  what is wrong in its words. Typers before 0.29 convert with click's types, which need no help.
+  importing pydantic; anything else, a bad value included, goes to Typer's own conversion, which
+  says what is wrong in its words. Typers before 0.29 convert with click's types, which need no
+  help.
+
+Why it is still here (checked again for issue 33): Typer 0.29 made pydantic a requirement and
+converts every parameter through a pydantic `TypeAdapter` (typer's pull request 1831), and its
+newest release (0.29.2) still does, with no switch to turn it off. Measured from `app([...])` to
+the API's call, `validate` with ten options, side by side (2 shared cores, load ~4-5): 7-25 ms
+with the conversions here, 93-145 ms with Typer's own (importing pydantic and building the
+adapters), on every run of every command.
 
 Only public API is used, so that every Typer from the declared floor on works: what an option
 is (its type, bounds, choices) is read from the command's own declaration (the annotation and
@@ -184,7 +191,28 @@ def _usage_error_in_one_line(e: Exception, command: str) -> None:
     fail(f"{e.format_message()} (see {command} --help)")
 
 
-class Group(TyperGroup):
+class _Plain:
+    """What the program and its commands share: plain values converted first (`parse_args`
+    of each calls `_convert_plainly`) and usage errors in one line, `error: ...` with exit
+    code 2, named after the command (`sudoku-pipeline solve`)."""
+
+    callback: Any
+
+    def _convert_plainly(self, ctx: Any) -> None:
+        _plain_conversions(self.get_params(ctx), _declared(self.callback))  # type: ignore[attr-defined]
+
+    def make_context(
+        self, info_name: str | None, args: list[str], parent: Any = None, **extra: Any
+    ) -> Any:
+        try:
+            return super().make_context(info_name, args, parent=parent, **extra)  # type: ignore[misc]
+        except Exception as e:
+            names = (getattr(parent, "info_name", None), info_name)
+            _usage_error_in_one_line(e, " ".join(n for n in names if n) or "sudoku-pipeline")
+            raise
+
+
+class Group(_Plain, TyperGroup):
     """The program's group of commands, its own options converted as `Command`'s are, and its
     usage errors (no command, an unknown one, an unknown option) in one line, as theirs."""
 
@@ -192,17 +220,8 @@ class Group(TyperGroup):
         if not args and not ctx.resilient_parsing:  # click 8.1 shows the help, exit 0; 8.2 on 2
             names = ", ".join(self.list_commands(ctx))
             fail(f"Missing command, one of: {names} (see {ctx.command_path} --help)")
-        _plain_conversions(self.get_params(ctx), _declared(self.callback))
+        self._convert_plainly(ctx)
         return super().parse_args(ctx, args)
-
-    def make_context(
-        self, info_name: str | None, args: list[str], parent: Any = None, **extra: Any
-    ) -> Any:
-        try:
-            return super().make_context(info_name, args, parent=parent, **extra)
-        except Exception as e:
-            _usage_error_in_one_line(e, info_name or "sudoku-pipeline")
-            raise
 
     def resolve_command(self, ctx: Any, args: list[str]) -> Any:
         try:
@@ -212,22 +231,12 @@ class Group(TyperGroup):
             raise
 
 
-class Command(TyperCommand):
+class Command(_Plain, TyperCommand):
     """A command with plain help and one-line usage errors, `error: ...` with exit code 2."""
 
     def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
-        _plain_conversions(self.get_params(ctx), _declared(self.callback))
+        self._convert_plainly(ctx)
         return super().parse_args(ctx, args)
-
-    def make_context(
-        self, info_name: str | None, args: list[str], parent: Any = None, **extra: Any
-    ) -> Any:
-        try:
-            return super().make_context(info_name, args, parent=parent, **extra)
-        except Exception as e:
-            command = " ".join(n for n in (getattr(parent, "info_name", None), info_name) if n)
-            _usage_error_in_one_line(e, command)
-            raise
 
     def collect_usage_pieces(self, ctx: Any) -> list[str]:
         pieces = ["[OPTIONS]"]

@@ -1,38 +1,50 @@
-"""The options every file job shares (reading, workers, executor, output), declared once, and
-how a command hands them to the API and prints its summary.
+"""The options of the commands, each declared once (the file jobs' shared ones, `--output`,
+the node budget, the flags), how a command takes the file jobs' options (`file_job`), hands
+them to the API and prints its summary.
 """
 
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from enum import StrEnum
 from typing import Annotated, Any
 
 import typer
 
+from pipeline.cli.process import one_line_errors
+from pipeline.kernels.registry import MAX_NODES
 from pipeline.run.executors import EXECUTORS
 
 
 def _option(name: str, annotation: Any, default: Any) -> inspect.Parameter:
-    return inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default,
-                             annotation=annotation)  # fmt: skip
+    return inspect.Parameter(
+        name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotation
+    )
 
 
 Executor = StrEnum("Executor", {name: name for name in EXECUTORS})  # type: ignore[misc]
 InputFormat = StrEnum("InputFormat", {n: n for n in ("csv", "tsv", "txt", "parquet")})  # type: ignore[misc]
 OutputFormat = StrEnum("OutputFormat", {n: n for n in ("parquet", "csv", "jsonl")})  # type: ignore[misc]
 
-Column = Annotated[str | None, typer.Option("--column", metavar="NAME",
-                   help="Puzzle column (default: found by name or content).")]  # fmt: skip
+Column = Annotated[
+    str | None,
+    typer.Option(
+        "--column", metavar="NAME", help="Puzzle column (default: found by name or content)."
+    ),
+]
 SolutionColumn = Annotated[
     str | None,
     typer.Option(metavar="NAME", help="Column of expected solutions (default: found by name)."),
 ]
-IdColumn = Annotated[str | None, typer.Option(metavar="NAME",
-                     help="Id column passed through (default: `id`).")]  # fmt: skip
-Separator = Annotated[str | None, typer.Option(metavar="CHAR",
-                      help="CSV field separator (default: sniffed: , ; | or tab).")]  # fmt: skip
-Header = Annotated[bool | None, typer.Option("--header/--no-header",
-                   help="Force a CSV header on or off.")]  # fmt: skip
+IdColumn = Annotated[
+    str | None, typer.Option(metavar="NAME", help="Id column passed through (default: `id`).")
+]
+Separator = Annotated[
+    str | None,
+    typer.Option(metavar="CHAR", help="CSV field separator (default: sniffed: , ; | or tab)."),
+]
+Header = Annotated[
+    bool | None, typer.Option("--header/--no-header", help="Force a CSV header on or off.")
+]
 InputFormatOption = Annotated[
     InputFormat | None,
     typer.Option(
@@ -43,15 +55,23 @@ FormatOption = Annotated[
     OutputFormat | None,
     typer.Option("--format", help="The output's format (default: from its suffix; CSV on stdout)."),
 ]
-Force = Annotated[bool, typer.Option("--force", help="Replace an output file that is not a "
-                                     "result of this tool.")]  # fmt: skip
-Workers = Annotated[int | None, typer.Option(min=1, metavar="N",
-                    help="Workers (default: the CPUs this process may use).")]  # fmt: skip
+Force = Annotated[
+    bool, typer.Option("--force", help="Replace an output file that is not a result of this tool.")
+]
+Workers = Annotated[
+    int | None,
+    typer.Option(min=1, metavar="N", help="Workers (default: the CPUs this process may use)."),
+]
 Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing but errors.")]
-ExecutorOption = Annotated[Executor, typer.Option(
-    "--executor", help="local: threads here; processes: worker processes here; dask: a Dask "
-    "cluster (see README). Default: local; processes for solve --solver with a solver that "
-    "holds Python's lock or is not thread-safe (c:).")]  # fmt: skip
+ExecutorOption = Annotated[
+    Executor,
+    typer.Option(
+        "--executor",
+        help="local: threads here; processes: worker processes here; dask: a Dask "
+        "cluster (see README). Default: local; processes for solve --solver with a solver that "
+        "holds Python's lock or is not thread-safe (c:).",
+    ),
+]
 Scheduler = Annotated[
     str | None,
     typer.Option(
@@ -59,10 +79,44 @@ Scheduler = Annotated[
     ),
 ]
 AsJson = Annotated[bool, typer.Option("--json", help="Print the summary as JSON on stdout.")]
-LOCAL = Executor("local")
+BatchSize = Annotated[int, typer.Option(min=1, metavar="N", help="Rows per batch (bounds memory).")]
+Resume = Annotated[bool, typer.Option(help="Continue an interrupted run from its checkpoint.")]
+RateSamples = Annotated[
+    int, typer.Option(min=1, metavar="K", help="Symmetries averaged by --rate.")
+]
 
-# The options of every file job (solve, validate), declared once: `file_job` adds them to a
-# command's signature, which is what Typer reads, and the command receives them in `**job`.
+
+def input_argument(help: str, metavar: str = "INPUT") -> Any:
+    """The one input of a command (a file, or - for stdin), `help` saying what it holds."""
+    return Annotated[str, typer.Argument(metavar=metavar, help=help)]
+
+
+Inputs = Annotated[
+    list[str],
+    typer.Argument(
+        metavar="INPUT", help="CSV, TSV, Parquet or TXT files, quoted globs, URLs, or - for stdin."
+    ),
+]
+
+
+def output_option(help: str, metavar: str = "FILE") -> Any:
+    """The `--output` / `-o` option, of the command whose output `help` describes."""
+    return Annotated[str | None, typer.Option("--output", "-o", metavar=metavar, help=help)]
+
+
+def flag(name: str, help: str) -> Any:
+    """An on/off option that is off unless given (`--name`, no `--no-name` twin)."""
+    return Annotated[bool, typer.Option(name, help=help)]
+
+
+def node_budget(help: str) -> Any:
+    """The `--max-nodes` option (at most the registry's `MAX_NODES`), `help` saying of what."""
+    return Annotated[int | None, typer.Option(min=1, max=MAX_NODES, metavar="N", help=help)]
+
+
+# The options of the file jobs, declared once: `file_job` adds them all to a command's
+# signature (solve, validate, score), which is what Typer reads, and the command receives them
+# in `**job`; split, augment and enumerate take them less the ones they replace or do without.
 JOB_OPTIONS = [
     _option("column", Column, None),
     _option("solution_column", SolutionColumn, None),
@@ -80,12 +134,22 @@ JOB_OPTIONS = [
 ]
 
 
-def file_job(command: Callable[..., None]) -> Callable[..., None]:
-    """Give a command the options of `JOB_OPTIONS` (after its own)."""
-    signature = inspect.signature(command)
-    own = [p for p in signature.parameters.values() if p.kind is not p.VAR_KEYWORD]
-    command.__signature__ = signature.replace(parameters=own + JOB_OPTIONS)  # type: ignore[attr-defined]
-    return command
+def file_job(
+    without: Collection[str] = (), replacing: Collection[inspect.Parameter] = ()
+) -> Callable[[Callable[..., None]], Callable[..., None]]:
+    """Give a command the options of `JOB_OPTIONS` after its own, but those named in `without`
+    (which it declares itself, or does without), and with `replacing`'s in place of those of
+    the same names (another help, say)."""
+    instead = {p.name: p for p in replacing}
+
+    def with_job_options(command: Callable[..., None]) -> Callable[..., None]:
+        signature = inspect.signature(command)
+        own = [p for p in signature.parameters.values() if p.kind is not p.VAR_KEYWORD]
+        shared = [instead.get(p.name, p) for p in JOB_OPTIONS if p.name not in without]
+        command.__signature__ = signature.replace(parameters=own + shared)  # type: ignore[attr-defined]
+        return command
+
+    return with_job_options
 
 
 def job_options(job: dict[str, Any]) -> dict[str, Any]:
@@ -95,9 +159,22 @@ def job_options(job: dict[str, Any]) -> dict[str, Any]:
     return options | {"progress": not job["quiet"]}
 
 
-def print_summary(summary: Any, job: dict[str, Any], stdout_taken: bool = False) -> None:
-    """`--json`: the summary as JSON on stdout (on stderr when stdout holds the output);
+def run_job(
+    call: Callable[..., Any], inputs: Any, output: str | None, job: dict[str, Any], **own: Any
+) -> Any:
+    """`call(inputs, output, **own)` (a file job of the API) with the file jobs' options
+    (`job_options(job)`), its errors as one line; its summary printed (`print_summary`) and
+    returned."""
+    with one_line_errors():
+        summary = call(inputs, output, **own, **job_options(job))
+    print_summary(summary, job, output)
+    return summary
+
+
+def print_summary(summary: Any, job: dict[str, Any], output: str | None = None) -> None:
+    """`--json`: the summary as JSON on stdout (on stderr when stdout holds the output, `-`);
     else the summary sentence on stderr, unless `-q`."""
+    stdout_taken = output is not None and str(output) == "-"
     if job["as_json"]:
         typer.echo(summary.to_json(), err=stdout_taken)
     elif not job["quiet"]:

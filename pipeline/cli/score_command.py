@@ -7,60 +7,48 @@ import typer
 
 from pipeline.cli.commands import app
 from pipeline.cli.help import Command
-from pipeline.cli.options import file_job, job_options, print_summary
-from pipeline.cli.process import fail, one_line_errors
+from pipeline.cli.options import (
+    BatchSize,
+    RateSamples,
+    Resume,
+    file_job,
+    flag,
+    input_argument,
+    output_option,
+    run_job,
+)
+from pipeline.cli.process import fail
 
 
 @app.command(cls=Command)
-@file_job
+@file_job()
 def score(
-    input_path: Annotated[
-        str,
-        typer.Argument(
-            metavar="PREDICTIONS",
-            help="A CSV, TSV or Parquet file of puzzles and predictions, or - for stdin.",
-        ),  # fmt: skip
-    ],
-    output: Annotated[
-        str | None,
-        typer.Option(
-            "--output",
-            "-o",
-            metavar="FILE",
-            help="Verdicts: .parquet, .csv or .jsonl, or - for stdout (default: "
-            "<stem>.scored.parquet; stdout for stdin).",
-        ),  # fmt: skip
-    ] = None,
+    input_path: input_argument(
+        "A CSV, TSV or Parquet file of puzzles and predictions, or - for stdin.", "PREDICTIONS"
+    ),
+    output: output_option(
+        "Verdicts: .parquet, .csv or .jsonl, or - for stdout (default: "
+        "<stem>.scored.parquet; stdout for stdin)."
+    ) = None,
     prediction_column: Annotated[
         str | None,
         typer.Option(
             metavar="NAME",
             help="Column of predictions (default: the first named "
             "prediction, predictions, predicted, output, answer or answers).",
-        ),  # fmt: skip
+        ),
     ] = None,
-    batch_size: Annotated[
-        int, typer.Option(min=1, metavar="N", help="Rows per batch (bounds memory).")
-    ] = 50_000,
-    rate: Annotated[
-        bool,
-        typer.Option(
-            "--rate",
-            help="Rate each puzzle: `grade` (the hardest technique a person needs) and "
-            "`difficulty` (mean guesses over symmetries), for the accuracy by grade and "
-            "difficulty (costs far more than scoring; an input's own grade and difficulty "
-            "columns are used without it).",
-        ),  # fmt: skip
-    ] = False,
-    rate_samples: Annotated[
-        int, typer.Option(min=1, metavar="K", help="Symmetries averaged by --rate.")
-    ] = 16,
-    resume: Annotated[
-        bool, typer.Option(help="Continue an interrupted run from its checkpoint.")
-    ] = False,
-    exit_zero: Annotated[
-        bool, typer.Option("--exit-zero", help="Exit with code 0 even when some are not correct.")
-    ] = False,
+    batch_size: BatchSize = 50_000,
+    rate: flag(
+        "--rate",
+        "Rate each puzzle: `grade` (the hardest technique a person needs) and "
+        "`difficulty` (mean guesses over symmetries), for the accuracy by grade and "
+        "difficulty (costs far more than scoring; an input's own grade and difficulty "
+        "columns are used without it).",
+    ) = False,
+    rate_samples: RateSamples = 16,
+    resume: Resume = False,
+    exit_zero: flag("--exit-zero", "Exit with code 0 even when some are not correct.") = False,
     **job: Any,
 ) -> None:
     """Score a model's answers: one row per input row with its verdict (correct, wrong,
@@ -72,13 +60,19 @@ def score(
 
     Example: sudoku-pipeline score puzzles.parquet --prediction-column solution
     """
-    from pipeline.scoring import score_file
+    from pipeline.jobs.score import score_file
 
-    with one_line_errors():
-        summary = score_file(input_path, output, prediction_column=prediction_column,
-                             resume=resume, rate=rate, rate_samples=rate_samples,
-                             batch_size=batch_size, **job_options(job))  # fmt: skip
-    print_summary(summary, job, stdout_taken=output is not None and str(output) == "-")
+    summary = run_job(
+        score_file,
+        input_path,
+        output,
+        job,
+        prediction_column=prediction_column,
+        resume=resume,
+        rate=rate,
+        rate_samples=rate_samples,
+        batch_size=batch_size,
+    )
     missed = summary.rows - summary.correct
     if missed and not exit_zero:
         fail(f"{missed:,} predictions not correct (--exit-zero to exit 0 anyway)", code=1)

@@ -8,11 +8,17 @@ from typing import Annotated, Any
 
 import typer
 
-from pipeline.cli.commands import Inputs, app
+from pipeline.cli.commands import app
 from pipeline.cli.help import Command
-from pipeline.cli.options import JOB_OPTIONS, job_options, print_summary
-from pipeline.cli.process import fail, one_line_errors
-from pipeline.solver.registry import MAX_NODES
+from pipeline.cli.options import (
+    BatchSize,
+    Inputs,
+    file_job,
+    node_budget,
+    output_option,
+    run_job,
+)
+from pipeline.cli.process import fail
 
 Stratum = StrEnum("Stratum", {n: n for n in ("difficulty", "grade", "clues", "rating")})  # type: ignore[misc]
 SplitFormat = StrEnum("SplitFormat", {n: n for n in ("parquet", "npy", "hrm")})  # type: ignore[misc]
@@ -23,34 +29,22 @@ _FORCE = inspect.Parameter(
     "force",
     inspect.Parameter.KEYWORD_ONLY,
     default=False,
-    annotation=Annotated[bool, typer.Option(
-        "--force", help="Replace a folder that holds something other than an earlier split.")],
-)  # fmt: skip
-
-
-def _split_job(command: Any) -> Any:
-    """The file jobs' options (`JOB_OPTIONS`) after the command's own, but its own `--format`
-    and a `--force` that speaks of folders."""
-    signature = inspect.signature(command)
-    own = [p for p in signature.parameters.values() if p.kind is not p.VAR_KEYWORD]
-    shared = [_FORCE if p.name == "force" else p for p in JOB_OPTIONS if p.name != "format"]
-    command.__signature__ = signature.replace(parameters=own + shared)
-    return command
+    annotation=Annotated[
+        bool,
+        typer.Option(
+            "--force", help="Replace a folder that holds something other than an earlier split."
+        ),
+    ],
+)
 
 
 @app.command(cls=Command)
-@_split_job
+@file_job(without={"format"}, replacing=[_FORCE])  # its own --format; --force of folders
 def split(
     inputs: Inputs,
-    output: Annotated[
-        str | None,
-        typer.Option(
-            "--output",
-            "-o",
-            metavar="DIR",
-            help="The folder of splits (made; an earlier split there is replaced).",
-        ),
-    ] = None,  # fmt: skip
+    output: output_option(
+        "The folder of splits (made; an earlier split there is replaced).", metavar="DIR"
+    ) = None,
     fractions: Annotated[
         str, typer.Option(metavar="F,F,...", help="Shares of the puzzle groups, summing to 1.")
     ] = "0.8,0.1,0.1",
@@ -59,7 +53,7 @@ def split(
         typer.Option(
             metavar="A,B,...", help="The splits' names (default: train,test or train,val,test)."
         ),
-    ] = None,  # fmt: skip
+    ] = None,
     seed: Annotated[
         int, typer.Option(min=0, metavar="N", help="Orders the groups and the rows.")
     ] = 0,
@@ -90,18 +84,8 @@ def split(
         float | None,
         typer.Option(metavar="R", help="Leave out rows whose rating column is below R (or empty)."),
     ] = None,
-    batch_size: Annotated[
-        int, typer.Option(min=1, metavar="N", help="Rows per batch (bounds memory).")
-    ] = 50_000,
-    max_nodes: Annotated[
-        int | None,
-        typer.Option(
-            min=1,
-            max=MAX_NODES,
-            metavar="N",
-            help="Node budget per puzzle (over it: left out as `limit`).",
-        ),
-    ] = None,  # fmt: skip
+    batch_size: BatchSize = 50_000,
+    max_nodes: node_budget("Node budget per puzzle (over it: left out as `limit`).") = None,
     **job: Any,
 ) -> None:
     """Split puzzles into train/val/test without leaks: every puzzle solved (those without
@@ -114,15 +98,23 @@ def split(
 
     Example: sudoku-pipeline split puzzles.parquet -o splits --fractions 0.9,0.1
     """
-    from pipeline.splitting.job import split_file
+    from pipeline.jobs.split.job import split_file
 
     if output is None:
         fail("split needs an output folder: give -o DIR")
-    options = job_options(job) | {"format": split_format.value}
-    with one_line_errors():
-        manifest = split_file(inputs, output, fractions=fractions, names=names, seed=seed,
-                              stratify=None if stratify is None else stratify.value,
-                              max_nodes=max_nodes, subsample=subsample, augment=augment,
-                              min_rating=min_rating, batch_size=batch_size,
-                              **options)  # fmt: skip
-    print_summary(manifest, job)
+    run_job(
+        split_file,
+        inputs,
+        output,
+        job,
+        fractions=fractions,
+        names=names,
+        seed=seed,
+        stratify=None if stratify is None else stratify.value,
+        max_nodes=max_nodes,
+        subsample=subsample,
+        augment=augment,
+        min_rating=min_rating,
+        batch_size=batch_size,
+        format=split_format.value,
+    )

@@ -1,7 +1,7 @@
 """A folder of arrays (`io.arrays`): its `.npy` files, `meta.json`, written beside the output
 and renamed into place, and the checks of an output folder before any work.
 
-    folder = check_folder("train", inputs=["x.csv"], force=False)   # or InputError, one line
+    folder = check_array_folder("train", inputs=["x.csv"], force=False)   # or InputError, one line
     with OutputLock(folder), NpyFolder(folder, schema) as out:      # a temporary folder beside
         out.append(column_arrays(table))                            # any number of times
         out.commit(metadata)                                        # renamed into place
@@ -19,7 +19,7 @@ old folder or the whole new one. Replacing an existing folder takes two renames 
 set aside as `.NAME.old-PID`, then deleted); what a killed run leaves of either is cleared by
 the next run.
 
-What `check_folder` refuses, before any work: a path that is a device, FIFO or socket, or an
+What `check_array_folder` refuses, before any work: a path that is a device, FIFO or socket, or an
 input; a missing parent folder; an existing folder or file that is not a result of this tool,
 unless `force` -- and even then a folder holding anything but `.npy` and `.json` files (a
 folder of somebody's other work is never deleted).
@@ -65,8 +65,13 @@ class NpyFolder:
     deletes it. `prefix` starts every column's file name (`all__` for HRM's layout); files
     whose rows are not the table's (an index, say) are added with `add_file`."""
 
-    def __init__(self, path: Path, schema: pa.Schema,
-                 grid_columns: Iterable[str] = GRID_COLUMNS, prefix: str = "") -> None:  # fmt: skip
+    def __init__(
+        self,
+        path: Path,
+        schema: pa.Schema,
+        grid_columns: Iterable[str] = GRID_COLUMNS,
+        prefix: str = "",
+    ) -> None:
         self.path = Path(path)
         self.prefix = prefix
         self.schema = schema
@@ -76,8 +81,7 @@ class NpyFolder:
         self.kinds = {field.name: column_kind(field, grids) for field in schema}
         self.labels: dict[str, list[Any]] = {}
         self.rows = 0
-        self.temporary = self.path.with_name(TEMPORARY.format(name=self.path.name,
-                                                              pid=os.getpid()))  # fmt: skip
+        self.temporary = self.path.with_name(TEMPORARY.format(name=self.path.name, pid=os.getpid()))
         self._files: dict[str, NpyAppender] = {}
         self._valid: dict[str, NpyAppender] = {}
         self._own: dict[str, NpyAppender] = {}  # `add_file`'s, appended to by their owner
@@ -88,8 +92,9 @@ class NpyFolder:
             shutil.rmtree(self.temporary)
         self.temporary.mkdir()
         for name, (dtype, row_shape) in self.layout.items():
-            self._files[name] = NpyAppender(self.temporary / f"{self.prefix}{name}.npy", dtype,
-                                            row_shape)  # fmt: skip
+            self._files[name] = NpyAppender(
+                self.temporary / f"{self.prefix}{name}.npy", dtype, row_shape
+            )
         return self
 
     def add_file(self, name: str, dtype: Any, row_shape: tuple[int, ...] = ()) -> NpyAppender:
@@ -142,8 +147,9 @@ class NpyFolder:
     def _append_valid(self, name: str, valid: np.ndarray | None, rows: int) -> None:
         mask = self._valid.get(name)
         if mask is None:  # the first null of the column: the rows before were all valid
-            mask = NpyAppender(self.temporary / f"{self.prefix}{name}{VALID_SUFFIX}.npy",
-                               np.dtype(np.bool_))  # fmt: skip
+            mask = NpyAppender(
+                self.temporary / f"{self.prefix}{name}{VALID_SUFFIX}.npy", np.dtype(np.bool_)
+            )
             self._valid[name] = mask
             for start in range(0, self.rows, _WRITE_ROWS):
                 mask.append(np.ones(min(_WRITE_ROWS, self.rows - start), np.bool_))
@@ -188,7 +194,7 @@ def write_npy_folder(
     grid_columns: Iterable[str] = GRID_COLUMNS,
 ) -> int:
     """Write `tables` (of `schema`) as a folder of arrays at `path` (checked beforehand:
-    `check_folder`). Returns the rows written."""
+    `check_array_folder`). Returns the rows written."""
     grids = tuple(grid_columns)
     with NpyFolder(Path(path), schema, grids) as out:
         for table in tables:
@@ -251,7 +257,7 @@ def _only_arrays(path: Path) -> bool:
     return False
 
 
-def check_folder(
+def check_array_folder(
     path: str | Path,
     what: str = "output folder",
     *,
@@ -277,25 +283,32 @@ def check_folder(
     if info is None:
         return out
     if not (stat.S_ISDIR(info.st_mode) or stat.S_ISREG(info.st_mode)):
-        raise InputError(f"{out}: is not a folder or a regular file (a device, pipe or "
-                         f"socket); will not write the {what} there")  # fmt: skip
+        raise InputError(
+            f"{out}: is not a folder or a regular file (a device, pipe or "
+            f"socket); will not write the {what} there"
+        )
     for source in inputs:
         with contextlib.suppress(OSError):
             source_path = Path(source)
             if os.path.samefile(out, source_path) or out in source_path.resolve().parents:
-                raise InputError(f"{out}: is or holds the input {source}; will not write "
-                                 "over an input")  # fmt: skip
+                raise InputError(
+                    f"{out}: is or holds the input {source}; will not write over an input"
+                )
     if stat.S_ISDIR(info.st_mode):
         if is_own_folder(out) or not any(out.iterdir()):
             return out
         if not force:
-            raise InputError(f"{out}: exists and is not a result of sudoku-pipeline; use "
-                             "--force to replace it")  # fmt: skip
+            raise InputError(
+                f"{out}: exists and is not a result of sudoku-pipeline; use --force to replace it"
+            )
         if not _only_arrays(out):
-            raise InputError(f"{out}: holds files other than .npy and .json; will not delete "
-                             "it, even with --force: choose another -o")  # fmt: skip
+            raise InputError(
+                f"{out}: holds files other than .npy and .json; will not delete "
+                "it, even with --force: choose another -o"
+            )
         return out
     if info.st_size and not force:
-        raise InputError(f"{out}: exists and is not a result of sudoku-pipeline; use --force "
-                         "to replace it")  # fmt: skip
+        raise InputError(
+            f"{out}: exists and is not a result of sudoku-pipeline; use --force to replace it"
+        )
     return out

@@ -176,8 +176,9 @@ class NpyAppender:
         """Append rows: `values` of shape `(k, *row_shape)`, cast to the file's dtype."""
         values = np.ascontiguousarray(values, dtype=self.dtype)
         if values.shape[1:] != self.row_shape:
-            raise ValueError(f"{self.path.name}: rows of shape {values.shape[1:]}, "
-                             f"expected {self.row_shape}")  # fmt: skip
+            raise ValueError(
+                f"{self.path.name}: rows of shape {values.shape[1:]}, expected {self.row_shape}"
+            )
         if values.size:
             self._file.write(values.data.cast("B"))
         self.rows += len(values)

@@ -24,9 +24,20 @@ MATCH_SHARE = 0.9  # share of non-null sample values that must look right ("a fe
 # The names of the result schema (`pipeline.results.schema.COLUMNS`; a test checks they agree):
 # an input column passed through under one of them gets the prefix `input_`.
 RESERVED_NAMES = frozenset(
-    ("row", "id", "puzzle", "verdict", "solution", "clues", "nodes", "guesses", "solve_ns",
-     "expected_ok", "error")
-)  # fmt: skip
+    (
+        "row",
+        "id",
+        "puzzle",
+        "verdict",
+        "solution",
+        "clues",
+        "nodes",
+        "guesses",
+        "solve_ns",
+        "expected_ok",
+        "error",
+    )
+)
 RENAME_PREFIX = "input_"
 # 81 cells, or a pencilmark puzzle's 729 characters (`pipeline.pencilmarks`)
 _PUZZLE = re.compile(r"[.0-9]{81}|[.0-9]{729}")
@@ -76,8 +87,14 @@ def pick_columns(
         # a first line that names the puzzle column but was read as a row (a header merged
         # with a row by a lost line break holds a puzzle, so it is data): its column, whose
         # rows come out malformed where they are damaged, instead of the file refused
-        puzzle = next((n for n in names if sample.get(n) and
-                       _text(sample[n][0]).strip().lower() in PUZZLE_NAMES), None)  # fmt: skip
+        puzzle = next(
+            (
+                n
+                for n in names
+                if sample.get(n) and _text(sample[n][0]).strip().lower() in PUZZLE_NAMES
+            ),
+            None,
+        )
     if puzzle is None:
         if has_rows:
             raise NoPuzzleColumn(

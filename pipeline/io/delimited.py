@@ -30,7 +30,8 @@ from pipeline.io.columns import (
     pick_columns,
     separator_of,
 )
-from pipeline.io.formats import head_rows, unique_names
+from pipeline.io.formats import head_rows
+from pipeline.io.readers import unique_names
 
 SEPARATORS = (",", ";", "|", "\t")  # tried in this order, the format's own first
 SHOWN = {"\t": "tab"}
@@ -65,8 +66,10 @@ def delimited_layout(
         try:
             return _layout(name, head, chosen, has_header, overrides)
         except NoPuzzleColumn as e:
-            raise InputError(f"{e} (separator {chosen!r}); --column names the puzzle "
-                             "column, --separator another separator") from None  # fmt: skip
+            raise InputError(
+                f"{e} (separator {chosen!r}); --column names the puzzle "
+                "column, --separator another separator"
+            ) from None
     own = separator_of(name, None, fmt)
     candidates = (own, *(s for s in SEPARATORS if s != own))
     first_error: InputError | None = None
@@ -89,8 +92,10 @@ def delimited_layout(
     if not isinstance(first_error, NoPuzzleColumn):  # a column named is missing: it says so
         raise first_error
     tried = " ".join(_shown(s) for s in SEPARATORS)
-    raise InputError(f"{first_error}; tried the separators {tried}: give --separator, or "
-                     "--column to name the puzzle column") from None  # fmt: skip
+    raise InputError(
+        f"{first_error}; tried the separators {tried}: give --separator, or "
+        "--column to name the puzzle column"
+    ) from None
 
 
 def _layout(

@@ -21,8 +21,8 @@ puzzle, None or NaN (what pandas holds for one). A DataFrame without columns or 
 rows.
 """
 
-from collections.abc import Iterable
-from typing import Any, TypeAlias, TypedDict
+from collections.abc import Callable, Iterable
+from typing import Any, Concatenate, ParamSpec, Protocol, TypeAlias, TypedDict, cast, overload
 
 import numpy as np
 import polars as pl
@@ -30,8 +30,8 @@ import pyarrow as pa
 
 from pipeline.errors import InputError
 from pipeline.grid import CELLS, PuzzleColumn, format_grids
-from pipeline.io.columns import passthrough_names
-from pipeline.io.dataset import SAMPLE_ROWS, pick_columns
+from pipeline.io.columns import SAMPLE_ROWS, passthrough_names
+from pipeline.io.opening import pick_columns
 
 PuzzleInput: TypeAlias = PuzzleColumn | pl.DataFrame | pa.Table
 _COLUMN_KINDS = (
@@ -39,6 +39,34 @@ _COLUMN_KINDS = (
     "(n, 81) numpy array of ints 0-9"
 )
 _TEXT_TYPES = (pl.String, pl.Categorical, pl.Enum, pl.Null)
+
+
+_Options = ParamSpec("_Options")
+
+
+class FrameTwin(Protocol[_Options]):
+    """What a job's DataFrame twin is to a type checker: a LazyFrame in gives a LazyFrame (its
+    rows worked when collected), any other puzzles a DataFrame; the other arguments are the
+    twin's own."""
+
+    @overload
+    def __call__(
+        self, puzzles: pl.LazyFrame, /, *args: _Options.args, **kwargs: _Options.kwargs
+    ) -> pl.LazyFrame: ...
+
+    @overload
+    def __call__(
+        self, puzzles: PuzzleInput, /, *args: _Options.args, **kwargs: _Options.kwargs
+    ) -> pl.DataFrame: ...
+
+
+def frame_twin(
+    twin: Callable[Concatenate[Any, _Options], pl.DataFrame | pl.LazyFrame],
+) -> FrameTwin[_Options]:
+    """Declare `twin` (puzzles first, a DataFrame or LazyFrame out) a `FrameTwin`: the typing
+    of both ways written once, instead of two `@overload`s beside each twin. At run time
+    `twin` itself, unchanged."""
+    return cast(FrameTwin[_Options], twin)
 
 
 class ColumnNames(TypedDict, total=False):
@@ -120,8 +148,12 @@ def puzzle_strings(puzzles: PuzzleColumn) -> pa.Array:
         puzzles = puzzles.combine_chunks()
     if isinstance(puzzles, pa.Array):
         kind = puzzles.type.value_type if pa.types.is_dictionary(puzzles.type) else puzzles.type
-        if not (pa.types.is_string(kind) or pa.types.is_large_string(kind)
-                or pa.types.is_string_view(kind) or pa.types.is_null(kind)):  # fmt: skip
+        if not (
+            pa.types.is_string(kind)
+            or pa.types.is_large_string(kind)
+            or pa.types.is_string_view(kind)
+            or pa.types.is_null(kind)
+        ):
             raise TypeError(f"expected a column of puzzle strings, got a column of {puzzles.type}")
         return puzzles.cast(pa.string())
     if hasattr(puzzles, "columns") or not isinstance(puzzles, Iterable):
@@ -186,8 +218,9 @@ def frame_columns(
     texts = [name for name, dtype in schema.items() if isinstance(dtype, _TEXT_TYPES)]
     if isinstance(frame, pl.LazyFrame):
         try:  # no sample: the names alone
-            chosen = pick_columns(names, {}, column, solution_column, id_column,
-                                  source="LazyFrame", has_rows=True)  # fmt: skip
+            chosen = pick_columns(
+                names, {}, column, solution_column, id_column, source="LazyFrame", has_rows=True
+            )
         except InputError:
             if column is not None or not names:
                 raise
@@ -200,15 +233,25 @@ def frame_columns(
         sample = {name: head[name].cast(pl.String).to_list() for name in texts}
         if not frame.height:  # no content to look at: the first text column will do (text first)
             names = texts + [name for name in names if name not in texts]
-        chosen = pick_columns(names, sample, column, solution_column, id_column,
-                              source="DataFrame", has_rows=frame.height > 0)  # fmt: skip
+        chosen = pick_columns(
+            names,
+            sample,
+            column,
+            solution_column,
+            id_column,
+            source="DataFrame",
+            has_rows=frame.height > 0,
+        )
     for role in ("puzzle_column", "solution_column"):
         name = chosen[role]
         if name is not None and not isinstance(schema[name], _TEXT_TYPES):
             kind = type(frame).__name__
             raise TypeError(f"{kind}: column '{name}' holds {schema[name]}, not text")
-    return ColumnNames(column=chosen["puzzle_column"], solution_column=chosen["solution_column"],
-                       id_column=chosen["id_column"])  # fmt: skip
+    return ColumnNames(
+        column=chosen["puzzle_column"],
+        solution_column=chosen["solution_column"],
+        id_column=chosen["id_column"],
+    )
 
 
 def passed_columns(names: list[str], named: ColumnNames) -> dict[str, str]:

@@ -100,12 +100,15 @@ class HrmSet:
         `io.arrays.column_arrays` gives them. InputError past HRM's int32 indices."""
         n = len(puzzles)
         if int(np.sum(group_sizes)) != n or len(solutions) != n:
-            raise ValueError(f"{n} puzzles, {len(solutions)} solutions, groups of "
-                             f"{int(np.sum(group_sizes))}")  # fmt: skip
+            raise ValueError(
+                f"{n} puzzles, {len(solutions)} solutions, groups of {int(np.sum(group_sizes))}"
+            )
         if self.examples + n > MAX_EXAMPLES:
-            raise InputError(f"{self.folder.path.name}: more than {MAX_EXAMPLES:,} examples, "
-                             "past what HRM's int32 indices count: ask fewer copies or "
-                             "a subsample")  # fmt: skip
+            raise InputError(
+                f"{self.folder.path.name}: more than {MAX_EXAMPLES:,} examples, "
+                "past what HRM's int32 indices count: ask fewer copies or "
+                "a subsample"
+            )
         self._inputs.append(puzzles + np.uint8(1))
         self._labels.append(solutions + np.uint8(1))
         self._identifiers.append(np.zeros(n, np.int32))

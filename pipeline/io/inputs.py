@@ -22,7 +22,8 @@ from typing import Any
 import pyarrow as pa
 
 from pipeline.errors import InputError, InputNotFoundError
-from pipeline.io.dataset import Dataset, agree_on_id_type, open_dataset
+from pipeline.io.dataset import Dataset, agree_on_id_type
+from pipeline.io.opening import open_dataset
 from pipeline.io.remote import remote_glob
 from pipeline.io.stdin import STDIN
 from pipeline.io.urls import has_glob, is_url, shown

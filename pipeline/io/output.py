@@ -34,8 +34,13 @@ from pipeline.io.sidecars import check_name_room
 from pipeline.io.urls import file_name, is_url, shown
 
 INPUT_SUFFIXES = {".csv", ".tsv", ".tab", ".txt", ".parquet", ".pq", ".gz", ".zst", ".zstd"}
-OUTPUT_SUFFIXES = {".parquet": "parquet", ".pq": "parquet", ".csv": "csv", ".jsonl": "jsonl",
-           ".ndjson": "jsonl"}  # fmt: skip
+OUTPUT_SUFFIXES = {
+    ".parquet": "parquet",
+    ".pq": "parquet",
+    ".csv": "csv",
+    ".jsonl": "jsonl",
+    ".ndjson": "jsonl",
+}
 STDOUT = "-"
 
 
@@ -47,8 +52,10 @@ def default_output(input_path: str | Path, suffix: str) -> Path:
     if is_url(input_path):
         name = Path(file_name(str(input_path))).name  # `%2F` decoded is no folder
         if not name:
-            raise InputError(f"{shown(str(input_path))}: no file name in the URL to name the "
-                             "output after: give -o")  # fmt: skip
+            raise InputError(
+                f"{shown(str(input_path))}: no file name in the URL to name the "
+                "output after: give -o"
+            )
         path = Path(name)  # in the current folder
     else:
         path = Path(input_path)

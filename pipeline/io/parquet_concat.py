@@ -235,8 +235,12 @@ def _moved_group(group: Fields, by: int, ordinal: int) -> Fields:
             moved = []
             for chunk in chunks:
                 chunk = _shifted(chunk, _CHUNK_OFFSETS, by)
-                moved.append([(f, k, _shifted(v, _META_OFFSETS, by) if f == _CHUNK_META else v)
-                              for f, k, v in chunk])  # fmt: skip
+                moved.append(
+                    [
+                        (f, k, _shifted(v, _META_OFFSETS, by) if f == _CHUNK_META else v)
+                        for f, k, v in chunk
+                    ]
+                )
             value = (element, moved)
         elif fid == _GROUP_ORDINAL:
             value = ordinal

@@ -25,24 +25,38 @@ from typing import IO, Any, Protocol
 import pyarrow as pa
 
 from pipeline.errors import InputError, first_line
-from pipeline.io.formats import (
-    HEAD_BYTES,
-    ParquetReader,
-    check_signature,
-    spool,
-    text_head,
-)
+from pipeline.io.formats import HEAD_BYTES, check_signature, spool, text_head
+from pipeline.io.readers import ParquetReader
 from pipeline.io.stdin import read_up_to
 from pipeline.io.urls import HTTP, scheme, shown
 
 # the package each protocol needs, and this package's extra that installs it with fsspec
-PACKAGES = {"s3": "s3fs", "s3a": "s3fs", "gs": "gcsfs", "gcs": "gcsfs", "hf": "huggingface_hub",
-            "az": "adlfs", "abfs": "adlfs", "abfss": "adlfs"}  # fmt: skip
+PACKAGES = {
+    "s3": "s3fs",
+    "s3a": "s3fs",
+    "gs": "gcsfs",
+    "gcs": "gcsfs",
+    "hf": "huggingface_hub",
+    "az": "adlfs",
+    "abfs": "adlfs",
+    "abfss": "adlfs",
+}
 EXTRAS = {"s3fs": "s3", "gcsfs": "gcs", "huggingface_hub": "hf"}
 RANGE_READ = 4 << 20  # bytes of a Parquet column read at a time, by one range request
 # what an fsspec file's info may hold that changes with its content (S3, GCS, the Hub, ...)
-_VERSION_KEYS = ("ETag", "etag", "LastModified", "last_modified", "mtime", "updated",
-                 "generation", "md5Hash", "blob_id", "created", "VersionId")  # fmt: skip
+_VERSION_KEYS = (
+    "ETag",
+    "etag",
+    "LastModified",
+    "last_modified",
+    "mtime",
+    "updated",
+    "generation",
+    "md5Hash",
+    "blob_id",
+    "created",
+    "VersionId",
+)
 
 
 class RemoteFile(Protocol):
@@ -225,17 +239,20 @@ def _filesystem(url: str) -> tuple[Any, str]:
     try:
         import fsspec
     except ImportError:
-        raise InputError(f"{shown(url)}: reading {protocol}:// URLs needs "
-                         f"{_install(package)}") from None  # fmt: skip
+        raise InputError(
+            f"{shown(url)}: reading {protocol}:// URLs needs {_install(package)}"
+        ) from None
     try:
         return fsspec.core.url_to_fs(url)
     except ImportError as e:
-        raise InputError(f"{shown(url)}: reading {protocol}:// URLs needs "
-                         f"{_install(package or first_line(e))}") from None  # fmt: skip
+        raise InputError(
+            f"{shown(url)}: reading {protocol}:// URLs needs {_install(package or first_line(e))}"
+        ) from None
     except ValueError:
-        raise InputError(f"{shown(url)}: unknown URL scheme {protocol}://; expected a file, "
-                         "an http(s):// URL or one that fsspec reads (s3://, gs://, hf://)"
-                         ) from None  # fmt: skip
+        raise InputError(
+            f"{shown(url)}: unknown URL scheme {protocol}://; expected a file, "
+            "an http(s):// URL or one that fsspec reads (s3://, gs://, hf://)"
+        ) from None
     except Exception as e:  # noqa: BLE001 - whatever a filesystem's package raises
         raise InputError(f"{shown(url)}: cannot read ({first_line(e)})") from None
 

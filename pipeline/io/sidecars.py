@@ -36,9 +36,11 @@ def check_name_room(out: Path, what: str) -> None:
     room = max(len(os.fsencode(form.format(name="", pid=_LONGEST_PID))) for form in BESIDE)
     if len(name) + room > limit:
         cut = len(name) + room - limit
-        raise InputError(f"{out}: the {what}'s name is too long: the files kept beside it add "
-                         f"{room} bytes to it, and a name here holds {limit}; choose a name "
-                         f"{cut} bytes shorter")  # fmt: skip
+        raise InputError(
+            f"{out}: the {what}'s name is too long: the files kept beside it add "
+            f"{room} bytes to it, and a name here holds {limit}; choose a name "
+            f"{cut} bytes shorter"
+        )
 
 
 def findings_spool(output: Path, pid: int | None = None) -> Path:
@@ -120,17 +122,20 @@ class OutputLock:
                 continue
             if not created and not _is_our_lock(os.pread(fd, 4096, 0)):
                 os.close(fd)
-                raise InputError(f"{self.path}: exists and was not made by sudoku-pipeline (it "
-                                 "keeps the output's lock there); will not use or delete it: "
-                                 "move it away, or choose another -o")  # fmt: skip
+                raise InputError(
+                    f"{self.path}: exists and was not made by sudoku-pipeline (it "
+                    "keeps the output's lock there); will not use or delete it: "
+                    "move it away, or choose another -o"
+                )
             try:
                 os.ftruncate(fd, 0)
                 os.pwrite(fd, _LOCK_MARK + f"pid {os.getpid()}\n".encode(), 0)
             except OSError as e:  # a full disk, say: leave nothing behind
                 self.path.unlink(missing_ok=True)
                 os.close(fd)
-                raise InputError(f"{self.path}: cannot lock the output "
-                                 f"({e.strerror or e})") from None  # fmt: skip
+                raise InputError(
+                    f"{self.path}: cannot lock the output ({e.strerror or e})"
+                ) from None
             self._fd = fd
             return self
         raise InputError(f"{self.path}: cannot take the output's lock")

@@ -22,14 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from pipeline.errors import InputError
-from pipeline.io.formats import (
-    ByteSource,
-    FileBytes,
-    ParquetReader,
-    check_file,
-    detect_format,
-    read_head,
-)
+from pipeline.io.formats import ByteSource, FileBytes, check_file, detect_format, read_head
+from pipeline.io.readers import ParquetReader
 from pipeline.io.remote import RemoteBytes, RemoteFile, open_remote, remote_head, remote_parquet
 from pipeline.io.stdin import NAME as STDIN_NAME
 from pipeline.io.stdin import STDIN, StdinInput, is_standard_input, is_stream, open_stdin
@@ -64,9 +58,15 @@ class Source:
 
     def dataset_fields(self) -> dict[str, Any]:
         """The fields of a `Dataset` that say where it comes from."""
-        return dict(path=self.path, format=self.format, compression=self.compression,
-                    size_bytes=self.size_bytes, stream=self.stream, url=self.url,
-                    _remote=self.remote)  # fmt: skip
+        return dict(
+            path=self.path,
+            format=self.format,
+            compression=self.compression,
+            size_bytes=self.size_bytes,
+            stream=self.stream,
+            url=self.url,
+            _remote=self.remote,
+        )
 
 
 def open_source(path: str | Path, forced: str | None) -> Source:
@@ -86,17 +86,25 @@ def _open_file(path: Path, forced: str | None) -> Source:
         fmt, compression = detect_format(path, forced)
     except InputError:
         if is_standard_input(path):  # `/dev/stdin < file`
-            raise InputError(f"{path}: standard input, its format not in its name: give - "
-                             "(its format is sniffed) or --input-format") from None  # fmt: skip
+            raise InputError(
+                f"{path}: standard input, its format not in its name: give - "
+                "(its format is sniffed) or --input-format"
+            ) from None
         raise
     size = check_file(path, fmt, compression)
 
     def text() -> Text:
         return (*read_head(path, compression), FileBytes(path, compression))
 
-    return Source(str(path), path, fmt, compression, size,
-                  _parquet=lambda: ParquetReader.of_file(path, compression),
-                  _text=text)  # fmt: skip
+    return Source(
+        str(path),
+        path,
+        fmt,
+        compression,
+        size,
+        _parquet=lambda: ParquetReader.of_file(path, compression),
+        _text=text,
+    )
 
 
 def _open_url(url: str, forced: str | None) -> Source:
@@ -104,8 +112,9 @@ def _open_url(url: str, forced: str | None) -> Source:
         fmt, compression = detect_format(Path(file_name(url)), forced)
     except InputError:  # no format in its name: read once, sniffed as a pipe is
         remote = open_remote(url)
-        source = _sniffed(open_stdin(forced, remote.open(), remote.name), remote.name,
-                          Path(file_name(url)))  # fmt: skip
+        source = _sniffed(
+            open_stdin(forced, remote.open(), remote.name), remote.name, Path(file_name(url))
+        )
         source.url = remote.name
         return source
     remote = open_remote(url, seeking=(fmt, compression) == ("parquet", None))
@@ -113,9 +122,17 @@ def _open_url(url: str, forced: str | None) -> Source:
     def text() -> Text:
         return (*remote_head(remote, fmt, compression), RemoteBytes(remote, compression))
 
-    return Source(remote.name, Path(file_name(url)), fmt, compression, remote.size or 0,
-                  url=remote.name, remote=remote,
-                  _parquet=lambda: remote_parquet(remote, compression), _text=text)  # fmt: skip
+    return Source(
+        remote.name,
+        Path(file_name(url)),
+        fmt,
+        compression,
+        remote.size or 0,
+        url=remote.name,
+        remote=remote,
+        _parquet=lambda: remote_parquet(remote, compression),
+        _text=text,
+    )
 
 
 def _sniffed(stdin: StdinInput, name: str, path: Path) -> Source:
@@ -129,5 +146,6 @@ def _sniffed(stdin: StdinInput, name: str, path: Path) -> Source:
         assert stdin.source is not None
         return stdin.head, stdin.at_eof, stdin.source
 
-    return Source(name, path, stdin.format, stdin.compression, 0, stream=True,
-                  _parquet=parquet, _text=text)  # fmt: skip
+    return Source(
+        name, path, stdin.format, stdin.compression, 0, stream=True, _parquet=parquet, _text=text
+    )

@@ -21,10 +21,10 @@ import numpy as np
 import polars as pl
 
 from pipeline.grid import PuzzleColumn, parse_puzzles
+from pipeline.kernels import codes, solve_grids
 from pipeline.rating.difficulty import difficulty_grids
 from pipeline.rating.ladder import GRADES, NO_GRADE, SEARCH, SINGLES, TECHNIQUES, grade_grids
-from pipeline.solver import codes, solve_grids
-from pipeline.solver.candidates import as_candidates
+from pipeline.rating.puzzles import rated_puzzles
 
 GRADE_TYPE = pl.Enum(list(GRADES))
 RATING_SCHEMA = pl.Schema(
@@ -47,22 +47,15 @@ def rate_grids(
 ) -> pl.DataFrame:
     """`rate` for `(n, 81) uint8` grids already parsed; rows in `skip` get nulls.
     `candidates`: pencilmark puzzles instead (`(n, 81) uint16`, see
-    `pipeline.solver.candidates`; `grids` is ignored): the same columns, the ladder starting
+    `pipeline.kernels.candidates`; `grids` is ignored): the same columns, the ladder starting
     from the marks and the difficulty over symmetric copies of them."""
     if samples < 0:
         raise ValueError(f"samples must be 0 (no difficulty) or more, not {samples!r}")
     if seed < 0:
         raise ValueError(f"seed must be a non-negative integer, not {seed!r}")
-    if candidates is not None:
-        candidates = as_candidates(candidates)
-        grids = None
-        n = candidates.shape[0]
-    elif grids is None:
-        raise ValueError("rate_grids needs grids or candidates")
-    else:
-        grids = np.ascontiguousarray(grids, dtype=np.uint8).reshape(-1, 81)
-        n = grids.shape[0]
-    skip = np.zeros(n, dtype=np.bool_) if skip is None else np.asarray(skip, dtype=np.bool_)
+    puzzles, skip = rated_puzzles(grids, candidates, skip, "rate_grids")
+    grids, candidates = (None, puzzles) if candidates is not None else (puzzles, None)
+    n = puzzles.shape[0]
     if samples:
         difficulty, verdicts = difficulty_grids(grids, samples, seed, skip, max_nodes, candidates)
         no_solution = (verdicts != codes.FOUND) & (verdicts != codes.LIMIT)

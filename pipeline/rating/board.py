@@ -20,7 +20,7 @@ removes candidates that no solution of the puzzle uses, so it never needs unique
 import numpy as np
 
 from pipeline.compiled import kernel
-from pipeline.solver.units import ALL_DIGITS, IS_PEER, PEERS
+from pipeline.kernels.units import ALL_DIGITS, IS_PEER, PEERS
 
 CONTRADICTION = -1
 POPCOUNT = np.array([bin(m).count("1") for m in range(512)], dtype=np.int64)  # 9-bit masks
@@ -77,7 +77,7 @@ def start_board_from_candidates(
     pencilmarks: np.ndarray, values: np.ndarray, candidates: np.ndarray
 ) -> bool:
     """Fill `values` and `candidates` from a pencilmark puzzle (`(81,)` bit sets, see
-    `pipeline.solver.candidates`): each cell with one candidate is placed like a given, the
+    `pipeline.kernels.candidates`): each cell with one candidate is placed like a given, the
     other cells keep only their own candidates. False when placed cells clash or a value has
     bits above the ninth (a cell with no candidate is left to the ladder: a contradiction)."""
     for cell in range(81):
@@ -115,6 +115,36 @@ def agrees_with(values: np.ndarray, candidates: np.ndarray, solution: np.ndarray
         elif candidates[cell] & (1 << (solution[cell] - 1)) == 0:
             return False
     return True
+
+
+@kernel
+def small_sets(sets: np.ndarray, size: int, items: np.ndarray, chosen: np.ndarray) -> int:
+    """How many of the nine 9-bit `sets` have 2..size members: their indices into `items`, in
+    order (the lines of a fish, the digits of a hidden subset); `chosen[:size]` set to the
+    first combination of them (`next_combination` goes on from it)."""
+    count = 0
+    for item in range(9):
+        if 2 <= POPCOUNT[sets[item]] <= size:
+            items[count] = item
+            count += 1
+    for i in range(size):
+        chosen[i] = i
+    return count
+
+
+@kernel
+def union_of_chosen(
+    sets: np.ndarray, items: np.ndarray, chosen: np.ndarray, size: int
+) -> tuple[int, int]:
+    """`(the union of the sets of the chosen items, the chosen items as a 9-bit set)`: the
+    items are `items[chosen[:size]]` (`small_sets`, `next_combination`)."""
+    union = 0
+    members = 0
+    for i in range(size):
+        item = items[chosen[i]]
+        union |= sets[item]
+        members |= 1 << item
+    return union, members
 
 
 @kernel

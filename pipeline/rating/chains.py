@@ -18,8 +18,8 @@ true implications, so no path bookkeeping is needed for soundness.
 import numpy as np
 
 from pipeline.compiled import kernel
+from pipeline.kernels.units import IS_PEER, PEERS, UNIT_CELLS
 from pipeline.rating.board import POPCOUNT, eliminate_from_common_peers
-from pipeline.solver.units import IS_PEER, PEERS, UNIT_CELLS
 
 
 @kernel

@@ -17,59 +17,24 @@ transposes with probability 1/2 (our solver treats rows and columns differently)
 import numpy as np
 
 from pipeline.compiled import kernel
-from pipeline.solver import codes, solve_grids
-from pipeline.solver.candidates import as_candidates
+from pipeline.kernels import codes, solve_grids
+from pipeline.rating.puzzles import rated_puzzles
+from pipeline.splitmix import GAMMA, mix
+from pipeline.symmetry_kernels import draw_symmetry as draw
 
 CHUNK = 4096  # puzzles per solver call: bounds the memory of the symmetric copies
 
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
-_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
-_MIX2 = np.uint64(0x94D049BB133111EB)
 _FNV_OFFSET = np.uint64(0xCBF29CE484222325)
 _FNV_PRIME = np.uint64(0x100000001B3)
 
 
 @kernel
-def _mix(z: np.uint64) -> np.uint64:
-    """splitmix64's output function: a 64-bit value to a well-mixed one."""
-    z = (z ^ (z >> np.uint64(30))) * _MIX1
-    z = (z ^ (z >> np.uint64(27))) * _MIX2
-    return z ^ (z >> np.uint64(31))
-
-
-@kernel
-def _below(state: np.ndarray, bound: int) -> int:
-    """Next number of the splitmix64 stream in `state[0]`, as an int in [0, bound)."""
-    state[0] += _GOLDEN
-    return int((_mix(state[0]) >> np.uint64(11)) % np.uint64(bound))
-
-
-@kernel
-def _shuffle(state: np.ndarray, items: np.ndarray, start: int, count: int) -> None:
-    """Fisher-Yates shuffle of `items[start:start + count]`."""
-    for i in range(count - 1, 0, -1):
-        j = _below(state, i + 1)
-        items[start + i], items[start + j] = items[start + j], items[start + i]
-
-
-@kernel
-def _line_order(state: np.ndarray, order: np.ndarray) -> None:
-    """A random order of the 9 rows (or columns): bands shuffled, rows shuffled inside each."""
-    bands = np.arange(3)
-    _shuffle(state, bands, 0, 3)
-    for b in range(3):
-        for r in range(3):
-            order[3 * b + r] = 3 * bands[b] + r
-        _shuffle(state, order, 3 * b, 3)
-
-
-@kernel
 def puzzle_key(grid: np.ndarray, seed: int) -> np.uint64:
     """A 64-bit key of a puzzle's cells and the seed (FNV-1a over the cells, then mixed)."""
-    h = _FNV_OFFSET ^ _mix(np.uint64(seed))
+    h = _FNV_OFFSET ^ mix(np.uint64(seed))
     for cell in range(81):
         h = (h ^ np.uint64(grid[cell])) * _FNV_PRIME
-    return _mix(h)
+    return mix(h)
 
 
 @kernel
@@ -78,74 +43,68 @@ def draw_symmetry(
 ) -> bool:
     """Symmetry number `sample` of the puzzle with this key: fills the relabelling `digits`
     (10,) (0 stays 0), the new place of each row `rows` (9,) and of each column `columns` (9,);
-    returns whether to transpose too."""
-    state = np.empty(1, dtype=np.uint64)
-    state[0] = _mix(np.uint64(key) + np.uint64(sample) * _GOLDEN)  # all uint64: no float
+    returns whether to transpose too. The draw is augment's (`symmetry_kernels.draw_symmetry`)
+    from a stream of its own, its draws taken modulo."""
+    state = np.empty(4, dtype=np.uint64)  # the stream, and room for a shuffle of bands
+    state[0] = mix(np.uint64(key) + np.uint64(sample) * GAMMA)  # all uint64: no float
     digits[0] = 0
-    for d in range(1, 10):
-        digits[d] = d
-    _shuffle(state, digits, 1, 9)
-    _line_order(state, rows)
-    _line_order(state, columns)
-    return _below(state, 2) == 1
+    return draw(state, digits[1:], rows, columns, True)
 
 
 @kernel
-def symmetric_copies(grids: np.ndarray, seed: int, samples: int, out: np.ndarray) -> None:
-    """Write `samples` random symmetries of each of `grids (n, 81)` to `out (n * samples, 81)`:
-    copy `s` of puzzle `i` at row `i * samples + s`, cell (r, c) moved to (rows[r], columns[c])
-    (or (columns[c], rows[r]) when transposed), digits relabelled."""
-    digits = np.empty(10, dtype=np.uint8)
-    rows = np.empty(9, dtype=np.int64)
-    columns = np.empty(9, dtype=np.int64)
-    for i in range(grids.shape[0]):
-        key = puzzle_key(grids[i], seed)
-        for s in range(samples):
-            transpose = draw_symmetry(key, s, digits, rows, columns)
-            copy = out[i * samples + s]
-            for r in range(9):
-                for c in range(9):
-                    to = 9 * columns[c] + rows[r] if transpose else 9 * rows[r] + columns[c]
-                    copy[to] = digits[grids[i, 9 * r + c]]
+def _key_view(marks: np.ndarray, view: np.ndarray) -> None:
+    """A pencilmark puzzle's cells as its key reads them (`symmetric_copies`): a cell with one
+    candidate as that digit, a cell with all nine as a blank, others as 10 + their marks."""
+    for cell in range(81):
+        m = np.int64(marks[cell])
+        if m == 0x1FF:
+            view[cell] = 0
+        elif m != 0 and m & (m - 1) == 0:
+            view[cell] = 1
+            while m > 1:
+                m >>= 1
+                view[cell] += 1
+        else:
+            view[cell] = 10 + m
 
 
 @kernel
-def symmetric_candidate_copies(
-    candidates: np.ndarray, seed: int, samples: int, out: np.ndarray
+def symmetric_copies(
+    puzzles: np.ndarray, pencilmarks: bool, seed: int, samples: int, out: np.ndarray
 ) -> None:
-    """`symmetric_copies` of pencilmark puzzles (`(n, 81) uint16`, bit d-1 for digit d): the
-    same symmetries, each cell's candidate digits relabelled. The key reads a cell with one
-    candidate as that digit and a cell with all nine as a blank (others as 10 + their marks),
-    so a grid written as pencilmarks draws the grid's own symmetries."""
+    """Write `samples` random symmetries of each of `puzzles (n, 81)` to `out (n * samples,
+    81)`: copy `s` of puzzle `i` at row `i * samples + s`, cell (r, c) moved to (rows[r],
+    columns[c]) (or (columns[c], rows[r]) when transposed), digits relabelled.
+
+    With `pencilmarks`, the puzzles are `(n, 81) uint16` candidates (bit d-1 for digit d): the
+    same symmetries, each cell's candidate digits relabelled. Their key reads a cell with one
+    candidate as that digit and a cell with all nine as a blank (`_key_view`), so a grid
+    written as pencilmarks draws the grid's own symmetries."""
     digits = np.empty(10, dtype=np.uint8)
     rows = np.empty(9, dtype=np.int64)
     columns = np.empty(9, dtype=np.int64)
     view = np.empty(81, dtype=np.int64)
-    for i in range(candidates.shape[0]):
-        for cell in range(81):
-            marks = np.int64(candidates[i, cell])
-            if marks == 0x1FF:
-                view[cell] = 0
-            elif marks != 0 and marks & (marks - 1) == 0:
-                view[cell] = 1
-                while marks > 1:
-                    marks >>= 1
-                    view[cell] += 1
-            else:
-                view[cell] = 10 + marks
-        key = puzzle_key(view, seed)
+    for i in range(puzzles.shape[0]):
+        if pencilmarks:
+            _key_view(puzzles[i], view)
+            key = puzzle_key(view, seed)
+        else:
+            key = puzzle_key(puzzles[i], seed)
         for s in range(samples):
             transpose = draw_symmetry(key, s, digits, rows, columns)
             copy = out[i * samples + s]
             for r in range(9):
                 for c in range(9):
                     to = 9 * columns[c] + rows[r] if transpose else 9 * rows[r] + columns[c]
-                    marks = candidates[i, 9 * r + c]
+                    cell = puzzles[i, 9 * r + c]
+                    if not pencilmarks:
+                        copy[to] = digits[cell]
+                        continue
                     moved = 0
                     for d in range(9):
-                        if marks >> d & 1:
+                        if cell >> d & 1:
                             moved |= 1 << (digits[d + 1] - 1)
-                    copy[to] = moved | (marks & ~0x1FF)  # bits above the ninth stay: invalid
+                    copy[to] = moved | (cell & ~0x1FF)  # bits above the ninth stay: invalid
 
 
 def difficulty_grids(
@@ -159,38 +118,31 @@ def difficulty_grids(
     """Mean guesses for the first solution over `samples` random symmetries of each puzzle.
 
     Returns `(difficulty (n,) float64, verdicts (n,) int8)`: the verdict of the puzzle's copies
-    in `pipeline.solver.codes` (`FOUND` when a solution exists, `MULTIPLE` never appears since
+    in `pipeline.kernels.codes` (`FOUND` when a solution exists, `MULTIPLE` never appears since
     only the first solution is sought); difficulty is NaN where the verdict is not `FOUND`
     (malformed or skipped rows, clashing givens, no solution, or `max_nodes` spent on a copy).
     `candidates`: pencilmark puzzles instead (`(n, 81) uint16`; `grids` is ignored).
     """
     if samples < 1:
         raise ValueError(f"samples must be at least 1, not {samples!r}")
-    if candidates is not None:
-        puzzles = as_candidates(candidates)
-    elif grids is None:
-        raise ValueError("difficulty_grids needs grids or candidates")
-    else:
-        puzzles = np.ascontiguousarray(grids, dtype=np.uint8).reshape(-1, 81)
+    puzzles, skip = rated_puzzles(grids, candidates, skip, "difficulty_grids")
+    pencilmarks = candidates is not None
     n = puzzles.shape[0]
-    skip = np.zeros(n, dtype=np.bool_) if skip is None else np.asarray(skip, dtype=np.bool_)
     difficulty = np.full(n, np.nan)
     verdicts = np.full(n, codes.MALFORMED, dtype=np.int8)
     copies = np.empty((min(n, CHUNK) * samples, 81), dtype=puzzles.dtype)
     for start in range(0, n, CHUNK):
         chunk = puzzles[start : start + CHUNK]
         k = len(chunk)
-        if candidates is None:
-            symmetric_copies(chunk, seed, samples, copies)
-        else:
-            symmetric_candidate_copies(chunk, seed, samples, copies)
+        symmetric_copies(chunk, pencilmarks, seed, samples, copies)
+        made = copies[: k * samples]
         found = solve_grids(
-            None if candidates is not None else copies[: k * samples],
+            None if pencilmarks else made,
             strategy="fast",
             solutions=1,
             max_nodes=max_nodes,
             skip=np.repeat(skip[start : start + k], samples),
-            candidates=copies[: k * samples] if candidates is not None else None,
+            candidates=made if pencilmarks else None,
         )
         # a copy's verdict is the puzzle's, except LIMIT, which any copy may hit on its own
         copy_verdicts = found.verdicts.reshape(k, samples)

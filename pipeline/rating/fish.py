@@ -9,7 +9,7 @@ copies, so the digit leaves every other cell of the cover lines.
 import numpy as np
 
 from pipeline.compiled import kernel
-from pipeline.rating.board import POPCOUNT, eliminate, next_combination
+from pipeline.rating.board import POPCOUNT, eliminate, next_combination, small_sets, union_of_chosen
 
 
 @kernel
@@ -26,21 +26,11 @@ def _fish_on_lines(
     the 9-bit set of positions along the line where the digit is possible. `lines` (9,) and
     `chosen` (4,) are scratch space."""
     removed = 0
-    count = 0
-    for line in range(9):
-        if 2 <= POPCOUNT[spots[line]] <= size:
-            lines[count] = line
-            count += 1
+    count = small_sets(spots, size, lines, chosen)
     if count < size:
         return 0
-    for i in range(size):
-        chosen[i] = i
     while True:
-        cover = 0
-        base = 0
-        for i in range(size):
-            cover |= spots[lines[chosen[i]]]
-            base |= 1 << lines[chosen[i]]
+        cover, base = union_of_chosen(spots, lines, chosen, size)
         if POPCOUNT[cover] == size:
             for across in range(9):
                 if cover >> across & 1:

@@ -30,10 +30,10 @@ from pipeline.rating.board import (
 )
 from pipeline.rating.chains import x_chain, xy_chain
 from pipeline.rating.fish import fish
+from pipeline.rating.puzzles import rated_puzzles
 from pipeline.rating.singles import hidden_single, locked_candidates, naked_single
 from pipeline.rating.subsets import hidden_subset, naked_subset
 from pipeline.rating.wings import wing
-from pipeline.solver.candidates import as_candidates
 
 TECHNIQUES: tuple[str, ...] = (
     "hidden_single",
@@ -141,7 +141,8 @@ def climb(
 
 @kernel
 def grade_kernel(
-    grids: np.ndarray,
+    puzzles: np.ndarray,
+    pencilmarks: bool,
     skip: np.ndarray,
     solutions: np.ndarray,
     check: bool,
@@ -150,7 +151,8 @@ def grade_kernel(
     blanks_left: np.ndarray,
     wrong: np.ndarray,
 ) -> None:
-    """Grade a batch: `grids (n, 81) uint8`; rows where `skip` is True get NO_GRADE.
+    """Grade a batch: `puzzles (n, 81)`, `uint8` grids, or with `pencilmarks` `uint16`
+    candidates (`board.start_board_from_candidates`); rows where `skip` is True get NO_GRADE.
 
     Outputs: `grades (n,) int8` (index into GRADES, or NO_GRADE), `steps (n, RUNGS) int32`,
     `blanks_left (n,) int32` (blank cells when the ladder stopped), `wrong (n,) int8`. With
@@ -159,42 +161,16 @@ def grade_kernel(
     """
     values = np.empty(81, dtype=np.uint8)
     candidates = np.empty(81, dtype=np.int32)
-    for i in range(grids.shape[0]):
+    for i in range(puzzles.shape[0]):
         wrong[i] = -1
         for rung in range(RUNGS):
             steps[i, rung] = 0
-        if skip[i] or not start_board(grids[i], values, candidates):
-            grades[i] = NO_GRADE
-            blanks_left[i] = 0
-            continue
-        grade, first_wrong = climb(
-            values, candidates, steps[i], solutions[i if check else 0], check
+        started = not skip[i] and (
+            start_board_from_candidates(puzzles[i], values, candidates)
+            if pencilmarks
+            else start_board(puzzles[i], values, candidates)
         )
-        grades[i] = grade
-        wrong[i] = first_wrong
-        blanks_left[i] = blank_cells(values)
-
-
-@kernel
-def grade_candidates_kernel(
-    pencilmarks: np.ndarray,
-    skip: np.ndarray,
-    solutions: np.ndarray,
-    check: bool,
-    grades: np.ndarray,
-    steps: np.ndarray,
-    blanks_left: np.ndarray,
-    wrong: np.ndarray,
-) -> None:
-    """`grade_kernel` for pencilmark puzzles, `(n, 81) uint16` candidates in place of the
-    grids (`board.start_board_from_candidates`); the same outputs."""
-    values = np.empty(81, dtype=np.uint8)
-    candidates = np.empty(81, dtype=np.int32)
-    for i in range(pencilmarks.shape[0]):
-        wrong[i] = -1
-        for rung in range(RUNGS):
-            steps[i, rung] = 0
-        if skip[i] or not start_board_from_candidates(pencilmarks[i], values, candidates):
+        if not started:
             grades[i] = NO_GRADE
             blanks_left[i] = 0
             continue
@@ -228,24 +204,16 @@ def grade_grids(
     keep them (`wrong`), which is how the tests prove the techniques sound.
 
     `candidates`: pencilmark puzzles instead (`(n, 81) uint16`, see
-    `pipeline.solver.candidates`; `grids` is ignored): the ladder starts from them, cells with
+    `pipeline.kernels.candidates`; `grids` is ignored): the ladder starts from them, cells with
     one candidate placed. Steps count only what the ladder does beyond the marks given.
     """
-    if candidates is not None:
-        grids = as_candidates(candidates)
-    elif grids is None:
-        raise ValueError("grade_grids needs grids or candidates")
-    else:
-        grids = np.ascontiguousarray(grids, dtype=np.uint8).reshape(-1, 81)
-    n = grids.shape[0]
-    skip = np.zeros(n, dtype=np.bool_) if skip is None else np.asarray(skip, dtype=np.bool_)
-    if skip.shape != (n,):
-        raise ValueError(f"skip must have shape ({n},), got {skip.shape}")
+    puzzles, skip = rated_puzzles(grids, candidates, skip, "grade_grids")
+    n = puzzles.shape[0]
     check = solutions is not None
     if check:
         known = np.ascontiguousarray(solutions, dtype=np.uint8).reshape(-1, 81)
-        if known.shape != grids.shape:
-            raise ValueError(f"solutions must have shape {grids.shape}, got {known.shape}")
+        if known.shape != puzzles.shape:
+            raise ValueError(f"solutions must have shape {puzzles.shape}, got {known.shape}")
     else:
         known = np.zeros((1, 81), dtype=np.uint8)
     out = GradeResults(
@@ -254,6 +222,5 @@ def grade_grids(
         np.empty(n, dtype=np.int32),
         np.empty(n, dtype=np.int8),
     )
-    grade = grade_kernel if candidates is None else grade_candidates_kernel
-    grade(grids, skip, known, check, *out)
+    grade_kernel(puzzles, candidates is not None, skip, known, check, *out)
     return out

@@ -8,8 +8,8 @@ returns the number of placements or eliminations made, or `CONTRADICTION`.
 import numpy as np
 
 from pipeline.compiled import kernel
+from pipeline.kernels.units import ALL_DIGITS, UNIT_CELLS
 from pipeline.rating.board import CONTRADICTION, LOWEST_DIGIT, POPCOUNT, eliminate, place
-from pipeline.solver.units import ALL_DIGITS, UNIT_CELLS
 
 
 @kernel

@@ -15,8 +15,15 @@ top1465 and forum-hardest boards, one core, A/B alternating, best of 15; 2026-12
 import numpy as np
 
 from pipeline.compiled import kernel
-from pipeline.rating.board import LOWEST_DIGIT, POPCOUNT, eliminate, next_combination
-from pipeline.solver.units import ALL_DIGITS, UNIT_CELLS
+from pipeline.kernels.units import ALL_DIGITS, UNIT_CELLS
+from pipeline.rating.board import (
+    LOWEST_DIGIT,
+    POPCOUNT,
+    eliminate,
+    next_combination,
+    small_sets,
+    union_of_chosen,
+)
 
 
 @kernel
@@ -81,22 +88,11 @@ def hidden_subset(values: np.ndarray, candidates: np.ndarray, size: int) -> int:
                     where[LOWEST_DIGIT[bit] - 1] |= 1 << j
         if blanks <= size:
             continue
-        count = 0
-        for d in range(9):
-            if 2 <= POPCOUNT[where[d]] <= size:
-                digits[count] = d
-                count += 1
+        count = small_sets(where, size, digits, chosen)
         if count < size:
             continue
-        for i in range(size):
-            chosen[i] = i
         while True:
-            spots = 0
-            keep = 0
-            for i in range(size):
-                d = digits[chosen[i]]
-                spots |= where[d]
-                keep |= 1 << d
+            spots, keep = union_of_chosen(where, digits, chosen, size)
             if POPCOUNT[spots] == size:
                 for j in range(9):
                     if spots >> j & 1:

@@ -10,8 +10,8 @@ every pair of them) and differ in which pincers fit and which cells lose `z`.
 import numpy as np
 
 from pipeline.compiled import kernel
+from pipeline.kernels.units import IS_PEER, PEERS
 from pipeline.rating.board import POPCOUNT, eliminate, eliminate_from_common_peers
-from pipeline.solver.units import IS_PEER, PEERS
 
 
 @kernel

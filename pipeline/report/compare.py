@@ -101,8 +101,12 @@ def compare(base: Run, other: Run) -> Pair:
     if same and both.height:
         nodes = pl.col("nodes_other") / pl.col("nodes")  # null where either is not counted
         time = pl.col("solve_ns_other") / pl.col("solve_ns")
-        row = both.select(*_ratio_stats(nodes, "nodes"), *_ratio_stats(time, "time"),
-                          nodes.count().alias("nodes_n"), time.count().alias("time_n"))  # fmt: skip
+        row = both.select(
+            *_ratio_stats(nodes, "nodes"),
+            *_ratio_stats(time, "time"),
+            nodes.count().alias("nodes_n"),
+            time.count().alias("time_n"),
+        )
         found = {
             k: None if v is None or (isinstance(v, float) and math.isnan(v)) else v
             for k, v in row.row(0, named=True).items()

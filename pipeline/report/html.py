@@ -4,16 +4,14 @@ network) with a card per run, the comparisons, the plots, then the detailed tabl
 Every sentence that states a fact about the data is computed from it (the captions included);
 the fixed sentences are definitions."""
 
-import datetime
-import html
 from collections.abc import Callable
 from typing import Any
 
-from pipeline.errors import printable
-from pipeline.io.runinfo import package_version
 from pipeline.report import plots
 from pipeline.report.compare import Pair
+from pipeline.report.figures import to_png
 from pipeline.report.model import Report
+from pipeline.report.page import NO_DATA, card, escape, figure, html_table, page
 from pipeline.report.plots import MAX_POINTS, MIN_CLUES, VERDICT_COLORS, run_colors
 from pipeline.report.text import (
     KERNEL_RATE,
@@ -36,85 +34,9 @@ from pipeline.report.text import (
 )
 from pipeline.results.measures import exact, fixed
 
-CSS = """
-:root { --ink:#1f2a35; --muted:#5f6b78; --line:#e3e7ec; --bg:#f6f7f9; }
-* { box-sizing:border-box; }
-body { margin:0; background:var(--bg); color:var(--ink);
-  font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"DejaVu Sans",sans-serif; }
-main { max-width:1240px; margin:0 auto; padding:28px 24px 48px; }
-h1 { font-size:26px; margin:0 0 4px; }
-h2 { font-size:18px; margin:34px 0 12px; padding-bottom:6px; border-bottom:1px solid var(--line); }
-h3 { font-size:15px; margin:18px 0 8px; }
-.sub, .note, .path { color:var(--muted); font-size:13px; }
-.note { margin:4px 0; max-width:1000px; }
-.path { overflow-wrap:anywhere; }
-.cards { display:grid; grid-template-columns:repeat(auto-fill,minmax(360px,1fr)); gap:14px; }
-.card { background:#fff; border:1px solid var(--line); border-left:6px solid var(--c);
-  border-radius:8px; padding:14px 16px; }
-.card h3 { margin:0; font-size:16px; }
-.tiles { display:grid; grid-template-columns:repeat(3,1fr); gap:8px 12px; margin:12px 0 10px; }
-.tile b { display:block; font-size:20px; white-space:nowrap; font-variant-numeric:tabular-nums; }
-.tile span { display:block; color:var(--muted); font-size:12px; line-height:1.3; }
-.chips { display:flex; flex-wrap:wrap; gap:6px; }
-.chip { font-size:12px; padding:2px 9px; border-radius:99px; background:#eef1f4; }
-.chip i, .swatch { display:inline-block; width:9px; height:9px; border-radius:50%;
-  background:var(--c); margin-right:5px; }
-.plots { display:flex; flex-wrap:wrap; gap:16px; align-items:flex-start; }
-figure { margin:0; max-width:100%; background:#fff; border:1px solid var(--line); border-radius:8px;
-  padding:10px; }
-figure img { display:block; width:100%; height:auto; }
-figure h3 { margin:2px 4px 6px; font-size:16px; }
-figcaption { color:var(--muted); font-size:13px; margin-top:6px; }
-table { border-collapse:collapse; background:#fff; font-size:13px; margin-bottom:8px;
-  font-variant-numeric:tabular-nums; }
-th, td { padding:4px 10px; border-bottom:1px solid var(--line); text-align:right; }
-th { background:#f0f2f5; font-weight:600; }
-td { white-space:nowrap; }
-th.l, td.l { text-align:left; }
-table.hardest th:last-child, table.hardest td:last-child { text-align:left; }
-code.pz { font:12px/1.3 ui-monospace,"DejaVu Sans Mono",Menlo,Consolas,monospace;
-  user-select:all; -webkit-user-select:all; cursor:text; }
-.details { display:grid; grid-template-columns:repeat(auto-fit,minmax(460px,1fr)); gap:8px 24px; }
-.better { color:#1d7a4f; font-weight:600; } .worse { color:#b23a48; font-weight:600; }
-footer { margin-top:40px; color:var(--muted); font-size:12.5px; }
-"""
-
-NO_DATA = "—"
-PX_PER_INCH = 105
-
-
-def _e(value: Any) -> str:
-    return html.escape(str(value), quote=True)
-
-
-def _table(
-    table: Table,
-    cells: dict[tuple[int, int], str] | None = None,
-    css: str | None = None,
-    left: int = 1,
-) -> str:
-    """A `report_text` table as HTML, its cells escaped, some replaced by `cells[(row, col)]`
-    (markup: colour swatches, coloured ratios, puzzles); the first `left` columns (names)
-    aligned left, the others (figures) right."""
-    headers, rows = table
-    cells = cells or {}
-
-    def align(j: int) -> str:
-        return ' class="l"' if j < left else ""
-
-    head = "".join(f"<th{align(j)}>{_e(h)}</th>" for j, h in enumerate(headers))
-    body = "".join(
-        "<tr>"
-        + "".join(f"<td{align(j)}>{cells.get((i, j), _e(c))}</td>" for j, c in enumerate(row))
-        + "</tr>"
-        for i, row in enumerate(rows)
-    )
-    attr = f' class="{css}"' if css else ""
-    return f"<table{attr}><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
-
 
 def _label(label: str, colors: dict[str, str]) -> str:
-    return f'<i class="swatch" style="--c:{colors[label]}"></i>{_e(label)}'
+    return f'<i class="swatch" style="--c:{colors[label]}"></i>{escape(label)}'
 
 
 def duration(us: float | None) -> str:
@@ -142,28 +64,13 @@ def _card(run: dict[str, Any], color: str) -> str:
         (decimal(stats["guesses"]["mean"]) if searched else NO_DATA, "guesses per puzzle, mean"),
         (count(run["searched"]), "searched rows"),
     ]
-    tile_html = "".join(
-        f'<div class="tile"><b>{_e(v)}</b><span>{_e(t)}</span></div>' for v, t in tiles
-    )
-    chips = "".join(
-        f'<span class="chip" style="--c:{VERDICT_COLORS.get(v, "#999")}"><i></i>{_e(v)} '
-        f"{count(n)}</span>"
-        for v, n in run["verdicts"].items()
-        if n
-    )
     options = ", ".join(
         f"{k} {meta[k]}"
         for k in ("strategy", "solutions", "max_nodes", "workers")
         if meta.get(k) is not None
     )
-    return (
-        f'<div class="card" style="--c:{color}"><h3>{_e(run["label"])}</h3>'
-        f'<div class="path">{_e(run["path"])} · corpus {_e(run["corpus"])}</div>'
-        f'<div class="tiles">{tile_html}</div><div class="chips">{chips}</div>'
-        f'<div class="note" style="margin-top:8px">{_e(options)}</div>'
-        + "".join(f'<div class="note">note: {_e(n)}</div>' for n in run["notes"])
-        + "</div>"
-    )
+    where = f"{run['path']} · corpus {run['corpus']}"
+    return card(run, color, where, tiles, VERDICT_COLORS, options)
 
 
 def _comparisons(comparisons: list[dict[str, Any]], colors: dict[str, str]) -> str:
@@ -177,16 +84,16 @@ def _comparisons(comparisons: list[dict[str, Any]], colors: dict[str, str]) -> s
             css = ""
             if value is not None:
                 css = "better" if value < 0.95 else "worse" if value > 1.05 else ""
-            cells[(i, j)] = f'<span class="{css}">{_e(row[j])}</span>'
-    notes = "".join(f'<p class="note">{_e(n)}</p>' for n in comparison_notes(comparisons))
-    return _table(table, cells, left=2) + notes
+            cells[(i, j)] = f'<span class="{css}">{escape(row[j])}</span>'
+    notes = "".join(f'<p class="note">{escape(n)}</p>' for n in comparison_notes(comparisons))
+    return html_table(table, cells, left=2) + notes
 
 
 def _puzzles(table: Table) -> dict[tuple[int, int], str]:
     """The puzzle cells of a hardest table as code a click selects whole (to copy)."""
     last = len(table[0]) - 1
     return {
-        (i, last): f'<code class="pz" title="click to select, then copy">{_e(row[last])}</code>'
+        (i, last): f'<code class="pz" title="click to select, then copy">{escape(row[last])}</code>'
         for i, row in enumerate(table[1])
     }
 
@@ -197,28 +104,19 @@ def _details(run: dict[str, Any], colors: dict[str, str]) -> str:
         return f"{title}<p class='note'>No searched rows.</p>"
     tables = (
         f"<div class='details'><div><h3>Percentiles (searched rows)</h3>"
-        f"{_table(percentile_table(run, 'µs'))}</div>"
-        f"<div><h3>By clue count</h3>{_table(clue_table(run, 'µs'))}</div></div>"
+        f"{html_table(percentile_table(run, 'µs'))}</div>"
+        f"<div><h3>By clue count</h3>{html_table(clue_table(run, 'µs'))}</div></div>"
     )
     if run.get("ratings"):
-        tables += (f"<h3>By grade</h3>{_table(grade_table(run, 'µs'))}"
-                   f"<p class='note'>{_e(difficulty_line(run))}</p>")  # fmt: skip
+        tables += (
+            f"<h3>By grade</h3>{html_table(grade_table(run, 'µs'))}"
+            f"<p class='note'>{escape(difficulty_line(run))}</p>"
+        )
     for key, what in (("hardest_by_nodes", "nodes"), ("hardest_by_time", "kernel time")):
         table = hardest_table(run, key, "µs")
-        body = _table(table, _puzzles(table), "hardest")
+        body = html_table(table, _puzzles(table), "hardest")
         tables += f"<h3>Hardest {len(run[key])} by {what}</h3>{body}"
     return title + tables
-
-
-def _figure(image: tuple[str, float], title: str, caption: str) -> str:
-    """A plot at PX_PER_INCH, whatever its size, so that every plot's fonts look the same;
-    its title is the page's (no title drawn in the image can sit under its legend)."""
-    png, inches = image
-    return (
-        f'<figure style="width:{round(inches * PX_PER_INCH) + 22}px"><h3>{_e(title)}</h3>'
-        f'<img alt="{_e(title)}" src="data:image/png;base64,{png}">'
-        f"<figcaption>{_e(caption)}</figcaption></figure>"
-    )
 
 
 # --- captions: every fact in them computed from the data ---------------------------------------
@@ -315,38 +213,40 @@ def names_sentence(report: Report) -> str:
 def _plots(report: Report, data: dict[str, Any], colors: dict[str, str]) -> str:
     names = names_sentence(report)
     figures = [
-        _figure(
-            plots.to_png(plots.nodes_histograms(report.runs)),
+        figure(
+            to_png(plots.nodes_histograms(report.runs)),
             "Search effort by verdict",
             nodes_caption(data),
         ),
-        _figure(
-            plots.to_png(plots.time_cdf(report.corpora, colors)),
+        figure(
+            to_png(plots.time_cdf(report.corpora, colors)),
             "Solve time, cumulative",
             time_caption(data) + names,
         ),
-        _figure(
-            plots.to_png(plots.clue_effort(report.corpora, colors)),
+        figure(
+            to_png(plots.clue_effort(report.corpora, colors)),
             "Effort by clue count",
             clue_caption(data) + names,
         ),
     ]
     rated = [run for run in data["runs"] if run.get("ratings")]
     if rated:
-        figures.append(_figure(
-            plots.to_png(plots.grade_effort(report.runs)),
-            "Puzzles and effort by grade",
-            f"Share of rated puzzles at each grade of the technique ladder (bars) and their "
-            f"median search nodes (dots), for {len(rated)} rated run"
-            f"{'s' if len(rated) != 1 else ''}; the hardest step a person needs, easiest "
-            "first.",
-        ))  # fmt: skip
+        figures.append(
+            figure(
+                to_png(plots.grade_effort(report.runs)),
+                "Puzzles and effort by grade",
+                f"Share of rated puzzles at each grade of the technique ladder (bars) and their "
+                f"median search nodes (dots), for {len(rated)} rated run"
+                f"{'s' if len(rated) != 1 else ''}; the hardest step a person needs, easiest "
+                "first.",
+            )
+        )
     for pair in report.pairs:
         corpus = report.corpus_of(pair.run)
         short = plots.short_names(pair, corpus)
         figures.append(
-            _figure(
-                plots.to_png(plots.pair_scatter(pair, corpus, colors)),
+            figure(
+                to_png(plots.pair_scatter(pair, corpus, colors)),
                 scatter_title(corpus.name, short),
                 scatter_caption(pair, short) + names,
             )
@@ -364,10 +264,12 @@ def render_html(report: Report) -> str:
     if len(data["runs"]) > 1:
         table = side_by_side_table(data, "µs")
         swatches = {(i, 0): _label(row[0], colors) for i, row in enumerate(table[1])}
-        notes = "".join(f"<p class='note'>{_e(n)}.</p>" for n in rate_notes(data))
-        apart = "".join(f"<p class='note'><b>{_e(n)}.</b></p>" for n in corpus_notes(data))
+        notes = "".join(f"<p class='note'>{escape(n)}.</p>" for n in rate_notes(data))
+        apart = "".join(f"<p class='note'><b>{escape(n)}.</b></p>" for n in corpus_notes(data))
         left = 2 if len(data["corpora"]) > 1 else 1
-        sections.append(f"<h2>Side by side</h2>{_table(table, swatches, left=left)}{notes}{apart}")
+        sections.append(
+            f"<h2>Side by side</h2>{html_table(table, swatches, left=left)}{notes}{apart}"
+        )
     if data["comparisons"]:
         sections.append(
             "<h2>Per puzzle, joined by puzzle</h2><p class='note'>Ratios are the run's figure "
@@ -376,20 +278,15 @@ def render_html(report: Report) -> str:
         )
     sections.append(_plots(report, data, colors))
     sections.append("<h2>Details</h2>" + "".join(_details(r, colors) for r in data["runs"]))
-    stamp = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
-    files = sorted({printable(str(r.path)) for r in report.runs})
     runs, corpora = len(report.runs), len(report.corpora)
-    return f"""<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<link rel="icon" href="data:,">
-<title>Sudoku solver report</title><style>{CSS}</style></head>
-<body><main>
-<h1>Sudoku solver report</h1>
-<p class="sub">{runs} run{"s" if runs != 1 else ""} of {corpora} corp{
-        "ora" if corpora != 1 else "us"
-    } from {_e(", ".join(files))} · made {stamp} by sudoku-pipeline {_e(package_version())}</p>
-{"".join(sections)}
+    what = (
+        f"{runs} run{'s' if runs != 1 else ''} of {corpora} corp{'ora' if corpora != 1 else 'us'}"
+    )
+    files = [str(r.path) for r in report.runs]
+    return page("Sudoku solver report", what, files, "".join(sections), FOOTER)
+
+
+FOOTER = """
 <footer>Searched rows: every verdict but invalid and malformed; time, nodes and guesses figures
 are over them. Percentiles are observed values (nearest rank). Kernel time is the solver's own
 time per puzzle (solve_ns); the kernel rate is searched rows over its sum, on one core. The wall
@@ -397,6 +294,4 @@ rate is rows over the wall time the run recorded: for solve, all its workers, st
 compiling included; for bench, the solve step alone, kernels loaded first. Runs are compared
 by puzzle (canonical form when both files have it), never by row. A node is a board state the
 search examines (the root counts one); a guess is a digit placed by choice at a cell with two
-or more candidates.</footer>
-</main></body></html>
-"""
+or more candidates.</footer>"""

@@ -24,6 +24,7 @@ import pyarrow.parquet as pq
 
 from pipeline.errors import ReportError, ResultNotFoundError, first_line, printable
 from pipeline.io.runinfo import METADATA_KEY
+from pipeline.kernels.codes import OUTSIDE_ONLY, VERDICT_NAMES
 from pipeline.report.metadata import read_metadata, run_entries
 from pipeline.report.ratings import rating_figures
 from pipeline.results.measures import (
@@ -35,16 +36,29 @@ from pipeline.results.measures import (
     searched,
     solved_without_guess,
 )
-from pipeline.solver.codes import OUTSIDE_ONLY, VERDICT_NAMES
 
 REQUIRED_COLUMNS = ("row", "verdict", "clues", "nodes", "guesses", "solve_ns", "puzzle")
-OPTIONAL_COLUMNS = ("id", "canonical", "dataset", "strategy", "grade", "difficulty",
-                    "kernel_agrees")  # fmt: skip
+OPTIONAL_COLUMNS = (
+    "id",
+    "canonical",
+    "dataset",
+    "strategy",
+    "grade",
+    "difficulty",
+    "kernel_agrees",
+)
 QUANTILES = {"p50": 0.5, "p90": 0.9, "p99": 0.99}
 HARDEST = 10
-_TYPES = {"row": pl.Int64, "clues": pl.Int64, "nodes": pl.Int64, "guesses": pl.Int64,
-          "solve_ns": pl.Int64, "verdict": pl.String, "puzzle": pl.String,
-          "canonical": pl.String}  # fmt: skip
+_TYPES = {
+    "row": pl.Int64,
+    "clues": pl.Int64,
+    "nodes": pl.Int64,
+    "guesses": pl.Int64,
+    "solve_ns": pl.Int64,
+    "verdict": pl.String,
+    "puzzle": pl.String,
+    "canonical": pl.String,
+}
 
 
 @dataclass
@@ -212,11 +226,18 @@ def _hardest(done: pl.DataFrame, by: list[str]) -> list[dict[str, Any]]:
     id_col = pl.col("id").cast(pl.String) if "id" in done.columns else pl.lit(None).alias("id")
     rows = top.select("row", id_col, "clues", "verdict", "nodes", "guesses", "solve_ns", "puzzle")
     return [
-        {"row": r["row"], "id": r["id"], "clues": r["clues"], "verdict": r["verdict"],
-         "nodes": r["nodes"], "guesses": r["guesses"], "time_us": microseconds(r["solve_ns"]),
-         "puzzle": r["puzzle"]}
+        {
+            "row": r["row"],
+            "id": r["id"],
+            "clues": r["clues"],
+            "verdict": r["verdict"],
+            "nodes": r["nodes"],
+            "guesses": r["guesses"],
+            "time_us": microseconds(r["solve_ns"]),
+            "puzzle": r["puzzle"],
+        }
         for r in rows.iter_rows(named=True)
-    ]  # fmt: skip
+    ]
 
 
 def _by_clues(done: pl.DataFrame) -> list[dict[str, Any]]:
@@ -251,8 +272,11 @@ def _by_clues(done: pl.DataFrame) -> list[dict[str, Any]]:
 def run_figures(frame: pl.DataFrame) -> dict[str, Any]:
     """Every figure of one run: counts, percentiles, no-guess share, by clue count, hardest."""
     counts = dict(frame.group_by("verdict").len().rows())
-    verdicts = {v: counts.pop(v, 0) for v in VERDICT_NAMES
-                if v not in OUTSIDE_ONLY or "kernel_agrees" in frame.columns} | counts  # fmt: skip
+    verdicts = {
+        v: counts.pop(v, 0)
+        for v in VERDICT_NAMES
+        if v not in OUTSIDE_ONLY or "kernel_agrees" in frame.columns
+    } | counts
     done = searched(frame)
     n = done.height
     no_guess = done.filter(solved_without_guess()).height

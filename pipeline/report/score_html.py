@@ -5,13 +5,10 @@ solver runs, the section goes before the page's footer (`with_scores`).
 
 Every sentence that states a fact about the data is computed from it."""
 
-import datetime
 from typing import Any
 
-from pipeline.errors import printable
-from pipeline.io.runinfo import package_version
-from pipeline.report.html import CSS, _e, _figure, _table
-from pipeline.report.plots import to_png
+from pipeline.report.figures import to_png
+from pipeline.report.page import card, escape, figure, html_table, page
 from pipeline.report.score_plots import (
     SCORE_VERDICT_COLORS,
     accuracy_by_group,
@@ -20,7 +17,7 @@ from pipeline.report.score_plots import (
 )
 from pipeline.report.score_text import (
     GROUPS,
-    KEY_SENTENCE,
+    SCORE_KEY_SENTENCE,
     accuracy_line,
     agreement_table,
     group_table,
@@ -48,26 +45,15 @@ SCORE_CSS = """<style>
 
 def _card(run: dict[str, Any], color: str) -> str:
     cells = run["cell_accuracy"]
-    tiles = [(f"{pct(run['accuracy'])}%", "accuracy"),
-             (NONE if cells is None else f"{pct(cells)}%", "cell accuracy"),
-             (count(run["correct"]), "correct"), (count(run["rows"]), "rows")]  # fmt: skip
-    tile_html = "".join(f'<div class="tile"><b>{_e(v)}</b><span>{_e(t)}</span></div>'
-                        for v, t in tiles)  # fmt: skip
-    chips = "".join(
-        f'<span class="chip" style="--c:{SCORE_VERDICT_COLORS.get(v, "#999")}"><i></i>{_e(v)} '
-        f"{count(n)}</span>"
-        for v, n in run["verdicts"].items() if n
-    )  # fmt: skip
+    tiles = [
+        (f"{pct(run['accuracy'])}%", "accuracy"),
+        (NONE if cells is None else f"{pct(cells)}%", "cell accuracy"),
+        (count(run["correct"]), "correct"),
+        (count(run["rows"]), "rows"),
+    ]
     meta = run["metadata"]
     source = ", ".join(f"{k} {meta[k]}" for k in ("input", "prediction_column") if meta.get(k))
-    return (
-        f'<div class="card" style="--c:{color}"><h3>{_e(run["label"])}</h3>'
-        f'<div class="path">{_e(run["path"])}</div>'
-        f'<div class="tiles">{tile_html}</div><div class="chips">{chips}</div>'
-        f'<div class="note" style="margin-top:8px">{_e(source)}</div>'
-        + "".join(f'<div class="note">note: {_e(n)}</div>' for n in run["notes"])
-        + "</div>"
-    )
+    return card(run, color, run["path"], tiles, SCORE_VERDICT_COLORS, source)
 
 
 def _group_caption(data: dict[str, Any], key: str, name: str) -> str:
@@ -79,21 +65,28 @@ def _group_caption(data: dict[str, Any], key: str, name: str) -> str:
             if best["accuracy"] == worst["accuracy"]:
                 parts.append(f"{run['label']}: {pct(best['accuracy'])}% in every group")
                 continue
-            parts.append(f"{run['label']}: from {pct(worst['accuracy'])}% ({name} "
-                         f"{worst[name]}, {count(worst['rows'])} rows) to "
-                         f"{pct(best['accuracy'])}% ({name} {best[name]}, "
-                         f"{count(best['rows'])} rows)")  # fmt: skip
+            parts.append(
+                f"{run['label']}: from {pct(worst['accuracy'])}% ({name} "
+                f"{worst[name]}, {count(worst['rows'])} rows) to "
+                f"{pct(best['accuracy'])}% ({name} {best[name]}, "
+                f"{count(best['rows'])} rows)"
+            )
     return "Share of rows correct per group; " + "; ".join(parts) + "."
 
 
 def _plots(data: dict[str, Any]) -> str:
     lines = "; ".join(f"{r['label']}: {accuracy_line(r)}" for r in data["runs"])
-    figures = [_figure(to_png(verdict_bars(data)), "Predictions by verdict", lines + ".")]
+    figures = [figure(to_png(verdict_bars(data)), "Predictions by verdict", lines + ".")]
     for key, name, what in GROUPS:
         if any(r[key] for r in data["runs"]):
             title = f"Accuracy by {what.split(' (')[0]}"
-            figures.append(_figure(to_png(accuracy_by_group(data, key, name, what)), title,
-                                   _group_caption(data, key, name)))  # fmt: skip
+            figures.append(
+                figure(
+                    to_png(accuracy_by_group(data, key, name, what)),
+                    title,
+                    _group_caption(data, key, name),
+                )
+            )
     return "<h3>Plots</h3><div class='plots'>" + "".join(figures) + "</div>"
 
 
@@ -103,22 +96,31 @@ def score_section(data: dict[str, Any]) -> str:
     cards = "".join(_card(r, colors[r["label"]]) for r in data["runs"])
     parts = [f"<h2>Scores: a model's answers</h2><div class='cards'>{cards}</div>"]
     if len(data["runs"]) > 1:
-        parts.append("<h3>Side by side</h3>" + _table(scores_table(data)))
+        parts.append("<h3>Side by side</h3>" + html_table(scores_table(data)))
     if data["agreements"]:
         notes = "".join(
-            f"<p class='note'>{_e(a['run'])} and {_e(a['baseline'])}: joined by "
-            f"{_e(KEY_SENTENCE[a['key']])}.</p>" for a in data["agreements"]
-        )  # fmt: skip
-        parts.append("<h3>Row by row: which run is correct</h3>"
-                     + _table(agreement_table(data), left=2) + notes)  # fmt: skip
+            f"<p class='note'>{escape(a['run'])} and {escape(a['baseline'])}: joined by "
+            f"{escape(SCORE_KEY_SENTENCE[a['key']])}.</p>"
+            for a in data["agreements"]
+        )
+        parts.append(
+            "<h3>Row by row: which run is correct</h3>"
+            + html_table(agreement_table(data), left=2)
+            + notes
+        )
     parts.append(_plots(data))
     details = "".join(
-        "<div>" + "".join(f"<h3>{_e(run['label'])}: accuracy by {_e(what)}</h3>"
-                          + _table(group_table(run, key, name))
-                          for key, name, what in GROUPS if run[key]) + "</div>"
+        "<div>"
+        + "".join(
+            f"<h3>{escape(run['label'])}: accuracy by {escape(what)}</h3>"
+            + html_table(group_table(run, key, name))
+            for key, name, what in GROUPS
+            if run[key]
+        )
+        + "</div>"
         for run in data["runs"]
-    )  # fmt: skip
-    parts.append(f"<div class='details'>{details}</div><p class='note'>{_e(FOOTER)}</p>")
+    )
+    parts.append(f"<div class='details'>{details}</div><p class='note'>{escape(FOOTER)}</p>")
     return f"{SCORE_CSS}<section class='scores'>{''.join(parts)}</section>"
 
 
@@ -130,18 +132,7 @@ def with_scores(page: str, data: dict[str, Any]) -> str:
 
 def score_page(data: dict[str, Any]) -> str:
     """A whole page of score runs alone."""
-    stamp = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
-    files = ", ".join(sorted({printable(r["path"]) for r in data["runs"]}))
     n = len(data["runs"])
-    return f"""<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<link rel="icon" href="data:,">
-<title>Sudoku score report</title><style>{CSS}</style></head>
-<body><main>
-<h1>Sudoku score report</h1>
-<p class="sub">{n} score run{"s" if n != 1 else ""} from {_e(files)} · made {stamp} by
-sudoku-pipeline {_e(package_version())}</p>
-{score_section(data)}
-</main></body></html>
-"""
+    what = f"{n} score run{'s' if n != 1 else ''}"
+    files = [r["path"] for r in data["runs"]]
+    return page("Sudoku score report", what, files, score_section(data))

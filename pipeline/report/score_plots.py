@@ -8,10 +8,15 @@ import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-from pipeline.report.plots import LEGEND, PALETTE, _figure, _legend_columns, _wrap
+from pipeline.report.figures import LEGEND, PALETTE, legend_columns, new_figure, wrap_title
 
-SCORE_VERDICT_COLORS = {"correct": "#2E9E6B", "wrong": "#D1495B", "givens_changed": "#8E6BBF",
-                        "incomplete": "#E8A33D", "malformed": "#A0765B"}  # fmt: skip
+SCORE_VERDICT_COLORS = {
+    "correct": "#2E9E6B",
+    "wrong": "#D1495B",
+    "givens_changed": "#8E6BBF",
+    "incomplete": "#E8A33D",
+    "malformed": "#A0765B",
+}
 WIDTH, HEIGHT = 5.4, 3.0  # inches of one plot
 
 
@@ -22,8 +27,11 @@ def score_colors(data: dict[str, Any]) -> dict[str, str]:
 
 def _legend(fig: Figure, ax: Axes, labels: list[str], width: float) -> None:
     if len(labels) > 1:
-        fig.legend(*ax.get_legend_handles_labels(), loc="outside upper center",
-                   ncols=_legend_columns(labels, width))  # fmt: skip
+        fig.legend(
+            *ax.get_legend_handles_labels(),
+            loc="outside upper center",
+            ncols=legend_columns(labels, width),
+        )
 
 
 def accuracy_by_group(data: dict[str, Any], key: str, name: str, xlabel: str) -> Figure:
@@ -35,13 +43,20 @@ def accuracy_by_group(data: dict[str, Any], key: str, name: str, xlabel: str) ->
     labels = [r["label"] for r in runs]
     extra = LEGEND * (1 + (len(runs) > 2)) if len(runs) > 1 else 0.0
     if key == "by_clues":
-        with _figure(WIDTH, HEIGHT + extra) as fig:
+        with new_figure(WIDTH, HEIGHT + extra) as fig:
             ax = fig.subplots()
             for run in runs:
                 x = [g[name] for g in run[key]]
                 y = [100 * g["accuracy"] for g in run[key]]
-                ax.plot(x, y, "o-", color=colors[run["label"]], label=_wrap(run["label"], 40),
-                        markersize=3.5, linewidth=1.4)  # fmt: skip
+                ax.plot(
+                    x,
+                    y,
+                    "o-",
+                    color=colors[run["label"]],
+                    label=wrap_title(run["label"], 40),
+                    markersize=3.5,
+                    linewidth=1.4,
+                )
             ax.set_xlabel(xlabel)
             ax.set_ylim(0, 104)
             ax.set_yticks([0, 25, 50, 75, 100])
@@ -52,14 +67,19 @@ def accuracy_by_group(data: dict[str, Any], key: str, name: str, xlabel: str) ->
     for run in runs:  # the order of the first run that has a group, then the others'
         groups += [g[name] for g in run[key] if g[name] not in groups]
     step = 0.16 * len(runs) + 0.12  # inches a group takes
-    with _figure(WIDTH, 0.9 + step * len(groups) + extra) as fig:
+    with new_figure(WIDTH, 0.9 + step * len(groups) + extra) as fig:
         ax = fig.subplots()
         y, width = np.arange(len(groups)), 0.8 / max(len(runs), 1)
         for i, run in enumerate(runs):
             by = {g[name]: g for g in run[key]}
             shares = [100 * by[g]["accuracy"] if g in by else 0.0 for g in groups]
-            ax.barh(y + (i - (len(runs) - 1) / 2) * width, shares, width * 0.92,
-                    color=colors[run["label"]], label=_wrap(run["label"], 40))  # fmt: skip
+            ax.barh(
+                y + (i - (len(runs) - 1) / 2) * width,
+                shares,
+                width * 0.92,
+                color=colors[run["label"]],
+                label=wrap_title(run["label"], 40),
+            )
         ax.set_yticks(y, [str(g).replace("_", " ") for g in groups])
         ax.invert_yaxis()
         ax.set_ylabel(xlabel)
@@ -75,18 +95,19 @@ def verdict_bars(data: dict[str, Any]) -> Figure:
     """Each run's rows by verdict, as one stacked bar of percentages."""
     runs = data["runs"]
     names = [v.replace("_", " ") for v in SCORE_VERDICT_COLORS]
-    columns = _legend_columns(names, WIDTH)
+    columns = legend_columns(names, WIDTH)
     height = 0.6 + 0.42 * len(runs) + LEGEND * -(-len(names) // columns)
-    with _figure(WIDTH, height) as fig:
+    with new_figure(WIDTH, height) as fig:
         ax = fig.subplots()
         y = np.arange(len(runs))
         left = np.zeros(len(runs))
         for verdict, color in SCORE_VERDICT_COLORS.items():
-            share = np.array([100 * r["verdicts"].get(verdict, 0) / r["rows"] if r["rows"] else 0
-                              for r in runs])  # fmt: skip
+            share = np.array(
+                [100 * r["verdicts"].get(verdict, 0) / r["rows"] if r["rows"] else 0 for r in runs]
+            )
             ax.barh(y, share, left=left, color=color, label=verdict.replace("_", " "))
             left += share
-        ax.set_yticks(y, [_wrap(r["label"], 28) for r in runs])
+        ax.set_yticks(y, [wrap_title(r["label"], 28) for r in runs])
         ax.invert_yaxis()
         ax.set_xlim(0, 100)
         ax.set_xlabel("% of rows")

@@ -4,11 +4,14 @@ Accuracies print as percentages with one decimal."""
 
 from typing import Any
 
-from pipeline.report.text import NONE, Table, align, count, decimal
+from pipeline.report.text import NONE, Column, Table, align, count, decimal, table
 
-GROUPS = (("by_clues", "clues", "clue count"), ("by_grade", "grade", "grade"),
-          ("by_difficulty", "difficulty", "difficulty"))  # fmt: skip
-KEY_SENTENCE = {
+GROUPS = (
+    ("by_clues", "clues", "clue count"),
+    ("by_grade", "grade", "grade"),
+    ("by_difficulty", "difficulty", "difficulty"),
+)
+SCORE_KEY_SENTENCE = {
     "puzzle": "puzzle (a puzzle repeated in a file counts once, at its first row)",
     "id": "id (the files have no puzzle column; an id repeated counts once)",
     "row": "row (the files have no puzzle or id column: the same input is assumed)",
@@ -23,42 +26,57 @@ def pct(share: float | None) -> str:
 def group_table(run: dict[str, Any], key: str, title: str) -> Table:
     """Per group (`key`: by_clues, by_grade, by_difficulty): rows, correct, accuracy and cell
     accuracy."""
-    headers = [title, "rows", "correct", "% accuracy", "% cells"]
-    rows = [[str(g[title]), count(g["rows"]), count(g["correct"]), pct(g["accuracy"]),
-             pct(g["cell_accuracy"])] for g in run[key]]  # fmt: skip
-    return headers, rows
+    columns: list[Column] = [
+        (title, title, str),
+        ("rows", "rows", count),
+        ("correct", "correct", count),
+        ("% accuracy", "accuracy", pct),
+        ("% cells", "cell_accuracy", pct),
+    ]
+    return table(columns, run[key])
 
 
 def scores_table(data: dict[str, Any]) -> Table:
     """One row per score run: accuracy, cell accuracy and rows per verdict."""
     verdicts = list(data["runs"][0]["verdicts"]) if data["runs"] else []
-    headers = ["run", "rows", "% accuracy", "% cells", *verdicts]
-    rows = [[r["label"], count(r["rows"]), pct(r["accuracy"]), pct(r["cell_accuracy"]),
-             *(count(r["verdicts"].get(v, 0)) for v in verdicts)]
-            for r in data["runs"]]  # fmt: skip
-    return headers, rows
+    columns: list[Column] = [
+        ("run", "label", str),
+        ("rows", "rows", count),
+        ("% accuracy", "accuracy", pct),
+        ("% cells", "cell_accuracy", pct),
+    ]
+    columns += [(v, lambda r, v=v: r["verdicts"].get(v, 0), count) for v in verdicts]
+    return table(columns, data["runs"])
 
 
 def agreement_table(data: dict[str, Any]) -> Table:
     """Each run against the first, row by row: correct in both, in one only, in neither."""
-    headers = ["run", "baseline", "rows in both", "both correct", "only run", "only baseline",
-               "neither"]  # fmt: skip
-    rows = [[a["run"], a["baseline"], count(a["common"]), count(a["both_correct"]),
-             count(a["only_run"]), count(a["only_baseline"]), count(a["neither"])]
-            for a in data["agreements"]]  # fmt: skip
-    return headers, rows
+    columns: list[Column] = [
+        ("run", "run", str),
+        ("baseline", "baseline", str),
+        ("rows in both", "common", count),
+        ("both correct", "both_correct", count),
+        ("only run", "only_run", count),
+        ("only baseline", "only_baseline", count),
+        ("neither", "neither", count),
+    ]
+    return table(columns, data["agreements"])
 
 
 def agreement_notes(data: dict[str, Any]) -> list[str]:
-    return [f"{a['run']} and {a['baseline']}: joined by {KEY_SENTENCE[a['key']]}"
-            for a in data["agreements"]]  # fmt: skip
+    return [
+        f"{a['run']} and {a['baseline']}: joined by {SCORE_KEY_SENTENCE[a['key']]}"
+        for a in data["agreements"]
+    ]
 
 
 def accuracy_line(run: dict[str, Any]) -> str:
     cells = run["cell_accuracy"]
-    return (f"accuracy: {pct(run['accuracy'])}% ({count(run['correct'])} of "
-            f"{count(run['rows'])} correct); cell accuracy "
-            f"{NONE if cells is None else pct(cells) + '%'}")  # fmt: skip
+    return (
+        f"accuracy: {pct(run['accuracy'])}% ({count(run['correct'])} of "
+        f"{count(run['rows'])} correct); cell accuracy "
+        f"{NONE if cells is None else pct(cells) + '%'}"
+    )
 
 
 def _run_lines(run: dict[str, Any]) -> list[str]:
@@ -66,11 +84,16 @@ def _run_lines(run: dict[str, Any]) -> list[str]:
     lines = [f"== {run['label']}  ({run['path']}) ==", accuracy_line(run)]
     source = f" from {meta['input']}" if meta.get("input") else ""
     column = meta.get("prediction_column")
-    lines.append(f"scored: {count(run['rows'])} predictions{source}"
-                 + (f", column {column}" if column else ""))  # fmt: skip
+    lines.append(
+        f"scored: {count(run['rows'])} predictions{source}"
+        + (f", column {column}" if column else "")
+    )
     total = run["rows"]
-    shown = [f"{v} {count(n)} ({decimal(100 * n / total if total else None)}%)"
-             for v, n in run["verdicts"].items() if n]  # fmt: skip
+    shown = [
+        f"{v} {count(n)} ({decimal(100 * n / total if total else None)}%)"
+        for v, n in run["verdicts"].items()
+        if n
+    ]
     lines.append(f"verdicts: {'  '.join(shown) or 'no rows'}")
     for key, title, what in GROUPS:
         if run[key]:

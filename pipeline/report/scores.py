@@ -4,7 +4,7 @@ models compared row by row. Never re-scores; nothing here draws or formats (`sco
 
 A score file is recognised by its run metadata (`command` is `score`), or, without metadata,
 by its columns (`verdict` and `cells_correct`, no `nodes`). Its figures are those `score`
-prints (`pipeline.scoring.summary`), recomputed from the rows: `accuracy` is the share of rows
+prints (`pipeline.jobs.score.summary`), recomputed from the rows: `accuracy` is the share of rows
 `correct` (malformed rows count against it), `cell_accuracy` the cells right over 81 times the
 rows whose `cells_correct` is known; each group's accuracy the share of its rows `correct`.
 Groups: by clue count; by `grade` (the technique ladder's order when the grades are its own)
@@ -29,7 +29,7 @@ from pipeline.rating.bins import NO_BIN, bin_label, difficulty_bins
 from pipeline.report.metadata import read_metadata
 from pipeline.results.measures import percent
 
-# The score verdicts, best to worst: `pipeline.scoring.verdicts.VERDICT_NAMES` (a sibling job
+# The score verdicts, best to worst: `pipeline.jobs.score.verdicts.VERDICT_NAMES` (a sibling job
 # the report may not import; a test keeps the two the same).
 SCORE_VERDICTS = ("correct", "wrong", "givens_changed", "incomplete", "malformed")
 SCORE_COMMAND = "score"
@@ -156,7 +156,7 @@ def _group_figures(frame: pl.DataFrame, name: str) -> list[dict[str, Any]]:
             _CORRECT.sum().alias("correct"),
             pl.col("cells_correct").sum().alias("cells"),
             pl.col("cells_correct").count().alias("cells_rows"),
-        )  # fmt: skip
+        )
         .sort(name)
     )
     return [_figures(g[name], name, g) for g in groups.iter_rows(named=True)]
@@ -194,8 +194,16 @@ def score_figures(frame: pl.DataFrame) -> dict[str, Any]:
     counts = dict(frame.group_by("verdict").len().rows())
     verdicts = {v: counts.pop(v, 0) for v in SCORE_VERDICTS} | counts
     cells = frame["cells_correct"]
-    total = _figures(None, "all", {"rows": frame.height, "correct": verdicts["correct"],
-                                   "cells": cells.sum(), "cells_rows": cells.count()})  # fmt: skip
+    total = _figures(
+        None,
+        "all",
+        {
+            "rows": frame.height,
+            "correct": verdicts["correct"],
+            "cells": cells.sum(),
+            "cells_rows": cells.count(),
+        },
+    )
     by_clues = _group_figures(frame, "clues")
     return {
         "rows": total["rows"],
@@ -270,6 +278,6 @@ class ScoreReport:
                     **f,
                 }
                 for r, f in zip(self.runs, self.figures, strict=True)
-            ],  # fmt: skip
+            ],
             "agreements": self.agreements,
         }

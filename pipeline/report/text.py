@@ -7,6 +7,7 @@ ratios with two decimals below 10; each rounded half up from its exact value, by
 helper of `pipeline.results.measures` (`fixed`).
 """
 
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from pipeline.report.compare import SAME_CORPUS
@@ -35,11 +36,29 @@ def ratio(value: float | None) -> str:
     return fixed(value, 2 if value < 10 else 1 if value < 100 else 0)
 
 
+# A column of a table: its header, what of an item it shows (a key, or a function of the item)
+# and how that is written.
+Column = tuple[str, str | Callable[[Any], Any], Callable[[Any], str]]
+
+
+def table(columns: list[Column], items: Iterable[Any]) -> Table:
+    """A table of one row per item, its cells as `columns` say."""
+    headers = [header for header, _, _ in columns]
+    rows = [
+        [write(item[what] if isinstance(what, str) else what(item)) for _, what, write in columns]
+        for item in items
+    ]
+    return headers, rows
+
+
 def percentile_table(run: dict[str, Any], us: str = "us") -> Table:
     """Time, nodes and guesses: p50, p90, p99, max and mean over searched rows."""
     rows = []
-    for title, key, fmt in ((f"time {us}", "time_us", decimal), ("nodes", "nodes", count),
-                            ("guesses", "guesses", count)):  # fmt: skip
+    for title, key, fmt in (
+        (f"time {us}", "time_us", decimal),
+        ("nodes", "nodes", count),
+        ("guesses", "guesses", count),
+    ):
         s = run["stats"][key]
         rows.append([title, *(fmt(s[q]) for q in QUANTILE_NAMES), decimal(s["mean"])])
     return ["", *QUANTILE_NAMES, "mean"], rows
@@ -47,45 +66,55 @@ def percentile_table(run: dict[str, Any], us: str = "us") -> Table:
 
 def clue_table(run: dict[str, Any], us: str = "us") -> Table:
     """Per clue count: rows, % no guess, nodes and time at p50 and p90."""
-    headers = ["clues", "rows", "% no guess", "nodes p50", "nodes p90", f"{us} p50", f"{us} p90"]
-    rows = [
-        [str(c["clues"]), count(c["rows"]), decimal(c["no_guess_pct"]), count(c["nodes_p50"]),
-         count(c["nodes_p90"]), decimal(c["time_p50_us"]), decimal(c["time_p90_us"])]
-        for c in run["by_clues"]
-    ]  # fmt: skip
-    return headers, rows
+    columns: list[Column] = [
+        ("clues", "clues", str),
+        ("rows", "rows", count),
+        ("% no guess", "no_guess_pct", decimal),
+        ("nodes p50", "nodes_p50", count),
+        ("nodes p90", "nodes_p90", count),
+        (f"{us} p50", "time_p50_us", decimal),
+        (f"{us} p90", "time_p90_us", decimal),
+    ]
+    return table(columns, run["by_clues"])
 
 
 def grade_table(run: dict[str, Any], us: str = "us") -> Table:
-    """Per grade of the technique ladder (`solve --rate`): rows, share, median nodes, time and
-    difficulty."""
-    headers = ["grade", "rows", "%", "nodes p50", f"{us} p50", "difficulty p50"]
-    rows = [
-        [g["grade"], count(g["rows"]), decimal(g["share_pct"]), count(g["nodes_p50"]),
-         decimal(g["time_p50_us"]), decimal(g["difficulty_p50"])]
-        for g in run["ratings"]["by_grade"]
-    ]  # fmt: skip
-    return headers, rows
+    """Per grade: rows, share, nodes and time at p50 and the median difficulty."""
+    columns: list[Column] = [
+        ("grade", "grade", str),
+        ("rows", "rows", count),
+        ("%", "share_pct", decimal),
+        ("nodes p50", "nodes_p50", count),
+        (f"{us} p50", "time_p50_us", decimal),
+        ("difficulty p50", "difficulty_p50", decimal),
+    ]
+    return table(columns, run["ratings"]["by_grade"])
 
 
 def difficulty_line(run: dict[str, Any]) -> str:
     """The difficulty's spread, and how it ranks with the nodes this run searched."""
     d = run["ratings"]["difficulty"]
     rank = run["ratings"]["difficulty_nodes_spearman"]
-    return (f"difficulty (mean guesses over symmetries): p50 {decimal(d['p50'])}, p90 "
-            f"{decimal(d['p90'])}, p99 {decimal(d['p99'])}, max {decimal(d['max'])}; rank "
-            f"correlation with this run's nodes {decimal(rank, 2)}")  # fmt: skip
+    return (
+        f"difficulty (mean guesses over symmetries): p50 {decimal(d['p50'])}, p90 "
+        f"{decimal(d['p90'])}, p99 {decimal(d['p99'])}, max {decimal(d['max'])}; rank "
+        f"correlation with this run's nodes {decimal(rank, 2)}"
+    )
 
 
 def hardest_table(run: dict[str, Any], key: str, us: str = "us") -> Table:
     """The hardest puzzles (`key`: hardest_by_nodes or hardest_by_time), the puzzle last."""
-    headers = ["row", "id", "clues", "verdict", "nodes", "guesses", f"time {us}", "puzzle"]
-    rows = [
-        [str(h["row"]), NONE if h["id"] is None else str(h["id"]), str(h["clues"]), h["verdict"],
-         count(h["nodes"]), count(h["guesses"]), decimal(h["time_us"]), h["puzzle"] or NONE]
-        for h in run[key]
-    ]  # fmt: skip
-    return headers, rows
+    columns: list[Column] = [
+        ("row", "row", str),
+        ("id", "id", lambda i: NONE if i is None else str(i)),
+        ("clues", "clues", str),
+        ("verdict", "verdict", str),
+        ("nodes", "nodes", count),
+        ("guesses", "guesses", count),
+        (f"time {us}", "time_us", decimal),
+        ("puzzle", "puzzle", lambda p: p or NONE),
+    ]
+    return table(columns, run[key])
 
 
 def _plural(n: int, word: str, plural: str | None = None) -> str:
@@ -109,22 +138,22 @@ def wall_label(meta: dict[str, Any]) -> str:
 def side_by_side_table(data: dict[str, Any], us: str = "us") -> Table:
     """One row per run: the figures to compare at a glance (with the corpus when there are
     several: runs of different corpora are only ever side by side)."""
-    with_corpus = len(data["corpora"]) > 1
-    headers = ["run", *(["corpus"] if with_corpus else []), "rows", "solved",
-               "kernel/s", "wall rows/s", f"{us} p50", f"{us} p99", "nodes mean", "nodes p99",
-               "guesses mean", "% no guess"]  # fmt: skip
-    rows = []
-    for run in data["runs"]:
-        s = run["stats"]
-        rows.append(
-            [run["label"], *([run["corpus"]] if with_corpus else []), count(run["rows"]),
-             count(run["verdicts"].get("solved", 0)), decimal(run["kernel_per_s"], 0),
-             decimal(run["metadata"].get("rows_per_s"), 0),
-             decimal(s["time_us"]["p50"]), decimal(s["time_us"]["p99"]),
-             decimal(s["nodes"]["mean"]), count(s["nodes"]["p99"]),
-             decimal(s["guesses"]["mean"]), decimal(run["no_guess_pct"])]
-        )  # fmt: skip
-    return headers, rows
+    columns: list[Column] = [
+        ("run", "label", str),
+        ("rows", "rows", count),
+        ("solved", lambda r: r["verdicts"].get("solved", 0), count),
+        ("kernel/s", "kernel_per_s", lambda v: decimal(v, 0)),
+        ("wall rows/s", lambda r: r["metadata"].get("rows_per_s"), lambda v: decimal(v, 0)),
+        (f"{us} p50", lambda r: r["stats"]["time_us"]["p50"], decimal),
+        (f"{us} p99", lambda r: r["stats"]["time_us"]["p99"], decimal),
+        ("nodes mean", lambda r: r["stats"]["nodes"]["mean"], decimal),
+        ("nodes p99", lambda r: r["stats"]["nodes"]["p99"], count),
+        ("guesses mean", lambda r: r["stats"]["guesses"]["mean"], decimal),
+        ("% no guess", "no_guess_pct", decimal),
+    ]
+    if len(data["corpora"]) > 1:
+        columns.insert(1, ("corpus", "corpus", str))
+    return table(columns, data["runs"])
 
 
 def rate_notes(data: dict[str, Any]) -> list[str]:
@@ -139,23 +168,27 @@ def rate_notes(data: dict[str, Any]) -> list[str]:
     ]
 
 
+# `ratio_table`'s columns; those written as ratios are coloured on the page (`RATIO_COLUMNS`)
+RATIO_TABLE: list[Column] = [
+    ("run", "run", str),
+    ("baseline", "baseline", str),
+    ("puzzles", "compared_rows", count),
+    ("nodes p50", "nodes_p50", ratio),
+    ("nodes geo", "nodes_geomean", ratio),
+    ("nodes p90", "nodes_p90", ratio),
+    ("% fewer", "nodes_less_pct", decimal),
+    ("time p50", "time_p50", ratio),
+    ("time geo", "time_geomean", ratio),
+    ("time p90", "time_p90", ratio),
+    ("% faster", "time_less_pct", decimal),
+]
 # the cells of `ratio_table` that are ratios, and the comparison figure each shows
-RATIO_COLUMNS = {3: "nodes_p50", 4: "nodes_geomean", 5: "nodes_p90", 7: "time_p50",
-                 8: "time_geomean", 9: "time_p90"}  # fmt: skip
+RATIO_COLUMNS = {j: what for j, (_, what, write) in enumerate(RATIO_TABLE) if write is ratio}
 
 
 def ratio_table(comparisons: list[dict[str, Any]]) -> Table:
     """One row per compared run: its per-puzzle ratios over its baseline's."""
-    headers = ["run", "baseline", "puzzles", "nodes p50", "nodes geo", "nodes p90", "% fewer",
-               "time p50", "time geo", "time p90", "% faster"]  # fmt: skip
-    rows = [
-        [c["run"], c["baseline"], count(c["compared_rows"]),
-         ratio(c["nodes_p50"]), ratio(c["nodes_geomean"]), ratio(c["nodes_p90"]),
-         decimal(c["nodes_less_pct"]), ratio(c["time_p50"]), ratio(c["time_geomean"]),
-         ratio(c["time_p90"]), decimal(c["time_less_pct"])]
-        for c in comparisons
-    ]  # fmt: skip
-    return headers, rows
+    return table(RATIO_TABLE, comparisons)
 
 
 def comparison_notes(comparisons: list[dict[str, Any]]) -> list[str]:
@@ -247,8 +280,10 @@ def _header(run: dict[str, Any]) -> list[str]:
             + ")"
         )
     if meta.get("strategy") is not None:
-        options = [f"{k} {'none' if meta[k] is None else meta[k]}"
-                   for k in ("strategy", "solutions", "max_nodes")]  # fmt: skip
+        options = [
+            f"{k} {'none' if meta[k] is None else meta[k]}"
+            for k in ("strategy", "solutions", "max_nodes")
+        ]
         lines.append("options: " + ", ".join(options))
     if meta.get("version") or meta.get("cpu"):
         lines.append(
@@ -274,8 +309,12 @@ def _run_text(run: dict[str, Any]) -> list[str]:
     lines += ["", "percentiles over searched rows:", *align(percentile_table(run))]
     lines += ["", "by clue count:", *align(clue_table(run))]
     if run.get("ratings"):
-        lines += ["", f"by grade ({count(run['ratings']['rated'])} rated puzzles):",
-                  *align(grade_table(run)), "  " + difficulty_line(run)]  # fmt: skip
+        lines += [
+            "",
+            f"by grade ({count(run['ratings']['rated'])} rated puzzles):",
+            *align(grade_table(run)),
+            "  " + difficulty_line(run),
+        ]
     for key, title in (("hardest_by_nodes", "nodes"), ("hardest_by_time", "time")):
         lines += ["", f"hardest {len(run[key])} by {title}:", *align(hardest_table(run, key))]
     return lines

@@ -19,7 +19,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from pipeline.grid import ParsedGrids, clue_counts, format_grids, parse_puzzles
-from pipeline.solver import KernelResults, codes
+from pipeline.kernels import KernelResults, codes
 
 # The field metadata polars writes for an Enum (polars 1.x and 2.x) and reads back: the values
 # in order, each as `<length in bytes>;<value>`.
@@ -55,7 +55,6 @@ def enum_array(codes: np.ndarray | pa.Array, field: pa.Field) -> pa.DictionaryAr
 
 
 VERDICT_FIELD = enum_field("verdict", codes.VERDICT_NAMES, nullable=False)
-VERDICT_TYPE = VERDICT_FIELD.type
 COLUMNS: dict[str, str] = {
     "row": "0-based position in the input",
     "id": "the input's id column, when it has one: its type kept (from CSV/TSV, int64 when "
@@ -69,7 +68,7 @@ COLUMNS: dict[str, str] = {
     "solution": "the solution found (the first one for `multiple` and `limit`), else null",
     "clues": "number of givens (of a pencilmark puzzle: cells with one candidate); null for "
     "malformed rows",
-    "nodes": "search nodes, counted the same way by every strategy (see `pipeline.solver`); "
+    "nodes": "search nodes, counted the same way by every strategy (see `pipeline.kernels`); "
     "0 when no search ran; null for a solver from outside (`--solver`)",
     "guesses": "digits placed by choice at cells with two or more candidates; 0 when no search "
     "ran; for a solver from outside its own count, null when it reports none",
@@ -96,13 +95,19 @@ COLUMNS: dict[str, str] = {
 }
 
 
-def result_schema(id_type: pa.DataType | None = None, extra: pa.Schema | None = None) -> pa.Schema:
-    """The result schema; with an `id` column of `id_type` when the input has ids, and the
-    input's `extra` columns (passed through) at the end."""
+def row_fields(id_type: pa.DataType | None) -> list[pa.Field]:
+    """The fields every output of one row per input row starts with: `row` (0-based position
+    in the input), then `id` of `id_type` when the input has ids."""
     fields = [pa.field("row", pa.int64(), nullable=False)]
     if id_type is not None:
         fields.append(pa.field("id", id_type))
-    fields += [
+    return fields
+
+
+def result_schema(id_type: pa.DataType | None = None, extra: pa.Schema | None = None) -> pa.Schema:
+    """The result schema; with an `id` column of `id_type` when the input has ids, and the
+    input's `extra` columns (passed through) at the end."""
+    fields = row_fields(id_type) + [
         pa.field("puzzle", pa.string()),
         VERDICT_FIELD,
         pa.field("solution", pa.string()),
@@ -148,7 +153,7 @@ def build_results(
     invalid = np.flatnonzero(verdicts == codes.INVALID)
     if invalid.size or messages:
         sentences = errors.to_pylist()
-        from pipeline.solver.checks import clash_messages, first_clash  # numba: in workers
+        from pipeline.kernels.checks import clash_messages, first_clash  # numba: in workers
 
         clashes = clash_messages(first_clash(parsed.grids[invalid])) if invalid.size else []
         for i, message in zip(invalid.tolist(), clashes, strict=True):

@@ -1,4 +1,5 @@
-"""The runner: what every file job (solve, validate, generate and the jobs to come) runs on.
+"""The runner: what the file jobs run on (solve, validate, score, split, augment, enumerate;
+generate and bench take only some of its pieces so far).
 
 * `job`: what a job does first (options, inputs, output, executor, progress bar, metadata);
 * `executors` (threads or worker processes here) and `dask_executor` (a Dask cluster): one

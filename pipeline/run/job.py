@@ -1,10 +1,11 @@
 """What every file job does first, and the pieces it shares: the clock, the inputs, the output,
-the executor, the progress bar and the run's metadata. Used by solve and validate.
+the executor, the progress bar and the run's metadata. Used by the file jobs on the run loop
+(solve, validate, score, split, augment, enumerate; generate and bench do not use it yet).
 
     job = start_job("solve", ["x.csv"], None, ".solved.parquet", {"workers": 2},
                     kernels=("fast", "clash"))
     with job.locked():                        # no second run writes this output meanwhile
-        job.start_executor(kernels)           # says so when the kernels compile (first run)
+        job.start_executor()                  # says so when the kernels compile (first run)
         bar = job.progress_bar()
         for part in job.executor.map_ordered(fn, job.inputs.batches(), options): ...
         job.metadata(rows, options_dict)
@@ -23,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypedDict
 
 from pipeline.errors import InputError, printable
-from pipeline.io.array_folders import check_folder
+from pipeline.io.array_folders import check_array_folder
 from pipeline.io.inputs import STDIN, Inputs, expand, open_inputs
 from pipeline.io.output import STDOUT, OutputLock, Target, check_output, default_output
 from pipeline.io.runinfo import run_metadata
@@ -227,7 +228,7 @@ def start_job(
             output = default_output(names[0], suffix)
     if options.get("format") == "npy" and (formats is None or "npy" in formats):
         # a folder of arrays (io.array_folders), checked as a folder is
-        folder = check_folder(output, inputs=names, force=options.get("force", False))
+        folder = check_array_folder(output, inputs=names, force=options.get("force", False))
         target = Target(folder, "npy")
     else:
         target = check_output(output, inputs=names, force=options.get("force", False),

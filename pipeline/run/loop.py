@@ -36,7 +36,7 @@ def nothing_kept() -> tuple[int | None, Path | None]:
     return None, None
 
 
-class Run:
+class RunningJob:
     """A job running: its workers up, its progress bar shown."""
 
     def __init__(self, job: Job) -> None:
@@ -78,7 +78,7 @@ class Run:
 
 
 @contextmanager
-def running(job: Job, *, kept: Kept = nothing_kept) -> Iterator[Run]:
+def running(job: Job, *, kept: Kept = nothing_kept) -> Iterator[RunningJob]:
     """Start `job`'s workers (they load the job's kernels) and run the block; see the module's
     docstring for how it ends."""
     pool = job.executor
@@ -86,7 +86,7 @@ def running(job: Job, *, kept: Kept = nothing_kept) -> Iterator[Run]:
     try:
         with sigterm_as_interrupt():
             job.start_executor()
-            run = Run(job)
+            run = RunningJob(job)
             yield run
     except ExecutorLost as e:
         pool.terminate()

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from pipeline.solver.registry import REGISTRY
+from pipeline.kernels.registry import REGISTRY
 
 
 def _grids() -> np.ndarray:
@@ -31,7 +31,7 @@ def _grids() -> np.ndarray:
 
 def _strategy(name: str) -> Callable[[], None]:
     def load() -> None:
-        from pipeline.solver import solve_grids
+        from pipeline.kernels import solve_grids
 
         solve_grids(_grids(), name, max_nodes=1000)
 
@@ -39,13 +39,13 @@ def _strategy(name: str) -> Callable[[], None]:
 
 
 def _clash() -> None:
-    from pipeline.solver.checks import first_clash
+    from pipeline.kernels.checks import first_clash
 
     first_clash(_grids()[1:])
 
 
 def _two_solutions() -> None:
-    from pipeline.solver import find_two_solutions
+    from pipeline.kernels import find_two_solutions
 
     find_two_solutions(_grids(), max_nodes=1000)
 
@@ -63,7 +63,7 @@ def _rating() -> None:
 
 
 def _library() -> None:
-    from pipeline.solvers.library import call_kernel
+    from pipeline.plugins.library import call_kernel
 
     n = np.zeros(1, dtype=np.int64)
     call_kernel(
@@ -72,7 +72,7 @@ def _library() -> None:
 
 
 def _verify() -> None:
-    from pipeline.solver.checks import verify_solutions
+    from pipeline.kernels.checks import verify_solutions
 
     verify_solutions(_grids()[:1], _grids()[:1])
 
@@ -84,7 +84,7 @@ def _augment() -> None:
 
 
 def _enumerate() -> None:
-    from pipeline.solver.enumeration import enumerate_batch
+    from pipeline.kernels.enumeration import enumerate_batch
 
     list(enumerate_batch(_grids(), 3))
 
@@ -100,12 +100,12 @@ class Kernel:
 
 KERNELS: dict[str, Kernel] = {
     **{name: Kernel(_strategy(name), s.kernels()) for name, s in REGISTRY.items()},
-    "clash": Kernel(_clash, (("pipeline.solver.checks", "_first_clash_kernel"),)),
-    "two_solutions": Kernel(_two_solutions, (("pipeline.solver.fast", "two_solutions_kernel"),)),
-    "library": Kernel(_library, (("pipeline.solvers.library", "call_kernel"),)),  # c: solvers
-    "verify": Kernel(_verify, (("pipeline.solver.checks", "_verify_kernel"),)),
+    "clash": Kernel(_clash, (("pipeline.kernels.checks", "_first_clash_kernel"),)),
+    "two_solutions": Kernel(_two_solutions, (("pipeline.kernels.fast", "two_solutions_kernel"),)),
+    "library": Kernel(_library, (("pipeline.plugins.library", "call_kernel"),)),  # c: solvers
+    "verify": Kernel(_verify, (("pipeline.kernels.checks", "_verify_kernel"),)),
     "augment": Kernel(_augment, (("pipeline.symmetry_kernels", "augment_kernel"),)),
-    "enumerate": Kernel(_enumerate, (("pipeline.solver.enumeration", "enumerate_kernel"),)),
+    "enumerate": Kernel(_enumerate, (("pipeline.kernels.enumeration", "enumerate_kernel"),)),
     "canonical": Kernel(_canonical, (("pipeline.canonical_forms.batch", "canonical_kernel"),)),
     "rating": Kernel(
         _rating,

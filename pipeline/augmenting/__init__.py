@@ -1,2 +1,0 @@
-"""The augment job: K random symmetries of every puzzle and its solution (`batch`: one batch;
-`job`: a file, `augment_file`; `inmemory`: a DataFrame, `augment`)."""

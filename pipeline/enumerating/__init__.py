@@ -1,8 +1,0 @@
-"""The enumerate job: every solution of each puzzle, one row each (`enumerate_file`), and its
-in-memory twin (`enumerate_puzzles`)."""
-
-from pipeline.enumerating.inmemory import enumerate_puzzles
-from pipeline.enumerating.job import EnumerateSummary, enumerate_file
-from pipeline.enumerating.solutions import COLUMNS, OUTCOMES
-
-__all__ = ["COLUMNS", "OUTCOMES", "EnumerateSummary", "enumerate_file", "enumerate_puzzles"]

@@ -1,0 +1,361 @@
+"""The kept rows of a split job on disk, not in memory: the parent holds only what the cut
+needs (group, stratum, the row's order key: about 40 bytes a row with the cut's own).
+
+    kept = KeptRows(tmp / SPILL, options, source_names)   # in the output's temporary folder
+    kept.add(part.table)                                   # as the batches come, in order
+    split_of, groups, strata = kept.cut()
+    written = write_splits(kept, split_of, tmp, "parquet", metadata)   # rows, repeats left out
+    kept.remove()
+
+How a split larger than memory is shuffled: its rows are ordered by their key (a hash of
+(seed, puzzle): `hashing.ROW_ORDER`), then by position, as `plan_split` orders them. The
+kept rows are read back a spilled part at a time and routed to `B` bucket files per split by
+the key's top bits (`B` a power of two, so that a bucket is about `BUCKET_BYTES`); the
+buckets, in order, are the key order, and each is sorted in memory, its exact repeats (all in
+one bucket: same puzzle, same key) dropped there, the first in input order kept. Parquet:
+each sorted bucket is written as an Arrow file and the split is streamed from them to
+`<name>.parquet` (`sink_parquet`), row groups of `ROW_GROUP_ROWS`; npy: the sorted buckets
+are appended to the folder's arrays as they come (`io.array_folders`); hrm: the same, as HRM's
+layout (`io.hrm_folders`), each row of the training split (the first) a group of itself and
+its copies (`jobs.augment.groups`, keyed by the row's order key: the same whatever the workers).
+With a subsample, the training split is its first rows in that order (later buckets are
+still read, to count their repeats).
+
+Memory: the parent's peak is the run loop's; the cut adds about 40 bytes a row for a moment,
+the writing one bucket at a time (held as Arrow, as polars, filtered and gathered: hence
+buckets of `BUCKET_BYTES`; the figures are in docs/BENCHMARKS.md, "Split"). The disk holds the
+kept rows about once more (lz4 Arrow files), a part deleted as soon as it is routed, a bucket
+as soon as it is sorted.
+
+Everything lives in the output's temporary folder (`.NAME.tmp-PID`), which the next run
+clears when a killed run leaves it.
+"""
+
+import shutil
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import polars as pl
+import pyarrow as pa
+
+from pipeline.errors import InputError
+from pipeline.grid import parse_puzzles
+from pipeline.io.array_folders import NpyFolder
+from pipeline.io.arrays import column_arrays
+from pipeline.io.hrm_folders import MAX_EXAMPLES, HrmSet, write_identifiers
+from pipeline.io.runinfo import METADATA_KEY
+from pipeline.jobs.augment.groups import grouped_copies
+from pipeline.jobs.split.batch import GROUP, SOURCE
+from pipeline.jobs.split.hashing import ROW_ORDER, hash_rows, string_bytes
+from pipeline.jobs.split.options import SplitOptions
+from pipeline.jobs.split.plan import cut, small_columns
+
+SPILL = ".kept"  # the spilled parts and buckets, inside the output's temporary folder
+BUCKET_BYTES = 16 << 20  # the rows of one bucket, sorted in memory at a time (see below)
+MAX_BUCKET_BITS = 10  # at most 1,024 buckets (open files) a split: larger ones past 16 GiB
+ROW_GROUP_ROWS = 100_000  # a Parquet split's row groups (the last one shorter)
+_POSITION = "__position"
+_IPC = pa.ipc.IpcWriteOptions(compression="lz4")
+
+
+class KeptRows:
+    """The kept rows of every batch, in input order: their columns in Arrow files under
+    `folder`, their small columns (group, stratum, order key) in memory."""
+
+    def __init__(self, folder: Path, options: SplitOptions, sources: list[str] | None) -> None:
+        self.folder = folder
+        self.options = options
+        self.sources = sources  # the inputs' names when several (`source` made a name)
+        self.parts: list[tuple[Path, int]] = []  # (file, rows)
+        self.schema: pa.Schema | None = None
+        self.rows = 0
+        self.bytes = 0
+        self._small: list[pl.DataFrame] = []
+        self._keys: list[np.ndarray] = []
+        folder.mkdir()
+
+    def add(self, table: pa.Table) -> None:
+        """Spill one batch's kept rows (in input order after those added before)."""
+        self.schema = self.schema or table.schema
+        if table.num_rows == 0:
+            return
+        path = self.folder / f"part-{len(self.parts):06d}.arrow"
+        with pa.ipc.new_file(path, table.schema, options=_IPC) as out:
+            out.write_table(table)
+        small = pl.from_arrow(table.select(small_columns(self.options)))
+        assert isinstance(small, pl.DataFrame)
+        self._small.append(small)
+        self._keys.append(
+            hash_rows(string_bytes(table.column("puzzle")), self.options.seed, ROW_ORDER)
+        )
+        self.parts.append((path, table.num_rows))
+        self.rows += table.num_rows
+        self.bytes += table.nbytes
+
+    def cut(self) -> tuple[np.ndarray, dict[str, int], dict[str, dict[str, int]]]:
+        """Each kept row's split, and the groups per split and stratum (`plan.cut`)."""
+        if self._small:
+            small = pl.concat(self._small, rechunk=True)
+        else:
+            small = pl.DataFrame(schema={c: pl.Int64 for c in small_columns(self.options)})
+        self._small = []
+        return cut(small, self.options)
+
+    @property
+    def keys(self) -> np.ndarray:
+        """The rows' order keys (uint64), in input order."""
+        if len(self._keys) != 1:
+            self._keys = [np.concatenate(self._keys) if self._keys else np.zeros(0, np.uint64)]
+        return self._keys[0]
+
+    def frame(self, table: pa.Table) -> pl.DataFrame:
+        """Spilled rows as the split writes them: `source` made its input's name."""
+        frame = pl.from_arrow(table)
+        assert isinstance(frame, pl.DataFrame)
+        if self.sources is not None:
+            names = pl.Series(self.sources, dtype=pl.String)
+            frame = frame.with_columns(names.gather(frame[SOURCE].cast(pl.UInt32)).alias(SOURCE))
+        return frame
+
+    def remove(self) -> None:
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
+@dataclass
+class Written:
+    """What `write_splits` wrote: rows per split, exact repeats left out, and what became of
+    the training split (its rows before a subsample, its groups after; HRM's examples)."""
+
+    rows: dict[str, int] = field(default_factory=dict)
+    repeats: int = 0
+    subsampled_from: int | None = None
+    train_groups: int | None = None  # canonical groups in the subsampled training split
+    examples: dict[str, int] = field(default_factory=dict)  # hrm: examples per split
+    short: int = 0  # hrm: training rows with fewer distinct copies than asked
+
+
+def write_splits(
+    kept: KeptRows, split_of: np.ndarray, folder: Path, fmt: str, metadata: dict[str, Any]
+) -> Written:
+    """Write each split of `kept` (`split_of`: each row's) into `folder` as `fmt` (parquet,
+    npy or hrm); returns what was written (`Written`)."""
+    options = kept.options
+    names = options.names
+    sizes = [int((split_of == s).sum()) for s in range(len(names))]
+    if fmt == "hrm":  # past HRM's int32 indices: said before any file is written
+        most = min(sizes[0], options.subsample or sizes[0]) * (options.augment + 1)
+        if most > MAX_EXAMPLES:
+            raise InputError(
+                f"{names[0]} would hold up to {most:,} examples, more than the "
+                f"{MAX_EXAMPLES:,} HRM's int32 indices count: ask fewer "
+                "--augment copies or a --subsample"
+            )
+        write_identifiers(folder)
+    bits = [_bucket_bits(size, kept) for size in sizes]
+    buckets = _route(kept, split_of, bits)
+    written = Written()
+    for s, name in enumerate(names):
+        sorted_buckets = _sorted(kept, [buckets.get((s, b)) for b in range(1 << bits[s])])
+        limited = s == 0 and options.subsample is not None
+        if limited:
+            sorted_buckets = _first_rows(sorted_buckets, options.subsample, written)
+        if fmt == "parquet":
+            written.rows[name], dropped = _write_parquet(
+                kept, sorted_buckets, folder, name, metadata
+            )
+        elif fmt == "npy":
+            written.rows[name], dropped = _write_npy(kept, sorted_buckets, folder / name, metadata)
+        else:
+            copies = options.augment if s == 0 else 0
+            written.rows[name], dropped = _write_hrm(
+                kept, sorted_buckets, folder / name, metadata, copies, written
+            )
+        written.repeats += dropped
+    return written
+
+
+def _first_rows(
+    sorted_buckets: Iterator[tuple[pl.DataFrame, int]], limit: int, written: Written
+) -> Iterator[tuple[pl.DataFrame, int]]:
+    """The first `limit` rows of the sorted buckets (a random sample: they are in key order);
+    the buckets past it read on only for their repeats. Notes the rows there were, and the
+    canonical groups kept, in `written`."""
+    total, groups = 0, []
+    for frame, repeats in sorted_buckets:
+        room = max(limit - total, 0)
+        total += len(frame)
+        taken = frame.head(room)
+        if len(taken):
+            groups.append(taken[GROUP])
+        yield taken, repeats
+    written.subsampled_from = total
+    written.train_groups = pl.concat(groups).n_unique() if groups else 0
+
+
+def _bucket_bits(rows: int, kept: KeptRows) -> int:
+    """log2 of the buckets a split of `rows` rows needs for a bucket to be `BUCKET_BYTES`."""
+    size = rows * (kept.bytes / max(kept.rows, 1))
+    return min(MAX_BUCKET_BITS, max(0, int(np.ceil(np.log2(max(size / BUCKET_BYTES, 1))))))
+
+
+def _route(kept: KeptRows, split_of: np.ndarray, bits: list[int]) -> dict[tuple[int, int], Path]:
+    """Read the spilled parts back one at a time and append each row, with its position, to
+    its split's bucket file; returns the bucket files written, by (split, bucket)."""
+    keys = kept.keys
+    writers: dict[tuple[int, int], pa.ipc.RecordBatchFileWriter] = {}
+    paths: dict[tuple[int, int], Path] = {}
+    start = 0
+    try:
+        for path, n in kept.parts:
+            table = pa.ipc.open_file(path).read_all()
+            table = table.append_column(_POSITION, pa.array(np.arange(start, start + n)))
+            splits = split_of[start : start + n]
+            shift = np.array([64 - b for b in bits], np.uint64)[splits]
+            bucket = np.where(shift < 64, keys[start : start + n] >> np.minimum(shift, 63), 0)
+            code = (splits.astype(np.int64) << 32) | bucket.astype(np.int64)
+            order = np.argsort(code, kind="stable")  # within a bucket, input order kept
+            codes, firsts = np.unique(code[order], return_index=True)
+            for c, lo, hi in zip(codes, firsts, [*firsts[1:], n], strict=True):
+                where = (int(c) >> 32, int(c) & 0xFFFFFFFF)
+                if where not in writers:
+                    paths[where] = kept.folder / f"bucket-{where[0]}-{where[1]:06d}.arrow"
+                    writers[where] = pa.ipc.new_file(paths[where], table.schema, options=_IPC)
+                writers[where].write_table(table.take(order[lo:hi]))
+            path.unlink()  # routed: its disk space given back
+            start += n
+    finally:
+        for writer in writers.values():
+            writer.close()
+    return paths
+
+
+def _sorted(kept: KeptRows, buckets: list[Path | None]) -> Iterator[tuple[pl.DataFrame, int]]:
+    """Each bucket's rows by key then position, exact repeats dropped (with their count)."""
+    keys = kept.keys
+    for path in buckets:
+        if path is None:
+            continue
+        frame = kept.frame(pa.ipc.open_file(path).read_all())
+        path.unlink()
+        first = frame["puzzle"].is_first_distinct().to_numpy()
+        frame = frame.filter(first)
+        positions = frame[_POSITION].to_numpy()
+        order = np.lexsort((positions, keys[positions]))
+        yield frame[order].drop(_POSITION), int(len(first) - first.sum())
+
+
+def _empty(kept: KeptRows) -> pl.DataFrame:
+    assert kept.schema is not None
+    return kept.frame(kept.schema.empty_table())
+
+
+def _write_parquet(
+    kept: KeptRows,
+    sorted_buckets: Iterator[tuple[pl.DataFrame, int]],
+    folder: Path,
+    name: str,
+    metadata: dict[str, Any],
+) -> tuple[int, int]:
+    import json
+
+    entry = {METADATA_KEY.decode(): json.dumps(metadata, sort_keys=True, default=str)}
+    files, rows, dropped = [], 0, 0
+    for frame, repeats in sorted_buckets:
+        files.append(kept.folder / f"sorted-{name}-{len(files):06d}.arrow")
+        frame.write_ipc(files[-1], compression="lz4")
+        rows, dropped = rows + len(frame), dropped + repeats
+    target = folder / f"{name}.parquet"
+    if files:
+        pl.concat([pl.scan_ipc(f) for f in files]).sink_parquet(
+            target, compression="zstd", metadata=entry, row_group_size=ROW_GROUP_ROWS
+        )
+        for f in files:
+            f.unlink()
+    else:
+        _empty(kept).write_parquet(target, compression="zstd", metadata=entry)
+    return rows, dropped
+
+
+def _write_npy(
+    kept: KeptRows,
+    sorted_buckets: Iterator[tuple[pl.DataFrame, int]],
+    path: Path,
+    metadata: dict[str, Any],
+) -> tuple[int, int]:
+    out: NpyFolder | None = None
+    dropped = 0
+    try:
+        for frame, repeats in sorted_buckets:
+            table = frame.to_arrow(compat_level=pl.CompatLevel.oldest())
+            if out is None:
+                out = NpyFolder(path, table.schema).__enter__()
+            out.append(column_arrays(table))
+            dropped += repeats
+        if out is None:
+            table = _empty(kept).to_arrow(compat_level=pl.CompatLevel.oldest())
+            out = NpyFolder(path, table.schema).__enter__()
+            out.append(column_arrays(table))
+        out.commit(metadata)
+        return out.rows, dropped
+    finally:
+        if out is not None:
+            out.__exit__(None, None, None)
+
+
+def _write_hrm(
+    kept: KeptRows,
+    sorted_buckets: Iterator[tuple[pl.DataFrame, int]],
+    path: Path,
+    metadata: dict[str, Any],
+    copies: int,
+    written: Written,
+) -> tuple[int, int]:
+    """One split in HRM's layout (`io.hrm_folders`): each row a group of itself and `copies`
+    random symmetric copies; the row's other columns beside, one value per example."""
+    out: HrmSet | None = None
+    rows = dropped = 0
+    seed = kept.options.seed
+    try:
+        for frame, repeats in sorted_buckets:
+            dropped += repeats
+            if out is None:
+                out = HrmSet(path, _extras(kept, frame).schema).__enter__()
+            if not len(frame):
+                continue
+            puzzles = parse_puzzles(frame["puzzle"].to_arrow()).grids
+            solutions = parse_puzzles(frame["solution"].to_arrow()).grids
+            keys = hash_rows(string_bytes(frame["puzzle"].to_arrow()), seed, ROW_ORDER) >> 1
+            grouped = grouped_copies(puzzles, solutions, keys.astype(np.int64), copies, seed)
+            extras = _extras(kept, frame, grouped.of_row, grouped.copy)
+            out.append(grouped.puzzles, grouped.solutions, grouped.sizes, column_arrays(extras))
+            rows += len(frame)
+            written.short += grouped.short
+        if out is None:
+            out = HrmSet(path, _extras(kept, _empty(kept)).schema).__enter__()
+        out.commit(metadata)
+        written.examples[path.name] = out.examples
+        return rows, dropped
+    finally:
+        if out is not None:
+            out.__exit__(None, None, None)
+
+
+def _extras(
+    kept: KeptRows,
+    frame: pl.DataFrame,
+    of_row: np.ndarray | None = None,
+    copy: np.ndarray | None = None,
+) -> pa.Table:
+    """The columns written beside HRM's arrays, one row per example (`of_row`: the row each
+    is of): all but the grids, `group` as `canonical_group` (HRM's groups are the copies of
+    one row), `source` as codes, and `copy` (0: the row's own puzzle)."""
+    rest = frame.drop("puzzle", "solution").rename({GROUP: "canonical_group"})
+    if SOURCE in rest.columns and rest[SOURCE].dtype == pl.String:
+        rest = rest.with_columns(pl.col(SOURCE).cast(pl.Categorical))
+    if of_row is None:
+        of_row, copy = np.arange(len(frame), dtype=np.int64), np.zeros(len(frame), np.int32)
+    rest = rest[of_row].with_columns(pl.Series("copy", copy, dtype=pl.Int32))
+    return rest.to_arrow(compat_level=pl.CompatLevel.oldest())
