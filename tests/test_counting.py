@@ -10,6 +10,7 @@ import pytest
 from conftest import shared_puzzles
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from numba import njit
 
 from pipeline.jobs.generate.puzzles import random_full_grids
 from pipeline.kernels import STRATEGIES, codes, find_two_solutions, solve_grids
@@ -19,7 +20,11 @@ from pipeline.kernels.checks import (
     candidates_valid,
     clash_messages,
     first_candidates_clash,
+    verify_solutions,
 )
+from pipeline.kernels.fast_light import LIGHT_OPEN, search_light
+from pipeline.kernels.fast_load import _load_givens
+from pipeline.kernels.fast_propagate import BOARD_SLOTS, propagate
 
 ALL = 511
 PEERS = [
@@ -328,3 +333,34 @@ def test_two_solutions_of_pencilmarks_are_the_grids():
     assert (by_grid.verdicts == by_marks.verdicts).all() and (seconds == marks_seconds).all()
     assert (by_grid.solutions == by_marks.solutions).all()
     assert (by_grid.verdicts == codes.MULTIPLE).sum() > 3
+
+
+@njit(cache=True)
+def searched_light(grids: np.ndarray) -> np.ndarray:
+    """Per puzzle, whether `fast` searches it light (`fast_light`): the root propagated in
+    full, then the same test the kernel makes."""
+    out = np.zeros(len(grids), dtype=np.bool_)
+    board = np.zeros(BOARD_SLOTS + 4, dtype=np.int64)
+    scratch = np.zeros(BOARD_SLOTS + 4, dtype=np.int64)
+    fields = np.zeros(9, dtype=np.int64)
+    choice = np.zeros(7, dtype=np.int64)
+    for i in range(len(grids)):
+        if _load_givens(grids[i], board, scratch):
+            state = propagate(board, np.int64((1 << 27) - 1), fields, choice)
+            out[i] = search_light(board, state, choice) == 1
+    return out
+
+
+def test_puzzles_left_nearly_solved_are_searched_light_and_count_the_same():
+    """Blanked grids stuck at the root with at most LIGHT_OPEN open cells take the light
+    search (bivalue cells); its counts, first solutions and verdicts are those of the
+    reference counter, and no grid with more open cells goes light."""
+    grids = np.concatenate([blanked(21, 40, 40), blanked(22, 40, 47), blanked(23, 20, 60)])
+    light = searched_light(grids)
+    assert 20 <= light.sum() and not light[(grids == 0).sum(1) > LIGHT_OPEN].any()
+    limit = 25
+    found = solve_grids(grids[light], solutions=limit)
+    expected = [count_reference(plain_candidates(g), limit) for g in grids[light]]
+    assert found.counts.tolist() == expected and max(expected) > 1
+    assert verify_solutions(grids[light], found.solutions).all()
+    assert ((found.guesses == found.nodes - 1) & (found.nodes > 1)).all()

@@ -41,6 +41,7 @@ import pyarrow as pa
 
 from pipeline.errors import InputError
 from pipeline.io.array_folders import NpyFolder
+from pipeline.waiting import result_of
 
 SET = "all"  # the one set of a Sudoku dataset (`metadata.sets`)
 PREFIX = f"{SET}__"
@@ -193,7 +194,7 @@ class HrmSet:
         disk) is raised here; each batch's `then` is called."""
         while self._writing and (wait or self._writing[0][0].done()):
             future, then = self._writing.popleft()
-            future.result()
+            result_of(future)
             if then is not None:
                 then()
 

@@ -23,6 +23,7 @@ from pipeline.compiled import kernel
 from pipeline.kernels.bits import unowned
 from pipeline.kernels.candidates import as_candidates
 from pipeline.kernels.fast import CHOICE, MAX_DEPTH, _restrict, _write_solution
+from pipeline.kernels.fast_light import search_light, step
 from pipeline.kernels.fast_load import _load_candidates, _load_givens
 from pipeline.kernels.fast_propagate import BOARD_SLOTS, COMPLETE, CONTRADICTION, STUCK, propagate
 from pipeline.kernels.registry import MAX_NODES
@@ -35,7 +36,8 @@ RESUME = 2  # 1: the board at DEPTH was a solution already written; back up from
 FOUND = 3  # solutions of this row written so far
 NODES = 4  # nodes this row's search has visited so far
 KEEP = 5  # scratch (see the end of the kernel)
-STATUS = 6
+LIGHT = 6  # 1: this row's search below the root is light (`fast_light`)
+STATUS = 7
 
 
 class SolutionChunk(NamedTuple):
@@ -85,6 +87,7 @@ def enumerate_kernel(
     resume = status[RESUME]
     found = status[FOUND]
     nodes = status[NODES]
+    light = status[LIGHT]
     written = 0
     while i < n and written < room:
         if resume:
@@ -104,6 +107,7 @@ def enumerate_kernel(
                 i += 1
                 continue
             state = propagate(board, np.int64((1 << 27) - 1), fields, choice)
+            light = search_light(board, state, choice)
             depth = 0
             found = 0
             nodes = 1
@@ -136,7 +140,7 @@ def enumerate_kernel(
                     child[k] = board[k]
                 board = child
                 dirty = _restrict(board, choice[0], choice[1], choice[2], choice[3])
-                state = propagate(board, dirty, fields, choice)
+                state = step(board, dirty, light, fields, choice)
                 continue
             if depth == 0:
                 done = True
@@ -150,7 +154,7 @@ def enumerate_kernel(
             board = boards[depth]
             dirty = _restrict(board, board[BOARD_SLOTS], board[BOARD_SLOTS + 1],
                               board[BOARD_SLOTS + 2], board[BOARD_SLOTS + 3])  # fmt: skip
-            state = propagate(board, dirty, fields, choice)
+            state = step(board, dirty, light, fields, choice)
         if done:
             i += 1
             found = 0
@@ -159,6 +163,7 @@ def enumerate_kernel(
     status[RESUME] = resume
     status[FOUND] = found
     status[NODES] = nodes
+    status[LIGHT] = light
     # Do not remove: keeps the owners of the `unowned` views alive until here (see fast.py).
     status[KEEP] = fields_owner[0] + choice_owner[0] + placed_owner[0]
     return written

@@ -1,7 +1,9 @@
 """The `fast` strategy: constraint propagation on a band-wise bitboard, then binary branching on
-a digit's configuration in a band or stack, as tdoku branches. (The layout follows the scalar
-bitboard solvers JCZSolve and fsss2; the reasoning on triads and the branching follow tdoku; the
-code is our own.)
+a digit's configuration in a band or stack, as tdoku branches; puzzles that propagation leaves
+nearly solved are searched light instead (`fast_light`: lighter rules, branching on a bivalue
+cell). (The layout follows the scalar bitboard solvers JCZSolve and fsss2; the reasoning on
+triads and the branching follow tdoku; the light search follows JCZSolve and fastdoku's hybrid;
+the code is our own.)
 
 The board: one row of `boards`, 43 int64 slots (a *band* is three whole rows, so bit `p` of a
 band's 27-bit mask is cell `27 * band + p`, row `p // 9` of the band, column `p % 9`):
@@ -10,7 +12,7 @@ band's 27-bit mask is cell `27 * band + p`, row `p // 9` of the band, column `p 
   0..26    9 * band + digit    the band's cells where digit `digit + 1` may still stand (27 bits)
   27..29   UNSOLVED + band     the band's cells not placed yet (27 bits)
   30..38   FIELD + digit       the digit's triad patterns (54 bits; kept current by propagation,
-                               the branch is chosen on them):
+                               the branch is chosen on them; not kept by the light search):
                                  bit 9 * band + 3 * row + box (0..26): the digit may still stand
                                  in that row of the band within that box (a row-box triad);
                                  bit 27 + 9 * stack + 3 * band + column (27..53): the same for a
@@ -25,15 +27,19 @@ beside it: `fields` (9 int64, the triad patterns while rule 4 works on them) and
 the way taken first, the three of the other way).
 
 Propagation (`fast_propagate.propagate`): band updates, naked singles, the column view, and at
-each fixed point the triads rule across digits, which also picks the branch.
+each fixed point the triads rule across digits, which also picks the branch. A root left stuck
+with at most `fast_light.LIGHT_OPEN` (47) open cells has the search below it light
+(`fast_light.light_propagate`), which picks a bivalue cell instead: its first candidate there,
+or not.
 
 Branching: a digit's triads in a band (or stack) form one of six configurations; the search tries
 the digit's first remaining configuration there, then (after backing up) all the others at once,
-on a copy of the board kept on an explicit stack. Counting follows `pipeline.kernels`'s contract
-with a branch as the choice: the root is one node; each of the two branches taken at a branch
-point is one node and one guess (the choice is between at least two ways, like a cell with two or
-more candidates), so `guesses == nodes - 1` and `branch_points` (for comparisons with tdoku, which
-counts a guess per branch point) is about half of it.
+on a copy of the board kept on an explicit stack (light: a digit in a cell, then the cell
+without it). Counting follows `pipeline.kernels`'s contract with a branch as the choice: the
+root is one node; each of the two branches taken at a branch point is one node and one guess
+(the choice is between at least two ways, like a cell with two or more candidates), so
+`guesses == nodes - 1` and `branch_points` (for comparisons with tdoku, which counts a guess per
+branch point) is about half of it.
 
 Givens that clash (two equal digits in a row, column or box) and values above 9 are found while
 loading the givens (`fast_load._load_givens`, a few bit operations per digit): verdict
@@ -50,10 +56,13 @@ from pipeline.compiled import kernel, kernel_part
 from pipeline.kernels.bits import lowest_bit_index, now_ns, unowned
 from pipeline.kernels.codes import INVALID, LIMIT, MULTIPLE, SOLVED, UNSOLVABLE
 from pipeline.kernels.fast_count import count_rectangle
+from pipeline.kernels.fast_light import search_light, step
 from pipeline.kernels.fast_load import _load_candidates, _load_givens
 from pipeline.kernels.fast_propagate import BOARD_SLOTS, COMPLETE, STUCK, propagate
 
-MAX_DEPTH = 64  # boards below the root: each branch's first way fixes one of 54 (digit, band)s
+# boards below the root: each branch's first way fixes one of 54 (digit, band)s, or (light
+# search) places a digit in one of at most 47 open cells
+MAX_DEPTH = 64
 CHOICE = 7  # digit, three band masks of the first way, three of the other
 
 
@@ -119,6 +128,7 @@ def _solve_one(
     # Every (digit, band) dirty, as an int64 variable: a literal here would have numba compile
     # `propagate` and `_update_bands` a second time for it (0.6 s more on the first run).
     state = propagate(board, np.int64((1 << 27) - 1), fields, choice)
+    light = search_light(board, state, choice)  # 1: the search below the root is light
     nodes = 1
     guesses = 0
     branches = 0
@@ -126,6 +136,7 @@ def _solve_one(
     depth = 0
     verdict = UNSOLVABLE
     while True:
+        back_up = True
         if state == COMPLETE:
             found += 1
             if found == 1:
@@ -156,20 +167,21 @@ def _solve_one(
                 nodes += 1
                 guesses += 1
                 dirty = _restrict(board, choice[0], choice[1], choice[2], choice[3])
-                state = propagate(board, dirty, fields, choice)
-                continue
-        if depth == 0:
-            break
-        if max_nodes > 0 and nodes >= max_nodes:
-            verdict = LIMIT
-            break
-        depth -= 1
-        board = boards[depth]
-        nodes += 1
-        guesses += 1
-        dirty = _restrict(board, board[BOARD_SLOTS], board[BOARD_SLOTS + 1],
-                          board[BOARD_SLOTS + 2], board[BOARD_SLOTS + 3])  # fmt: skip
-        state = propagate(board, dirty, fields, choice)
+                back_up = False
+        if back_up:
+            if depth == 0:
+                break
+            if max_nodes > 0 and nodes >= max_nodes:
+                verdict = LIMIT
+                break
+            depth -= 1
+            board = boards[depth]
+            nodes += 1
+            guesses += 1
+            dirty = _restrict(board, board[BOARD_SLOTS], board[BOARD_SLOTS + 1],
+                              board[BOARD_SLOTS + 2], board[BOARD_SLOTS + 3])  # fmt: skip
+        # One call site below the root: `step` is inlined here once.
+        state = step(board, dirty, light, fields, choice)
     if verdict != LIMIT:
         verdict = UNSOLVABLE if found == 0 else SOLVED if found == 1 else MULTIPLE
     if found < 2:  # zeros where no solution was found, whatever the caller left there

@@ -22,7 +22,7 @@ import numpy as np
 
 from pipeline.compiled import kernel_part
 from pipeline.kernels.bits import popcount
-from pipeline.kernels.fast_propagate import UNSOLVED
+from pipeline.kernels.fast_board import UNSOLVED
 
 
 @kernel_part

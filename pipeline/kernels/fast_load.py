@@ -5,7 +5,7 @@ import numpy as np
 
 from pipeline.compiled import kernel_part
 from pipeline.kernels.bits import lowest_bit_index, popcount
-from pipeline.kernels.fast_propagate import (
+from pipeline.kernels.fast_board import (
     BOX_CELLS,
     ROW_CELLS,
     ROW_TRIADS,

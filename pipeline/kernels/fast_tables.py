@@ -67,8 +67,22 @@ def build() -> dict[str, np.ndarray]:
         [sum((7 << (3 * k)) * COLUMNS_TO_BAND for k in range(3) if s >> k & 1) for s in range(8)],
         dtype=np.int64,
     )
+    # pattern -> the cells of its kept triads (27 bits) | the kept triads << 32: one load
+    # where the band update needs both (0 when no configuration is left)
+    kept_cells = triad_cells[kept] | (kept << 32)
+    # 9-bit set of the columns where a digit may stand in a band -> the cells of the other two
+    # bands the digit keeps: a box whose cells for the digit are in one column puts the digit
+    # in that column, which the stack's other boxes then lose
+    neighbours_keep = np.full(512, ALL_CELLS, dtype=np.int64)
+    for columns in range(512):
+        for box in range(3):
+            c = (columns >> (3 * box)) & 7
+            if c and c & (c - 1) == 0:
+                neighbours_keep[columns] &= ~(COLUMNS_TO_BAND << (3 * box + c.bit_length() - 1))
     return {
         "ROW_TRIADS": row_triads,
+        "NEIGHBOURS_KEEP": neighbours_keep,
+        "KEPT_CELLS": kept_cells,
         "TRIAD_CELLS": triad_cells,
         "TRIADS_KEPT": kept,
         "CONFIGURATIONS": configurations,

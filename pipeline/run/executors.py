@@ -34,8 +34,10 @@ from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any, Protocol
 
+from pipeline import waiting
 from pipeline.errors import InputError
 from pipeline.limits import MAX_WORKERS
+from pipeline.waiting import join, result_of
 
 if TYPE_CHECKING:  # multiprocessing is imported by the process executor only
     from pipeline.run.worker_process import WorkerProcess
@@ -84,7 +86,7 @@ def warm_here(warm: Callable[[], None]) -> None:
 
     thread = threading.Thread(target=run, name=f"{WORKER_THREAD}warm", daemon=True)
     thread.start()
-    thread.join()
+    join(thread)  # woken often: a Ctrl-C that lands on another thread is taken too
     if failed:
         raise failed[0]
 
@@ -186,9 +188,9 @@ class ThreadExecutor(_LocalPool):
                 self._tasks.put((future, fn, (item, *args)))
                 pending.append(future)
                 if len(pending) >= self.max_in_flight:
-                    yield pending.popleft().result()
+                    yield result_of(pending.popleft())
             while pending:
-                yield pending.popleft().result()
+                yield result_of(pending.popleft())
         except BaseException:  # an error, Ctrl-C, or the consumer stopped early
             for future in pending:
                 future.cancel()
@@ -296,13 +298,11 @@ class ProcessExecutor(_LocalPool):
     def _collect(self, done: dict[int, tuple[bool, Any]]) -> None:
         """Wait for outcomes (Ctrl-C interrupts the wait) and file them in `done`; a task that
         could not even be read raises its error now; `ExecutorLost` if a worker died."""
-        from multiprocessing.connection import wait
-
         from pipeline.run.worker_process import lost
 
         by_pipe = {worker.results: worker for worker in self._pool}
         ended = {worker.sentinel for worker in self._pool}
-        ready = wait([*by_pipe, *ended])
+        ready = waiting.ready([*by_pipe, *ended])
         for pipe in ready:
             if pipe in by_pipe:
                 index, ok, value = by_pipe[pipe].receive()

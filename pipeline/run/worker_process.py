@@ -42,11 +42,12 @@ import threading
 import traceback
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from multiprocessing.connection import Connection, wait
+from multiprocessing.connection import Connection
 from multiprocessing.context import SpawnContext
 from multiprocessing.reduction import ForkingPickler
 from typing import Any
 
+from pipeline import waiting
 from pipeline.errors import ExecutorLost
 
 READY = "ready"
@@ -78,7 +79,7 @@ class WorkerProcess:
     def wait_ready(self) -> None:
         """Return once the worker has loaded its kernels; `ExecutorLost` if it dies first."""
         while True:
-            ready = wait([self.results, self.sentinel])
+            ready = waiting.ready([self.results, self.sentinel])
             if self.results in ready:
                 message = self._receive("a worker process died while starting")
                 if message == READY:

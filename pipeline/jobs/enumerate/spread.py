@@ -30,6 +30,7 @@ from collections.abc import Callable, Iterable, Iterator
 import pyarrow as pa
 
 from pipeline.jobs.enumerate.solutions import Tally
+from pipeline.waiting import POLL_S, join
 
 Search = Callable[[int, pa.RecordBatch, Tally], Iterator[pa.Table]]
 WORKER_NAME = "sudoku-enumerate-"
@@ -147,12 +148,12 @@ class _Spread:
             while True:
                 with self.changed:
                     while not self.order and not self.exhausted:
-                        self.changed.wait()
+                        self.changed.wait(POLL_S)  # woken often: a Ctrl-C on another thread
                     if not self.order:
                         break
                     handoff = self.order[0]
                     while not handoff.tables and not handoff.done:
-                        self.changed.wait()
+                        self.changed.wait(POLL_S)
                     table = None
                     if handoff.tables:
                         table = handoff.tables.popleft()
@@ -168,7 +169,7 @@ class _Spread:
                     tally.add(handoff.tally)
                     done(handoff.rows)
             for thread in self.threads:
-                thread.join()
+                join(thread)
         finally:
             with self.changed:
                 self.stopped = True

@@ -39,6 +39,7 @@ from pipeline.jobs.split.batch import GROUP, SOURCE
 from pipeline.jobs.split.hashing import ROW_ORDER, hash_rows, string_bytes
 from pipeline.run.executors import ThreadExecutor
 from pipeline.symmetry_kernels import Copies, copies_room
+from pipeline.waiting import result_of
 
 CHUNK_ROWS = 4096  # input rows a worker makes into groups at a time
 T = TypeVar("T")
@@ -112,7 +113,7 @@ def _prefetched(items: Iterator[T]) -> Iterator[T]:
     end = object()
     with ThreadPoolExecutor(1) as pool:
         future = pool.submit(next, items, end)
-        while (item := future.result()) is not end:
+        while (item := result_of(future)) is not end:
             future = pool.submit(next, items, end)
             yield item  # type: ignore[misc]
 
