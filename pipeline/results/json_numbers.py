@@ -10,6 +10,7 @@ as they are, and integers always are.
 
 import json
 import math
+from dataclasses import asdict
 from typing import Any
 
 RATE_DIGITS = 3  # significant figures of a rate: the noise of a shared machine is larger
@@ -18,6 +19,14 @@ RATE_DIGITS = 3  # significant figures of a rate: the noise of a shared machine 
 def json_text(data: Any) -> str:
     """`data` as indented JSON, its floats `rounded` (anything else JSON cannot say: `str`)."""
     return json.dumps(rounded(data), indent=2, default=str)
+
+
+def summary_json(summary: Any) -> str:
+    """A job's summary (a dataclass) as its `--json`: every field but `metadata` (the run's
+    metadata, written into the output file, not said again on stdout)."""
+    data = asdict(summary)
+    data.pop("metadata", None)
+    return json_text(data)
 
 
 def rounded(value: Any, key: str = "") -> Any:

@@ -37,7 +37,7 @@ from pipeline.jobs.augment.batch import (
     refuse_pencilmarks,
 )
 from pipeline.limits import MAX_COPIES
-from pipeline.results.json_numbers import json_text
+from pipeline.results.json_numbers import summary_json
 from pipeline.run.job import Job, JobOptions, start_job
 from pipeline.run.loop import running
 from pipeline.run.parts import Part, Task, part_of
@@ -104,13 +104,8 @@ class AugmentSummary:
     def describe(self) -> str:
         return "\n".join(self.lines())
 
-    def as_dict(self) -> dict[str, Any]:
-        data = asdict(self)
-        data.pop("metadata")
-        return data
-
     def to_json(self) -> str:
-        return json_text(self.as_dict())
+        return summary_json(self)
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ end, so the output appears whole or not at all; an interrupted run keeps nothing
 """
 
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Unpack
 
@@ -38,7 +38,7 @@ from pipeline.jobs.enumerate.solutions import (
 )
 from pipeline.jobs.enumerate.spread import spread_tables
 from pipeline.kernels.registry import MAX_NODES
-from pipeline.results.json_numbers import json_text
+from pipeline.results.json_numbers import summary_json
 from pipeline.run.job import JobOptions, start_job
 from pipeline.run.loop import Run, running
 from pipeline.run.parts import Part, Task, part_of
@@ -77,9 +77,7 @@ class EnumerateSummary:
     metadata: dict[str, Any] = field(default_factory=dict, repr=False)
 
     def to_json(self) -> str:
-        data = asdict(self)
-        data.pop("metadata")
-        return json_text(data)
+        return summary_json(self)
 
     def describe(self) -> str:
         counts = ", ".join(

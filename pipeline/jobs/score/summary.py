@@ -7,7 +7,7 @@ The figures are the output's, computed as it is written: `accuracy` is the share
 rows whose `cells_correct` is known, and each group's accuracy the share of its rows `correct`.
 """
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +18,7 @@ import pyarrow.compute as pc
 from pipeline.grid import CELLS
 from pipeline.jobs.score.verdicts import CORRECT, UNKNOWN, VERDICT_NAMES
 from pipeline.rating.bins import NO_BIN, bin_label, difficulty_bins
-from pipeline.results.json_numbers import json_text
+from pipeline.results.json_numbers import summary_json
 
 _VERDICTS = len(VERDICT_NAMES)
 
@@ -125,9 +125,7 @@ class ScoreSummary:
         return self.correct == self.rows
 
     def to_json(self) -> str:
-        data = asdict(self)
-        data.pop("metadata")
-        return json_text(data)
+        return summary_json(self)
 
     def describe(self) -> str:
         """The terminal summary: accuracy, verdicts, then accuracy by clue count and grade."""

@@ -22,7 +22,7 @@ from pipeline.jobs import JOBS
 from pipeline.jobs.solve.batch import SolveOptions, solve_record_batch
 from pipeline.kernels.codes import OUTSIDE_ONLY, VERDICT_NAMES
 from pipeline.plugins.open import open_solver, solver_metadata
-from pipeline.results.json_numbers import json_text
+from pipeline.results.json_numbers import summary_json
 from pipeline.results.schema import result_schema
 from pipeline.run.job import Job, JobOptions, start_job
 from pipeline.run.loop import running
@@ -50,9 +50,7 @@ class RunSummary:
     metadata: dict[str, Any] = field(default_factory=dict, repr=False)
 
     def to_json(self) -> str:
-        data = asdict(self)
-        data.pop("metadata")
-        return json_text(data)
+        return summary_json(self)
 
     def describe(self) -> str:
         counts = ", ".join(f"{v} {n:,}" for v, n in self.verdicts.items() if n)

@@ -2,7 +2,7 @@
 examples, the clue counts (`FindingsTally`); the `ValidationSummary` the command prints.
 """
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -12,7 +12,7 @@ from pipeline.grid import CELLS
 from pipeline.jobs.validate.catalogue import CODES, LEVELS, code_counts, level_counts
 from pipeline.jobs.validate.checks import duplicate_findings
 from pipeline.jobs.validate.duplicates import Repeats
-from pipeline.results.json_numbers import json_text
+from pipeline.results.json_numbers import summary_json
 
 EXAMPLES = 3  # first findings of each code kept for the summary
 
@@ -41,9 +41,7 @@ class ValidationSummary:
     metadata: dict[str, Any] = field(default_factory=dict, repr=False)
 
     def to_json(self) -> str:
-        data = asdict(self)
-        data.pop("metadata")
-        return json_text(data)
+        return summary_json(self)
 
     def describe(self) -> str:
         """The terminal summary: counts per finding with a first example, the clue range."""
