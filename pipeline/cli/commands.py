@@ -5,6 +5,7 @@ under `--strict`; `--exit-zero` opts out); 2 a usage or I/O error, or lost worke
 on stderr); 130 interrupted; 141 stdout closed early (`| head`), quietly.
 """
 
+from collections.abc import Callable
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any
@@ -17,18 +18,14 @@ from pipeline.cli.options import (
     AsJson,
     BatchSize,
     Force,
-    FormatOption,
     Inputs,
-    Quiet,
     RateSamples,
     Resume,
-    Workers,
     file_job,
     flag,
     input_argument,
     node_budget,
     output_option,
-    print_summary,
     run_job,
 )
 from pipeline.cli.process import fail, one_line_errors
@@ -57,6 +54,9 @@ SOLVER_HELP = (
     "python:MODULE:FUNCTION or cmd:COMMAND (its answers are checked; see README)."
 )
 
+# the file jobs' options of reading an input (a job without one does without them)
+_READING = ("column", "solution_column", "id_column", "separator", "has_header", "input_format")
+
 RATE_HELP = (
     "Add `difficulty` (mean guesses over symmetries) and "
     "`grade` (the hardest technique a person needs)."
@@ -64,12 +64,13 @@ RATE_HELP = (
 
 
 def _print_result(
-    text: str, *, as_json: bool, quiet: bool, written: Path | None, nl: bool = True
+    result: Any, as_text: Callable[[Any], str], *, as_json: bool, quiet: bool, written: Path | None
 ) -> None:
-    """A command's figures on stdout and `wrote FILE` on stderr; `-q` keeps stdout for what
-    was asked: the JSON of --json, else the figures when no file holds them (`written`)."""
+    """A command's figures on stdout (`result.to_json()` or `as_text(result)`, which ends its
+    own lines) and `wrote FILE` on stderr; `-q` keeps stdout for what was asked: the JSON of
+    --json, else the figures when no file holds them (`written`)."""
     if as_json or not (quiet and written is not None):
-        typer.echo(text, nl=nl)
+        typer.echo(result.to_json() + "\n" if as_json else as_text(result), nl=False)
     if written is not None and not quiet:
         typer.echo(f"wrote {written}", err=True)
 
@@ -212,6 +213,7 @@ def validate(
 
 
 @app.command(cls=Command)
+@file_job(without=_READING + ("executor", "scheduler"))  # threads; no input to read
 def generate(
     n: Annotated[int, typer.Argument(min=0, metavar="N", help="How many puzzles.")],
     output: output_option(
@@ -236,11 +238,7 @@ def generate(
         str | None,
         typer.Option(metavar="GRADE", help="Only puzzles of this grade or a harder one."),
     ] = None,
-    workers: Workers = None,
-    format: FormatOption = None,
-    force: Force = False,
-    as_json: AsJson = False,
-    quiet: Quiet = False,
+    **job: Any,
 ) -> None:
     """Generate N puzzles with unique solutions: id, puzzle, solution, clues.
 
@@ -248,23 +246,17 @@ def generate(
     """
     from pipeline.jobs.generate.job import generate_file
 
-    with one_line_errors():
-        summary = generate_file(
-            n,
-            output or "-",
-            seed=seed,
-            clues=clues,
-            workers=workers,
-            force=force,
-            format=None if format is None else format.value,
-            grade=grade,
-            min_grade=min_grade,
-            progress=not quiet,
-        )
-    to_stdout = output in (None, "-")
-    if to_stdout and not as_json:
-        return  # the puzzles are the output: a summary would only get in their way
-    print_summary(summary, {"as_json": as_json, "quiet": quiet}, output or "-")
+    run_job(
+        generate_file,
+        n,
+        output or "-",
+        job,
+        sentence_beside_stdout=False,  # the puzzles are the answer there
+        seed=seed,
+        clues=clues,
+        grade=grade,
+        min_grade=min_grade,
+    )
 
 
 @app.command(cls=Command)
@@ -303,13 +295,7 @@ def report(
 
     with one_line_errors():
         summary = make_report(results, html=html, force=force)
-    _print_result(
-        summary.to_json() if as_json else render_text(summary),
-        as_json=as_json,
-        quiet=quiet,
-        written=html,
-        nl=as_json,
-    )
+    _print_result(summary, render_text, as_json=as_json, quiet=quiet, written=html)
 
 
 @app.command(cls=Command)
@@ -392,12 +378,12 @@ def bench(
             force=force,
             solvers=solver or (),
         )
-    _print_result(
-        result.to_json() if as_json else result.to_markdown(),
-        as_json=as_json,
-        quiet=quiet,
-        written=output,
-    )
+    _print_result(result, _markdown, as_json=as_json, quiet=quiet, written=output)
+
+
+def _markdown(result: Any) -> str:
+    """bench's table and its footer, a blank line after them."""
+    return str(result.to_markdown()) + "\n"
 
 
 def main() -> None:

@@ -170,22 +170,36 @@ def job_options(job: dict[str, Any]) -> dict[str, Any]:
 
 
 def run_job(
-    call: Callable[..., Any], inputs: Any, output: str | None, job: dict[str, Any], **own: Any
+    call: Callable[..., Any],
+    inputs: Any,
+    output: str | None,
+    job: dict[str, Any],
+    *,
+    sentence_beside_stdout: bool = True,
+    **own: Any,
 ) -> Any:
     """`call(inputs, output, **own)` (a file job of the API) with the file jobs' options
     (`job_options(job)`), its errors as one line; its summary printed (`print_summary`) and
     returned."""
     with one_line_errors():
         summary = call(inputs, output, **own, **job_options(job))
-    print_summary(summary, job, output)
+    print_summary(summary, job, output, sentence_beside_stdout=sentence_beside_stdout)
     return summary
 
 
-def print_summary(summary: Any, job: dict[str, Any], output: str | None = None) -> None:
+def print_summary(
+    summary: Any,
+    job: dict[str, Any],
+    output: str | None = None,
+    *,
+    sentence_beside_stdout: bool = True,
+) -> None:
     """`--json`: the summary as JSON on stdout (on stderr when stdout holds the output, `-`);
-    else the summary sentence on stderr, unless `-q`."""
+    else the summary sentence on stderr, unless `-q`, or unless stdout holds the output and
+    not `sentence_beside_stdout` (generate: the puzzles are the answer, a sentence would only
+    get in their way)."""
     stdout_taken = output is not None and str(output) == "-"
     if job["as_json"]:
         typer.echo(summary.to_json(), err=stdout_taken)
-    elif not job["quiet"]:
+    elif not job["quiet"] and (sentence_beside_stdout or not stdout_taken):
         typer.echo(summary.describe(), err=True)

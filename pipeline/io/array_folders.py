@@ -48,7 +48,13 @@ from pipeline.io.arrays import (
     skipped_columns,
 )
 from pipeline.io.runinfo import METADATA_KEY
-from pipeline.io.sidecars import TEMPORARY, check_name_room, fsync_dir, stale_files
+from pipeline.io.sidecars import (
+    TEMPORARY,
+    check_name_room,
+    fsync_dir,
+    output_stat,
+    stale_files,
+)
 
 META = "meta.json"
 OLD = ".{name}.old-{pid}"  # an output folder being replaced, set aside (as long as TEMPORARY)
@@ -267,15 +273,7 @@ def check_array_folder(
     stands for its target. Returns the path to write; raises `InputError` (one line)."""
     if str(path) == "-":
         raise InputError("a folder of arrays (npy) cannot go to stdout: give -o FOLDER")
-    out = Path(path)
-    if out.is_symlink():
-        out = Path(os.path.realpath(out))
-    try:
-        info = out.stat()
-    except FileNotFoundError:
-        info = None
-    except OSError as e:
-        raise InputError(f"{out}: cannot use as the {what} ({e.strerror or e})") from None
+    out, info = output_stat(path, what)
     if not out.parent.is_dir():
         raise InputError(f"{out.parent}: no such directory for the {what}")
     check_name_room(out, what)

@@ -30,7 +30,7 @@ from pipeline.errors import InputError
 from pipeline.io.parquet_concat import ParquetFooterError, read_footer
 from pipeline.io.runinfo import METADATA_KEY
 from pipeline.io.sidecars import OutputLock as OutputLock  # re-exported: where jobs find it
-from pipeline.io.sidecars import check_name_room
+from pipeline.io.sidecars import check_name_room, output_stat
 from pipeline.io.urls import file_name, is_url, shown
 
 INPUT_SUFFIXES = {".csv", ".tsv", ".tab", ".txt", ".parquet", ".pq", ".gz", ".zst", ".zstd"}
@@ -138,15 +138,7 @@ def check_path(
     parquet, csv, jsonl or html, to recognise an earlier result). A symbolic link stands for
     its target (created when missing), as `cp` and shells write through one: the path
     returned is the target's. Raises `InputError`."""
-    out = Path(path)
-    if out.is_symlink():
-        out = Path(os.path.realpath(out))
-    try:
-        info = out.stat()
-    except FileNotFoundError:
-        info = None
-    except OSError as e:
-        raise InputError(f"{out}: cannot use as the {what} ({e.strerror or e})") from None
+    out, info = output_stat(path, what)
     if info is not None and stat.S_ISDIR(info.st_mode):
         raise InputError(f"{out}: is a directory, not an {what} file")
     if info is not None and not stat.S_ISREG(info.st_mode):

@@ -31,6 +31,21 @@ BESIDE = (LOCK, TEMPORARY, CHECKPOINT, SPOOL)
 _LONGEST_PID = 4_194_304
 
 
+def output_stat(path: str | Path, what: str) -> tuple[Path, os.stat_result | None]:
+    """An output's path as it will be written, a symbolic link standing for its target (as
+    `cp` and shells write through one), and what is there (None: nothing yet). Raises
+    `InputError` when it cannot be looked at."""
+    out = Path(path)
+    if out.is_symlink():
+        out = Path(os.path.realpath(out))
+    try:
+        return out, out.stat()
+    except FileNotFoundError:
+        return out, None
+    except OSError as e:
+        raise InputError(f"{out}: cannot use as the {what} ({e.strerror or e})") from None
+
+
 def check_name_room(out: Path, what: str, option: str = "-o") -> None:
     """Refuse, before any work, an output whose folder cannot be written (a read-only mount,
     somebody else's folder: the default output goes beside the input), naming the `option`

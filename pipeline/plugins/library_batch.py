@@ -25,14 +25,14 @@ import numpy as np
 from pipeline.compiled import inline_part, kernel
 from pipeline.plugins.shared import (
     ANSWERED,
-    ASKING,
-    BATCH,
     BUDGET,
-    PHASE,
-    ROW,
     TICK,
     UNSAID,
     Rows,
+    clear_answers,
+    end_batch,
+    start_batch,
+    start_row,
     write_error,
 )
 
@@ -159,13 +159,12 @@ def ask_batch(
     """Answer every row with the batch function: one call for them all, or, `single`, one
     call a row (after a batch call failed: the row in hand is then known)."""
     everything = np.arange(len(rows.state), dtype=np.int64)
-    _clear(rows)
+    clear_answers(rows)
     if not single:
         _ask(function, header, rows, everything, limit, fetch)
         return
     for i in everything.tolist():
-        header[ROW] = i
-        header[TICK] += 1
+        start_row(header, i)
         _ask(function, header, rows, everything[i : i + 1], limit, fetch)
 
 
@@ -179,55 +178,58 @@ def _ask(
 ) -> None:
     n = len(chosen)
     packed, said, again = np.empty(n, np.int64), np.zeros(n, np.uint8), np.empty(n, np.int64)
-    k = pack_kernel(
-        rows.grids,
-        chosen,
-        rows.records,
-        rows.raw_counts,
-        rows.raw_guesses,
-        rows.raw_solutions,
-        rows.counts,
-        rows.state,
-        packed,
-    )
+    k = _pack(rows, chosen, packed)
     if not k:
         return
     elapsed = _call(function, header, rows, k, limit)
     asked = packed[:k]
     rows.solve_ns[asked] = elapsed // k
-    m = unpack_kernel(
-        packed,
-        k,
-        limit,
-        True,
-        rows.raw_counts,
-        rows.raw_guesses,
-        rows.raw_solutions,
-        rows.counts,
-        rows.guesses,
-        rows.solutions,
-        said,
-        again,
-    )
+    m = _unpack(rows, packed, k, limit, True, said, again)
     if m and fetch and limit > 1:  # grids for the counts that came without one
         fetched = np.empty(m, np.int64)
-        m = pack_kernel(
+        m = _pack(rows, again[:m], fetched)
+        _call(function, header, rows, m, 1)
+        _unpack(rows, fetched, m, 1, False, said, again)
+    counted = said[:k].astype(np.bool_)
+    rows.state[asked[counted]] = ANSWERED
+    for i in asked[~counted].tolist():
+        write_error(rows, i, "the solver wrote no count for this puzzle")
+
+
+def _pack(rows: Rows, chosen: np.ndarray, packed: np.ndarray) -> int:
+    """`pack_kernel` on the rows `chosen`, into `rows.records`; how many were packed."""
+    return int(
+        pack_kernel(
             rows.grids,
-            again[:m],
+            chosen,
             rows.records,
             rows.raw_counts,
             rows.raw_guesses,
             rows.raw_solutions,
             rows.counts,
             rows.state,
-            fetched,
+            packed,
         )
-        _call(function, header, rows, m, 1)
+    )
+
+
+def _unpack(
+    rows: Rows,
+    packed: np.ndarray,
+    k: int,
+    limit: int,
+    counted: bool,
+    said: np.ndarray,
+    again: np.ndarray,
+) -> int:
+    """`unpack_kernel` on the first k `packed` rows' answers (`counted`: the counting call's,
+    else the fetch's); how many want their grid asked again."""
+    return int(
         unpack_kernel(
-            fetched,
-            m,
-            1,
-            False,
+            packed,
+            k,
+            limit,
+            counted,
             rows.raw_counts,
             rows.raw_guesses,
             rows.raw_solutions,
@@ -237,18 +239,7 @@ def _ask(
             said,
             again,
         )
-    counted = said[:k].astype(np.bool_)
-    rows.state[asked[counted]] = ANSWERED
-    for i in asked[~counted].tolist():
-        write_error(rows, i, "the solver wrote no count for this puzzle")
-
-
-def _clear(rows: Rows) -> None:
-    """No answers yet: what a row gets only when answered (a clash: its count alone)."""
-    rows.solutions[:] = 0
-    rows.counts[:] = -1
-    rows.guesses[:] = -1
-    rows.solve_ns[:] = 0
+    )
 
 
 def _call(function: ctypes._CFuncPtr, header: np.ndarray, rows: Rows, k: int, limit: int) -> int:
@@ -257,7 +248,7 @@ def _call(function: ctypes._CFuncPtr, header: np.ndarray, rows: Rows, k: int, li
     done = threading.Event()
     watcher = None
     if k > 1:
-        header[PHASE], header[BUDGET] = BATCH, k
+        start_batch(header, k)
         watcher = threading.Thread(target=_watch_counts, args=(header, rows, k, done), daemon=True)
         watcher.start()
     header[TICK] += 1
@@ -277,7 +268,7 @@ def _call(function: ctypes._CFuncPtr, header: np.ndarray, rows: Rows, k: int, li
         done.set()
         if watcher is not None:
             watcher.join()
-        header[PHASE], header[BUDGET] = ASKING, 1
+        end_batch(header)
         header[TICK] += 1
     return elapsed
 

@@ -25,13 +25,12 @@ from pipeline.plugins.python_function import (
 )
 from pipeline.plugins.shared import (
     ANSWERED,
-    ASKING,
-    BATCH,
-    BUDGET,
-    PHASE,
-    ROW,
     TICK,
     Rows,
+    clear_answers,
+    end_batch,
+    start_batch,
+    start_row,
     write_error,
 )
 
@@ -58,21 +57,18 @@ class PythonFunction:
     def ask(self, header: np.ndarray, rows: Rows, limit: int, fetch: bool, single: bool) -> None:
         """Answer every row (`limit` and `fetch` mean nothing to a function: it claims no
         count, so a grid is "found" and uniqueness is left to our kernel)."""
-        rows.solutions[:] = 0
-        rows.counts[:] = -1
-        rows.guesses[:] = -1
-        rows.solve_ns[:] = 0
+        clear_answers(rows)
         if self.contract != "batch":
             self._ask_boards(header, rows)
         elif single:
             for i in range(len(rows.state)):
-                _start_row(header, i)
+                start_row(header, i)
                 self._ask_batch(rows, np.array([i]))
         else:
-            header[PHASE], header[BUDGET] = BATCH, len(rows.state)
+            start_batch(header, len(rows.state))
             header[TICK] += 1
             self._ask_batch(rows, np.arange(len(rows.state)))
-            header[PHASE], header[BUDGET] = ASKING, 1
+            end_batch(header)
 
     def _ask_boards(self, header: np.ndarray, rows: Rows) -> None:
         texts = puzzle_texts(rows.grids) if self.contract == "board" else None
@@ -81,7 +77,7 @@ class PythonFunction:
                 board: list[list[Any]] = [list(texts[i][r : r + 9]) for r in range(0, 81, 9)]
             else:
                 board = rows.grids[i].reshape(9, 9).tolist()
-            _start_row(header, i)
+            start_row(header, i)
             start = time.perf_counter_ns()
             try:
                 said = self.function(board)
@@ -135,12 +131,6 @@ class PythonFunction:
             else:
                 rows.solutions[i] = solution
             rows.state[i] = ANSWERED
-
-
-def _start_row(header: np.ndarray, i: int) -> None:
-    """Row i is in hand: the keeper's clock for it starts now."""
-    header[ROW] = i
-    header[TICK] += 1
 
 
 __all__ = ["PythonFunction"]

@@ -146,6 +146,31 @@ def write_error(rows: Rows, i: int, sentence: str) -> None:
     rows.state[i] = FAILED
 
 
+def clear_answers(rows: Rows) -> None:
+    """No answers yet: what a row gets only when answered (a clash: its count alone)."""
+    rows.solutions[:] = 0
+    rows.counts[:] = -1
+    rows.guesses[:] = -1
+    rows.solve_ns[:] = 0
+
+
+def start_row(header: np.ndarray, i: int) -> None:
+    """Row i is in hand: the keeper's clock for it starts now."""
+    header[ROW] = i
+    header[TICK] += 1
+
+
+def start_batch(header: np.ndarray, k: int) -> None:
+    """One call holds k rows: none is known answered until it returns (`BATCH`), and its
+    timeout is k puzzles'."""
+    header[PHASE], header[BUDGET] = BATCH, k
+
+
+def end_batch(header: np.ndarray) -> None:
+    """The call that held the rows has returned: a puzzle's timeout again."""
+    header[PHASE], header[BUDGET] = ASKING, 1
+
+
 def read_error(rows: Rows, i: int) -> str:
     """A FAILED row's sentence."""
     return bytes(rows.errors[i]).rstrip(b"\0").decode("utf-8", "replace")
@@ -168,7 +193,11 @@ __all__ = [
     "SharedMemory",
     "TICK",
     "UNSAID",
+    "clear_answers",
+    "end_batch",
     "read_error",
     "size_for",
+    "start_batch",
+    "start_row",
     "write_error",
 ]
