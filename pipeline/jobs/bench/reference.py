@@ -20,7 +20,7 @@ import json
 import os
 import subprocess
 import tempfile
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -50,13 +50,7 @@ class Reference:
         return None
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "label": self.label,
-            "source": self.source,
-            "note": self.note,
-            "figures": self.figures,
-            "details": self.details,
-        }
+        return asdict(self)
 
 
 def _bad(path: Path, why: str) -> InputError:
