@@ -41,7 +41,13 @@ def cells_as_strings(values: pa.Array) -> pa.StringArray:
     data[digits == 0] = ord(".")
     validity = None
     if values.null_count:
-        validity = pa.py_buffer(np.packbits(values.is_valid().to_numpy(zero_copy_only=False),
-                                            bitorder="little"))  # fmt: skip
-    return pa.StringArray.from_buffers(len(values), pa.py_buffer(offsets.astype(np.int32)),
-                                       pa.py_buffer(data), validity, values.null_count)  # fmt: skip
+        validity = pa.py_buffer(
+            np.packbits(values.is_valid().to_numpy(zero_copy_only=False), bitorder="little")
+        )
+    return pa.StringArray.from_buffers(
+        len(values),
+        pa.py_buffer(offsets.astype(np.int32)),
+        pa.py_buffer(data),
+        validity,
+        values.null_count,
+    )

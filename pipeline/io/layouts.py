@@ -41,7 +41,7 @@ KNOWN_LAYOUTS: tuple[KnownLayout, ...] = (
     # Kaggle "3 million Sudoku puzzles with ratings"
     KnownLayout(
         "kaggle-3m", ("id", "puzzle", "solution", "clues", "difficulty"), "puzzle", "solution", "id"
-    ),  # fmt: skip
+    ),
     KnownLayout("kaggle-1m", ("quizzes", "solutions"), "quizzes", "solutions"),
     KnownLayout("kaggle-9m", ("puzzle", "solution"), "puzzle", "solution", exact=True),
     # Recurrent Relational Networks (Palm et al.)

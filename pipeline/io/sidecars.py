@@ -53,8 +53,10 @@ def check_name_room(out: Path, what: str, option: str = "-o") -> None:
     fail at its very end (joining into `.NAME.tmp-PID`), and `--resume` again."""
     folder = out.parent if str(out.parent) else Path(".")
     if not os.access(folder, os.W_OK | os.X_OK):
-        raise InputError(f"{folder}: cannot write the {what} there (read-only, or not yours); "
-                         f"give {option} a place you can write")  # fmt: skip
+        raise InputError(
+            f"{folder}: cannot write the {what} there (read-only, or not yours); "
+            f"give {option} a place you can write"
+        )
     try:
         limit = os.pathconf(out.parent, "PC_NAME_MAX")
     except (OSError, ValueError):
@@ -207,8 +209,10 @@ class OutputLock:
         except FileNotFoundError:
             return None, False
         except OSError as e:
-            raise InputError(f"{self.path}: cannot lock the output ({e.strerror or e}); give -o "
-                             "a place you can write") from None  # fmt: skip
+            raise InputError(
+                f"{self.path}: cannot lock the output ({e.strerror or e}); give -o "
+                "a place you can write"
+            ) from None
 
     def __exit__(self, *exc: object) -> None:
         fd, self._fd = self._fd, None

@@ -90,8 +90,9 @@ def open_source(path: str | Path, forced: str | None) -> Source:
 
 def _open_file(path: Path, forced: str | None) -> Source:
     if path.is_dir():
-        raise InputError(f"{path}: is a folder: pass files, or a glob like "
-                         f"'{path.as_posix().rstrip('/')}/*.csv'")  # fmt: skip
+        raise InputError(
+            f"{path}: is a folder: pass files, or a glob like '{path.as_posix().rstrip('/')}/*.csv'"
+        )
     try:
         fmt, compression = detect_format(path, forced)
     except InputError:

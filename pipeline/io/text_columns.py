@@ -68,9 +68,14 @@ def _unsupported(kind: pa.DataType, top: bool = False) -> bool:
     """Types with no text form here (and some on which polars panics, printing to stderr)."""
     if isinstance(kind, pa.BaseExtensionType):
         return not top or _unsupported(kind.storage_type, top)
-    if (pa.types.is_union(kind) or pa.types.is_interval(kind) or pa.types.is_list_view(kind)
-            or pa.types.is_large_list_view(kind) or pa.types.is_run_end_encoded(kind)
-            or (pa.types.is_decimal256(kind) and not top)):  # fmt: skip
+    if (
+        pa.types.is_union(kind)
+        or pa.types.is_interval(kind)
+        or pa.types.is_list_view(kind)
+        or pa.types.is_large_list_view(kind)
+        or pa.types.is_run_end_encoded(kind)
+        or (pa.types.is_decimal256(kind) and not top)
+    ):
         return True
     if pa.types.is_dictionary(kind):
         return _unsupported(kind.value_type, top)
@@ -121,13 +126,18 @@ def _is_text(kind: pa.DataType) -> bool:
 
 
 def _is_bytes(kind: pa.DataType) -> bool:
-    return (pa.types.is_binary(kind) or pa.types.is_large_binary(kind)
-            or pa.types.is_fixed_size_binary(kind) or pa.types.is_binary_view(kind))  # fmt: skip
+    return (
+        pa.types.is_binary(kind)
+        or pa.types.is_large_binary(kind)
+        or pa.types.is_fixed_size_binary(kind)
+        or pa.types.is_binary_view(kind)
+    )
 
 
 def _is_list(kind: pa.DataType) -> bool:
-    return (pa.types.is_list(kind) or pa.types.is_large_list(kind)
-            or pa.types.is_fixed_size_list(kind))  # fmt: skip
+    return (
+        pa.types.is_list(kind) or pa.types.is_large_list(kind) or pa.types.is_fixed_size_list(kind)
+    )
 
 
 def _is_number(kind: pa.DataType) -> bool:

@@ -187,13 +187,29 @@ def find_two_solutions(
         kernel = fast.two_solutions_kernel
         puzzles, todo_skip, out = _prepare(grids, skip)
     seconds = np.zeros_like(out.solutions)
-    kernel(puzzles, todo_skip, budget, out.verdicts, out.solutions, seconds,
-           out.nodes, out.guesses, out.solve_ns, out.counts)  # fmt: skip
+    kernel(
+        puzzles,
+        todo_skip,
+        budget,
+        out.verdicts,
+        out.solutions,
+        seconds,
+        out.nodes,
+        out.guesses,
+        out.solve_ns,
+        out.counts,
+    )
 
     def solve_again(subset: np.ndarray) -> np.ndarray:  # grids or candidates
         again = _prepare(np.zeros((len(subset), 81), np.uint8), None)[2]
-        kernel(subset, np.zeros(len(subset), np.bool_), budget, *again[:2],
-               np.zeros_like(again.solutions), *again[2:])  # fmt: skip
+        kernel(
+            subset,
+            np.zeros(len(subset), np.bool_),
+            budget,
+            *again[:2],
+            np.zeros_like(again.solutions),
+            *again[2:],
+        )
         return again.solve_ns
 
     retime(puzzles, out.nodes, out.solve_ns, solve_again)

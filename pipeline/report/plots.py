@@ -40,10 +40,16 @@ from pipeline.report.text import ratio
 from pipeline.results.measures import searched
 
 VERDICT_COLORS = {
-    "solved": "#2E9E6B", "multiple": "#E8A33D", "unsolvable": "#D1495B",
-    "invalid": "#8E6BBF", "limit": "#6C7A89", "malformed": "#A0765B", "found": "#7FB77E",
-    "wrong_answer": "#3B3B3B", "solver_error": "#B0B0B0",
-}  # fmt: skip
+    "solved": "#2E9E6B",
+    "multiple": "#E8A33D",
+    "unsolvable": "#D1495B",
+    "invalid": "#8E6BBF",
+    "limit": "#6C7A89",
+    "malformed": "#A0765B",
+    "found": "#7FB77E",
+    "wrong_answer": "#3B3B3B",
+    "solver_error": "#B0B0B0",
+}
 # one colour per strategy, in the registry's order, the same on every plot and page
 STRATEGY_COLORS = dict(zip(STRATEGIES, PALETTE, strict=False))
 MAX_POINTS = 20_000

@@ -79,8 +79,10 @@ def _read(path: Path) -> tuple[pl.DataFrame, dict[str, Any], list[str]]:
     if not path.exists():
         raise ResultNotFoundError(f"{path}: no such file", path)
     if path.is_dir():
-        raise ReportError(f"{path}: is a folder: pass files, or a glob like "
-                          f"'{path.as_posix().rstrip('/')}/*.parquet'")  # fmt: skip
+        raise ReportError(
+            f"{path}: is a folder: pass files, or a glob like "
+            f"'{path.as_posix().rstrip('/')}/*.parquet'"
+        )
     try:  # a file object: pyarrow cannot open a name that was not UTF-8 (`caf\xe9.parquet`)
         with open(path, "rb") as f:
             schema = pq.read_schema(f)

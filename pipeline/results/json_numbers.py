@@ -32,8 +32,9 @@ def summary_json(summary: Any) -> str:
 def rounded(value: Any, key: str = "") -> Any:
     """`value` (dicts, lists and numbers) with each float rounded by its key's meaning."""
     if isinstance(value, dict):
-        return {k: rounded(v, str(k) if _places(str(k)) is not None else key)
-                for k, v in value.items()}  # fmt: skip
+        return {
+            k: rounded(v, str(k) if _places(str(k)) is not None else key) for k, v in value.items()
+        }
     if isinstance(value, list | tuple):
         return [rounded(v, key) for v in value]
     if isinstance(value, float) and math.isfinite(value):

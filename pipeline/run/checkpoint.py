@@ -105,11 +105,14 @@ class Checkpoint:
         except FileNotFoundError:
             return
         except OSError as e:
-            raise InputError(f"{self.folder}: cannot use as the checkpoint "
-                              f"({e.strerror or e})") from None  # fmt: skip
+            raise InputError(
+                f"{self.folder}: cannot use as the checkpoint ({e.strerror or e})"
+            ) from None
         if not stat.S_ISDIR(info.st_mode):
-            raise InputError(f"{self.folder}: exists and is not a checkpoint of sudoku-pipeline "
-                             "(not a folder); move it away, or choose another -o")  # fmt: skip
+            raise InputError(
+                f"{self.folder}: exists and is not a checkpoint of sudoku-pipeline "
+                "(not a folder); move it away, or choose another -o"
+            )
         entries = list(self.folder.iterdir())
         has_meta = any(p.name == _META for p in entries)
         for path in entries:
@@ -133,8 +136,9 @@ class Checkpoint:
             write_atomically(self.folder / _META, lambda f: f.write(text.encode()))
         except OSError as e:  # a full disk, say: nothing started, nothing left behind
             self.remove()
-            raise InputError(f"{self.folder}: cannot keep the checkpoint there "
-                             f"({e.strerror or e})") from None  # fmt: skip
+            raise InputError(
+                f"{self.folder}: cannot keep the checkpoint there ({e.strerror or e})"
+            ) from None
 
     def resume(self, identity: dict[str, Any], columns: list[str]) -> Progress:
         """Check the checkpoint belongs to this run and is whole; returns how far it got and
@@ -151,13 +155,15 @@ class Checkpoint:
         try:
             recorded = json.loads(meta.read_text())
         except (OSError, ValueError, UnicodeDecodeError):
-            raise CheckpointError(f"{meta}: damaged (not the JSON a run writes); "
-                                  f"{_START_OVER}") from None  # fmt: skip
+            raise CheckpointError(
+                f"{meta}: damaged (not the JSON a run writes); {_START_OVER}"
+            ) from None
         if not isinstance(recorded, dict):
             raise CheckpointError(f"{meta}: damaged (not the JSON a run writes); {_START_OVER}")
         identity = {**identity, "format": self.format}
-        changed = sorted(k for k in identity.keys() | recorded.keys()
-                         if identity.get(k) != recorded.get(k))  # fmt: skip
+        changed = sorted(
+            k for k in identity.keys() | recorded.keys() if identity.get(k) != recorded.get(k)
+        )
         if changed:
             raise CheckpointError(
                 f"the checkpoint at {self.folder} is from a run with other "
@@ -193,9 +199,11 @@ class Checkpoint:
         joined = joined_path(self.folder, self.format)
         size = joined.stat().st_size if joined.exists() else -1
         if size < copied[-1].end:
-            raise CheckpointError(f"{joined}: shorter than {self.folder / JOURNAL} says "
-                                  f"({max(size, 0):,} bytes, not {copied[-1].end:,}); "
-                                  f"{_START_OVER}")  # fmt: skip
+            raise CheckpointError(
+                f"{joined}: shorter than {self.folder / JOURNAL} says "
+                f"({max(size, 0):,} bytes, not {copied[-1].end:,}); "
+                f"{_START_OVER}"
+            )
 
     def _noted_counts(self) -> dict[str, dict[str, int]]:
         """Each kept part's verdict counts, as noted when it was kept (by part name)."""
@@ -232,8 +240,10 @@ class Checkpoint:
         """Keep one finished part. A write that fails (a full disk, a file-size limit) is an
         `InputError` naming the folder and the rows it keeps."""
         crc = zlib.crc32(part.data)
-        name = (f"part-{part.start:012d}-{part.rows}-{part.source}-{part.first_row}-"
-                f"{crc:08x}.{EXTENSIONS[self.format]}")  # fmt: skip
+        name = (
+            f"part-{part.start:012d}-{part.rows}-{part.source}-{part.first_row}-"
+            f"{crc:08x}.{EXTENSIONS[self.format]}"
+        )
         try:
             write_atomically(self.folder / name, lambda f: f.write(part.data))
             with open(self.folder / _COUNTS, "a", encoding="utf-8") as noted:
@@ -241,10 +251,14 @@ class Checkpoint:
         except OSError as e:
             kept = self.rows_kept()
             if not kept:
-                raise InputError(f"{self.folder}: {e.strerror or e} while keeping the first "
-                                 "rows; nothing is kept") from None  # fmt: skip
-            raise InputError(f"{self.folder}: {e.strerror or e}; {kept:,} rows done are kept "
-                             f"there; {_then_resume(e)}") from None  # fmt: skip
+                raise InputError(
+                    f"{self.folder}: {e.strerror or e} while keeping the first "
+                    "rows; nothing is kept"
+                ) from None
+            raise InputError(
+                f"{self.folder}: {e.strerror or e}; {kept:,} rows done are kept "
+                f"there; {_then_resume(e)}"
+            ) from None
 
     def commit(self, rows: int, empty: pa.Table, metadata: dict[str, Any]) -> None:
         """Join the parts into the output, atomically, with the run's `metadata` (and what
@@ -277,9 +291,11 @@ class Checkpoint:
         kept = f"all {rows:,} rows are kept in {self.folder}"
         free = free_space(self.output.parent)
         if needed > free:
-            raise InputError(f"{self.output}: joining the parts needs about {size_text(needed)} "
-                             f"free beside it, and {size_text(free)} are; {kept}; "
-                             f"{_FREE_THEN_RESUME}")  # fmt: skip
+            raise InputError(
+                f"{self.output}: joining the parts needs about {size_text(needed)} "
+                f"free beside it, and {size_text(free)} are; {kept}; "
+                f"{_FREE_THEN_RESUME}"
+            )
         noted = self._noted_counts()
         waiting = [Waiting(p.path, p.start, p.rows, p.source, p.first_row) for p in parts]
         by_name = {p.path.name: p for p in parts}
@@ -290,12 +306,13 @@ class Checkpoint:
             return self._counts(by_name[part.path.name], empty.column_names)
 
         try:
-            join_freeing(self.folder, self.format, waiting, counts_of, self.output, empty,
-                         metadata)  # fmt: skip
+            join_freeing(self.folder, self.format, waiting, counts_of, self.output, empty, metadata)
         except OSError as e:
-            raise InputError(f"{self.output}: {e.strerror or e} while joining the parts "
-                             f"(about {size_text(needed)} more); {kept}; "
-                             f"{_then_resume(e)}") from None  # fmt: skip
+            raise InputError(
+                f"{self.output}: {e.strerror or e} while joining the parts "
+                f"(about {size_text(needed)} more); {kept}; "
+                f"{_then_resume(e)}"
+            ) from None
 
     def remove(self) -> None:
         shutil.rmtree(self.folder, ignore_errors=True)
@@ -352,8 +369,7 @@ def _check_part(part: _Stored, fmt: str) -> None:
         except ParquetFooterError as e:
             raise CheckpointError(f"{part.path}: damaged ({e}); {_START_OVER}") from None
         if rows != part.rows:
-            raise CheckpointError(f"{part.path}: holds {rows} rows, not {part.rows}; "
-                                  f"{_START_OVER}")  # fmt: skip
+            raise CheckpointError(f"{part.path}: holds {rows} rows, not {part.rows}; {_START_OVER}")
 
 
 def _part_counts(part: _Stored, fmt: str, columns: list[str], column: str) -> dict[str, int]:

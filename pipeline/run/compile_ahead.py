@@ -36,10 +36,24 @@ LOCK = ".compile-ahead.lock"  # in the cache folder: held while the process runs
 NICE = 10
 # the kernels most commands need first: solve's, score's and generate's; validate's and
 # augment's; enumerate's; bench's other strategies; the columns asked for; pencilmarks
-ORDER = ("fast", "clash", "verify", "two_solutions", "augment", "enumerate", "mrv", "library",
-         "canonical_search", "canonical_full", "canonical", "rating_copies", "rating_easy",
-         "rating_hard", "rating",
-         "pencilmarks")  # fmt: skip
+ORDER = (
+    "fast",
+    "clash",
+    "verify",
+    "two_solutions",
+    "augment",
+    "enumerate",
+    "mrv",
+    "library",
+    "canonical_search",
+    "canonical_full",
+    "canonical",
+    "rating_copies",
+    "rating_easy",
+    "rating_hard",
+    "rating",
+    "pencilmarks",
+)
 
 
 def enable() -> None:
@@ -92,10 +106,15 @@ def start_compiling_ahead(own: Iterable[str] = ()) -> bool:
         return False
     package_parent = str(Path(__file__).resolve().parents[2])
     path = os.pathsep.join(filter(None, [package_parent, os.environ.get("PYTHONPATH")]))
-    subprocess.Popen([sys.executable, "-m", __name__, str(root / LOCK), *todo, "--", *own],
-                     env={**os.environ, "PYTHONPATH": path}, stdin=subprocess.DEVNULL,
-                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                     start_new_session=True, close_fds=True)  # fmt: skip
+    subprocess.Popen(
+        [sys.executable, "-m", __name__, str(root / LOCK), *todo, "--", *own],
+        env={**os.environ, "PYTHONPATH": path},
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+        close_fds=True,
+    )
     return True
 
 

@@ -35,8 +35,9 @@ def scheduler_address(text: str) -> str:
             "by default; 8787 is its dashboard)"
         )
     if match is None or (scheme is not None and scheme not in SCHEMES):
-        raise InputError(f"--scheduler {text}: not a Dask scheduler address; expected "
-                         "tcp://HOST:PORT")  # fmt: skip
+        raise InputError(
+            f"--scheduler {text}: not a Dask scheduler address; expected tcp://HOST:PORT"
+        )
     if not 0 < int(match["port"]) < 65536:
         raise InputError(f"--scheduler {text}: port {match['port']} is out of range")
     return text.strip() if scheme else f"tcp://{text.strip()}"

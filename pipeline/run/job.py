@@ -187,8 +187,15 @@ class Job:
             return HiddenBar(total, initial)
         from tqdm import tqdm
 
-        return tqdm(total=total, initial=initial, unit=f" {unit}", unit_scale=True,
-                    file=sys.stderr, desc=self.command, smoothing=0.1)  # fmt: skip
+        return tqdm(
+            total=total,
+            initial=initial,
+            unit=f" {unit}",
+            unit_scale=True,
+            file=sys.stderr,
+            desc=self.command,
+            smoothing=0.1,
+        )
 
     def advance(self, bar: "tqdm | HiddenBar", rows: int) -> None:
         """Move the bar on by `rows`. For CSV/TXT inputs its total (hence the ETA) is the

@@ -110,8 +110,10 @@ def join_freeing(
         _finish(target, output)
         return
     end = copied[-1].end if copied else 0
-    with open(target, "ab" if target.exists() else "wb") as f, \
-            open(folder / JOURNAL, "a", encoding="utf-8") as journal:  # fmt: skip
+    with (
+        open(target, "ab" if target.exists() else "wb") as f,
+        open(folder / JOURNAL, "a", encoding="utf-8") as journal,
+    ):
         f.truncate(end)  # an interrupted copy's bytes
         f.seek(end)
         for part in waiting:
@@ -122,8 +124,9 @@ def join_freeing(
             part.path.unlink()
             copied.append(entry)
         if fmt == "parquet":
-            footers = [footer_of_bytes(base64.b64decode(c.footer or ""), c.data_end)
-                       for c in copied]  # fmt: skip
+            footers = [
+                footer_of_bytes(base64.b64decode(c.footer or ""), c.data_end) for c in copied
+            ]
             starts = [c.end - (c.data_end - len(MAGIC)) for c in copied]
             f.write(joined_footer(footers, starts, metadata_entry(metadata)))
         durable(f)
@@ -156,8 +159,17 @@ def _copy(
                 raise OSError(f"{part.path}: shorter than it was")
             sink.write(block)
             left -= len(block)
-    return Copied(part.path.name, part.start, part.rows, part.source, part.first_row,
-                  sink.tell(), counts, footer, data_end)  # fmt: skip
+    return Copied(
+        part.path.name,
+        part.start,
+        part.rows,
+        part.source,
+        part.first_row,
+        sink.tell(),
+        counts,
+        footer,
+        data_end,
+    )
 
 
 def durable(f: Any) -> None:
@@ -171,5 +183,4 @@ def _finish(target: Path, output: Path) -> None:
     fsync_dir(output.parent)
 
 
-__all__ = ["Copied", "JOINED", "JOURNAL", "Waiting", "join_freeing", "joined_path",
-           "read_journal"]  # fmt: skip
+__all__ = ["Copied", "JOINED", "JOURNAL", "Waiting", "join_freeing", "joined_path", "read_journal"]

@@ -206,7 +206,7 @@ KERNELS: dict[str, Kernel] = {
             ("pipeline.kernels.reference", "reference_candidates_kernel"),
             ("pipeline.kernels.fast", "two_solutions_candidates_kernel"),
         ),
-    ),  # fmt: skip
+    ),
 }
 
 
@@ -241,8 +241,11 @@ def lanes(names: Iterable[str]) -> list[list[str]]:
 
     names = [n for n in with_parts(names) if not KERNELS[n].parts]  # those after their parts
     by_compiled = {KERNELS[n].compiled: n for n in reversed(names)}  # mrv, backtrack: one
-    missing = [n for n in reversed(by_compiled.values())
-               if not all(kernel_cached(*k) for k in KERNELS[n].compiled)]  # fmt: skip
+    missing = [
+        n
+        for n in reversed(by_compiled.values())
+        if not all(kernel_cached(*k) for k in KERNELS[n].compiled)
+    ]
     count = 1 if cache_root() is None or _in_worker_process() else _cores()
     plan: list[list[str]] = [[] for _ in range(max(min(count, len(missing)), 1))]
     seconds = [0.0] * len(plan)
@@ -283,8 +286,7 @@ on_expect: Callable[[tuple[str, ...]], bool] | None = None
 def _missing(names: Iterable[str]) -> set[str]:
     from pipeline.compiled import kernel_cached
 
-    return {n for n in with_parts(names)
-            if not all(kernel_cached(*k) for k in KERNELS[n].compiled)}  # fmt: skip
+    return {n for n in with_parts(names) if not all(kernel_cached(*k) for k in KERNELS[n].compiled)}
 
 
 def _seconds(name: str) -> float:
@@ -324,9 +326,13 @@ def _compile_apart(names: list[str]) -> subprocess.Popen:
     path), quiet (its notices and a Ctrl-C's traceback are the parent's to give)."""
     package_parent = str(Path(__file__).resolve().parents[2])
     path = os.pathsep.join(filter(None, [package_parent, os.environ.get("PYTHONPATH")]))
-    return subprocess.Popen([sys.executable, "-c", _HELPER, *names],
-                            env={**os.environ, "PYTHONPATH": path}, stdin=subprocess.DEVNULL,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+    return subprocess.Popen(
+        [sys.executable, "-c", _HELPER, *names],
+        env={**os.environ, "PYTHONPATH": path},
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
 
 
 def compiled_names(names: Iterable[str]) -> list[tuple[str, str]]:

@@ -157,8 +157,9 @@ def spawn_worker(
         resource_tracker.ensure_running()
     task_reader, task_writer = context.Pipe(duplex=False)
     result_reader, result_writer = context.Pipe(duplex=False)
-    process = context.Process(target=_serve, args=(task_reader, result_writer, warm),
-                              name=name, daemon=True)  # fmt: skip
+    process = context.Process(
+        target=_serve, args=(task_reader, result_writer, warm), name=name, daemon=True
+    )
     try:
         with _signals_held(), _signals_blocked():
             process.start()

@@ -134,8 +134,9 @@ def _frame_batch(
     else found here from the names given."""
     named = ColumnNames(**found) if found is not None else frame_columns(frame, **columns)
     taken = (named["column"], named["id_column"])
-    prediction = prediction_column("DataFrame", frame.columns, wanted,
-                                   (*taken, named["solution_column"]))  # fmt: skip
+    prediction = prediction_column(
+        "DataFrame", frame.columns, wanted, (*taken, named["solution_column"])
+    )
     if prediction in taken:
         raise InputError(
             f"DataFrame: the prediction column '{prediction}' is the puzzle or "

@@ -95,8 +95,7 @@ def score_file(
     assert job.inputs is not None
     if job.inputs.several:
         raise InputError("score takes one input at a time")
-    scoring, found = score_options(job.inputs.first, prediction_column,
-                                   job.reading.solution_column)  # fmt: skip
+    scoring, found = score_options(job.inputs.first, prediction_column, job.reading.solution_column)
     if rate:
         ds = job.inputs.first
         rated = [c for c in (GRADE_COLUMN, DIFFICULTY_COLUMN) if c in ds.extra_columns]
@@ -131,8 +130,10 @@ def score_options(
     if prediction in ds.extra_columns:
         kind = ds.extra_schema.field(ds.extra_columns[prediction]).type
         if not (is_text(kind) or is_cell_lists(kind)):
-            raise InputError(f"{name}: the prediction column '{prediction}' holds {kind}; "
-                             "expected puzzle strings or lists of 81 ints 0-9")  # fmt: skip
+            raise InputError(
+                f"{name}: the prediction column '{prediction}' holds {kind}; "
+                "expected puzzle strings or lists of 81 ints 0-9"
+            )
     if prediction == ds.solution_column:
         if named_solution is not None:
             raise InputError(
