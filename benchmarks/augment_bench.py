@@ -40,8 +40,12 @@ def make_input(path: Path, rows: int, solutions: bool) -> None:
     symmetries of the public sample (`pipeline.augment` itself, seed 1)."""
     import pipeline
 
-    kaggle = pl.read_csv(SHARED_DATA / SETS["kaggle_first9999"], has_header=False,
-                         infer_schema=False, new_columns=["puzzle", "solution"])  # fmt: skip
+    kaggle = pl.read_csv(
+        SHARED_DATA / SETS["kaggle_first9999"],
+        has_header=False,
+        infer_schema=False,
+        new_columns=["puzzle", "solution"],
+    )
     copies = -(-rows // kaggle.height)
     frame = pipeline.augment(kaggle, copies=copies, seed=1, workers=WORKERS).head(rows)
     frame.select(["puzzle", "solution"] if solutions else ["puzzle"]).write_csv(path)
@@ -61,8 +65,9 @@ def one_core(*args: str) -> float:
     core = max(os.sched_getaffinity(0))
     argv = [sys.executable, "-m", "pipeline.cli", *args, "--quiet", "--workers", "1"]
     start = time.perf_counter()
-    done = subprocess.run(argv, capture_output=True, text=True,
-                          preexec_fn=lambda: os.sched_setaffinity(0, {core}))  # fmt: skip
+    done = subprocess.run(
+        argv, capture_output=True, text=True, preexec_fn=lambda: os.sched_setaffinity(0, {core})
+    )
     if done.returncode != 0:
         raise SystemExit(f"{args[0]} failed: {done.stderr}")
     return time.perf_counter() - start
@@ -77,8 +82,10 @@ def main() -> None:
     if not (SHARED_DATA / SETS["kaggle_first9999"]).exists():
         print("the Kaggle sample is not in ../shared/data: skipping the augment benchmark")
         return
-    lines = ["| run | input rows | rows written | wall s | rows written/s | CPU s | "
-             "peak RSS (tree) |", "|---|---:|---:|---:|---:|---:|---:|"]  # fmt: skip
+    lines = [
+        "| run | input rows | rows written | wall s | rows written/s | CPU s | peak RSS (tree) |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
     rates, cpus = {}, {}
     load_before = os.getloadavg()[0]
     with tempfile.TemporaryDirectory() as tmp:
@@ -95,17 +102,20 @@ def main() -> None:
             ("to Parquet, solved first", bare, [], out),
         ):
             run_command("augment", str(few), "-o", str(target), "--copies", k, *extra)
-            wall, peak, cpu = run_command("augment", str(source), "-o", str(target), "--copies",
-                                          k, "--seed", "7", *extra)  # fmt: skip
+            wall, peak, cpu = run_command(
+                "augment", str(source), "-o", str(target), "--copies", k, "--seed", "7", *extra
+            )
             if target == out:
                 written = pl.scan_parquet(out).select(pl.len()).collect().item()
             else:
                 written = len(np.load(arrays / "group.npy", mmap_mode="r"))
             inputs = pl.scan_csv(source).select(pl.len()).collect().item()
             rates[label], cpus[label] = written / wall, (cpu, written)
-            lines.append(f"| {label}, {WORKERS} workers, K = {k} | {inputs:,} | {written:,} "
-                         f"| {wall:.2f} | {written / wall:,.0f} | {cpu:.2f} "
-                         f"| {peak / 2**20:,.0f} MiB |")  # fmt: skip
+            lines.append(
+                f"| {label}, {WORKERS} workers, K = {k} | {inputs:,} | {written:,} "
+                f"| {wall:.2f} | {written / wall:,.0f} | {cpu:.2f} "
+                f"| {peak / 2**20:,.0f} MiB |"
+            )
             print(lines[-1], flush=True)
         # one core, side by side: augment against solve reading the same file (a ratio that
         # says more than a rate on a machine others share)
@@ -113,30 +123,38 @@ def main() -> None:
         augment_wall = one_core("augment", str(solved), "-o", str(out), "--copies", k)
         inputs = pl.scan_csv(solved).select(pl.len()).collect().item()
         per_core = inputs * args.copies / augment_wall
-        lines.append(f"| one core: solve the same input (1 worker) | {inputs:,} | {inputs:,} "
-                     f"| {solve_wall:.2f} | {inputs / solve_wall:,.0f} | | |")  # fmt: skip
-        lines.append(f"| one core: augment to Parquet (1 worker), K = {k} | {inputs:,} "
-                     f"| {inputs * args.copies:,} | {augment_wall:.2f} "
-                     f"| {per_core:,.0f} | | |")  # fmt: skip
+        lines.append(
+            f"| one core: solve the same input (1 worker) | {inputs:,} | {inputs:,} "
+            f"| {solve_wall:.2f} | {inputs / solve_wall:,.0f} | | |"
+        )
+        lines.append(
+            f"| one core: augment to Parquet (1 worker), K = {k} | {inputs:,} "
+            f"| {inputs * args.copies:,} | {augment_wall:.2f} "
+            f"| {per_core:,.0f} | | |"
+        )
         print("\n".join(lines[-2:]), flush=True)
     rate = rates["to Parquet, solutions given"]
     cpu, written = cpus["to Parquet, solutions given"]
     cores = len(os.sched_getaffinity(0))
-    verdict = (f"\nAugmented rows to Parquet, solutions given: {rate:,.0f}/s, start-up "
-               f"included (floor {FLOOR:,}: {'ok' if rate >= FLOOR else 'MISSED'}; aim "
-               f"3,000,000). The run took {1e6 * cpu / written:.2f} CPU-us a row (every "
-               f"process, start-up included): {cores} cores of its own would write "
-               f"{cores * written / cpu:,.0f} rows/s (an estimate: CPU time taken on a shared "
-               "machine is itself inflated). On one core, augmenting K copies of a file took "
-               f"{augment_wall / solve_wall:.2f} x the time of solving it.\n")  # fmt: skip
+    verdict = (
+        f"\nAugmented rows to Parquet, solutions given: {rate:,.0f}/s, start-up "
+        f"included (floor {FLOOR:,}: {'ok' if rate >= FLOOR else 'MISSED'}; aim "
+        f"3,000,000). The run took {1e6 * cpu / written:.2f} CPU-us a row (every "
+        f"process, start-up included): {cores} cores of its own would write "
+        f"{cores * written / cpu:,.0f} rows/s (an estimate: CPU time taken on a shared "
+        "machine is itself inflated). On one core, augmenting K copies of a file took "
+        f"{augment_wall / solve_wall:.2f} x the time of solving it.\n"
+    )
     print(verdict)
     stamp = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
     load = f"{load_before:.1f} before, {os.getloadavg()[0]:.1f} after"
-    header = (f"Measured {stamp} on {machine()} with `python -m benchmarks.augment_bench "
-              f"--rows {args.rows} --copies {args.copies}` (wall time of the command, start-up "
-              f"included; load average {load} on {os.cpu_count()} cores: other work shared "
-              "the machine, so the rates are lower bounds and the one-core ratio says "
-              "more).\n\n")  # fmt: skip
+    header = (
+        f"Measured {stamp} on {machine()} with `python -m benchmarks.augment_bench "
+        f"--rows {args.rows} --copies {args.copies}` (wall time of the command, start-up "
+        f"included; load average {load} on {os.cpu_count()} cores: other work shared "
+        "the machine, so the rates are lower bounds and the one-core ratio says "
+        "more).\n\n"
+    )
     if args.write:
         write_section(args.write, "augment", header + "\n".join(lines) + "\n" + verdict)
         print(f"updated {args.write}")

@@ -89,8 +89,9 @@ def run_cli(*args: str) -> tuple[float, int]:
     the whole process tree, sampled every 50 ms, or the main process's own peak if higher)."""
     command = [sys.executable, "-m", "pipeline.cli", *args]
     start = time.perf_counter()
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                               text=True)  # fmt: skip
+    process = subprocess.Popen(
+        command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+    )
     peak = 0
     done = threading.Event()
 

@@ -42,8 +42,13 @@ def tdoku_library() -> ctypes.CDLL | None:
             library = ctypes.CDLL(path)
             solve = library.TdokuSolverDpllTriadSimd
             solve.restype = ctypes.c_size_t
-            solve.argtypes = [ctypes.c_char_p, ctypes.c_size_t, ctypes.c_uint32,
-                              ctypes.c_char_p, ctypes.POINTER(ctypes.c_size_t)]  # fmt: skip
+            solve.argtypes = [
+                ctypes.c_char_p,
+                ctypes.c_size_t,
+                ctypes.c_uint32,
+                ctypes.c_char_p,
+                ctypes.POINTER(ctypes.c_size_t),
+            ]
             return library
     return None
 
@@ -66,8 +71,11 @@ def sets(seed: int) -> dict[str, np.ndarray]:
 def ours_once(puzzles: np.ndarray, limit: int) -> tuple[float, np.ndarray]:
     """One pass of the kernel: (seconds, counts)."""
     n = len(puzzles)
-    outs = (np.zeros(n, np.int8), np.zeros((n, 81), np.uint8), *(np.zeros(n, np.int64)
-            for _ in range(4)))  # fmt: skip
+    outs = (
+        np.zeros(n, np.int8),
+        np.zeros((n, 81), np.uint8),
+        *(np.zeros(n, np.int64) for _ in range(4)),
+    )
     start = time.perf_counter()
     solve_kernel(puzzles, np.zeros(n, np.bool_), limit, 0, *outs)
     return time.perf_counter() - start, outs[-1]

@@ -60,16 +60,33 @@ def main() -> None:
             source.write_text("\n".join(format_grids(puzzles).to_pylist()) + "\n")
             warm = tmp / "warm.txt"
             warm.write_text("\n".join(format_grids(puzzles[:3]).to_pylist()) + "\n")
-            run_cli("enumerate", str(warm), "-o", str(tmp / "warm.parquet"), "--force", "-q",
-                    "--limit", "10")  # fmt: skip
+            run_cli(
+                "enumerate",
+                str(warm),
+                "-o",
+                str(tmp / "warm.parquet"),
+                "--force",
+                "-q",
+                "--limit",
+                "10",
+            )
             best: dict[int, tuple[float, int, float]] = {}
             for _ in range(args.repeats):
                 for workers in (1, 2):
                     out = tmp / f"w{workers}.parquet"
                     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-                    wall, peak = run_cli("enumerate", str(source), "-o", str(out), "-q",
-                                         "--force", "--limit", str(args.limit),
-                                         "--workers", str(workers))  # fmt: skip
+                    wall, peak = run_cli(
+                        "enumerate",
+                        str(source),
+                        "-o",
+                        str(out),
+                        "-q",
+                        "--force",
+                        "--limit",
+                        str(args.limit),
+                        "--workers",
+                        str(workers),
+                    )
                     after = resource.getrusage(resource.RUSAGE_CHILDREN)
                     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
                     if workers not in best or wall < best[workers][0]:
@@ -78,11 +95,15 @@ def main() -> None:
             if not one.equals(two):
                 raise SystemExit(f"{name}: the outputs of 1 and 2 workers differ")
             solutions = one.num_rows
-            cells = [f"{wall:.2f} s ({solutions / wall / 1e6:.2f}M/s; CPU {cpu:.1f} s; "
-                     f"{peak / 2**20:.0f} MiB)"
-                     for wall, peak, cpu in (best[1], best[2])]  # fmt: skip
-            line = (f"| {name} | {len(puzzles):,} | {solutions:,} | {cells[0]} | {cells[1]} | "
-                    f"{best[1][0] / best[2][0]:.2f}x |")  # fmt: skip
+            cells = [
+                f"{wall:.2f} s ({solutions / wall / 1e6:.2f}M/s; CPU {cpu:.1f} s; "
+                f"{peak / 2**20:.0f} MiB)"
+                for wall, peak, cpu in (best[1], best[2])
+            ]
+            line = (
+                f"| {name} | {len(puzzles):,} | {solutions:,} | {cells[0]} | {cells[1]} | "
+                f"{best[1][0] / best[2][0]:.2f}x |"
+            )
             print(line, flush=True)
             rows.append(line)
     body = (

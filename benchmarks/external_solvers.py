@@ -62,8 +62,21 @@ def batch_shim(library: Path, folder: Path) -> Path | None:
     source, built = folder / "tdoku_batch.c", folder / "libtdoku_batch.so"
     source.write_text(SHIM)
     where = str(library.resolve().parent)
-    subprocess.run([cc, "-O2", "-shared", "-fPIC", "-o", str(built), str(source), f"-L{where}",
-                    f"-l:{library.name}", f"-Wl,-rpath,{where}"], check=True)  # fmt: skip
+    subprocess.run(
+        [
+            cc,
+            "-O2",
+            "-shared",
+            "-fPIC",
+            "-o",
+            str(built),
+            str(source),
+            f"-L{where}",
+            f"-l:{library.name}",
+            f"-Wl,-rpath,{where}",
+        ],
+        check=True,
+    )
     return built
 
 
@@ -89,8 +102,7 @@ def table(names: list[str], library: Path, binary: str, repeats: int, shim: Path
     for name in names:
         path = SHARED_DATA / SETS[name]
         solvers = [spec] + ([batch] if batch else [])
-        result = bench(path, "fast", repeats=repeats, tdoku=binary, solvers=solvers,
-                       progress=False)  # fmt: skip
+        result = bench(path, "fast", repeats=repeats, tdoku=binary, solvers=solvers, progress=False)
         rows = {r.strategy: r for r in result.rows}
         mine, ours = rows[spec], rows["fast"]
         whole = rows.get(batch) if batch else None
@@ -150,8 +162,10 @@ def main() -> None:
     names = args.sets.split(",") if args.sets else list(FLOORS)
     names = [n for n in names if (SHARED_DATA / SETS[n]).exists()]
     if not binary or library is None or not names:
-        body = (f"Not measured: {ENV} (tdoku's run_benchmark, with libtdoku_shared.so beside "
-                "it or TDOKU_LIB) and the public sets in ../shared/data are needed.\n")  # fmt: skip
+        body = (
+            f"Not measured: {ENV} (tdoku's run_benchmark, with libtdoku_shared.so beside "
+            "it or TDOKU_LIB) and the public sets in ../shared/data are needed.\n"
+        )
         print(body, end="")
     else:
         with tempfile.TemporaryDirectory() as folder:

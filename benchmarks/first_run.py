@@ -64,7 +64,7 @@ def commands(folder: Path) -> dict[str, list[str]]:
             f"{out}.findings.parquet",
             "--force",
             "--exit-zero",
-        ],  # fmt: skip
+        ],
         "generate 1000": ["generate", "1000", "-o", f"{out}.csv", "--force"],
         "bench": ["bench", SAMPLE, "--repeats", "1", "--rows", "300"],
         "split": ["split", SAMPLE, "-o", f"{out}.splits", "--force"],
@@ -76,7 +76,7 @@ def commands(folder: Path) -> dict[str, list[str]]:
             "--force",
             "--copies",
             "2",
-        ],  # fmt: skip
+        ],
         "enumerate": [
             "enumerate",
             SAMPLE,
@@ -85,7 +85,7 @@ def commands(folder: Path) -> dict[str, list[str]]:
             "--force",
             "--limit",
             "2",
-        ],  # fmt: skip
+        ],
         "score": ["score", predictions(folder), "-o", f"{out}.scored.parquet", "--force"],
         "solve --rate": ["solve", SAMPLE, "-o", f"{out}.rated.parquet", "--force", "--rate"],
         "solve --canonical": [
@@ -95,7 +95,7 @@ def commands(folder: Path) -> dict[str, list[str]]:
             f"{out}.canonical.parquet",
             "--force",
             "--canonical",
-        ],  # fmt: skip
+        ],
         "validate --symmetry": [
             "validate",
             SAMPLE,
@@ -104,7 +104,7 @@ def commands(folder: Path) -> dict[str, list[str]]:
             "--force",
             "--exit-zero",
             "--symmetry",
-        ],  # fmt: skip
+        ],
     }
 
 
@@ -117,8 +117,9 @@ def run(argv: list[str], cache: Path) -> tuple[float, float, str]:
     env.pop("SUDOKU_PIPELINE_COMPILE_AHEAD", None)
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "pipeline.cli", *argv], env=env,
-                          capture_output=True, text=True)  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-m", "pipeline.cli", *argv], env=env, capture_output=True, text=True
+    )
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
@@ -175,8 +176,9 @@ def kernel_seconds(name: str, folder: Path) -> float:
     fresh process and cache folder: what it takes on a core of its own."""
     env = {**os.environ, "XDG_CACHE_HOME": str(folder / f"cache-{name}")}
     env.pop("NUMBA_CACHE_DIR", None)
-    done = subprocess.run([sys.executable, "-c", COMPILE, name], env=env, capture_output=True,
-                          text=True, check=True)  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-c", COMPILE, name], env=env, capture_output=True, text=True, check=True
+    )
     return float(done.stdout.strip())
 
 
@@ -194,8 +196,10 @@ def main() -> None:
     parser.add_argument("--only", action="append", help="only these commands (labels)")
     args = parser.parse_args()
     loads = [load_average()]
-    first = ["| command | first run s | CPU s | the notice's estimate s | floor 10 s |",
-             "|---|---:|---:|---:|---|"]  # fmt: skip
+    first = [
+        "| command | first run s | CPU s | the notice's estimate s | floor 10 s |",
+        "|---|---:|---:|---:|---|",
+    ]
     later = ["| command | a later run s | CPU s | floor 3 s |", "|---|---:|---:|---|"]
     missed = []
     with tempfile.TemporaryDirectory() as tmp:

@@ -42,11 +42,14 @@ def _extreme(rows: int, path: Path) -> None:
     generated = path.with_suffix(".generated.csv")
     pipeline.generate_file(rows, generated, seed=3)
     frame = pl.read_csv(generated, infer_schema=False)
-    pl.DataFrame({
-        "source": pl.Series(["generated", "generated-hard"] * (rows // 2 + 1))[:rows],
-        "question": frame["puzzle"], "answer": frame["solution"],
-        "rating": pl.Series(range(rows)) % 50,
-    }).write_csv(path)  # fmt: skip
+    pl.DataFrame(
+        {
+            "source": pl.Series(["generated", "generated-hard"] * (rows // 2 + 1))[:rows],
+            "question": frame["puzzle"],
+            "answer": frame["solution"],
+            "rating": pl.Series(range(rows)) % 50,
+        }
+    ).write_csv(path)
     generated.unlink()
 
 
@@ -80,11 +83,15 @@ def main() -> None:
     args = parser.parse_args()
     k, workers = str(args.copies), str(args.workers)
     runs = {  # the command, and where its -o goes in the dataset folder
-        f"augment --format hrm --copies {k}": (["augment", "--format", "hrm", "--copies", k],
-                                               "train"),
+        f"augment --format hrm --copies {k}": (
+            ["augment", "--format", "hrm", "--copies", k],
+            "train",
+        ),
         f"split --format hrm --augment {k} --fractions 0.9,0.1": (
-            ["split", "--format", "hrm", "--augment", k, "--fractions", "0.9,0.1"], ""),
-    }  # fmt: skip
+            ["split", "--format", "hrm", "--augment", k, "--fractions", "0.9,0.1"],
+            "",
+        ),
+    }
     best: dict[str, tuple[float, int, float, int, int]] = {}
     load = os.getloadavg()[0]
     with tempfile.TemporaryDirectory(dir=args.folder) as tmp:
@@ -98,8 +105,16 @@ def main() -> None:
             args.rows = pl.scan_csv(rows, infer_schema=False).select(pl.len()).collect().item()
         for command, inside in runs.values():  # kernels compiled and cached, untimed
             (folder / "warm").mkdir(exist_ok=True)
-            run_cli(command[0], str(few), "-o", str(folder / "warm" / inside), *command[1:],
-                    *COLUMNS, "--quiet", "--force")  # fmt: skip
+            run_cli(
+                command[0],
+                str(few),
+                "-o",
+                str(folder / "warm" / inside),
+                *command[1:],
+                *COLUMNS,
+                "--quiet",
+                "--force",
+            )
         for _ in range(args.repeats):
             for name, (command, inside) in runs.items():
                 out = folder / "out"
@@ -110,24 +125,34 @@ def main() -> None:
                 size = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())
                 if name not in best or wall < best[name][0]:
                     best[name] = (wall, peak, cpu, _examples(out), size)
-    lines = ["| run | input rows | output rows | wall s | output rows/s | CPU s (tree) | "
-             "peak RSS (tree) | written |", "|---|---:|---:|---:|---:|---:|---:|---:|"]  # fmt: skip
+    lines = [
+        "| run | input rows | output rows | wall s | output rows/s | CPU s (tree) | "
+        "peak RSS (tree) | written |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
     for name, (wall, peak, cpu, examples, size) in best.items():
-        lines.append(f"| `{name}` | {args.rows:,} | {examples:,} | {wall:.1f} | "
-                     f"{examples / wall:,.0f} | {cpu:.1f} | {peak / 2**20:,.0f} MiB | "
-                     f"{size / 2**30:.2f} GiB |")  # fmt: skip
-    verdicts = [f"`{name.split(' --')[0]}`: {best[name][3] / best[name][0]:,.0f} output rows/s "
-                f"({'meets' if best[name][3] / best[name][0] >= FLOOR else 'below'} the floor "
-                f"of {FLOOR:,})" for name in best]  # fmt: skip
+        lines.append(
+            f"| `{name}` | {args.rows:,} | {examples:,} | {wall:.1f} | "
+            f"{examples / wall:,.0f} | {cpu:.1f} | {peak / 2**20:,.0f} MiB | "
+            f"{size / 2**30:.2f} GiB |"
+        )
+    verdicts = [
+        f"`{name.split(' --')[0]}`: {best[name][3] / best[name][0]:,.0f} output rows/s "
+        f"({'meets' if best[name][3] / best[name][0] >= FLOOR else 'below'} the floor "
+        f"of {FLOOR:,})"
+        for name in best
+    ]
     body = "\n".join(lines) + "\n\n" + "; ".join(verdicts) + ".\n"
     print(body)
     stamp = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
     where = f" --folder {args.folder}" if args.folder else ""
     where += f" --corpus {args.corpus.name}" if args.corpus else ""
-    header = (f"Measured {stamp} on {machine()}, load average {load:.1f} when it started, with "
-              f"`python -m benchmarks.hrm_bench --rows {args.rows} --copies {args.copies} "
-              f"--workers {args.workers} --repeats {args.repeats}{where}` (wall time of each "
-              "command, start-up included, the best of the repeats, run in turn).\n\n")  # fmt: skip
+    header = (
+        f"Measured {stamp} on {machine()}, load average {load:.1f} when it started, with "
+        f"`python -m benchmarks.hrm_bench --rows {args.rows} --copies {args.copies} "
+        f"--workers {args.workers} --repeats {args.repeats}{where}` (wall time of each "
+        "command, start-up included, the best of the repeats, run in turn).\n\n"
+    )
     if args.write:
         write_section(args.write, "hrm", header + body)
         print(f"updated {args.write}")

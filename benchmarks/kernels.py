@@ -17,11 +17,20 @@ from benchmarks.common import available_sets, best_of, machine, write_section
 from pipeline.kernels import REGISTRY, STRATEGIES, codes, solve_grids
 
 SEED_STRATEGY_SETS = {"17-clue": 2_000, "forum_hardest_1905_11+": 2_000}  # subsample: slow
-FLOORS = {"17-clue": 120_000, "top1465": 40_000, "forum_hardest_1905_11+": 7_000,
-          "forum_hardest_1106": 4_500}  # fmt: skip
-TDOKU = {"17-clue": 313_000, "top1465": 115_000, "forum_hardest_1905_11+": 19_900,
-         "forum_hardest_1106": 12_300, "serg_benchmark": 438_000,
-         "kaggle_first9999": 752_000}  # fmt: skip
+FLOORS = {
+    "17-clue": 120_000,
+    "top1465": 40_000,
+    "forum_hardest_1905_11+": 7_000,
+    "forum_hardest_1106": 4_500,
+}
+TDOKU = {
+    "17-clue": 313_000,
+    "top1465": 115_000,
+    "forum_hardest_1905_11+": 19_900,
+    "forum_hardest_1106": 12_300,
+    "serg_benchmark": 438_000,
+    "kaggle_first9999": 752_000,
+}
 
 
 def measure(puzzles: np.ndarray, strategy: str, repeats: int) -> dict[str, float]:

@@ -91,8 +91,9 @@ def cli(*args: str) -> list[str]:
 
 def fresh_install(folder: Path) -> dict[str, str]:
     """A copy of the package without any compiled kernel, and the environment that runs it."""
-    shutil.copytree(ROOT / "pipeline", folder / "pipeline",
-                    ignore=shutil.ignore_patterns("__pycache__"))  # fmt: skip
+    shutil.copytree(
+        ROOT / "pipeline", folder / "pipeline", ignore=shutil.ignore_patterns("__pycache__")
+    )
     return {**os.environ, "PYTHONPATH": str(folder)}
 
 
@@ -107,8 +108,10 @@ def main() -> None:
         print("public sets not found in ../shared/data: skipping the end-to-end benchmark")
         return
     cpu = str(min(os.sched_getaffinity(0)))
-    lines = ["| corpus | run | rows | wall s | rows/s | vs in process |",
-             "|---|---|---:|---:|---:|---:|"]  # fmt: skip
+    lines = [
+        "| corpus | run | rows | wall s | rows/s | vs in process |",
+        "|---|---|---:|---:|---:|---:|",
+    ]
     verdicts = []
     with tempfile.TemporaryDirectory() as tmp:
         out = str(Path(tmp) / "out.parquet")
@@ -116,28 +119,51 @@ def main() -> None:
             corpus = Path(tmp) / "corpus.csv"
             make_corpus(corpus, args.rows, sets, seed=1)
             plain = str(Path(tmp) / "in-process.parquet")  # not ours: solve would refuse it
-            runs = {"in process, 1 core": ["taskset", "-c", cpu, sys.executable, "-c",
-                                           IN_PROCESS, str(corpus), plain]}  # fmt: skip
+            runs = {
+                "in process, 1 core": [
+                    "taskset",
+                    "-c",
+                    cpu,
+                    sys.executable,
+                    "-c",
+                    IN_PROCESS,
+                    str(corpus),
+                    plain,
+                ]
+            }
             for workers in (1, 2):
-                runs[f"solve --workers {workers}"] = cli("solve", str(corpus), "-o", out, "-q",
-                                                         "--workers", str(workers))  # fmt: skip
+                runs[f"solve --workers {workers}"] = cli(
+                    "solve", str(corpus), "-o", out, "-q", "--workers", str(workers)
+                )
             if name.startswith("hard"):
                 for executor in ("processes", "dask"):
                     runs[f"solve --workers 2 --executor {executor}"] = cli(
-                        "solve", str(corpus), "-o", out, "-q", "--workers", "2",
-                        "--executor", executor)  # fmt: skip
+                        "solve",
+                        str(corpus),
+                        "-o",
+                        out,
+                        "-q",
+                        "--workers",
+                        "2",
+                        "--executor",
+                        executor,
+                    )
             walls = {}
             for run, argv in runs.items():
                 walls[run] = best(args.repeats, argv)
                 ratio = walls["in process, 1 core"] / walls[run]
-                lines.append(f"| {name} | {run} | {args.rows:,} | {walls[run]:.2f} | "
-                             f"{args.rows / walls[run]:,.0f} | {ratio:.2f} |")  # fmt: skip
+                lines.append(
+                    f"| {name} | {run} | {args.rows:,} | {walls[run]:.2f} | "
+                    f"{args.rows / walls[run]:,.0f} | {ratio:.2f} |"
+                )
                 print(lines[-1], flush=True)
             base = walls["in process, 1 core"]
             one, two = base / walls["solve --workers 1"], base / walls["solve --workers 2"] / 2
-            verdicts.append(f"{name}: --workers 1 at {one:.2f} x in process (floor 0.85), "
-                            f"--workers 2 at {two:.2f} x twice in process "
-                            "(floor 0.70)")  # fmt: skip
+            verdicts.append(
+                f"{name}: --workers 1 at {one:.2f} x in process (floor 0.85), "
+                f"--workers 2 at {two:.2f} x twice in process "
+                "(floor 0.70)"
+            )
             if name.startswith("hard"):
                 dask = walls["solve --workers 2"] / walls["solve --workers 2 --executor dask"]
                 verdicts.append(f"Dask LocalCluster at {dask:.2f} x local (floor 0.90)")
@@ -153,8 +179,9 @@ def main() -> None:
         small.append(f"| `sudoku-pipeline --help` | {helped:.2f} | 0.35 |")
         fresh = Path(tmp) / "fresh"
         env = fresh_install(fresh)  # run from there, so that its copy is the one imported
-        first = timed([sys.executable, "-m", "pipeline.cli", "solve", sample, "-o", out], env,
-                      fresh)  # fmt: skip
+        first = timed(
+            [sys.executable, "-m", "pipeline.cli", "solve", sample, "-o", out], env, fresh
+        )
         small.append(f"| `solve data/sample.csv`, first run after install | {first:.1f} | 8 |")
         print("\n".join(small), flush=True)
 
@@ -162,18 +189,23 @@ def main() -> None:
         if args.big_rows:
             big = Path(tmp) / "big.csv"
             make_corpus(big, args.big_rows, ["17-clue"], seed=2)
-            wall, peak = run_cli("solve", str(big), "-o", str(Path(tmp) / "big.parquet"), "-q",
-                                 "--workers", "2")  # fmt: skip
-            memory = (f"\n{args.big_rows:,} 17-clue rows, `solve --workers 2`: {wall:.1f} s, "
-                      f"peak memory of the whole process tree {peak / 2**20:,.0f} MiB "
-                      "(floor: under 1 GiB).\n")  # fmt: skip
+            wall, peak = run_cli(
+                "solve", str(big), "-o", str(Path(tmp) / "big.parquet"), "-q", "--workers", "2"
+            )
+            memory = (
+                f"\n{args.big_rows:,} 17-clue rows, `solve --workers 2`: {wall:.1f} s, "
+                f"peak memory of the whole process tree {peak / 2**20:,.0f} MiB "
+                "(floor: under 1 GiB).\n"
+            )
             print(memory, flush=True)
     summary = "\n".join(f"* {v}" for v in verdicts)
     print(summary)
     stamp = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
-    header = (f"Measured {stamp} on {machine()} with `python -m benchmarks.pipeline_e2e "
-              f"--rows {args.rows} --big-rows {args.big_rows} --repeats {args.repeats}` (wall "
-              "time of whole processes, start-up included; best of the repeats).\n\n")  # fmt: skip
+    header = (
+        f"Measured {stamp} on {machine()} with `python -m benchmarks.pipeline_e2e "
+        f"--rows {args.rows} --big-rows {args.big_rows} --repeats {args.repeats}` (wall "
+        "time of whole processes, start-up included; best of the repeats).\n\n"
+    )
     body = "\n".join(lines) + "\n\n" + summary + "\n\n" + "\n".join(small) + "\n" + memory
     if args.write:
         write_section(args.write, "e2e", header + body)

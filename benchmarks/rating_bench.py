@@ -35,8 +35,13 @@ from pipeline.symmetry import random_symmetries
 GRADE_FLOOR = 50_000
 SHARE_FLOOR = 0.95
 SPEARMAN_FLOOR = 0.8
-MIX_SETS = ("kaggle_first9999", "17-clue", "top1465", "forum_hardest_1905_11+",
-            "forum_hardest_1106")  # fmt: skip
+MIX_SETS = (
+    "kaggle_first9999",
+    "17-clue",
+    "top1465",
+    "forum_hardest_1905_11+",
+    "forum_hardest_1106",
+)
 DIFFICULTY_ROWS = 5_000  # puzzles per set for the difficulty timing (k searches each)
 
 
@@ -62,8 +67,10 @@ def tdoku_ratings(tdoku: str, puzzles: np.ndarray, samples: int, seed: int) -> n
 
 
 def grade_table(sets: dict[str, np.ndarray], repeats: int) -> tuple[list[str], dict[str, float]]:
-    lines = ["| set | puzzles | grade puzzles/s | at singles | need search | hardest grades |",
-             "|---|---:|---:|---:|---:|---|"]  # fmt: skip
+    lines = [
+        "| set | puzzles | grade puzzles/s | at singles | need search | hardest grades |",
+        "|---|---:|---:|---:|---:|---|",
+    ]
     shares = {}
     singles = [GRADES.index(g) for g in SINGLES]
     for name, puzzles in sets.items():
@@ -77,24 +84,30 @@ def grade_table(sets: dict[str, np.ndarray], repeats: int) -> tuple[list[str], d
         search = float((grades == GRADES.index("search")).mean())
         shares[name] = (len(puzzles) / seconds, at_singles, search)
         counts = np.bincount(grades[grades >= 0], minlength=len(GRADES))
-        top = ", ".join(f"{GRADES[g]} {100 * counts[g] / len(grades):.1f}%"
-                        for g in np.argsort(-counts)[:3] if counts[g])  # fmt: skip
-        lines.append(f"| {name} | {len(puzzles):,} | {len(puzzles) / seconds:,.0f} | "
-                     f"{100 * at_singles:.1f}% | {100 * search:.1f}% | {top} |")  # fmt: skip
+        top = ", ".join(
+            f"{GRADES[g]} {100 * counts[g] / len(grades):.1f}%"
+            for g in np.argsort(-counts)[:3]
+            if counts[g]
+        )
+        lines.append(
+            f"| {name} | {len(puzzles):,} | {len(puzzles) / seconds:,.0f} | "
+            f"{100 * at_singles:.1f}% | {100 * search:.1f}% | {top} |"
+        )
         print(lines[-1], flush=True)
     return lines, shares
 
 
 def difficulty_table(sets: dict[str, np.ndarray], samples: int, repeats: int) -> list[str]:
-    lines = [f"| set | puzzles | difficulty puzzles/s (k={samples}) | mean difficulty |",
-             "|---|---:|---:|---:|"]  # fmt: skip
+    lines = [
+        f"| set | puzzles | difficulty puzzles/s (k={samples}) | mean difficulty |",
+        "|---|---:|---:|---:|",
+    ]
     for name, puzzles in sets.items():
         puzzles = puzzles[:DIFFICULTY_ROWS]
         difficulty_grids(puzzles[:10], samples=samples)
         seconds = best_of(repeats, lambda p=puzzles: difficulty_grids(p, samples))
         mean = np.nanmean(difficulty_grids(puzzles, samples)[0])
-        lines.append(f"| {name} | {len(puzzles):,} | {len(puzzles) / seconds:,.0f} | "
-                     f"{mean:.2f} |")  # fmt: skip
+        lines.append(f"| {name} | {len(puzzles):,} | {len(puzzles) / seconds:,.0f} | {mean:.2f} |")
         print(lines[-1], flush=True)
     return lines
 
@@ -104,14 +117,20 @@ def spearman_lines(sets: dict[str, np.ndarray], samples: int, per_set: int) -> l
     if not tdoku:
         return ["Spearman with tdoku: set TDOKU_BENCH to tdoku's run_benchmark to measure it."]
     rng = np.random.default_rng(0)
-    parts = {name: sets[name][rng.choice(len(sets[name]), min(per_set, len(sets[name])),
-                                         replace=False)]
-             for name in MIX_SETS if name in sets}  # fmt: skip
+    parts = {
+        name: sets[name][rng.choice(len(sets[name]), min(per_set, len(sets[name])), replace=False)]
+        for name in MIX_SETS
+        if name in sets
+    }
     mix = np.concatenate(list(parts.values()))
     ours = difficulty_grids(mix, samples=samples, seed=0)[0]
-    lines = [f"Mix: {', '.join(f'{n} {len(p):,}' for n, p in parts.items())} puzzles; "
-             f"ours k={samples} seed 0.", "",
-             "| tdoku -n | Spearman (mix) | within each set |", "|---:|---:|---|"]  # fmt: skip
+    lines = [
+        f"Mix: {', '.join(f'{n} {len(p):,}' for n, p in parts.items())} puzzles; "
+        f"ours k={samples} seed 0.",
+        "",
+        "| tdoku -n | Spearman (mix) | within each set |",
+        "|---:|---:|---|",
+    ]
     for tdoku_samples in (samples, 256):
         theirs = tdoku_ratings(tdoku, mix, tdoku_samples, seed=1)
         within, start = [], 0
@@ -147,22 +166,30 @@ def main() -> None:
     checks = []
     if "kaggle_first9999" in shares:
         rate, singles, _ = shares["kaggle_first9999"]
-        checks.append(f"grade on Kaggle rows {rate:,.0f}/s (floor {GRADE_FLOOR:,}): "
-                      f"{'ok' if rate >= GRADE_FLOOR else 'BELOW'}")  # fmt: skip
-        checks.append(f"Kaggle rows at the singles {100 * singles:.1f}% (floor 95%): "
-                      f"{'ok' if singles >= SHARE_FLOOR else 'BELOW'}")  # fmt: skip
+        checks.append(
+            f"grade on Kaggle rows {rate:,.0f}/s (floor {GRADE_FLOOR:,}): "
+            f"{'ok' if rate >= GRADE_FLOOR else 'BELOW'}"
+        )
+        checks.append(
+            f"Kaggle rows at the singles {100 * singles:.1f}% (floor 95%): "
+            f"{'ok' if singles >= SHARE_FLOOR else 'BELOW'}"
+        )
     if "forum_hardest_1106" in shares:
         search = shares["forum_hardest_1106"][2]
-        checks.append(f"forum_hardest_1106 needing search {100 * search:.1f}% (floor 95%): "
-                      f"{'ok' if search >= SHARE_FLOOR else 'BELOW'}")  # fmt: skip
+        checks.append(
+            f"forum_hardest_1106 needing search {100 * search:.1f}% (floor 95%): "
+            f"{'ok' if search >= SHARE_FLOOR else 'BELOW'}"
+        )
     for check in checks:
         print(check)
     lines += ["", *[f"- {c}" for c in checks], ""]
     lines += difficulty_table(sets, args.samples, args.repeats)
     lines += ["", *spearman_lines(sets, args.samples, args.mix)]
     stamp = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
-    header = (f"Measured {stamp} on {machine()} with `python -m benchmarks.rating_bench` "
-              f"(one process, best of {args.repeats}).\n\n")  # fmt: skip
+    header = (
+        f"Measured {stamp} on {machine()} with `python -m benchmarks.rating_bench` "
+        f"(one process, best of {args.repeats}).\n\n"
+    )
     if args.write:
         write_section(args.write, "rating", header + "\n".join(lines) + "\n")
         print(f"updated {args.write}")

@@ -48,14 +48,18 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3, help="the best of this many runs")
     parser.add_argument("--write", type=Path, help="update this Markdown file's split section")
     args = parser.parse_args()
-    lines = ["| run | rows | wall s | rows/s | vs solve --canonical | peak RSS (tree) |",
-             "|---|---:|---:|---:|---:|---:|"]  # fmt: skip
+    lines = [
+        "| run | rows | wall s | rows/s | vs solve --canonical | peak RSS (tree) |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
 
     def row(label: str, wall: float, peak: int, base: float | None) -> float:
         rate = args.rows / wall
         versus = f"{100 * rate / base:.0f}%" if base else ""
-        lines.append(f"| {label} | {args.rows:,} | {wall:.1f} | {rate:,.0f} | {versus} | "
-                     f"{peak / 2**20:,.0f} MiB |")  # fmt: skip
+        lines.append(
+            f"| {label} | {args.rows:,} | {wall:.1f} | {rate:,.0f} | {versus} | "
+            f"{peak / 2**20:,.0f} MiB |"
+        )
         print(lines[-1], flush=True)
         return rate
 
@@ -67,11 +71,21 @@ def main() -> None:
         runs = {
             f"solve --canonical, {kind}": ["solve", "--canonical", "-o", str(folder / "s.parquet")],
             "split 0.8,0.1,0.1, same rows": ["split", "-o", str(folder / "splits")],
-            "split --format npy, same rows": ["split", "-o", str(folder / "npy"), "--format",
-                                              "npy"],
-            "split --stratify clues, same rows": ["split", "-o", str(folder / "c"), "--stratify",
-                                                  "clues"],
-        }  # fmt: skip
+            "split --format npy, same rows": [
+                "split",
+                "-o",
+                str(folder / "npy"),
+                "--format",
+                "npy",
+            ],
+            "split --stratify clues, same rows": [
+                "split",
+                "-o",
+                str(folder / "c"),
+                "--stratify",
+                "clues",
+            ],
+        }
         for command in runs.values():
             run_command(args.workers, command[0], str(few), *command[1:])  # compiled first
         best: dict[str, tuple[float, int]] = {}
@@ -82,17 +96,27 @@ def main() -> None:
                 best[label] = (min(wall, was[0]), max(peak, was[1]))
         rates = []
         for label, (wall, peak) in best.items():
-            rates.append(row(f"{label}, {args.workers} worker{'s' * (args.workers > 1)}", wall,
-                             peak, rates[0] if rates else None))  # fmt: skip
+            rates.append(
+                row(
+                    f"{label}, {args.workers} worker{'s' * (args.workers > 1)}",
+                    wall,
+                    peak,
+                    rates[0] if rates else None,
+                )
+            )
         base, rate = rates[0], rates[1]
-    verdict = (f"\nsplit: {rate:,.0f} rows/s end to end on {args.rows:,} rows, "
-               f"{100 * rate / base:.0f}% of `solve --canonical` on the same rows.\n")  # fmt: skip
+    verdict = (
+        f"\nsplit: {rate:,.0f} rows/s end to end on {args.rows:,} rows, "
+        f"{100 * rate / base:.0f}% of `solve --canonical` on the same rows.\n"
+    )
     print(verdict)
     stamp = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
-    header = (f"Measured {stamp} on {machine()} with `python -m benchmarks.split_bench "
-              f"--rows {args.rows} --workers {args.workers} --repeats {args.repeats}` (wall "
-              "time of the command, start-up included, the best of the repeats, run in "
-              "turn).\n\n")  # fmt: skip
+    header = (
+        f"Measured {stamp} on {machine()} with `python -m benchmarks.split_bench "
+        f"--rows {args.rows} --workers {args.workers} --repeats {args.repeats}` (wall "
+        "time of the command, start-up included, the best of the repeats, run in "
+        "turn).\n\n"
+    )
     if args.write:
         write_section(args.write, "split", header + "\n".join(lines) + "\n" + verdict)
         print(f"updated {args.write}")

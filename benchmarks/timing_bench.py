@@ -55,8 +55,19 @@ def run(path: Path, out: Path, load: int) -> pl.DataFrame:
     busy = [subprocess.Popen([sys.executable, "-c", BUSY]) for _ in range(load)]
     try:
         time.sleep(0.5 if load else 0)
-        command = [sys.executable, "-m", "pipeline.cli", "solve", str(path), "-o", str(out),
-                   "-q", "--workers", "2", "--force"]  # fmt: skip
+        command = [
+            sys.executable,
+            "-m",
+            "pipeline.cli",
+            "solve",
+            str(path),
+            "-o",
+            str(out),
+            "-q",
+            "--workers",
+            "2",
+            "--force",
+        ]
         subprocess.run(command, check=True)
     finally:
         for process in busy:
@@ -101,9 +112,12 @@ def main() -> None:
         f"{np.median(found.solve_ns) / 1000:.1f} us puzzle) | {cost:.1f}% | < 5% |",
     ]
     stamp = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
-    body = (f"Measured {stamp} on {machine()} with `python -m benchmarks.timing_bench --rows "
-            f"{args.rows}` (the loaded run shares the 2 cores with 2 busy processes).\n\n"
-            + "\n".join(lines) + "\n")  # fmt: skip
+    body = (
+        f"Measured {stamp} on {machine()} with `python -m benchmarks.timing_bench --rows "
+        f"{args.rows}` (the loaded run shares the 2 cores with 2 busy processes).\n\n"
+        + "\n".join(lines)
+        + "\n"
+    )
     print(body)
     if args.write:
         write_section(args.write, "timing", body)

@@ -55,14 +55,18 @@ def main() -> None:
     if not seventeen.exists():
         print("the 17-clue set is not in ../shared/data: skipping the validate benchmark")
         return
-    lines = ["| run | rows | wall s | rows/s | vs solve | peak RSS (tree) |",
-             "|---|---:|---:|---:|---:|---:|"]  # fmt: skip
+    lines = [
+        "| run | rows | wall s | rows/s | vs solve | peak RSS (tree) |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
 
     def row(label: str, rows: int, wall: float, peak: int, base: float | None) -> float:
         rate = rows / wall
         versus = f"{100 * rate / base:.0f}%" if base else ""
-        lines.append(f"| {label} | {rows:,} | {wall:.1f} | {rate:,.0f} | {versus} | "
-                     f"{peak / 2**20:,.0f} MiB |")  # fmt: skip
+        lines.append(
+            f"| {label} | {rows:,} | {wall:.1f} | {rate:,.0f} | {versus} | "
+            f"{peak / 2**20:,.0f} MiB |"
+        )
         print(lines[-1], flush=True)
         return rate
 
@@ -72,14 +76,17 @@ def main() -> None:
         out = str(Path(tmp) / "out.parquet")
         warm_up(Path(tmp), out)
         wall, peak = run_command("solve", str(corpus), "-o", out)
-        solve_rate = row(f"solve, 17-clue by symmetries, {WORKERS} workers", args.rows, wall,
-                         peak, None)  # fmt: skip
+        solve_rate = row(
+            f"solve, 17-clue by symmetries, {WORKERS} workers", args.rows, wall, peak, None
+        )
         wall, peak = run_command("validate", str(corpus), "-o", out)
-        validate_rate = row(f"validate, same rows, {WORKERS} workers", args.rows, wall, peak,
-                            solve_rate)  # fmt: skip
+        validate_rate = row(
+            f"validate, same rows, {WORKERS} workers", args.rows, wall, peak, solve_rate
+        )
         wall, peak = run_command("validate", str(corpus), "-o", out, "--symmetry")
-        symmetry_rate = row(f"validate --symmetry, same rows, {WORKERS} workers", args.rows,
-                            wall, peak, solve_rate)  # fmt: skip
+        symmetry_rate = row(
+            f"validate --symmetry, same rows, {WORKERS} workers", args.rows, wall, peak, solve_rate
+        )
         corpus.unlink()
         n17 = sum(1 for line in seventeen.open() if line.strip() and not line.startswith("#"))
         wall, peak = run_command("solve", str(seventeen), "-o", out)
@@ -92,8 +99,13 @@ def main() -> None:
             big = Path(tmp) / "big.csv"
             make_corpus(big, args.big_rows, ["17-clue"], seed=4)
             wall, peak = run_command("validate", str(big), "-o", out)
-            row(f"validate, 17-clue by symmetries, {WORKERS} workers", args.big_rows, wall,
-                peak, None)  # fmt: skip
+            row(
+                f"validate, 17-clue by symmetries, {WORKERS} workers",
+                args.big_rows,
+                wall,
+                peak,
+                None,
+            )
     ratio = validate_rate / solve_rate
     verdict = (
         f"\nvalidate / solve on {args.rows:,} rows: {100 * ratio:.0f}% (floor "
@@ -104,9 +116,11 @@ def main() -> None:
     )
     print(verdict)
     stamp = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
-    header = (f"Measured {stamp} on {machine()} with `python -m benchmarks.validate_bench "
-              f"--rows {args.rows} --big-rows {args.big_rows}` (wall time of the command, "
-              "start-up included).\n\n")  # fmt: skip
+    header = (
+        f"Measured {stamp} on {machine()} with `python -m benchmarks.validate_bench "
+        f"--rows {args.rows} --big-rows {args.big_rows}` (wall time of the command, "
+        "start-up included).\n\n"
+    )
     if args.write:
         write_section(args.write, "validate", header + "\n".join(lines) + "\n" + verdict)
         print(f"updated {args.write}")

@@ -83,16 +83,30 @@ def write_for_tdoku(puzzles: np.ndarray, path: Path) -> None:
 
 def tdoku_once(binary: str, path: Path, n: int, seconds: float) -> tuple[float, float]:
     """One run of tdoku's harness on the file: (puzzles/s, guesses/puzzle)."""
-    command = [binary, "-s", "tdoku", "-r0", "-n", str(n), "-w", "1",
-               "-t", str(max(1, round(seconds))), "-c1", "-v0", str(path)]  # fmt: skip
+    command = [
+        binary,
+        "-s",
+        "tdoku",
+        "-r0",
+        "-n",
+        str(n),
+        "-w",
+        "1",
+        "-t",
+        str(max(1, round(seconds))),
+        "-c1",
+        "-v0",
+        str(path),
+    ]
     out = subprocess.run(command, capture_output=True, text=True, check=True).stdout
     line = [x for x in out.splitlines() if "," in x][-1]
     fields = line.split(",")  # ...,file,solver,puzzles/s,us/puzzle,%no guess,guesses/puzzle
     return float(fields[-4]), float(fields[-1])
 
 
-def measure(name: str, puzzles: np.ndarray, binary: str | None, repeats: int,
-            seconds: float, folder: Path) -> dict[str, float | None]:  # fmt: skip
+def measure(
+    name: str, puzzles: np.ndarray, binary: str | None, repeats: int, seconds: float, folder: Path
+) -> dict[str, float | None]:
     """Best of `repeats` alternating runs of each side on one set."""
     ours_once(puzzles[:50], 0.0)  # load the kernel before any clock runs
     path = folder / f"{re.sub(r'[^A-Za-z0-9_]+', '_', name)}.txt"

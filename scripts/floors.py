@@ -116,8 +116,11 @@ def main(argv: list[str] | None = None) -> int:
     python = install(args.venv.resolve(), pins, test_tools())
     env = os.environ | {"NUMBA_CACHE_DIR": str(args.venv.resolve() / "numba-cache")}
     _run(python, "-m", "pip", "list", "--disable-pip-version-check", "--format=freeze", env=env)
-    done = subprocess.run([str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider", *SMOKE,
-                           *args.pytest_args], cwd=ROOT, env=env)  # fmt: skip
+    done = subprocess.run(
+        [str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider", *SMOKE, *args.pytest_args],
+        cwd=ROOT,
+        env=env,
+    )
     return done.returncode
 
 

@@ -31,16 +31,20 @@ def main() -> None:
         with tarfile.open(sdists[0]) as archive:
             archive.extractall(scratch, filter="data")
         (tree,) = Path(scratch).iterdir()
-        missing = [t for t in [*SMOKE, *EXTRA, "tests/conftest.py", "data/sample.csv"]
-                   if not (tree / t).exists()]  # fmt: skip
+        missing = [
+            t
+            for t in [*SMOKE, *EXTRA, "tests/conftest.py", "data/sample.csv"]
+            if not (tree / t).exists()
+        ]
         if missing:
             sys.exit(f"error: the sdist lacks {', '.join(missing)}")
         venv.create(VENV, with_pip=True, clear=True)
         python = VENV / "bin" / "python"
         subprocess.run([python, "-m", "pip", "install", "-q", f"{tree}[test,report]"], check=True)
         # the tests run in the unpacked tree, against the package installed from the sdist
-        done = subprocess.run([python, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                               "-x", *SMOKE, *EXTRA], cwd=tree)  # fmt: skip
+        done = subprocess.run(
+            [python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-x", *SMOKE, *EXTRA], cwd=tree
+        )
         sys.exit(done.returncode)
 
 

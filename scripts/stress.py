@@ -83,30 +83,42 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("pytest_args", nargs="*", help="passed to pytest (after --)")
     args = parser.parse_args(argv)
     LOGS.mkdir(parents=True, exist_ok=True)
-    print(f"{args.rounds} rounds of the suite beside {args.load} '{args.kind}' load processes; "
-          f"output in {LOGS.relative_to(ROOT)}/", flush=True)  # fmt: skip
+    print(
+        f"{args.rounds} rounds of the suite beside {args.load} '{args.kind}' load processes; "
+        f"output in {LOGS.relative_to(ROOT)}/",
+        flush=True,
+    )
     load = start_load(args.kind, args.load)
     times: list[float] = []
     try:
         for number in range(1, args.rounds + 1):
             green, took, log = one_round(number, args.pytest_args)
             order = "reversed" if number % 2 == 0 else "in order"
-            print(f"round {number}/{args.rounds} ({order}): {'green' if green else 'FAILED'} "
-                  f"in {took:.0f} s", flush=True)  # fmt: skip
+            print(
+                f"round {number}/{args.rounds} ({order}): {'green' if green else 'FAILED'} "
+                f"in {took:.0f} s",
+                flush=True,
+            )
             if not green:
                 print(failures(log))
-                print(f"{len(times)}/{args.rounds} green before round {number} failed; its "
-                      f"output: {log.relative_to(ROOT)}")  # fmt: skip
+                print(
+                    f"{len(times)}/{args.rounds} green before round {number} failed; its "
+                    f"output: {log.relative_to(ROOT)}"
+                )
                 return 1
             times.append(took)
             if ended := [p.returncode for p in load if p.poll() is not None]:
-                print(f"a load process ended (exit code {ended[0]}): the rounds after it would "
-                      "not be under load")  # fmt: skip
+                print(
+                    f"a load process ended (exit code {ended[0]}): the rounds after it would "
+                    "not be under load"
+                )
                 return 1
     finally:
         stop_load(load)
-    print(f"{len(times)}/{args.rounds} green, median {statistics.median(times):.0f} s "
-          f"(min {min(times):.0f}, max {max(times):.0f})")  # fmt: skip
+    print(
+        f"{len(times)}/{args.rounds} green, median {statistics.median(times):.0f} s "
+        f"(min {min(times):.0f}, max {max(times):.0f})"
+    )
     return 0
 
 
