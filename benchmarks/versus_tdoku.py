@@ -205,6 +205,7 @@ def main() -> None:
         os.sched_setaffinity(0, {args.cpu})  # tdoku, a child process, inherits it
     binary = os.environ.get(ENV) or None
     fastdoku = os.environ.get(FASTDOKU_ENV) or None
+    load = os.getloadavg()[0]
     sets = transformed_sets(args.sets.split(",") if args.sets else None, args.seed)
     if not sets:
         print("No public sets found in ../shared/data: nothing to measure.")
@@ -217,7 +218,8 @@ def main() -> None:
         header = (
             f"Measured {stamp} on {machine()} with `python -m benchmarks.versus_tdoku "
             f"--repeats {args.repeats} --seconds {args.seconds:g}` (core {args.cpu}, "
-            f"symmetry seed {args.seed}).\n\n"
+            f"symmetry seed {args.seed}; load average {load:.2f} at the start, "
+            f"{os.getloadavg()[0]:.2f} at the end).\n\n"
         )
         write_section(args.write, "versus_tdoku", header + body + note)
         print(f"updated {args.write}")
