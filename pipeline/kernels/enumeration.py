@@ -3,11 +3,12 @@
 The search is the `fast` strategy's (`pipeline.kernels.fast`) counting to `limit`: the same
 board, propagation and branching (light below a board with few cells open once a solution is
 found, when `limit` is above 2: `fast._switch`), so the solutions come in one fixed order (the
-search's), the same in every run and for every chunk size. The kernel is *resumable*: its whole state, the explicit stack of boards
-(each with the other way of its branch still to try), the depth, the puzzle it is on and how
-many solutions that puzzle has given, lives in arrays the caller keeps between calls. A call
-fills a buffer of up to `chunk` solutions and returns where it stopped; the next call goes on
-from there. Memory: the buffer and 65 boards, whatever the count.
+search's), the same in every run and for every chunk size. The kernel is *resumable*: its
+whole state, the explicit stack of boards (each with the other way of its branch still to
+try), the depth, the puzzle it is on and how many solutions that puzzle has given, lives in
+arrays the caller keeps between calls. A call fills a buffer of up to `chunk` solutions and
+returns where it stopped; the next call goes on from there. Memory: the buffer and 65 boards,
+whatever the count.
 
 `enumerate_solutions` streams one puzzle's solutions as `(k, 81) uint8` chunks;
 `enumerate_batch` streams many puzzles' (each up to `limit`) as `SolutionChunk`s that say
