@@ -25,6 +25,7 @@ from pipeline.compiled import kernel
 from pipeline.kernels.bits import unowned
 from pipeline.kernels.candidates import as_candidates
 from pipeline.kernels.fast import CHOICE, MAX_DEPTH, NEVER, _restrict, _switch, _write_solution
+from pipeline.kernels.fast_board import FIELD
 from pipeline.kernels.fast_light import choose_light, open_cells, search_light, step
 from pipeline.kernels.fast_load import _load_candidates, _load_givens
 from pipeline.kernels.fast_propagate import BOARD_SLOTS, COMPLETE, CONTRADICTION, STUCK, propagate
@@ -142,9 +143,10 @@ def enumerate_kernel(
                 board[BOARD_SLOTS] = choice[0]  # the other way, for when we back up
                 for k in range(1, 4):
                     board[BOARD_SLOTS + k] = choice[3 + k]
+                slots = FIELD if depth >= light_depth else BOARD_SLOTS  # as `fast` copies
                 depth += 1
                 child = boards[depth]
-                for k in range(BOARD_SLOTS):
+                for k in range(slots):
                     child[k] = board[k]
                 board = child
                 dirty = _restrict(board, choice[0], choice[1], choice[2], choice[3])

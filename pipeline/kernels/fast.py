@@ -56,6 +56,7 @@ import numpy as np
 from pipeline.compiled import kernel, kernel_part
 from pipeline.kernels.bits import lowest_bit_index, now_ns, unowned
 from pipeline.kernels.codes import INVALID, LIMIT, MULTIPLE, SOLVED, UNSOLVABLE
+from pipeline.kernels.fast_board import FIELD
 from pipeline.kernels.fast_count import count_rectangle
 from pipeline.kernels.fast_light import LIGHT_OPEN, choose_light, open_cells, search_light, step
 from pipeline.kernels.fast_load import _load_candidates, _load_givens
@@ -181,9 +182,11 @@ def _solve_one(
                 board[BOARD_SLOTS] = choice[0]  # the other way, for when we back up
                 for k in range(1, 4):
                     board[BOARD_SLOTS + k] = choice[3 + k]
+                # a light search keeps no triad patterns (FIELD slots): not copied
+                slots = FIELD if depth >= light_depth else BOARD_SLOTS
                 depth += 1
                 child = boards[depth]
-                for k in range(BOARD_SLOTS):
+                for k in range(slots):
                     child[k] = board[k]
                 board = child
                 branches += 1
