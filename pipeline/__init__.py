@@ -31,30 +31,16 @@ import sys
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
-# public name -> the module that defines it
+from pipeline.jobs import JOBS as _JOBS  # the job table: data only, nothing imported
+
+# public name -> the module that defines it: the jobs' from the job table, then the rest
 _API = {
     "SolveResult": "pipeline.board",
     "is_valid": "pipeline.board",
     "solve": "pipeline.board",
     "solve_sudoku": "pipeline.board",
     "solve_unique": "pipeline.board",
-    "SolveOptions": "pipeline.jobs.solve.batch",
-    "solve_batch": "pipeline.jobs.solve.frame",
-    "generate": "pipeline.jobs.generate.puzzles",
-    "generate_file": "pipeline.jobs.generate.job",
-    "solve_file": "pipeline.jobs.solve.job",
-    "validate_file": "pipeline.jobs.validate.job",
-    "validate_puzzles": "pipeline.jobs.validate.frame",
-    "score_file": "pipeline.jobs.score.job",
-    "score_predictions": "pipeline.jobs.score.frame",
-    "split": "pipeline.jobs.split.frame",
-    "split_file": "pipeline.jobs.split.job",
-    "SplitManifest": "pipeline.jobs.split.manifest",
-    "augment": "pipeline.jobs.augment.frame",
-    "augment_file": "pipeline.jobs.augment.job",
-    "restore_originals": "pipeline.jobs.augment.frame",
-    "enumerate_file": "pipeline.jobs.enumerate.job",
-    "enumerate_puzzles": "pipeline.jobs.enumerate.frame",
+    **{name: module for job in _JOBS.values() for name, module in job.modules().items()},
     "STRATEGIES": "pipeline.kernels.registry",
     "rate": "pipeline.namespace",
     "canonical": "pipeline.namespace",
@@ -70,7 +56,9 @@ _API = {
 }
 
 
-if TYPE_CHECKING:  # the same names as `_API` (tests/test_typing.py holds them together)
+# A type checker reads no table: the same names as `_API`, written out (tests/test_typing.py
+# holds them together, so a job added to the table is added here too).
+if TYPE_CHECKING:
     from pipeline.board import SolveResult as SolveResult
     from pipeline.board import is_valid as is_valid
     from pipeline.board import solve as solve

@@ -121,16 +121,31 @@ inline_part = njit(nogil=True, cache=_CACHE, inline="always")  # inlined where i
 def kernel_cached(module: str, name: str) -> bool:
     """Whether the cache holds `module`'s kernel `name`, compiled (its index file exists; a
     source changed since is found out only when numba loads it, and then the notice says it)."""
+    source = _source_of(module)
+    if source is None:
+        return False
+    folder = cache_folder(source)
+    if folder is None:
+        return False
+    return next(folder.glob(f"{source.stem}.{name}-*.nbi"), None) is not None
+
+
+def _source_of(module: str) -> Path | None:
+    """The file of `module`, found without importing it or its packages: a module of this
+    package is a path below it (`find_spec` of `pipeline.rating.ladder` imports
+    `pipeline.rating`, and so every kernel package: 0.3-0.4 s of every command's start-up
+    went to asking whether the kernels were cached)."""
+    package, _, rest = module.partition(".")
+    if package == __name__.partition(".")[0] and rest:
+        path = Path(__file__).parent.joinpath(*rest.split("."))  # as numba names it: unresolved
+        for source in (path.with_suffix(".py"), path / "__init__.py"):
+            if source.is_file():
+                return source
+        return None
     from importlib.util import find_spec
 
     spec = find_spec(module)
-    if spec is None or spec.origin is None:
-        return False
-    folder = cache_folder(Path(spec.origin))
-    if folder is None:
-        return False
-    stem = Path(spec.origin).stem
-    return next(folder.glob(f"{stem}.{name}-*.nbi"), None) is not None
+    return None if spec is None or spec.origin is None else Path(spec.origin)
 
 
 # CPU seconds to compile each kernel alone from nothing, in a process of its own (`python -m

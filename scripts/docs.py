@@ -4,13 +4,10 @@
     python -m scripts.docs --check    # exit 1 when a section is out of date (tests/test_docs.py)
 
 Sections sit between `<!-- NAME:start -->` and `<!-- NAME:end -->` markers:
-* docs/reference/results.md `schema`: the result schema (`pipeline.results.schema`);
+* each job's output columns, where the job table names a page for them
+  (`pipeline.jobs.JOBS`: `columns`, e.g. docs/guide/score.md `scored`);
 * docs/reference/findings.md `findings`: the finding codes (`pipeline.jobs.validate.catalogue`);
 * docs/guide/solve.md `strategies`: the solver strategies (`pipeline.kernels.registry`);
-* docs/guide/score.md `scored`: the score output's columns (`pipeline.jobs.score.batch`);
-* docs/guide/augment.md `augmented`: the augment output's columns (`pipeline.jobs.augment.batch`);
-* docs/guide/enumerate.md `enumerated`: the enumerate output's columns
-  (`pipeline.jobs.enumerate.solutions`);
 * docs/reference/cli.md `cli`: every command's `--help`.
 
 And one whole file: docs/index.md, the docs site's front page, is README.md with its links
@@ -20,9 +17,13 @@ into docs/ made relative (README.md's links are absolute, for the package's inde
 import argparse
 import re
 import sys
+from functools import partial
+from importlib import import_module
 from pathlib import Path
 
 import pyarrow as pa
+
+from pipeline.jobs import JOBS, JobEntry
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -37,19 +38,21 @@ def _type_name(field: pa.Field) -> str:
     return {"large_string": "string"}.get(str(field.type), str(field.type))
 
 
-def schema_table() -> str:
-    """The result schema as a Markdown table: column, type, meaning."""
-    from pipeline.jobs.solve.batch import SolveOptions
-    from pipeline.results.schema import COLUMNS, result_schema
-
-    solver = SolveOptions(solver="c:lib.so:fn").added_schema()  # a solver's column, then
-    every = SolveOptions(solutions=3, canonical=True, rate=True)  # every other column added
-    schema = result_schema(pa.string(), pa.unify_schemas([solver, every.added_schema()]))
+def columns_table(schema: pa.Schema, meanings: dict[str, str]) -> str:
+    """An output's columns as a Markdown table: column, type, meaning."""
     lines = ["| column | type | meaning |", "|---|---|---|"]
     for field in schema:
         kind = "passthrough" if field.name == "id" else _type_name(field)
-        lines.append(f"| {field.name} | {kind} | {COLUMNS[field.name]} |")
+        lines.append(f"| {field.name} | {kind} | {meanings[field.name]} |")
     return "\n".join(lines) + "\n"
+
+
+def job_columns(job: JobEntry) -> str:
+    """A job's output columns (the function its entry in the job table names)."""
+    assert job.columns is not None
+    module, function = job.columns[2].split(":")
+    schema, meanings = getattr(import_module(f"{job.package}.{module}"), function)()
+    return columns_table(schema, meanings)
 
 
 def findings_table() -> str:
@@ -58,40 +61,6 @@ def findings_table() -> str:
 
     lines = ["| code | level | the row ... |", "|---|---|---|"]
     lines += [f"| `{c.code}` | {c.level} | {c.description} |" for c in CATALOGUE]
-    return "\n".join(lines) + "\n"
-
-
-def scored_table() -> str:
-    """The score output's columns as a Markdown table: column, type, meaning."""
-    from pipeline.jobs.score.batch import COLUMNS, output_schema
-
-    lines = ["| column | type | meaning |", "|---|---|---|"]
-    for field in output_schema(pa.string(), grade=True, difficulty=True):
-        kind = "passthrough" if field.name == "id" else _type_name(field)
-        lines.append(f"| {field.name} | {kind} | {COLUMNS[field.name]} |")
-    return "\n".join(lines) + "\n"
-
-
-def augmented_table() -> str:
-    """The augment output's columns as a Markdown table: column, type, meaning."""
-    from pipeline.jobs.augment.batch import COLUMNS, output_schema
-
-    batch = pa.schema([("row", pa.int64()), ("id", pa.string()), ("puzzle", pa.string())])
-    lines = ["| column | type | meaning |", "|---|---|---|"]
-    for field in output_schema(batch):
-        kind = "passthrough" if field.name == "id" else _type_name(field)
-        lines.append(f"| {field.name} | {kind} | {COLUMNS[field.name]} |")
-    return "\n".join(lines) + "\n"
-
-
-def enumerated_table() -> str:
-    """The enumerate output's columns as a Markdown table: column, type, meaning."""
-    from pipeline.jobs.enumerate.solutions import COLUMNS, solutions_schema
-
-    lines = ["| column | type | meaning |", "|---|---|---|"]
-    for field in solutions_schema(pa.string()):
-        kind = "passthrough" if field.name == "id" else _type_name(field)
-        lines.append(f"| {field.name} | {kind} | {COLUMNS[field.name]} |")
     return "\n".join(lines) + "\n"
 
 
@@ -132,12 +101,13 @@ def cli_reference() -> str:
 
 
 SECTIONS = {
-    ("docs/reference/results.md", "schema"): schema_table,
+    **{
+        (job.columns[0], job.columns[1]): partial(job_columns, job)
+        for job in JOBS.values()
+        if job.columns is not None
+    },
     ("docs/reference/findings.md", "findings"): findings_table,
     ("docs/guide/solve.md", "strategies"): strategies_list,
-    ("docs/guide/score.md", "scored"): scored_table,
-    ("docs/guide/augment.md", "augmented"): augmented_table,
-    ("docs/guide/enumerate.md", "enumerated"): enumerated_table,
     ("docs/reference/cli.md", "cli"): cli_reference,
 }
 

@@ -26,7 +26,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 
-# The commands and the API, each end to end, plus the CLI's own help and conversions.
+# The commands and the API, each end to end, plus the CLI's own help and conversions, and the
+# Parquet footer join at the oldest pyarrow.
 SMOKE = [
     "tests/test_api.py",
     "tests/test_cli_solve.py",
@@ -35,6 +36,7 @@ SMOKE = [
     "tests/test_report.py",
     "tests/test_startup.py",
     "tests/test_cli_habits.py",
+    "tests/test_parquet_concat.py",  # the footer join parses what this pyarrow writes
 ]
 # Extras that the smoke tests need, tested at their floors too (the HTML report's plots).
 EXTRAS = ("report",)

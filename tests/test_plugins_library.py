@@ -376,7 +376,7 @@ def test_a_solver_holding_the_gil_or_not_thread_safe_runs_on_processes_unless_to
             return "1.0"
 
     def start_job(*args: object, **kwargs: object) -> None:
-        raise _Chosen(args[4].get("executor"))  # type: ignore[attr-defined]
+        raise _Chosen(args[3].get("executor"))  # type: ignore[attr-defined]  # (job, in, out, options)
 
     monkeypatch.setattr(job, "open_solver", lambda spec: Stub())
     monkeypatch.setattr(job, "start_job", start_job)

@@ -210,28 +210,47 @@ def test_row_keys_tell_puzzles_apart_and_mark_rows_that_are_not_puzzles():
     assert len(np.unique(keys[ok][1:], axis=0)) == ok.sum() - 1
 
 
-def test_duplicate_index_across_its_blocks(monkeypatch):
-    monkeypatch.setattr("pipeline.jobs.validate.duplicates._BLOCK_ROWS", 4)
+def _repeats_in_batches(keys: np.ndarray, sizes: list[int]) -> tuple[list[int], list[int]]:
+    """The repeats `DuplicateIndex` finds when `keys` come in batches of `sizes` rows."""
+    index = DuplicateIndex()
+    rows: list[int] = []
+    first: list[int] = []
+    at = 0
+    for size in sizes:
+        found_rows, found_first = index.add(at, keys[at : at + size])
+        rows += found_rows.tolist()
+        first += found_first.tolist()
+        at += size
+    return rows, first
+
+
+def test_duplicate_index_finds_repeats_across_batches_as_they_come():
     keys = np.array([[5, 7], [9, 9], [0, 0], [5, 7], [0, 0], [5, 9], [9, 9], [5, 7], [1, 1]],
                     dtype=np.uint64)  # fmt: skip
     index = DuplicateIndex()
-    index.add(0, keys[:2])
-    index.add(2, keys[2:7])
-    index.add(7, keys[7:])
-    rows, first = index.duplicates()
-    assert rows.tolist() == [3, 6, 7] and first.tolist() == [0, 1, 0]
-    assert index.nbytes == 3 * 4 * 16
+    assert [a.tolist() for a in index.add(0, keys[:2])] == [[], []]
+    assert [a.tolist() for a in index.add(2, keys[2:7])] == [[3, 6], [0, 1]]  # as they come
+    assert [a.tolist() for a in index.add(7, keys[7:])] == [[7], [0]]
+    assert index.nbytes == 4 * 20  # each distinct puzzle once: 5/7, 9/9, 5/9, 1/1
     with pytest.raises(ValueError):
         index.add(3, keys[:1])
+
+
+def test_duplicate_index_keeps_rows_past_what_four_bytes_hold():
+    keys = np.array([[5, 7], [9, 9], [5, 7], [3, 3], [3, 3], [9, 9]], dtype=np.uint64)
+    index = DuplicateIndex()
+    index.rows = start = 2**31 - 2  # as if that many rows had come: the first rows' bytes grow
+    rows, first = index.add(start, keys[:3])
+    assert rows.tolist() == [start + 2] and first.tolist() == [start]
+    rows, first = index.add(start + 3, keys[3:])  # 3/3 first seen past 2**31: runs merged
+    assert rows.tolist() == [start + 4, start + 5] and first.tolist() == [start + 3, start + 1]
 
 
 def test_rows_that_share_only_a_first_half_repeat_each_other_not_the_first():
     # First halves alike, second halves apart: rows 1 and 2 are one puzzle, 0 and 3 another.
     keys = np.array([[5, 7], [5, 9], [5, 9], [5, 7], [5, 11]], dtype=np.uint64)
-    index = DuplicateIndex()
-    index.add(0, keys)
-    rows, first = index.duplicates()
-    assert rows.tolist() == [2, 3] and first.tolist() == [1, 0]
+    assert _repeats_in_batches(keys, [5]) == ([2, 3], [1, 0])
+    assert _repeats_in_batches(keys, [1, 1, 1, 1, 1]) == ([2, 3], [1, 0])
 
 
 def _first_seen(keys: np.ndarray) -> tuple[list[int], list[int]]:
@@ -250,15 +269,18 @@ def _first_seen(keys: np.ndarray) -> tuple[list[int], list[int]]:
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(st.tuples(st.integers(0, 3), st.integers(0, 3)), max_size=60))
-def test_duplicates_agree_with_a_dict_of_first_rows(pairs):
-    # Few values, so first halves collide often with and without their second halves.
+@given(st.lists(st.tuples(st.integers(0, 3), st.integers(0, 3)), max_size=60),
+       st.lists(st.integers(1, 9), min_size=1))  # fmt: skip
+def test_duplicates_agree_with_a_dict_of_first_rows(pairs, cuts):
+    # Few values, so first halves collide often with and without their second halves; the
+    # rows come in batches of any sizes, so the index's runs are merged in every way.
     keys = np.array(pairs, dtype=np.uint64).reshape(-1, 2)
     keys[(keys == 0).any(axis=1)] = 0  # a half is never 0 for a puzzle: such rows are not
-    index = DuplicateIndex()
-    index.add(0, keys)
-    rows, first = index.duplicates()
-    assert (rows.tolist(), first.tolist()) == _first_seen(keys)
+    sizes, left = [], len(keys)
+    while left > 0:
+        sizes.append(min(cuts[len(sizes) % len(cuts)], left))
+        left -= sizes[-1]
+    assert _repeats_in_batches(keys, sizes) == _first_seen(keys)
 
 
 # --- the file job ----------------------------------------------------------------------------
@@ -411,9 +433,9 @@ def test_every_code_has_a_level():
     assert set(CODES.values()) == {"error", "warning", "info"}
 
 
-def test_duplicates_from_stdin_keep_their_rows_without_reading_the_input_twice():
-    """stdin can be read once: the duplicates are found all the same; their ids (which would
-    need a second read) are left null."""
+def test_duplicates_from_stdin_name_their_rows_and_ids_though_stdin_is_read_once():
+    """stdin can be read once: the duplicates are found as the rows come, and the ids of the
+    rows repeated are read back from what the run kept of them, not from the input."""
     made = generate(3, seed=2).select("id", "puzzle")
     text = pl.concat([made, made.head(1)]).write_csv()
     done = command("validate", "-", "-o", "-", "--format", "jsonl", "-q", "--exit-zero",
@@ -421,8 +443,9 @@ def test_duplicates_from_stdin_keep_their_rows_without_reading_the_input_twice()
     assert done.returncode == 0, done.stderr
     found = [json.loads(line) for line in done.stdout.splitlines()]
     assert [(f["row"], f["code"], f["first_row"], f["id"]) for f in found] == [
-        (3, "duplicate", 0, None)
+        (3, "duplicate", 0, 0)
     ]
+    assert found[0]["message"] == "same puzzle as row 0 (id 0)"
 
 
 def test_the_command_looks_for_symmetric_duplicates_only_when_asked(tmp_path):

@@ -1,6 +1,8 @@
 """The `sudoku-pipeline` command line: `commands` (one function per command, each a thin layer
 over the Python API), `options` (the file jobs' shared options), `help` (plain help, values
-converted without pydantic) and `process` (signals, one-line errors, exit codes)."""
+converted without pydantic) and `process` (signals, one-line errors, exit codes). Each job's
+command is registered on the app by its module, which the job table names
+(`pipeline.jobs.JOBS`: `command`)."""
 
 import os
 import signal
@@ -31,10 +33,12 @@ if (
         if signal.getsignal(_signal) is not signal.SIG_IGN:
             signal.signal(_signal, _interrupted_while_starting)
 
-from pipeline.cli.augment_command import augment  # noqa: E402 - registers `augment` on the app
-from pipeline.cli.commands import app, main  # noqa: E402 - after the handlers, on purpose
-from pipeline.cli.enumerate_command import enumerate_solutions  # noqa: E402 - `enumerate`
-from pipeline.cli.score_command import score  # noqa: E402 - registers `score` on the app
-from pipeline.cli.split_command import split  # noqa: E402 - registers `split` on the app
+from importlib import import_module  # noqa: E402
 
-__all__ = ["app", "augment", "enumerate_solutions", "main", "score", "split"]
+from pipeline.cli.commands import app, main  # noqa: E402 - after the handlers, on purpose
+from pipeline.jobs import JOBS  # noqa: E402
+
+for _module in dict.fromkeys(job.command for job in JOBS.values() if job.command):
+    import_module(f"pipeline.cli.{_module}")  # registers the job's command on the app
+
+__all__ = ["app", "main"]

@@ -48,8 +48,7 @@ from pipeline.io.arrays import (
     skipped_columns,
 )
 from pipeline.io.runinfo import METADATA_KEY
-from pipeline.io.sidecars import TEMPORARY, check_name_room, stale_files
-from pipeline.io.writers import fsync_dir
+from pipeline.io.sidecars import TEMPORARY, check_name_room, fsync_dir, stale_files
 
 META = "meta.json"
 OLD = ".{name}.old-{pid}"  # an output folder being replaced, set aside (as long as TEMPORARY)

@@ -32,6 +32,7 @@ import json
 from collections import deque
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -82,6 +83,17 @@ def pencilmark_refusal(row: int, why: str = "") -> InputError:
         f"row {row} is a pencilmark puzzle: {why}HRM's arrays hold 81 cells "
         "a puzzle, and pencilmark puzzles do not fit them"
     )
+
+
+@dataclass(frozen=True)
+class HrmArrays:
+    """A batch in HRM's layout, as `HrmSet.append(..., encoded=True)` takes it: the cells
+    (digit + 1), examples per group, the other columns (`io.arrays.column_arrays`)."""
+
+    inputs: np.ndarray
+    labels: np.ndarray
+    sizes: np.ndarray
+    extras: dict[str, Any]
 
 
 def write_identifiers(folder: Path, only_if_absent: bool = False) -> None:

@@ -1,6 +1,7 @@
 """A job's inputs: one file, stdin, several files, or quoted globs, read one after the other.
 
-    inputs = open_inputs(["part-*.csv", "extra.csv"], batch_size=50_000)
+    inputs = open_inputs(["part-*.csv", "extra.csv"], batch_size=50_000)   # or, expanded once:
+    inputs = open_names(expand(["part-*.csv", "extra.csv"]), batch_size=50_000)
     for source, batch in inputs.batches():      # source: the input's index in inputs.names
         ...
 
@@ -113,7 +114,11 @@ def open_inputs(
 ) -> Inputs:
     """Open every input (`options`: those of `open_dataset`); raises `InputError` for one that
     cannot be read, or whose columns differ from the first one's."""
-    names = expand(paths)
+    return open_names(expand(paths), **options)
+
+
+def open_names(names: list[str], **options: Any) -> Inputs:
+    """`open_inputs` of the names `expand` gave (globs expanded once, not again)."""
     if len(names) > 1:  # the job adds a `source` column: an input's own one passes renamed
         options = {**options, "reserved": (*options.get("reserved", ()), "source")}
     elif not options.get("reserved"):

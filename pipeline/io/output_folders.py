@@ -38,7 +38,7 @@ def check_output_folder(
     force: bool = False,
     is_own: Callable[[Path], bool],
 ) -> Path:
-    """The output folder of a `what` (`split`) that `command` writes, checked
+    """The output folder of a `what` (`split`, `HRM dataset`) that `command` writes, checked
     (see the module); a symbolic link stands for its target. Returns the path to write;
     raises `InputError`."""
     if str(path) == "-":

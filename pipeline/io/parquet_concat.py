@@ -12,7 +12,9 @@ of a second encoding in one process (about 1 s per million, measured on this mac
 
 The Thrift reader keeps every field it meets (with its type), so the footer it writes back
 holds all that the parts said, unknown fields included; only the offsets, the row count, the
-row groups' ordinals and the key-value metadata change.
+row groups' ordinals and the key-value metadata change. A page index (which the tool's own
+parts do not have) lists its pages by their place in the part: the parts after the first lose
+theirs (readers then read every page of a chunk, as without one), never point elsewhere.
 """
 
 import base64
@@ -32,6 +34,9 @@ _LIST, _SET, _MAP, _STRUCT, _UUID = 9, 10, 11, 12, 13
 _FILE_ROW_GROUPS, _FILE_NUM_ROWS, _FILE_KEY_VALUES = 4, 3, 5
 _GROUP_COLUMNS, _GROUP_FILE_OFFSET, _GROUP_ORDINAL = 1, 5, 7
 _CHUNK_OFFSETS = (2, 4, 6)  # file_offset, offset_index_offset, column_index_offset
+# the page index: its offset index holds the pages' places in the part, which the join does
+# not rewrite; a part moved along drops it (offset, length; column index offset, length)
+_CHUNK_PAGE_INDEX = (4, 5, 6, 7)
 _CHUNK_META = 3
 _META_OFFSETS = (9, 10, 11, 14)  # data, index, dictionary page; bloom filter
 
@@ -235,6 +240,8 @@ def _moved_group(group: Fields, by: int, ordinal: int) -> Fields:
             moved = []
             for chunk in chunks:
                 chunk = _shifted(chunk, _CHUNK_OFFSETS, by)
+                if by:  # its pages' places are the part's: a reader would read elsewhere
+                    chunk = [field for field in chunk if field[0] not in _CHUNK_PAGE_INDEX]
                 moved.append(
                     [
                         (f, k, _shifted(v, _META_OFFSETS, by) if f == _CHUNK_META else v)

@@ -8,13 +8,19 @@
 Their names must fit beside the output's (`check_name_room`, before any work). A file of a
 process that has ended (a `kill -9`) is stale, and the next run clears it; a running
 process's is its own. A lock file this tool did not make is never used or deleted.
+
+A file is written to its temporary name, flushed to disk, then renamed over its destination
+(`write_atomically`): readers see the old file or the whole new one, never a part, even after
+`kill -9`; `fsync_dir` makes a rename durable.
 """
 
 import fcntl
 import glob
 import os
 import re
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from pipeline.errors import InputError
 
@@ -58,6 +64,35 @@ def findings_spool(output: Path, pid: int | None = None) -> Path:
 def temporary_name(path: Path, pid: int | None = None) -> Path:
     """The temporary file `write_atomically` writes `path` to, for process `pid` (this one)."""
     return path.with_name(TEMPORARY.format(name=path.name, pid=os.getpid() if pid is None else pid))
+
+
+def fsync_dir(path: Path) -> None:
+    """Make a rename inside `path` durable."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def write_atomically(path: Path, write: Callable[[Any], object]) -> None:
+    """Call `write(file)` on a temporary file beside `path`, fsync it, and rename it to `path`:
+    readers see the old file or the whole new one, never a part (a kill -9 included). An
+    `OSError` of the writing (a full disk, a file-size limit) names `path`."""
+    tmp = temporary_name(path)
+    try:
+        with open(tmp, "wb") as f:
+            write(f)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except OSError as e:
+        if e.filename is not None or e.errno is None:
+            raise
+        raise OSError(e.errno, e.strerror, str(path)) from None
+    finally:
+        tmp.unlink(missing_ok=True)
+    fsync_dir(path.parent)
 
 
 def process_alive(pid: int) -> bool:

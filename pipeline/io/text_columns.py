@@ -2,6 +2,7 @@
 Parquet input passes through, or a refusal before any work.
 
     table = for_text(table, "csv")           # in each part, before it is encoded
+    data = text_bytes(table, "csv")          # the text itself (`io.writers.encode` calls it)
     check_text_columns(schema, "csv")        # before the run: InputError naming the column
 
 CSV: dictionaries decoded; flat lists of numbers as space-separated numbers (`steps_by_level`);
@@ -30,6 +31,23 @@ def for_text(table: pa.Table, fmt: str) -> pa.Table:
     if all(new is old for new, old in zip(columns, table.columns, strict=True)):
         return table
     return pa.table(dict(zip(table.column_names, columns, strict=True)))
+
+
+def text_bytes(table: pa.Table, fmt: str, header: bool = True) -> bytes:
+    """`table` as CSV (with a header line when `header`) or JSON Lines text, each column in a
+    form `fmt` can hold (`for_text`): the one place text is encoded."""
+    import polars as pl  # text outputs only: solving to Parquet does not import polars
+
+    frame = pl.from_arrow(for_text(table, fmt))
+    assert isinstance(frame, pl.DataFrame)
+    sink = io.BytesIO()
+    if fmt == "csv":
+        frame.write_csv(sink, include_header=header)
+    elif fmt == "jsonl":
+        frame.write_ndjson(sink)
+    else:
+        raise ValueError(f"not a text format: {fmt!r}")
+    return sink.getvalue()
 
 
 def check_text_columns(schema: pa.Schema, fmt: str) -> None:
@@ -61,13 +79,8 @@ def _unsupported(kind: pa.DataType, top: bool = False) -> bool:
 
 def _fails(field: pa.Field, fmt: str) -> bool:
     """Whether a row of nulls of this column fails to encode (what the rules above miss)."""
-    import polars as pl
-
     try:
-        frame = pl.from_arrow(for_text(pa.table({field.name: pa.nulls(1, field.type)}), fmt))
-        assert isinstance(frame, pl.DataFrame)
-        sink = io.BytesIO()
-        frame.write_csv(sink) if fmt == "csv" else frame.write_ndjson(sink)
+        text_bytes(pa.table({field.name: pa.nulls(1, field.type)}), fmt)
     except (KeyboardInterrupt, SystemExit):
         raise
     except BaseException:  # polars' Rust panics are BaseExceptions
@@ -180,12 +193,6 @@ def _hex_nested(column: pa.ChunkedArray) -> pa.ChunkedArray:
 
 def _json_text(column: pa.ChunkedArray) -> pa.ChunkedArray:
     """Each value as the JSON text JSON Lines writes for it; nulls stay null."""
-    import polars as pl
-
-    frame = pl.from_arrow(pa.table({"v": column}))
-    assert isinstance(frame, pl.DataFrame)
-    sink = io.BytesIO()
-    frame.write_ndjson(sink)
-    lines = sink.getvalue().split(b"\n")[: len(column)]  # {"v":VALUE}
+    lines = text_bytes(pa.table({"v": column}), "jsonl").split(b"\n")[: len(column)]  # {"v":V}
     texts = pc.utf8_slice_codeunits(pa.array(lines, pa.binary()).cast(pa.string()), 5, -1)
     return pa.chunked_array([pc.if_else(pc.is_null(column.combine_chunks()), None, texts)])

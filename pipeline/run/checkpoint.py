@@ -1,4 +1,5 @@
-"""Where a job's parts go: a checkpoint beside the output file, or stdout.
+"""A checkpoint: where a resumable job's parts wait beside its output file (the run loop's
+`checkpoint` sink, `run.loop`).
 
 A run to a file keeps each finished part, as the worker encoded it, in `<output>.partial/`,
 named `part-START-ROWS-SOURCE-FIRSTROW-CRC32.EXT` (written to a temporary name, fsynced,
@@ -9,15 +10,17 @@ is damaged. At the end the parts, checked to cover every row without a gap, are 
 the output (Parquet by footers, text by concatenation; nothing is decoded) one at a time,
 each deleted once copied (`join.py`: the join needs room for one part more, not for the output
 twice, and an interrupted join is continued by `--resume`), and the checkpoint is removed.
-Each part's verdict counts are noted as it is kept (`counts.jsonl`), for the journal of the
-join.
+Each part's counts (its verdicts) are noted as it is kept (`counts.jsonl`), for the journal of
+the join. A job that does not resume (enumerate) keeps its parts here too, so that its output
+appears whole or not at all.
 
 `--resume` with no checkpoint, beside a Parquet output that is complete and was made from the
 same inputs (as they are now) with the same options (its metadata records what the checkpoint
-recorded), leaves that output as it is, with a note: the work is done.
+recorded), leaves that output as it is, with a note: the work is done (`finished.py`; the run
+loop's `Run.open`).
 
-A run to stdout (`-o -`) writes each part as it comes, in order, and the Parquet footer last;
-it cannot be resumed.
+A run to stdout (`-o -`) writes each part as it comes (`io.writers.PartWriter`): it cannot be
+resumed.
 """
 
 import errno
@@ -27,7 +30,6 @@ import shutil
 import stat
 import sys
 import zlib
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -37,11 +39,11 @@ import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
 from pipeline.errors import CheckpointError, InputError
-from pipeline.io.output import Target, free_space, size_text
+from pipeline.io.output import free_space, size_text
 from pipeline.io.parquet_concat import ParquetFooterError, parse_footer
 from pipeline.io.sidecars import CHECKPOINT, clear_stale_temporaries
-from pipeline.io.writers import EXTENSIONS, PartStream, write_atomically
-from pipeline.run.finished import RUN_KEY, LeftAsItIs, finished_output
+from pipeline.io.writers import EXTENSIONS, write_atomically
+from pipeline.run.finished import RUN_KEY
 from pipeline.run.join import JOURNAL, Copied, Waiting, join_freeing, joined_path, read_journal
 from pipeline.run.parts import Part
 
@@ -78,12 +80,17 @@ class _Stored:
 
 
 class Checkpoint:
-    """The `<output>.partial/` folder of one run writing the file `output` in `fmt`."""
+    """The `<output>.partial/` folder of one run writing the file `output` in `fmt`; its
+    parts' rows are counted by their values of the column `counted` (the job's verdicts; None:
+    not counted). Made before any work, it refuses a folder of that name that is not a
+    checkpoint (`check_ours`)."""
 
-    def __init__(self, output: Path, fmt: str) -> None:
+    def __init__(self, output: Path, fmt: str, counted: str | None = "verdict") -> None:
         self.output = output
         self.format = fmt
+        self.counted = counted
         self.folder = output.with_name(CHECKPOINT.format(name=output.name))
+        self.check_ours()
 
     def exists(self) -> bool:
         return self.folder.exists()
@@ -116,9 +123,8 @@ class Checkpoint:
                 )
 
     def start(self, identity: dict[str, Any]) -> None:
-        """Begin afresh: drop any older checkpoint (refused when the folder is not one, see
-        `check_ours`) and record what this run is."""
-        self.check_ours()
+        """Begin afresh: drop any older checkpoint (checked to be one as this was made) and
+        record what this run is."""
         self.remove()
         clear_stale_temporaries(self.output)
         text = json.dumps({**identity, "format": self.format}, indent=2, sort_keys=True)
@@ -131,8 +137,9 @@ class Checkpoint:
                              f"({e.strerror or e})") from None  # fmt: skip
 
     def resume(self, identity: dict[str, Any], columns: list[str]) -> Progress:
-        """Check the checkpoint belongs to this run and is whole; returns how far it got
-        (`columns`: the output's, which text parts after the first do not name). Raises
+        """Check the checkpoint belongs to this run and is whole; returns how far it got and
+        the kept rows per value of the column `counted` (`columns`: the output's, which text
+        parts after the first do not name). Raises
         `CheckpointError` (one line naming the file) otherwise. With no checkpoint at all (the
         run never started, or finished), a fresh run starts, as `start` does, with a note on
         stderr: a script may always pass --resume."""
@@ -170,9 +177,9 @@ class Checkpoint:
                 progress.counts[verdict] = progress.counts.get(verdict, 0) + n
         for part in kept:
             _check_part(part, self.format)
-            counts = noted.get(part.path.name) or _part_counts(part, self.format, columns)
-            for verdict, n in counts.items():
-                progress.counts[verdict] = progress.counts.get(verdict, 0) + n
+            counts = noted.get(part.path.name) or self._counts(part, columns)
+            for value, n in counts.items():
+                progress.counts[value] = progress.counts.get(value, 0) + n
         last = kept[-1] if kept else copied[-1] if copied else None
         if last is not None:
             progress.rows = last.start + last.rows
@@ -204,6 +211,13 @@ class Checkpoint:
             except (ValueError, KeyError, TypeError, AttributeError):  # cut short by a crash
                 continue
         return noted
+
+    def _counts(self, part: _Stored, columns: list[str]) -> dict[str, int]:
+        """A kept part's rows per value of `counted`, read back (a part kept before its counts
+        were noted, or their line cut short by a crash)."""
+        if self.counted is None or self.counted not in columns:
+            return {}
+        return _part_counts(part, self.format, columns, self.counted)
 
     def rows_kept(self) -> int:
         """How many rows, from the first on without a gap, the parts hold (those joined into
@@ -273,7 +287,7 @@ class Checkpoint:
         def counts_of(part: Waiting) -> dict[str, int]:
             if part.path.name in noted:
                 return noted[part.path.name]
-            return _part_counts(by_name[part.path.name], self.format, empty.column_names)
+            return self._counts(by_name[part.path.name], empty.column_names)
 
         try:
             join_freeing(self.folder, self.format, waiting, counts_of, self.output, empty,
@@ -342,66 +356,21 @@ def _check_part(part: _Stored, fmt: str) -> None:
                                   f"{_START_OVER}")  # fmt: skip
 
 
-def _part_counts(part: _Stored, fmt: str, columns: list[str]) -> dict[str, int]:
-    """Rows per verdict of a kept part (read back: only on resume)."""
+def _part_counts(part: _Stored, fmt: str, columns: list[str], column: str) -> dict[str, int]:
+    """Rows per value of `column` in a kept part (read back: only on resume)."""
     import polars as pl  # off the path of a run that is not resumed
 
     if fmt == "parquet":
-        verdicts = pq.read_table(part.path, columns=["verdict"]).column(0)
+        values = pq.read_table(part.path, columns=[column]).column(0)
     elif fmt == "csv":
-        verdicts = pacsv.read_csv(
+        values = pacsv.read_csv(
             part.path,
             read_options=pacsv.ReadOptions(column_names=columns, skip_rows=int(part.start == 0)),
             convert_options=pacsv.ConvertOptions(
-                include_columns=["verdict"], column_types={"verdict": pa.string()}
+                include_columns=[column], column_types={column: pa.string()}
             ),
         ).column(0)
     else:
-        verdicts = pl.read_ndjson(part.path).get_column("verdict").to_arrow()
-    counted = pl.Series(verdicts).cast(pl.String).value_counts()
+        values = pl.read_ndjson(part.path).get_column(column).to_arrow()
+    counted = pl.Series(values).cast(pl.String).value_counts()
     return dict(zip(counted[:, 0].to_list(), counted[:, 1].to_list(), strict=True))
-
-
-class StreamSink:
-    """Parts written to stdout as they come, in order (nothing kept: no resume); the same
-    `add` and `commit` as a `Checkpoint`."""
-
-    def __init__(self, target: Target) -> None:
-        self._stream = PartStream(target.format)
-
-    def add(self, part: Part) -> None:
-        self._stream.add(part.data, part.rows)
-
-    def commit(self, rows: int, empty: pa.Table, metadata: dict[str, Any]) -> None:
-        if self._stream.rows != rows:
-            raise InputError(f"wrote {self._stream.rows:,} rows where the input has {rows:,}")
-        self._stream.finish(empty, metadata)
-
-
-def open_sink(
-    output: Path | None,
-    target: Target,
-    identity: Callable[[], dict[str, Any]],
-    resume: bool,
-    columns: list[str],
-) -> tuple[Checkpoint | StreamSink | LeftAsItIs, Progress]:
-    """Where a file job's parts go, and how far an earlier run got: a checkpoint beside
-    `output` (started afresh, or resumed: `identity()` says what it belongs to), or stdout
-    when there is no output file."""
-    if output is None:
-        return StreamSink(target), Progress()
-    checkpoint = Checkpoint(output, target.format)
-    if resume:
-        if not checkpoint.exists():
-            finished = finished_output(output, target.format, identity())
-            if finished is not None:
-                print(f"note: {output} is complete and its inputs and options are unchanged; "
-                      "left as it is", file=sys.stderr)  # fmt: skip
-                rows, counts = finished
-                return LeftAsItIs(), Progress(rows, source=1 << 62, counts=counts)
-        return checkpoint, checkpoint.resume(identity(), columns)
-    if checkpoint.exists():
-        print(f"note: starting over; discarding the checkpoint at {checkpoint.folder}",
-              file=sys.stderr)  # fmt: skip
-    checkpoint.start(identity())
-    return checkpoint, Progress()

@@ -333,10 +333,13 @@ def make_executor(
 ) -> Executor:
     """The executor for `--executor`: `local` (threads here), `processes` (worker processes
     here) or `dask` (a running cluster at `scheduler`, or a LocalCluster of `workers`
-    processes without one); `warm` loads the kernels in each when it starts."""
+    processes without one); `warm` loads the kernels in each when it starts. `inline` (not
+    an option of the command line): everything in the calling thread (bench on one core)."""
     check_workers(workers)
     if kind != "dask" and scheduler is not None:
         raise InputError("--scheduler needs --executor dask")
+    if kind == "inline":
+        return InlineExecutor(warm)
     if kind == "local":
         return ThreadExecutor(workers, warm)
     if kind == "processes":

@@ -17,19 +17,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from pipeline.io.runinfo import METADATA_KEY
-from pipeline.run.parts import Part
 
 RUN_KEY = "checkpoint"  # the output's metadata: what the run's checkpoint said of it
-
-
-class LeftAsItIs:
-    """The sink of a run whose output is complete already: nothing to add, nothing to write."""
-
-    def add(self, part: Part) -> None:
-        raise AssertionError("a complete output takes no parts")
-
-    def commit(self, rows: int, empty: pa.Table, metadata: dict[str, Any]) -> None:
-        """The output stays as it is."""
 
 
 def finished_output(
@@ -54,4 +43,4 @@ def finished_output(
     return meta.num_rows, dict(zip(counted[:, 0].to_list(), counted[:, 1].to_list(), strict=True))
 
 
-__all__ = ["RUN_KEY", "LeftAsItIs", "finished_output"]
+__all__ = ["RUN_KEY", "finished_output"]

@@ -1,34 +1,61 @@
-"""Parts: one batch's results, encoded in the output's format by the worker that made them.
+"""Tasks and parts: a batch of rows on its way to a worker, and its results on their way back,
+encoded in the output's format by the worker that made them.
 
 The work that grows with rows happens in the workers, encoding included: a worker turns its
-batch's result table into the bytes of a Parquet file (or CSV or JSON Lines text), and the
-parent only writes those bytes and, at the end, joins them into one output (`io.writers`:
-Parquet parts by their footers, text parts by concatenation). Nothing is decoded again.
+batch's result table into the bytes of a Parquet file (or CSV or JSON Lines text, or a folder's
+arrays), and the parent only writes those bytes and, at the end, joins them into one output
+(`io.writers`: Parquet parts by their footers, text parts by concatenation). Nothing is decoded
+again.
+
+    def count_part(task: Task, fmt: str) -> Part:        # a job's unit of work
+        return part_of(task, count_table(task.batch), fmt)
 """
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 import numpy as np
 import pyarrow as pa
 
+from pipeline.io.writers import encode
+
 Key = TypeVar("Key")
 RAMP_ROWS = 32  # rows of the first batch of a slow job (`ramp_up`)
+
+
+class Task(NamedTuple):
+    """A batch of input rows as `run.Run.tasks()` hands it out: `start`, the place of its
+    first row over every input (the row of a row-per-row output); `source`, its input's
+    index, and `name`, that input's name when there are several (else None); `first_row`,
+    its first row in that input."""
+
+    start: int
+    source: int
+    name: str | None
+    first_row: int
+    batch: pa.RecordBatch | pa.Table
 
 
 @dataclass(frozen=True)
 class Part:
     """A batch's results, encoded. `start` is the position of its first row in the job's
     output (over every input), `source` the input it came from and `first_row` its first row
-    there; `counts` counts its rows per verdict."""
+    there; `counts` counts its rows per value of the job's counted column (its verdicts)."""
 
     start: int
     rows: int
     source: int
     first_row: int
-    data: bytes = field(repr=False)
+    data: Any = field(repr=False)  # bytes; a folder's arrays for npy
     counts: dict[str, int] = field(default_factory=dict)
+
+
+def part_of(task: Task, table: pa.Table, fmt: str, counts: dict[str, int] | None = None) -> Part:
+    """`table`, the results of `task`, encoded in `fmt` as a part of the output (a text
+    output's header in the first part only)."""
+    data = encode(table, fmt, header=task.start == 0)
+    return Part(task.start, table.num_rows, task.source, task.first_row, data, counts or {})
 
 
 def verdict_counts(table: pa.Table, names: tuple[str, ...]) -> dict[str, int]:

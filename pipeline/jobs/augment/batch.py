@@ -25,7 +25,7 @@ import pyarrow.compute as pc
 
 from pipeline.grid import format_grids, parse_puzzles
 from pipeline.io.extreme_layout import source_as_codes, streamed_schema
-from pipeline.io.hrm_folders import encode_cells, pencilmark_refusal
+from pipeline.io.hrm_folders import HrmArrays, encode_cells, pencilmark_refusal
 from pipeline.kernels import codes, solve_grids
 from pipeline.kernels.checks import verify_solutions
 from pipeline.pencilmarks import PENCILMARK_CHARS
@@ -159,7 +159,7 @@ class AugmentedBatch:
         arrays["solution"] = self.copies.solutions
         return {name: arrays[name] for name in schema.names if name in arrays}
 
-    def hrm_arrays(self, schema: pa.Schema) -> "HrmArrays":
+    def hrm_arrays(self, schema: pa.Schema) -> HrmArrays:
         """The copies as HRM's layout takes them (`io.hrm_folders`): each input row a group
         (its copies are together, in input order), the cells as HRM's tokens, the other
         columns of `schema` beside (`source` as codes, as split writes it)."""
@@ -169,16 +169,6 @@ class AugmentedBatch:
         starts = np.flatnonzero(np.diff(self.groups, prepend=-1))  # a row's copies together
         sizes = np.diff(starts, append=len(self.groups))
         return HrmArrays(inputs, labels, sizes, arrays)
-
-
-@dataclass(frozen=True)
-class HrmArrays:
-    """A batch in HRM's layout: cells (digit + 1), examples per group, the other columns."""
-
-    inputs: np.ndarray
-    labels: np.ndarray
-    sizes: np.ndarray
-    extras: dict[str, Any]
 
 
 def hrm_schema(schema: pa.Schema) -> pa.Schema:
@@ -210,6 +200,13 @@ def output_schema(batch_schema: pa.Schema) -> pa.Schema:
     fields.append(pa.field("transposed", pa.bool_()))
     skip = {"row", "id", "puzzle", "solution"}
     return pa.schema(fields + [f for f in batch_schema if f.name not in skip])
+
+
+def documented_schema() -> tuple[pa.Schema, dict[str, str]]:
+    """The output's columns for an input of an id and puzzles, and what each means (the
+    docs' table)."""
+    batch = pa.schema([("row", pa.int64()), ("id", pa.string()), ("puzzle", pa.string())])
+    return output_schema(batch), COLUMNS
 
 
 def augment_record_batch(batch: pa.RecordBatch, options: AugmentOptions) -> AugmentedBatch:

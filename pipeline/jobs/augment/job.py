@@ -6,19 +6,18 @@ all cores, into Parquet or a folder of arrays.
 
 Reads the input as `solve` does (the same job set-up, options and output checks). The workers
 augment each batch (`batch`): for Parquet they encode its rows, and the parent joins the
-parts in order, by their footers, into a temporary file beside the output (`sink`: each byte
-written once, no checkpoint), renamed into place at the end with the run's metadata; for a
-folder of arrays (`format="npy"`, `io.arrays`) they hand back the columns as arrays, and the
-parent appends them to the folder's files; for HRM's layout (`format="hrm"`,
-`io.hrm_folders`) they hand back each row's group (the puzzle itself, then its copies) as
-HRM's tokens, and the parent appends them to the split's folder. Memory stays bounded by
-the batches in flight, whatever the input's size. Copies depend only on the seed and each
+parts in order, by their footers, into a temporary file beside the output (the run loop's
+`parts` sink, `io.writers.PartWriter`: each byte written once, no checkpoint), renamed into
+place at the end with the run's metadata; for a folder of arrays (`format="npy"`,
+`io.arrays`) they hand back the columns as arrays, and the parent appends them to the
+folder's files; for HRM's layout (`format="hrm"`, `io.hrm_folders`) they hand back each
+row's group (the puzzle itself, then its copies) as HRM's tokens, and the parent appends them
+to the split's folder. Memory stays bounded by the batches in flight, whatever the input's
+size. Copies depend only on the seed and each
 row's place in the input, so any worker count and batch size give the same output. A run
 that stops keeps nothing (augmenting again is cheap): there is no `resume`.
 """
 
-from collections.abc import Iterator
-from contextlib import ExitStack
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Unpack
@@ -26,34 +25,26 @@ from typing import Any, Unpack
 import pyarrow as pa
 
 from pipeline.errors import InputError
-from pipeline.io.array_folders import NpyFolder, check_array_folder
 from pipeline.io.extreme_layout import rating_as_number
-from pipeline.io.hrm_folders import HrmSet, write_identifiers
-from pipeline.io.inputs import expand
-from pipeline.io.output import Target, default_output
-from pipeline.io.runinfo import usable_cpus
-from pipeline.io.writers import encode
+from pipeline.jobs import JOBS
 from pipeline.jobs.augment.batch import (
     LEFT_OUT,
     AugmentOptions,
     AugmentTally,
-    HrmArrays,
     augment_record_batch,
     hrm_schema,
     output_schema,
     refuse_pencilmarks,
 )
-from pipeline.jobs.augment.sink import FileSink
 from pipeline.limits import MAX_COPIES
 from pipeline.results.json_numbers import json_text
-from pipeline.run.checkpoint import StreamSink
 from pipeline.run.job import Job, JobOptions, start_job
 from pipeline.run.loop import running
-from pipeline.run.parts import Part
+from pipeline.run.parts import Part, Task, part_of
 
-AUGMENTED_SUFFIX = ".augmented.parquet"
-FOLDER_SUFFIX = ".augmented"  # a folder of arrays beside the input
-FORMATS = ("parquet", "npy", "hrm")
+JOB = JOBS["augment"]
+AUGMENTED_SUFFIX = JOB.suffix
+FORMATS = JOB.formats
 # Input rows per batch, by default: about OUTPUT_BATCH rows out (what bounds memory is the
 # copies: 50,000 input rows at K = 8 held 400,000 rows, 650 MiB for the process tree)
 OUTPUT_BATCH = 65_536
@@ -124,33 +115,29 @@ class AugmentSummary:
 
 @dataclass(frozen=True)
 class AugmentedPart:
-    """What a worker sends back: a part (Parquet), arrays (npy) or HRM's (hrm), and the
-    batch's tally."""
+    """What a worker sends back: a part (Parquet bytes, arrays for npy, HRM's for hrm), and
+    the batch's tally."""
 
     rows: int
     tally: AugmentTally
-    part: Part | None = None
-    arrays: dict[str, Any] | None = None
-    hrm: HrmArrays | None = None
+    part: Part
 
 
-def augment_part(
-    task: tuple[int, pa.RecordBatch], options: AugmentOptions, fmt: str, schema: pa.Schema
-) -> AugmentedPart:
-    """The unit of work: augment one batch (`task`: the position of its first output row is
-    not known yet, so `0`; the batch) and encode its rows in `fmt`."""
-    _, batch = task
+def augment_part(task: Task, options: AugmentOptions, fmt: str, schema: pa.Schema) -> AugmentedPart:
+    """The unit of work: augment one batch and encode its rows in `fmt` (for npy, the arrays
+    straight from the kernel: no text made and parsed again; for hrm, each row's group as
+    HRM's tokens, `io.hrm_folders.HrmArrays`)."""
+    batch = task.batch
     if fmt == "hrm":
         refuse_pencilmarks(batch)
         batch = rating_as_number(batch, streamed=True)  # sudoku-extreme's, kept as numbers
     augmented = augment_record_batch(batch, options)
-    if fmt == "npy":
-        return AugmentedPart(augmented.rows, augmented.tally, arrays=augmented.arrays(schema))
-    if fmt == "hrm":
-        return AugmentedPart(augmented.rows, augmented.tally, hrm=augmented.hrm_arrays(schema))
+    if fmt in ("npy", "hrm"):
+        arrays = augmented.arrays(schema) if fmt == "npy" else augmented.hrm_arrays(schema)
+        part = Part(task.start, augmented.rows, task.source, task.first_row, arrays)
+        return AugmentedPart(augmented.rows, augmented.tally, part)
     table = augmented.table().cast(schema)
-    data = encode(table, fmt)
-    return AugmentedPart(table.num_rows, augmented.tally, part=Part(0, table.num_rows, 0, 0, data))
+    return AugmentedPart(table.num_rows, augmented.tally, part_of(task, table, fmt))
 
 
 def augment_file(
@@ -199,82 +186,41 @@ def augment_file(
     fmt = options.get("format")
     if fmt is not None and fmt not in FORMATS:
         raise InputError(f"augment writes parquet, npy or hrm, not {fmt!r}")
-    if output is None and fmt == "npy" and str(input_path) != "-":
-        output = default_output(input_path, FOLDER_SUFFIX)
     if fmt is None and output is not None and str(output) == "-":
         options["format"] = "parquet"  # stdout: Parquet too, not the file jobs' CSV
-    target: str | Path | Target | None = output
-    if fmt == "hrm":  # a split's folder, checked as every folder of arrays is
+    if fmt == "hrm":  # a split's folder (`train.csv` -> `train/`), checked as arrays' are
         if output is None and str(input_path) == "-":
             raise InputError("augment --format hrm writes a folder: give -o DIR")
-        where = default_output(input_path, "") if output is None else output  # train/
-        folder = check_array_folder(
-            where, inputs=expand(input_path), force=options.get("force", False)
-        )
-        target = Target(folder, "hrm")
         keep_original = True  # a group is the puzzle itself and its copies
     augmenting = AugmentOptions(copies, seed, keep_original)
     batch_size = max(MIN_BATCH, OUTPUT_BATCH // (copies + keep_original))
     job = start_job(
-        "augment",
+        JOB,
         input_path,
-        target,
-        AUGMENTED_SUFFIX,
+        output,
         options,
         kernels=augmenting.kernels(),
-        formats=FORMATS,
         batch_size=batch_size,
         reserved=OWN_COLUMNS,
     )
+    assert job.inputs is not None
     if job.inputs.several:
         raise InputError("augment takes one input at a time")
-    with job.locked():
-        return _run(job, augmenting)
-
-
-def _tasks(job: Job) -> Iterator[tuple[int, pa.RecordBatch]]:
-    for batch in job.inputs.first.batches():
-        yield 0, batch
+    return _run(job, augmenting)
 
 
 def _run(job: Job, augmenting: AugmentOptions) -> AugmentSummary:
-    """The augment job, its output locked."""
-    ds = job.inputs.first
-    schema = output_schema(ds.schema)
-    fmt = job.target.format
-    tally, done = AugmentTally(), 0
-    folder: NpyFolder | None = None
-    hrm: HrmSet | None = None
-    sink: FileSink | StreamSink | None = None
-    with ExitStack() as cleanup, running(job) as run:
-        if fmt == "npy":
-            assert job.output is not None
-            folder = cleanup.enter_context(NpyFolder(job.output, schema))
-        elif fmt == "hrm":
-            assert job.output is not None
-            writers = min(job.executor.workers, usable_cpus())  # this machine's threads
-            hrm = cleanup.enter_context(HrmSet(job.output, hrm_schema(schema), writers))
-        elif job.output is not None:
-            sink = FileSink(job.output)
-            cleanup.callback(sink.close)
-        else:
-            sink = StreamSink(job.target)
-        for result in run.map(augment_part, _tasks(job), augmenting, fmt, schema):
-            if folder is not None:
-                folder.append(result.arrays)
-            elif hrm is not None:
-                assert result.hrm is not None
-                got = result.hrm
-                hrm.append(got.inputs, got.labels, got.sizes, got.extras, encoded=True)
-            else:
-                assert sink is not None and result.part is not None
-                p = result.part
-                sink.add(Part(done, p.rows, 0, done, p.data))
+    """The augment job, on the run loop."""
+    assert job.inputs is not None
+    schema = output_schema(job.inputs.first.schema)
+    written = hrm_schema(schema) if job.format == "hrm" else schema  # HRM's: the columns beside
+    tally = AugmentTally()
+    with running(job, written) as run:
+        for result in run.map(augment_part, run.tasks(), augmenting, job.format, schema):
+            run.write(result.part)
             tally.add(result.tally)
-            done += result.rows
         run.finish()
-        wall = job.wall()
-        rate = done / wall if wall > 0 else 0.0
+        wall, rate = job.wall(), run.rate()
         options: dict[str, Any] = {
             "copies": augmenting.copies,
             "seed": augmenting.seed,
@@ -282,20 +228,11 @@ def _run(job: Job, augmenting: AugmentOptions) -> AugmentSummary:
             "attempts": augmenting.attempts,
         }
         metadata = job.metadata(tally.rows, options, rate, augment=asdict(tally))
-        if folder is not None:
-            folder.commit(metadata)
-        elif hrm is not None:
-            assert job.output is not None
-            hrm.commit(metadata)
-            write_identifiers(job.output.parent, only_if_absent=True)
-        else:
-            assert sink is not None
-            sink.commit(done, schema.empty_table(), metadata)
-    skipped = folder.skipped if folder is not None else hrm.folder.skipped if hrm else []
+        run.commit(metadata)
     summary = AugmentSummary(
         input=job.inputs.names[0],
         output=str(job.target),
-        format=fmt,
+        format=job.format,
         copies_asked=augmenting.copies,
         seed=augmenting.seed,
         rows=tally.rows,
@@ -306,7 +243,7 @@ def _run(job: Job, augmenting: AugmentOptions) -> AugmentSummary:
         left_out=tally.left_out,
         examples=tally.examples,
         short_examples=tally.short_examples,
-        skipped_columns=skipped,
+        skipped_columns=run.skipped,
         wall_s=wall,
         rows_per_s=rate,
         workers=job.executor.workers,

@@ -21,13 +21,14 @@ The JSON and the table's footer record the machine, the library versions and the
 
 `output` writes every per-puzzle result of the fastest repeat (the result schema, with
 `dataset` and `strategy` columns first and ids as text) to one Parquet file that `report`
-reads and compares.
+reads and compares. Bench runs on the run loop as every job does (its output locked, SIGTERM
+taken as Ctrl-C, its workers started and warmed before any clock, its output written by the
+`tables` sink), without a progress bar: it says each repeat's figures instead.
 """
 
 import datetime
 import sys
 import time
-from contextlib import nullcontext
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -35,14 +36,11 @@ from typing import Any
 import polars as pl
 import pyarrow as pa
 
-from pipeline.compiled import notices, stderr_notice
 from pipeline.errors import InputError
 from pipeline.io.opening import open_dataset
-from pipeline.io.output import Target, check_output, default_output
 from pipeline.io.runinfo import machine
-from pipeline.io.sidecars import OutputLock, clear_stale_temporaries
-from pipeline.io.text_columns import for_text
-from pipeline.io.writers import write_tables
+from pipeline.io.writers import as_text
+from pipeline.jobs import JOBS
 from pipeline.jobs.bench.reference import TdokuRuns, read_reference, tdoku_binary
 from pipeline.jobs.bench.solvers import checked, open_solvers, solver_options
 from pipeline.jobs.bench.table import BenchResult, BenchRow
@@ -51,10 +49,12 @@ from pipeline.kernels.registry import STRATEGIES
 from pipeline.plugins.open import open_adapter
 from pipeline.results.measures import effort
 from pipeline.results.schema import result_schema
-from pipeline.run.executors import Executor, InlineExecutor, ThreadExecutor
-from pipeline.run.job import warn_empty
-from pipeline.run.warmup import expect_kernels, warm
+from pipeline.run.executors import Executor
+from pipeline.run.job import input_stem, start_job, warn_empty
+from pipeline.run.loop import Run, running
+from pipeline.run.warmup import warm
 
+JOB = JOBS["bench"]
 BATCH_SIZE = 50_000
 
 
@@ -67,14 +67,6 @@ def _warm(kernels: tuple[str, ...], solvers: tuple[str, ...]) -> None:
     warm(kernels)
     for spec in solvers:  # a program started, a function's lazy imports done, off the clock
         getattr(open_adapter(spec), "warm", lambda: None)()
-
-
-def _executor(workers: int, options: list[SolveOptions]) -> Executor:
-    """This process for one worker, else a pool; either way `start()` loads every kernel the
-    strategies call, and opens every solver, before the caller starts a clock."""
-    solvers = tuple(o.solver for o in options if o.solver)
-    warm_up = partial(_warm, _kernels(options), solvers)
-    return InlineExecutor(warm_up) if workers == 1 else ThreadExecutor(workers, warm_up)
 
 
 def _load(path: Path, rows: int | None, workers: int) -> list[pa.RecordBatch]:
@@ -95,7 +87,7 @@ def _load(path: Path, rows: int | None, workers: int) -> list[pa.RecordBatch]:
 
 
 def _names(paths: list[Path]) -> list[str]:
-    names = [default_output(p, "").name or p.name for p in paths]
+    names = [input_stem(p) for p in paths]
     return [
         f"{n} #{names[:i].count(n) + 1}" if names.count(n) > 1 else n for i, n in enumerate(names)
     ]
@@ -103,8 +95,8 @@ def _names(paths: list[Path]) -> list[str]:
 
 def _with_identity(table: pa.Table, dataset: str, strategy: str) -> pa.Table:
     """The result table with `dataset` and `strategy` first and `id` as text (null without)."""
-    if "id" in table.column_names:  # ids of any type, as CSV would hold them (`text_columns`)
-        ids = for_text(table.select(["id"]), "csv").column(0).cast(pa.string())
+    if "id" in table.column_names:  # ids of any type, as CSV would hold them
+        ids = as_text(table.column("id"))
     else:
         ids = pa.nulls(table.num_rows, pa.string())
     columns = {
@@ -241,96 +233,81 @@ def bench(
     strategy = "all" if "all" in names else ", ".join(strategies)
     if workers < 1 or repeats < 1 or (rows is not None and rows < 1):
         raise InputError("workers, repeats and rows must be at least 1")
-    target = None
-    if output is not None:  # Parquet only: what `report` reads
-        target = check_output(output, inputs=paths, force=force, formats=("parquet",))
-    out = target.path if target is not None else None
-    with nullcontext() if out is None else OutputLock(out):  # no other run writes it meanwhile
-        if out is not None:
-            clear_stale_temporaries(out)
-        return _bench(
-            paths,
-            strategy,
-            strategies,
-            workers,
-            target,
-            max_nodes=max_nodes,
-            rows=rows,
-            solutions=solutions,
-            repeats=repeats,
-            reference=reference,
-            tdoku=tdoku,
-            progress=progress,
-            solvers=tuple(solvers),
-        )
-
-
-def _bench(
-    paths: list[Path],
-    strategy: str,
-    strategies: tuple[str, ...],
-    workers: int,
-    target: Target | None,
-    *,
-    max_nodes: int | None,
-    rows: int | None,
-    solutions: int,
-    repeats: int,
-    reference: str | Path | None,
-    tdoku: str | Path | None,
-    progress: bool,
-    solvers: tuple[str, ...] = (),
-) -> BenchResult:
-    """`bench`, its options and output checked (and the output locked)."""
     try:
         options = {s: SolveOptions(s, solutions, max_nodes) for s in strategies}
-        options |= solver_options(solvers, solutions, max_nodes)
+        options |= solver_options(tuple(solvers), solutions, max_nodes)
     except ValueError as e:
         raise InputError(str(e)) from None
     about = open_solvers(options)
+    kernels = _kernels(list(options.values()))
+    warm_up = partial(_warm, kernels, tuple(o.solver for o in options.values() if o.solver))
+    job = start_job(
+        JOB,
+        None,
+        output,
+        {
+            "force": force,
+            "workers": workers,
+            "progress": progress,
+            "executor": "inline" if workers == 1 else "local",
+        },
+        kernels=kernels,
+        warm_up=warm_up,
+        reads=paths,
+    )
     references = [read_reference(reference)] if reference is not None else []
     binary, skipped = tdoku_binary(tdoku)
     notes = [skipped] if skipped else []
-    loaded = [
-        (name, path, _load(path, rows, workers))
-        for name, path in zip(_names(paths), paths, strict=True)
-    ]
-    for _, path, batches in loaded:
-        if progress and not any(b.num_rows for b in batches):
-            warn_empty(str(path))
     started_at = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
-    measured = TdokuRuns(binary, solutions) if binary is not None else None
-    try:
-        best, rates = _repeats(loaded, options, workers, repeats, measured, progress)
-    finally:
+    with running(job, bench_schema(), bar=False) as run:
+        loaded = [
+            (name, path, _load(path, rows, workers))
+            for name, path in zip(_names(paths), paths, strict=True)
+        ]
+        for _, path, batches in loaded:
+            if progress and not any(b.num_rows for b in batches):
+                warn_empty(str(path))
+        measured = TdokuRuns(binary, solutions) if binary is not None else None
+        try:
+            best, rates = _repeats(loaded, options, repeats, measured, progress, job.executor)
+        finally:
+            if measured is not None:
+                measured.close()
+        run.finish()
         if measured is not None:
-            measured.close()
-    if measured is not None:
-        references.append(measured.reference)
-        notes += measured.notes
-    results, runs = [], []
-    for (name, s), (row, _) in best.items():
-        row.rates = rates[(name, s)]
-        row.references = {ref.label: ref.rate(name, row.path) for ref in references}
-        results.append(row)
-        runs.append(_run_record(row, repeats, solutions))
-    metadata = {
-        "command": "bench",
-        "started_at": started_at,
-        "workers": workers,
-        "repeats": repeats,
-        "options": _options_record(max_nodes, strategy, options, solutions, rows, workers, repeats),
-        "runs": runs,
-        **({"solvers": about} if about else {}),
-        **machine(),
-    }
-    if target is not None:
-        tables = (
-            _with_identity(t, name, s) for (name, s), (_, parts) in best.items() for t in parts
-        )
-        write_tables(target, bench_schema(), tables, metadata)
-    output = None if target is None else str(target)
-    return BenchResult(results, workers, output, metadata, references, notes)
+            references.append(measured.reference)
+            notes += measured.notes
+        results, runs = [], []
+        for (name, s), (row, _) in best.items():
+            row.rates = rates[(name, s)]
+            row.references = {ref.label: ref.rate(name, row.path) for ref in references}
+            results.append(row)
+            runs.append(_run_record(row, repeats, solutions))
+        metadata = {
+            "command": "bench",
+            "started_at": started_at,
+            "workers": workers,
+            "repeats": repeats,
+            "options": _options_record(
+                max_nodes, strategy, options, solutions, rows, workers, repeats
+            ),
+            "runs": runs,
+            **({"solvers": about} if about else {}),
+            **machine(),
+        }
+        _write(run, best)
+        run.commit(metadata)
+    output_name = None if job.target is None else str(job.target)
+    return BenchResult(results, workers, output_name, metadata, references, notes)
+
+
+def _write(run: Run, best: "Measured") -> None:
+    """Every per-puzzle result of the fastest repeats, into the output (when there is one)."""
+    if run.sink is None:
+        return
+    for (name, s), (_, parts) in best.items():
+        for table in parts:
+            run.write(_with_identity(table, name, s))
 
 
 Measured = dict[tuple[str, str], tuple[BenchRow, list[pa.Table]]]
@@ -339,46 +316,39 @@ Measured = dict[tuple[str, str], tuple[BenchRow, list[pa.Table]]]
 def _repeats(
     loaded: list[tuple[str, Path, list[pa.RecordBatch]]],
     options: dict[str, SolveOptions],
-    workers: int,
     repeats: int,
     tdoku: TdokuRuns | None,
     progress: bool,
+    pool: Executor,
 ) -> tuple[Measured, dict[tuple[str, str], list[float]]]:
     """Every dataset x strategy `repeats` times, round-robin (a disturbance spreads over every
     row): the fastest repeat of each, with its result tables, and the rates of all of them.
-    `tdoku` measures each dataset once a repeat too."""
+    `tdoku` measures each dataset once a repeat too. `pool`: the job's workers, started
+    (kernels loaded, solvers opened) before any clock."""
     strategies = tuple(options)
     best: Measured = {}
     rates: dict[tuple[str, str], list[float]] = {}
-    pool = _executor(workers, list(options.values()))
-    with notices(stderr_notice("bench") if progress else None):
-        expect_kernels(_kernels(list(options.values())))
-        pool.start()
-    try:
-        for repeat in range(repeats):
-            for name, path, batches in loaded:
-                for s in strategies:
-                    row, parts = _measure(name, path, batches, options[s], pool)
-                    rates.setdefault((name, s), []).append(row.puzzles_per_s)
-                    if (name, s) not in best or row.wall_s < best[(name, s)][0].wall_s:
-                        best[(name, s)] = (row, parts)
-                    if progress:
-                        print(
-                            f"bench: {name} / {s} ({repeat + 1} of {repeats}): "
-                            f"{row.puzzles:,} puzzles, {row.puzzles_per_s:,.0f}/s",
-                            file=sys.stderr,
-                            flush=True,
-                        )
-                if tdoku is not None:
-                    tdoku.measure(name, _puzzles(best[(name, strategies[0])][1]))
-        for name, _, batches in loaded:  # after the clock: answers checked, figures
+    for repeat in range(repeats):
+        for name, path, batches in loaded:
             for s in strategies:
-                row, parts = best[(name, s)]
-                best[(name, s)] = (row, checked(batches, parts, options[s], pool))
-                _figures(row, best[(name, s)][1])
-        pool.close()
-    finally:
-        pool.terminate()
+                row, parts = _measure(name, path, batches, options[s], pool)
+                rates.setdefault((name, s), []).append(row.puzzles_per_s)
+                if (name, s) not in best or row.wall_s < best[(name, s)][0].wall_s:
+                    best[(name, s)] = (row, parts)
+                if progress:
+                    print(
+                        f"bench: {name} / {s} ({repeat + 1} of {repeats}): "
+                        f"{row.puzzles:,} puzzles, {row.puzzles_per_s:,.0f}/s",
+                        file=sys.stderr,
+                        flush=True,
+                    )
+            if tdoku is not None:
+                tdoku.measure(name, _puzzles(best[(name, strategies[0])][1]))
+    for name, _, batches in loaded:  # after the clock: answers checked, figures
+        for s in strategies:
+            row, parts = best[(name, s)]
+            best[(name, s)] = (row, checked(batches, parts, options[s], pool))
+            _figures(row, best[(name, s)][1])
     return best, rates
 
 

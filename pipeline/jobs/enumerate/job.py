@@ -18,7 +18,6 @@ end, so the output appears whole or not at all; an interrupted run keeps nothing
 `--resume`: a rerun starts again).
 """
 
-import sys
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -27,7 +26,7 @@ from typing import Any, Unpack
 import pyarrow as pa
 
 from pipeline.errors import InputError
-from pipeline.io.writers import encode
+from pipeline.jobs import JOBS
 from pipeline.jobs.enumerate.solutions import (
     Tally,
     kernel_chunk,
@@ -40,12 +39,12 @@ from pipeline.jobs.enumerate.solutions import (
 from pipeline.jobs.enumerate.spread import spread_tables
 from pipeline.kernels.registry import MAX_NODES
 from pipeline.results.json_numbers import json_text
-from pipeline.run.checkpoint import Checkpoint, StreamSink
-from pipeline.run.job import Job, JobOptions, start_job
-from pipeline.run.loop import running
-from pipeline.run.parts import Part
+from pipeline.run.job import JobOptions, start_job
+from pipeline.run.loop import Run, running
+from pipeline.run.parts import Part, Task, part_of
 
-SOLUTIONS_SUFFIX = ".solutions.parquet"
+JOB = JOBS["enumerate"]
+SOLUTIONS_SUFFIX = JOB.suffix
 DEFAULT_PART_ROWS = 50_000
 # what enumerate takes of the file jobs' options: worker threads, not processes or Dask
 OPTIONS = (
@@ -102,40 +101,35 @@ class _Encoded:
     rows: int = 0
 
 
-def _placed(tables: Iterator[pa.Table]) -> Iterator[tuple[int, pa.Table]]:
-    """Each table with its place in the output (its first row's)."""
+def _placed(tables: Iterator[pa.Table]) -> Iterator[Task]:
+    """Each table as a task: its place in the output (its first row's), the table."""
     start = 0
     for table in tables:
-        yield start, table
+        yield Task(start, 0, None, start, table)
         start += table.num_rows
 
 
-def _encode(task: tuple[int, pa.Table], fmt: str) -> _Encoded:
-    """The unit of work of the executor's worker: one table encoded in the output's format
-    (the header of a text output in the first part only)."""
-    start, table = task
-    data = encode(table.combine_chunks(), fmt, header=start == 0)
-    return _Encoded(Part(start, table.num_rows, 0, start, data))
+def _encode(task: Task, fmt: str) -> _Encoded:
+    """The unit of work of the executor's worker: one table of solutions encoded in the
+    output's format."""
+    return _Encoded(part_of(task, task.batch.combine_chunks(), fmt))
 
 
 def _tables(
-    job: Job,
-    limit: int,
-    max_nodes: int | None,
-    schema: pa.Schema,
-    tally: Tally,
-    names: list[str] | None,
-    bar: Any,
+    run: Run, limit: int, max_nodes: int | None, schema: pa.Schema, tally: Tally
 ) -> Iterator[pa.Table]:
     """The solution tables of the job's inputs, in order, searched on its workers (in this
     thread with one); the bar moves on by the input rows searched."""
-    workers = job.executor.workers
-    if workers == 1:
+    job = run.job
+    assert job.inputs is not None
+    inputs = job.inputs
+    names = inputs.names if inputs.several else None
+    if job.executor.workers == 1:
 
         def batches() -> Iterator[tuple[int, pa.RecordBatch]]:
-            for source, batch in job.inputs.batches():
+            for source, batch in inputs.batches():
                 yield source, batch
-                job.advance(bar, batch.num_rows)
+                run.advance(batch.num_rows)
 
         return solution_tables(batches(), limit, job.batch_size, schema, tally, names, max_nodes)
     chunk = kernel_chunk(job.batch_size)
@@ -145,7 +139,7 @@ def _tables(
         return segment_tables(segments, chunk, schema, names)
 
     tables = spread_tables(
-        job.inputs.batches(), search, workers, chunk, tally, lambda rows: job.advance(bar, rows)
+        inputs.batches(), search, job.executor.workers, chunk, tally, run.advance
     )
     return part_tables(tables, job.batch_size)
 
@@ -183,54 +177,28 @@ def enumerate_file(
         raise TypeError(f"enumerate: unexpected options {', '.join(unknown)}")
     # the kernels load (or compile, saying so) as the job starts, before any clock
     job = start_job(
-        "enumerate",
+        JOB,
         inputs,
         output,
-        SOLUTIONS_SUFFIX,
         {**options, "executor": "local"},
         kernels=("fast", "clash", "enumerate"),
         batch_size=DEFAULT_PART_ROWS,
         passthrough=False,
     )
+    assert job.inputs is not None
     id_type = job.inputs.schema.field("id").type if job.inputs.has_ids else None
     schema = solutions_schema(id_type, sources=job.inputs.several)
-    with job.locked():
-        if job.output is not None:
-            Checkpoint(job.output, job.target.format).check_ours()
-        sink: Checkpoint | StreamSink
-        if job.output is None:
-            sink = StreamSink(job.target)
-        else:
-            sink = Checkpoint(job.output, job.target.format)
-            if sink.exists():
-                print(
-                    f"note: discarding the parts of an earlier run at {sink.folder}",
-                    file=sys.stderr,
-                )
-            sink.start({"limit": limit, "max_nodes": max_nodes, "inputs": job.inputs.identity()})
-        tally = Tally()
-        try:
-            with running(job) as run:
-                bar = run.show_progress()
-
-                names = job.inputs.names if job.inputs.several else None
-                tables = _tables(job, limit, max_nodes, schema, tally, names, bar)
-                written = 0  # solution rows kept so far
-                for encoded in run.map(_encode, _placed(tables), job.target.format):
-                    sink.add(encoded.part)
-                    written += encoded.part.rows
-                run.finish()
-                metadata = job.metadata(
-                    tally.rows,
-                    {"limit": limit, "max_nodes": max_nodes},
-                    None,
-                    solutions=tally.solutions,
-                    puzzles=tally.by_outcome(),
-                )
-                sink.commit(written, schema.empty_table(), metadata)
-        finally:
-            if isinstance(sink, Checkpoint):
-                sink.remove()  # whole output or none: nothing to resume from
+    asked = {"limit": limit, "max_nodes": max_nodes}
+    tally = Tally()
+    with running(job, schema, identity=lambda: job.identity(asked)) as run:
+        tables = _tables(run, limit, max_nodes, schema, tally)
+        for encoded in run.map(_encode, _placed(tables), job.format):
+            run.write(encoded.part)
+        run.finish()
+        metadata = job.metadata(
+            tally.rows, asked, None, solutions=tally.solutions, puzzles=tally.by_outcome()
+        )
+        run.commit(metadata)
     return EnumerateSummary(
         input=", ".join(job.inputs.names),
         output=str(job.target),

@@ -50,6 +50,11 @@ def solutions_schema(id_type: pa.DataType | None, sources: bool = False) -> pa.S
     return pa.schema(fields)
 
 
+def documented_schema() -> tuple[pa.Schema, dict[str, str]]:
+    """The output's columns, and what each means (the docs' table)."""
+    return solutions_schema(pa.string()), COLUMNS
+
+
 @dataclass
 class Tally:
     """What has been enumerated so far: input rows, solution rows, rows per outcome."""

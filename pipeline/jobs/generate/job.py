@@ -1,23 +1,14 @@
-"""`generate`'s job: a generated corpus written to a file (or stdout) a chunk at a time, with a
+"""`generate`'s job: a generated corpus written to a file (or stdout) a chunk at a time, on the
+run loop (its workers make the chunks; the `tables` sink writes them as they come), with a
 progress bar on a terminal and a summary (`--json`), as `solve` and `validate` give theirs."""
 
-import itertools
-import sys
-import time
-from collections.abc import Iterator
 from dataclasses import asdict, dataclass
+from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-import polars as pl
-import pyarrow as pa
-
-from pipeline.compiled import notices, stderr_notice
-from pipeline.errors import InputError, RunInterrupted
-from pipeline.io.output import check_output, free_space, size_text
+from pipeline.errors import InputError
 from pipeline.io.runinfo import machine
-from pipeline.io.sidecars import OutputLock, clear_stale_temporaries
-from pipeline.io.writers import write_tables
+from pipeline.jobs import JOBS
 from pipeline.jobs.generate.puzzles import (
     accepted_grades,
     check_request,
@@ -26,12 +17,10 @@ from pipeline.jobs.generate.puzzles import (
     no_puzzles,
 )
 from pipeline.results.json_numbers import json_text
-from pipeline.run.job import HiddenBar, sigterm_as_interrupt
-from pipeline.run.warmup import expect_kernels
+from pipeline.run.job import start_job
+from pipeline.run.loop import running
 
-if TYPE_CHECKING:
-    from tqdm import tqdm
-
+JOB = JOBS["generate"]
 MAX_PUZZLES = 1_000_000_000  # about two days on two cores: more is refused up front
 BYTES_PER_PUZZLE = {"csv": 180, "jsonl": 240, "parquet": 100}  # on disk, a little generous
 
@@ -90,72 +79,24 @@ def generate_file(
             f"{n:,} puzzles would take days: at most {MAX_PUZZLES:,} a run "
             "(make a larger corpus from several seeds)"
         )
-    target = check_output(output, "output", force=force, format=format)
-    if target.path is not None:
-        free, needed = free_space(target.path.parent), n * BYTES_PER_PUZZLE[target.format]
-        if needed > free:
-            raise InputError(
-                f"{target}: {n:,} puzzles need about {size_text(needed)}; "
-                f"{size_text(free)} are free"
-            )
-    options = {"n": n, "seed": seed, "clues": clues, "grade": grade, "min_grade": min_grade}
+    options = {"format": format, "force": force, "workers": workers, "progress": progress}
+    job = start_job(JOB, None, output, options, kernels=kernels(accept))  # type: ignore[arg-type]
+    job.check_room(n * BYTES_PER_PUZZLE[job.format], f"{n:,} puzzles")
+    asked = {"n": n, "seed": seed, "clues": clues, "grade": grade, "min_grade": min_grade}
     # what a rerun recognises as this tool's own output (Parquet; text by its first lines)
-    metadata = {"command": "generate", "rows": n, "options": options, **machine()}
-    started = time.perf_counter()
-
-    def write() -> int:
-        chunks = generate_chunks(n, seed, clues, workers, grade=grade, min_grade=min_grade)
-        first = next(chunks, None)
-        if first is None:  # n == 0: the columns alone
-            first = no_puzzles(seed, clues, accept)
-        bar = _progress_bar(n, progress)
-        try:
-            tables = _counted(itertools.chain([first], chunks), bar)
-            return write_tables(target, first.to_arrow().schema, tables, metadata)
-        finally:
-            bar.close()
-
-    with sigterm_as_interrupt(), notices(stderr_notice("generate") if progress else None):
-        expect_kernels(kernels(accept))
-        try:
-            if target.path is None:
-                rows = write()
-            else:
-                with OutputLock(target.path):  # no other run writes it meanwhile
-                    clear_stale_temporaries(target.path)
-                    rows = write()
-        except KeyboardInterrupt:
-            raise RunInterrupted() from None
-    wall = time.perf_counter() - started
+    metadata = {"command": "generate", "rows": n, "options": asked, **machine()}
+    schema = no_puzzles(seed, clues, accept).to_arrow().schema
+    with running(job, schema, total=n, unit="puzzles") as run:
+        chunks = generate_chunks(
+            n, seed, clues, grade=grade, min_grade=min_grade, map=partial(run.map, advance=False)
+        )
+        for chunk in chunks:
+            run.write(chunk.to_arrow())
+            run.advance(chunk.height)
+        run.finish()
+        run.commit(metadata)
+    wall = job.wall()
+    rate = round(run.rows / wall, 1) if wall > 0 else 0.0
     return GenerateSummary(
-        str(target),
-        rows,
-        seed,
-        clues,
-        grade,
-        min_grade,
-        round(wall, 3),
-        round(rows / wall, 1) if wall > 0 else 0.0,
+        str(job.target), run.rows, seed, clues, grade, min_grade, round(wall, 3), rate
     )
-
-
-def _progress_bar(total: int, progress: bool) -> "tqdm | HiddenBar":
-    """A bar on stderr in puzzles when it is a terminal (tqdm imported for a bar shown only)."""
-    if not (progress and sys.stderr.isatty()):
-        return HiddenBar(total)
-    from tqdm import tqdm
-
-    return tqdm(
-        total=total,
-        unit=" puzzles",
-        unit_scale=True,
-        file=sys.stderr,
-        desc="generate",
-        smoothing=0.1,
-    )
-
-
-def _counted(chunks: Iterator[pl.DataFrame], bar: "tqdm | HiddenBar") -> Iterator[pa.Table]:
-    for chunk in chunks:
-        yield chunk.to_arrow()
-        bar.update(chunk.height)

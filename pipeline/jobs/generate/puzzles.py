@@ -8,8 +8,9 @@ smaller corpus is the head of a larger one (with a grade asked for too: the firs
 that grade right).
 """
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from functools import partial
+from typing import Any
 
 import numpy as np
 import polars as pl
@@ -226,6 +227,9 @@ def _graded_ranges(seed: int, clues: int | None, accept: np.ndarray) -> Iterator
         size = min(2 * size, GRADED_CHUNK)
 
 
+Mapper = Callable[..., Iterator[Any]]  # (fn, items, *args) -> fn(item, *args), in order
+
+
 def generate_chunks(
     n: int,
     seed: int = 0,
@@ -233,9 +237,11 @@ def generate_chunks(
     workers: int | None = 1,
     grade: str | None = None,
     min_grade: str | None = None,
+    map: Mapper | None = None,
 ) -> Iterator[pl.DataFrame]:
     """`generate`, a chunk of puzzles at a time, in order; with `workers` > 1 (or None: all
-    cores) the chunks are made on worker threads. Puzzle i is the same whatever `n` is."""
+    cores) the chunks are made on worker threads, or by `map` (a job's run loop: its
+    workers, started). Puzzle i is the same whatever `n` is."""
     check_request(n, clues, seed)
     accept = accepted_grades(grade, min_grade)
     if n == 0:
@@ -245,20 +251,31 @@ def generate_chunks(
         if accept is not None
         else [(i, min(CHUNK, n - i), seed, clues, None) for i in range(0, n, CHUNK)]
     )
+    if map is not None:
+        yield from _frames(n, map(_chunk_task, specs), accept)
+        return
     if workers == 1 or (accept is None and n <= CHUNK):
         executor: InlineExecutor | ThreadExecutor = InlineExecutor()
     else:
         executor = ThreadExecutor(workers, warm=partial(warm, kernels(accept)))
     try:
-        chunks = executor.map_ordered(_chunk_task, specs)
-        if accept is None:
-            for _, table in chunks:
-                yield pl.from_arrow(table)
-        else:
-            yield from _first_graded(n, chunks, accept)
+        yield from _frames(n, executor.map_ordered(_chunk_task, specs), accept)
         executor.close()
     finally:
         executor.terminate()
+
+
+def _frames(
+    n: int, chunks: Iterator[tuple[int, pa.Table]], accept: np.ndarray | None
+) -> Iterator[pl.DataFrame]:
+    """The chunks as frames: every one, or the first `n` candidates that grade right."""
+    if accept is not None:
+        yield from _first_graded(n, chunks, accept)
+        return
+    for _, table in chunks:
+        frame = pl.from_arrow(table)
+        assert isinstance(frame, pl.DataFrame)
+        yield frame
 
 
 def _first_graded(

@@ -102,6 +102,11 @@ def output_schema(id_type: pa.DataType | None, grade: bool, difficulty: bool = F
     return pa.schema(fields)
 
 
+def documented_schema() -> tuple[pa.Schema, dict[str, str]]:
+    """Every column an output may hold, and what each means (the docs' table)."""
+    return output_schema(pa.string(), grade=True, difficulty=True), COLUMNS
+
+
 def ratings(
     batch: pa.RecordBatch, puzzles: ParsedGrids, options: ScoreOptions
 ) -> tuple[pa.Array | None, pa.Array | None]:

@@ -13,32 +13,26 @@ summary's figures are read back from the whole output (the parts hold the figure
 done before).
 """
 
-from collections.abc import Iterator
 from dataclasses import asdict, dataclass, replace
-from functools import partial
 from pathlib import Path
 from typing import Any, Unpack
-
-import pyarrow as pa
 
 from pipeline.cell_lists import is_cell_lists
 from pipeline.errors import InputError
 from pipeline.io.columns import prediction_column
 from pipeline.io.dataset import Dataset
-from pipeline.io.inputs import STDIN
 from pipeline.io.readers import is_text
-from pipeline.io.text_columns import check_text_columns
-from pipeline.io.writers import encode
+from pipeline.jobs import JOBS
 from pipeline.jobs.score.batch import ScoreOptions, output_schema, score_record_batch
 from pipeline.jobs.score.summary import BatchTally, ScoreSummary, ScoreTally, tally_output
 from pipeline.jobs.score.verdicts import VERDICT_NAMES
 from pipeline.limits import MAX_RATE_SAMPLES
-from pipeline.run.checkpoint import Checkpoint, Progress, StreamSink, open_sink
 from pipeline.run.job import Job, JobOptions, start_job
 from pipeline.run.loop import running
-from pipeline.run.parts import Part, ramp_up, verdict_counts
+from pipeline.run.parts import Part, Task, part_of, verdict_counts
 
-SCORED_SUFFIX = ".scored.parquet"
+JOB = JOBS["score"]
+SCORED_SUFFIX = JOB.suffix
 GRADE_COLUMN = "grade"  # an input column of this name gives the accuracy by grade
 DIFFICULTY_COLUMN = "difficulty"  # and one of this name, each row's difficulty (a number)
 
@@ -55,16 +49,11 @@ class ScoredPart:
         return self.part.rows
 
 
-def score_part(task: tuple[int, pa.RecordBatch], options: ScoreOptions, fmt: str) -> ScoredPart:
-    """The unit of work: score one batch (`task`: its first row, the batch) and encode its
-    rows in `fmt`."""
-    start, batch = task
-    scored = score_record_batch(batch, options)
-    data = encode(scored.table, fmt, header=start == 0)
-    part = Part(
-        start, scored.table.num_rows, 0, start, data, verdict_counts(scored.table, VERDICT_NAMES)
-    )
-    return ScoredPart(part, scored.tally)
+def score_part(task: Task, options: ScoreOptions, fmt: str) -> ScoredPart:
+    """The unit of work: score one batch and encode its rows in `fmt`."""
+    scored = score_record_batch(task.batch, options)
+    counts = verdict_counts(scored.table, VERDICT_NAMES)
+    return ScoredPart(part_of(task, scored.table, fmt, counts), scored.tally)
 
 
 def score_file(
@@ -101,13 +90,9 @@ def score_file(
             f"rate_samples must be between 1 and {MAX_RATE_SAMPLES:,}, not {rate_samples}"
         )
     job = start_job(
-        "score",
-        input_path,
-        output,
-        SCORED_SUFFIX,
-        options,
-        kernels=ScoreOptions(rate=rate).kernels(),
+        JOB, input_path, output, options, resume=resume, kernels=ScoreOptions(rate=rate).kernels()
     )
+    assert job.inputs is not None
     if job.inputs.several:
         raise InputError("score takes one input at a time")
     scoring, found = score_options(job.inputs.first, prediction_column,
@@ -121,13 +106,7 @@ def score_file(
                 "score it without --rate, or rename the column"
             )
         scoring = replace(scoring, rate=True, rate_samples=rate_samples)
-    if resume and job.output is None:
-        raise InputError("--resume needs an output file (a run to stdout keeps nothing)")
-    if resume and job.inputs.first.stream:
-        stream = "stdin" if job.inputs.names[0] == STDIN else job.inputs.names[0]
-        raise InputError(f"--resume cannot continue from {stream}: it can be read once only")
-    with job.locked():
-        return _run(job, scoring, found, resume)
+    return _run(job, scoring, found)
 
 
 def score_options(
@@ -170,76 +149,32 @@ def _ratings(ds: Dataset) -> tuple[str | None, str | None]:
     return ds.extra_columns.get(GRADE_COLUMN), ds.extra_columns.get(DIFFICULTY_COLUMN)
 
 
-def _tasks(ds: Dataset, start: int, slow: bool) -> Iterator[tuple[int, pa.RecordBatch]]:
-    """`(first row, batch)` from row `start` on; `slow` (rated): the first ones small."""
-    batches = ((None, batch) for batch in ds.batches(start))
-    for _, batch in ramp_up(batches) if slow else batches:
-        yield start, batch
-        start += batch.num_rows
-
-
-def _run(job: Job, scoring: ScoreOptions, prediction: str, resume: bool) -> ScoreSummary:
-    """The score job, its output locked."""
+def _run(job: Job, scoring: ScoreOptions, prediction: str) -> ScoreSummary:
+    """The score job, on the run loop."""
+    assert job.inputs is not None
     ds = job.inputs.first
     id_type = ds.schema.field("id").type if ds.id_column is not None else None
-    empty = output_schema(id_type, scoring.has_grade, scoring.has_difficulty).empty_table()
-    check_text_columns(empty.schema, job.target.format)
-    if job.output is not None:
-        Checkpoint(job.output, job.target.format).check_ours()
-    sink: Checkpoint | StreamSink | None = None
-
-    def kept() -> tuple[int | None, Path | None]:
-        """The rows a stopped run keeps on disk, and where."""
-        if isinstance(sink, Checkpoint):
-            return sink.rows_kept(), sink.folder
-        return None, None
-
-    tally, progress = ScoreTally(), Progress()
-    try:
-        with running(job, kept=kept) as run:
-            sink, progress = open_sink(
-                job.output, job.target, partial(_identity, job, scoring), resume, empty.column_names
-            )
-            run.show_progress(initial=progress.rows)
-            done = progress.rows
-            for scored in run.map(
-                score_part, _tasks(ds, done, scoring.rate), scoring, job.target.format
-            ):
-                sink.add(scored.part)
-                tally.add(scored.tally)
-                done += scored.rows
-            run.finish()
-            wall = job.wall()
-            rate = (done - progress.rows) / wall if wall > 0 else 0.0
-            options: dict[str, Any] = asdict(scoring) | {"prediction_column": prediction}
-            metadata = job.metadata(done, options, rate, resumed_rows=progress.rows)
-            # an interrupt while joining keeps the (complete) checkpoint: --resume joins again
-            sink.commit(done, empty, metadata)
-    except InputError:  # the input failed part-way (a truncated .gz, say)
-        if isinstance(sink, Checkpoint) and sink.rows_kept() == progress.rows == 0:
-            sink.remove()  # nothing worth resuming: leave no folder behind
-        raise
-    if isinstance(sink, Checkpoint):
-        sink.remove()
-    if progress.rows and job.output is not None:  # the rows done before are in the output
-        tally = tally_output(job.output, job.target.format)
+    schema = output_schema(id_type, scoring.has_grade, scoring.has_difficulty)
+    identity = {"command": "score", **asdict(scoring)}
+    tally = ScoreTally()
+    with running(job, schema, identity=lambda: job.identity(identity)) as run:
+        for scored in run.map(score_part, run.tasks(slow=scoring.rate), scoring, job.format):
+            run.write(scored.part)
+            tally.add(scored.tally)
+        run.finish()
+        wall, rate = job.wall(), run.rate()
+        options: dict[str, Any] = asdict(scoring) | {"prediction_column": prediction}
+        metadata = job.metadata(run.rows, options, rate, resumed_rows=run.resumed.rows)
+        run.commit(metadata)
+    if run.resumed.rows and job.output is not None:  # the rows done before are in the output
+        tally = tally_output(job.output, job.format)
     summary = tally.summary(
         input=job.inputs.names[0],
         output=str(job.target),
         wall_s=wall,
         rows_per_s=rate,
         workers=job.executor.workers,
-        resumed_rows=progress.rows,
+        resumed_rows=run.resumed.rows,
     )
     summary.metadata = metadata
     return summary
-
-
-def _identity(job: Job, scoring: ScoreOptions) -> dict[str, Any]:
-    """What the parts kept beside the output belong to (the checkpoint's `run.json`)."""
-    return {
-        "command": "score",
-        **job.inputs.identity()[0],
-        **asdict(scoring),
-        "reading options": job.reading.as_dict(),
-    }

@@ -22,7 +22,7 @@ from pipeline.kernels import (
 from pipeline.kernels.registry import node_budget
 from pipeline.limits import MAX_RATE_SAMPLES
 from pipeline.plugins import parse_spec
-from pipeline.results.schema import build_results, enum_array, enum_field
+from pipeline.results.schema import COLUMNS, build_results, enum_array, enum_field, result_schema
 
 
 @dataclass(frozen=True)
@@ -117,6 +117,14 @@ class SolveOptions:
             for field in empty.to_arrow(compat_level=pl.CompatLevel.oldest()).schema:
                 fields += _grade_fields() if field.name == "grade" else [field]
         return pa.schema(fields)
+
+
+def documented_schema() -> tuple[pa.Schema, dict[str, str]]:
+    """The result schema with every column an option adds (a solver's, then the others), and
+    what each means (the docs' table)."""
+    solver = SolveOptions(solver="c:lib.so:fn").added_schema()
+    every = SolveOptions(solutions=3, canonical=True, rate=True)
+    return result_schema(pa.string(), pa.unify_schemas([solver, every.added_schema()])), COLUMNS
 
 
 def _grade_fields() -> list[pa.Field]:

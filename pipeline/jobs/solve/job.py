@@ -10,9 +10,7 @@ result then equals an uninterrupted run's, timing columns aside.
 """
 
 from collections import Counter
-from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
-from functools import partial
 from pathlib import Path
 from typing import Any, Unpack
 
@@ -20,21 +18,18 @@ import numpy as np
 import pyarrow as pa
 
 from pipeline.errors import InputError
-from pipeline.io.inputs import STDIN
-from pipeline.io.runinfo import package_version
-from pipeline.io.text_columns import check_text_columns
-from pipeline.io.writers import encode
+from pipeline.jobs import JOBS
 from pipeline.jobs.solve.batch import SolveOptions, solve_record_batch
 from pipeline.kernels.codes import OUTSIDE_ONLY, VERDICT_NAMES
 from pipeline.plugins.open import open_solver, solver_metadata
 from pipeline.results.json_numbers import json_text
 from pipeline.results.schema import result_schema
-from pipeline.run.checkpoint import Checkpoint, StreamSink, open_sink
 from pipeline.run.job import Job, JobOptions, start_job
 from pipeline.run.loop import running
-from pipeline.run.parts import Part, ramp_up, verdict_counts
+from pipeline.run.parts import Part, Task, part_of, verdict_counts
 
-SOLVED_SUFFIX = ".solved.parquet"
+JOB = JOBS["solve"]
+SOLVED_SUFFIX = JOB.suffix
 SOURCE_TYPE = pa.dictionary(pa.int32(), pa.string())  # the `source` column of several inputs
 
 
@@ -73,66 +68,46 @@ class RunSummary:
 
 
 def _identity(job: Job, options: SolveOptions) -> dict[str, Any]:
-    """Everything that makes a checkpoint belong to a run: the inputs as they are now, the
-    options, the tool's version (another version's parts may have another schema)."""
-    inputs = job.inputs.identity()
-    return {
-        **(inputs[0] if len(inputs) == 1 else {"inputs": inputs}),
-        "version": package_version(),
-        "strategy": options.strategy,
-        **({"solver": options.solver} if options.solver else {}),
-        "solutions": options.solutions,
-        "max_nodes": options.budget,
-        "added columns": [
-            options.canonical,
-            options.rate,
-            options.rate_samples,
-            options.rate_seed,
-        ],
-        "reading options": job.reading.as_dict(),
-    }
+    """Everything that makes a checkpoint belong to a run (`Job.identity`): the options that
+    change the results."""
+    return job.identity(
+        {
+            "strategy": options.strategy,
+            **({"solver": options.solver} if options.solver else {}),
+            "solutions": options.solutions,
+            "max_nodes": options.budget,
+            "added columns": [
+                options.canonical,
+                options.rate,
+                options.rate_samples,
+                options.rate_seed,
+            ],
+        }
+    )
 
 
-def solve_part(
-    task: tuple[int, int, str | None, pa.RecordBatch], options: SolveOptions, fmt: str
-) -> Part:
-    """The unit of work: solve one batch (`task`: its place in the output, its input's index
-    and name when there are several inputs, the batch) and encode its results in `fmt`."""
-    start, source, name, batch = task
-    table = solve_record_batch(batch, options)
-    if name is not None:
+def solve_part(task: Task, options: SolveOptions, fmt: str) -> Part:
+    """The unit of work: solve one batch (a `Task`: its place in the output, its input's
+    index and name when there are several inputs, the batch) and encode its results in
+    `fmt`."""
+    table = solve_record_batch(task.batch, options)
+    if task.name is not None:
         names = pa.DictionaryArray.from_arrays(
-            pa.array(np.zeros(table.num_rows, np.int32)), pa.array([name], pa.string())
+            pa.array(np.zeros(table.num_rows, np.int32)), pa.array([task.name], pa.string())
         )
         table = table.add_column(0, pa.field("source", SOURCE_TYPE, nullable=False), names)
-    first_row = batch.column(0)[0].as_py() if batch.num_rows else 0
-    return Part(
-        start,
-        table.num_rows,
-        source,
-        first_row,
-        encode(table, fmt, header=start == 0),
-        verdict_counts(table, VERDICT_NAMES),
-    )
+    return part_of(task, table, fmt, verdict_counts(table, VERDICT_NAMES))
 
 
 def _empty(job: Job, search: SolveOptions) -> pa.Table:
     """The output's table of no rows: its schema, with `source` first for several inputs."""
+    assert job.inputs is not None
     id_type = job.inputs.schema.field("id").type if job.inputs.has_ids else None
     extra = pa.schema([*search.added_schema(), *job.inputs.first.extra_schema])
     schema = result_schema(id_type, extra)
     if job.inputs.several:
         schema = schema.insert(0, pa.field("source", SOURCE_TYPE, nullable=False))
     return schema.empty_table()
-
-
-def _tasks(job: Job, source: int, row: int, start: int, slow: bool = False) -> Iterator[tuple]:
-    """The work, batch by batch, from input `source`'s `row` on; `start`: the first batch's
-    place in the output. `slow` rows (rated): the first batches small (`ramp_up`)."""
-    batches = job.inputs.batches(source, row)
-    for index, batch in ramp_up(batches) if slow else batches:
-        yield start, index, job.inputs.names[index] if job.inputs.several else None, batch
-        start += batch.num_rows
 
 
 def solve_file(
@@ -187,98 +162,50 @@ def solve_file(
         if alone and not options.get("executor"):  # threads would take turns
             options = {**options, "executor": "processes"}  # type: ignore[typeddict-item]
     job = start_job(
-        "solve",
+        JOB,
         inputs,
         output,
-        SOLVED_SUFFIX,
         options,
         kernels=search.kernels(),
+        resume=resume,
         reserved=tuple(search.added_schema().names),
     )
-    if resume and job.output is None:
-        raise InputError("--resume needs an output file (a run to stdout keeps nothing)")
-    streams = [n for n, ds in zip(job.inputs.names, job.inputs.datasets, strict=True) if ds.stream]
-    if resume and streams:
-        stream = "stdin" if streams[0] == STDIN else streams[0]
-        raise InputError(f"--resume cannot continue from {stream}: it can be read once only")
-    with job.locked():
-        return _run(job, search, resume, about_solver)
-
-
-def _run(job: Job, search: SolveOptions, resume: bool, about_solver: dict[str, Any]) -> RunSummary:
-    """The solve job, its output locked."""
     empty = _empty(job, search)
-    # before any work: a column text cannot hold; a folder of the user's at <output>.partial
-    check_text_columns(empty.schema, job.target.format)
-    if job.output is not None:
-        Checkpoint(job.output, job.target.format).check_ours()
-    sink: Checkpoint | StreamSink | None = None
-
-    def kept() -> tuple[int | None, Path | None]:
-        """What a stopped run keeps: the rows on disk (not a count kept in memory: a stop may
-        come between a part written and counted), and where."""
-        if isinstance(sink, Checkpoint):
-            return sink.rows_kept(), sink.folder
-        return None, None
-
-    try:
-        # the workers start first: a cluster that cannot be reached leaves nothing behind
-        with running(job, kept=kept) as run:
-            sink, progress = open_sink(
-                job.output, job.target, partial(_identity, job, search), resume, empty.column_names
-            )
-            run.show_progress(initial=progress.rows)
-            counts = Counter(progress.counts)
-            done = read = progress.rows
-
-            def counted() -> Iterator[tuple]:
-                nonlocal read
-                for task in _tasks(job, progress.source, progress.next_row, done, search.rate):
-                    read += task[3].num_rows
-                    yield task
-
-            for part in run.map(solve_part, counted(), search, job.target.format):
-                sink.add(part)
-                counts.update(part.counts)
-                done += part.rows
-            run.finish()
-            wall = job.wall()
-            rate = (done - progress.rows) / wall if wall > 0 else None
-            renamed = {
-                n: ds.renamed
-                for n, ds in zip(job.inputs.names, job.inputs.datasets, strict=True)
-                if ds.renamed
-            }
-            said = {"solver": about_solver} if about_solver else {}
-            recorded = asdict(search) | {"max_nodes": search.budget}  # the budget that held
-            metadata = job.metadata(
-                done,
-                recorded,
-                rate,
-                resumed_rows=progress.rows,
-                renamed_columns=renamed or None,
-                **said,
-            )
-            # An interrupt while joining keeps the (complete) checkpoint: --resume joins again.
-            sink.commit(read, empty, metadata)
-    except InputError:  # the input failed part-way (a truncated .gz, say)
-        if isinstance(sink, Checkpoint) and sink.rows_kept() == progress.rows == 0:
-            sink.remove()  # nothing worth resuming: leave no folder behind
-        raise
-    if isinstance(sink, Checkpoint):
-        sink.remove()
+    with running(job, empty.schema, identity=lambda: _identity(job, search)) as run:
+        counts = Counter(run.resumed.counts)
+        for part in run.map(solve_part, run.tasks(slow=search.rate), search, job.format):
+            run.write(part)
+            counts.update(part.counts)
+        run.finish()
+        wall, rate = job.wall(), run.rate()
+        inputs = job.inputs
+        assert inputs is not None
+        renamed = {
+            n: ds.renamed for n, ds in zip(inputs.names, inputs.datasets, strict=True) if ds.renamed
+        }
+        said = {"solver": about_solver} if about_solver else {}
+        recorded = asdict(search) | {"max_nodes": search.budget}  # the budget that held
+        metadata = job.metadata(
+            run.rows,
+            recorded,
+            rate,
+            resumed_rows=run.resumed.rows,
+            renamed_columns=renamed or None,
+            **said,
+        )
+        run.commit(metadata)
     return RunSummary(
-        input=", ".join(job.inputs.names),
+        input=", ".join(inputs.names),
         output=str(job.target),
-        rows=done,
+        rows=run.rows,
         verdicts={
             v: counts.get(v, 0) for v in VERDICT_NAMES if search.solver or v not in OUTSIDE_ONLY
         },
         wall_s=wall,
-        rows_per_s=rate or 0.0,
+        rows_per_s=rate,
         workers=job.executor.workers,
         strategy=search.name,
-        resumed_rows=progress.rows,
+        resumed_rows=run.resumed.rows,
         max_nodes=search.budget,
         metadata=metadata,
     )

@@ -3,11 +3,12 @@ every folder written whole follows (`io.output_folders`: nothing that is not an 
 is written over without `--force`, and nothing but a split's kind of files even with it).
 
     folder = check_folder("splits/", inputs=["corpus.csv"], force=False)   # or InputError
-    with OutputLock(folder), folder_in_making(folder) as tmp:  # `.NAME.lock`, `.NAME.tmp-PID`
-        ...                                        # the splits written in tmp (`spill`)
-        commit_folder(tmp, folder, manifest)       # renamed into place, whole
+    with running(job) as run:                    # the run loop's `folder` sink: `.NAME.lock`,
+        ...                                      # the splits written in run.folder (`spill`)
+        write_manifest(run.folder, manifest)     # with every file's sha256
+        run.commit()                             # renamed into place, whole
 
-`npy`: a folder `<name>/` per split, written by `io.array_folders` as augment writes its own (one
+`npy`: a folder `<name>/` per split, written by `io.writers` as augment writes its own (one
 `.npy` per column, `puzzle` and `solution` as `(n, 81) uint8`, and its `meta.json`). `hrm`: a
 folder `<name>/` per split in HRM's layout (`io.hrm_folders`), and `identifiers.json`. An
 earlier split (its `manifest.json` says so, and the folder holds nothing it does not list) is
@@ -19,10 +20,8 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from pipeline.io.hrm_folders import IDENTIFIERS
-from pipeline.io.output_folders import check_output_folder, folder_in_making, put_in_place
+from pipeline.io.output_folders import check_output_folder
 from pipeline.jobs.split.manifest import MANIFEST, TOOL, SplitManifest, sha256_files
-
-__all__ = ["check_folder", "commit_folder", "files_of", "folder_in_making"]
 
 
 def check_folder(path: str | Path, *, inputs: Iterable[str] = (), force: bool = False) -> Path:
@@ -51,13 +50,10 @@ def files_of(names: tuple[str, ...] | list[str], fmt: str) -> list[str]:
     return [*names, *([IDENTIFIERS] if fmt == "hrm" else [])]
 
 
-def commit_folder(tmp: Path, folder: Path, manifest: SplitManifest, threads: int = 1) -> None:
-    """Finish the splits written in `tmp` (`folder_in_making`): the manifest, with every
-    file's sha256 (on `threads` threads), flushed to disk with them, then `tmp` put in
-    `folder`'s place (an older folder set aside first, then deleted). `OSError` (a full disk)
-    names what failed."""
+def write_manifest(tmp: Path, manifest: SplitManifest, threads: int = 1) -> None:
+    """The manifest of the splits written in `tmp` (the folder being made), with every
+    file's sha256 (on `threads` threads)."""
     files = [f for f in sorted(tmp.rglob("*")) if f.is_file()]
     digests = sha256_files(files, threads)
     manifest.sha256 = {str(f.relative_to(tmp)): d for f, d in zip(files, digests, strict=True)}
     (tmp / MANIFEST).write_text(manifest.to_json() + "\n")
-    put_in_place(tmp, folder)

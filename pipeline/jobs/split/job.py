@@ -5,10 +5,10 @@
 Every batch is solved (uniqueness proved), given its canonical group and rated when the split
 is stratified by difficulty or grade, on the shared run loop (`pipeline.run`: threads, worker
 processes or Dask); the workers send back only the rows with one solution, narrowed to the
-columns written (`batch`). The parent spills them, in input order, to the output's temporary
-folder and keeps only what the cut needs (about 40 bytes a kept row), cuts the groups
-(`plan.cut`), writes each split from the spill in bounded memory (`spill`) and puts the
-folder in place whole (`folder`).
+columns written (`batch`). The parent spills them, in input order, to the folder being made
+(the run loop's `folder` sink) and keeps only what the cut needs (about 40 bytes a kept row),
+cuts the groups (`plan.cut`), writes each split from the spill in bounded memory (`spill`)
+and the manifest (`folder`); the run loop puts the folder in place whole.
 """
 
 from collections import Counter
@@ -20,8 +20,8 @@ import pyarrow as pa
 
 from pipeline.errors import InputError
 from pipeline.io.inputs import expand
-from pipeline.io.output import Target
 from pipeline.io.runinfo import usable_cpus
+from pipeline.jobs import JOBS
 from pipeline.jobs.solve.batch import SolveOptions
 from pipeline.jobs.split.batch import (
     added_columns,
@@ -29,7 +29,7 @@ from pipeline.jobs.split.batch import (
     solve_options,
     split_task,
 )
-from pipeline.jobs.split.folder import check_folder, commit_folder, files_of, folder_in_making
+from pipeline.jobs.split.folder import check_folder, files_of, write_manifest
 from pipeline.jobs.split.manifest import SplitManifest, file_identity
 from pipeline.jobs.split.options import (
     DUPLICATE,
@@ -42,6 +42,9 @@ from pipeline.jobs.split.plan import SplitPlan
 from pipeline.jobs.split.spill import SPILL, KeptRows, write_splits
 from pipeline.run.job import Job, JobOptions, start_job
 from pipeline.run.loop import running
+from pipeline.run.parts import Task
+
+JOB = JOBS["split"]
 
 
 def split_file(
@@ -99,16 +102,18 @@ def split_file(
             f"--augment needs a format that holds groups of copies (hrm), not "
             f"{fmt}; or run augment on the training split's file"
         )
-    folder = check_folder(output, inputs=expand(inputs), force=options.get("force", False))
+    names = expand(inputs)
+    folder = check_folder(output, inputs=names, force=options.get("force", False))
     job = start_job(
-        "split",
-        inputs,
-        Target(folder, fmt),
-        "",
-        options,
+        JOB,
+        names,
+        folder,
+        {**options, "format": fmt},
         kernels=search.kernels(),
         reserved=added_columns(split.rate),
+        expanded=True,
     )
+    assert job.inputs is not None
     if split.needs_rating and RATING not in job.inputs.first.extra_schema.names:
         asked = "--stratify rating" if split.stratify == RATING else "--min-rating"
         raise InputError(
@@ -116,31 +121,31 @@ def split_file(
             f"{', '.join(job.inputs.first.extra_schema.names) or 'none'} "
             "besides the puzzles"
         )
-    with job.locked():
-        return _run(job, split, search, fmt, max_nodes)
+    return _run(job, split, search, fmt, max_nodes)
 
 
-def _tasks(job: Job, rows: Counter) -> Iterator[tuple[int | None, pa.RecordBatch]]:
+def _tasks(tasks: Iterator[Task], rows: Counter) -> Iterator[tuple[int | None, pa.RecordBatch]]:
     """The work: each batch with its input's index (several inputs); `rows` counts the rows
     read of each input."""
-    for index, batch in job.inputs.batches():
-        rows[index] += batch.num_rows
-        yield (index if job.inputs.several else None), batch
+    for task in tasks:
+        rows[task.source] += task.batch.num_rows
+        yield (task.source if task.name is not None else None), task.batch
 
 
 def _run(
     job: Job, split: SplitOptions, search: SolveOptions, fmt: str, max_nodes: int | None
 ) -> SplitManifest:
-    """The split job, its output folder locked: the kept rows spilled into the folder's
-    temporary folder as they come (`spill`), cut from their small columns, each split
-    written from the spill."""
-    assert job.output is not None
+    """The split job, on the run loop: the kept rows spilled into the folder being made as
+    they come (`spill`), cut from their small columns, each split written from the spill."""
+    assert job.output is not None and job.inputs is not None
     left_out: Counter = Counter()
     read, wrong, by_input = 0, 0, Counter()
     sources = [str(name) for name in job.inputs.names] if job.inputs.several else None
-    with running(job) as run, folder_in_making(job.output) as tmp:
+    with running(job) as run:
+        assert run.folder is not None
+        tmp = run.folder
         kept = KeptRows(tmp / SPILL, split, sources)
-        for part in run.map(split_task, _tasks(job, by_input), search, split.min_rating):
+        for part in run.map(split_task, _tasks(run.tasks(), by_input), search, split.min_rating):
             kept.add(part.table)
             left_out.update(part.left_out)
             read += part.rows
@@ -189,5 +194,6 @@ def _run(
         )
         for name, examples in written.examples.items():  # hrm: copies included
             manifest.splits[name]["examples"] = examples
-        commit_folder(tmp, job.output, manifest, threads)
+        write_manifest(tmp, manifest, threads)
+        run.commit()
     return manifest

@@ -12,12 +12,12 @@ How a split larger than memory is shuffled: its rows are ordered by their key (a
 kept rows are read back a spilled part at a time and routed to `B` bucket files per split by
 the key's top bits (`B` a power of two, so that a bucket is about `BUCKET_BYTES`); the
 buckets, in order, are the key order, and each is sorted in memory, its exact repeats (all in
-one bucket: same puzzle, same key) dropped there, the first in input order kept. Parquet:
-each sorted bucket is written as an Arrow file and the split is streamed from them to
-`<name>.parquet` (`sink_parquet`), row groups of `ROW_GROUP_ROWS`; npy: the sorted buckets
-are appended to the folder's arrays as they come (`io.array_folders`); hrm: the same, as HRM's
-layout (`hrm_writer`), each row of the training split (the first) a group of itself and its
-copies, made on worker threads (keyed by the row's order key: the same whatever the workers).
+one bucket: same puzzle, same key) dropped there, the first in input order kept. The sorted
+buckets are written as they come, through the one writer (`io.writers.TableWriter`):
+Parquet, `<name>.parquet`, row groups of at least `ROW_GROUP_ROWS`; npy, appended to the
+folder's arrays (`io.arrays`); hrm: the same, as HRM's layout (`hrm_writer`), each row of the
+training split (the first) a group of itself and its copies, made on worker threads (keyed by
+the row's order key: the same whatever the workers).
 With a subsample, the training split is its first rows in that order (later buckets are
 still read, to count their repeats).
 
@@ -33,6 +33,7 @@ clears when a killed run leaves it.
 
 import shutil
 from collections.abc import Iterator
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -42,10 +43,8 @@ import polars as pl
 import pyarrow as pa
 
 from pipeline.errors import InputError
-from pipeline.io.array_folders import NpyFolder
-from pipeline.io.arrays import column_arrays
 from pipeline.io.hrm_folders import MAX_EXAMPLES, write_identifiers
-from pipeline.io.runinfo import METADATA_KEY
+from pipeline.io.writers import TableWriter, Target, read_spool, spool
 from pipeline.jobs.split.batch import GROUP, SOURCE
 from pipeline.jobs.split.hashing import ROW_ORDER, hash_rows, string_bytes
 from pipeline.jobs.split.hrm_writer import write_hrm_split
@@ -57,7 +56,6 @@ BUCKET_BYTES = 16 << 20  # the rows of one bucket, sorted in memory at a time (s
 MAX_BUCKET_BITS = 10  # at most 1,024 buckets (open files) a split: larger ones past 16 GiB
 ROW_GROUP_ROWS = 100_000  # a Parquet split's row groups (the last one shorter)
 _POSITION = "__position"
-_IPC = pa.ipc.IpcWriteOptions(compression="lz4")
 
 
 class KeptRows:
@@ -89,7 +87,7 @@ class KeptRows:
         if table.num_rows == 0:
             return
         path = self.folder / f"part-{len(self.parts):06d}.arrow"
-        with pa.ipc.new_file(path, table.schema, options=_IPC) as out:
+        with spool(path, table.schema) as out:
             out.write_table(table)
         small = pl.from_arrow(table.select(small_columns(self.options)))
         assert isinstance(small, pl.DataFrame)
@@ -175,11 +173,11 @@ def write_splits(
         if limited:
             sorted_buckets = _first_rows(sorted_buckets, options.subsample, written)
         if fmt == "parquet":
-            written.rows[name], dropped = _write_parquet(
-                kept, sorted_buckets, folder, name, metadata
-            )
+            target = Target(folder / f"{name}.parquet", "parquet")
+            written.rows[name], dropped = _write_table(kept, sorted_buckets, target, metadata)
         elif fmt == "npy":
-            written.rows[name], dropped = _write_npy(kept, sorted_buckets, folder / name, metadata)
+            target = Target(folder / name, "npy")
+            written.rows[name], dropped = _write_table(kept, sorted_buckets, target, metadata)
         else:
             hrm = write_hrm_split(
                 sorted_buckets,
@@ -228,9 +226,9 @@ def _route(kept: KeptRows, split_of: np.ndarray, bits: list[int]) -> dict[tuple[
     writers: dict[tuple[int, int], pa.ipc.RecordBatchFileWriter] = {}
     paths: dict[tuple[int, int], Path] = {}
     start = 0
-    try:
+    with ExitStack() as files:
         for path, n in kept.parts:
-            table = pa.ipc.open_file(path).read_all()
+            table = read_spool(path)
             if not table.schema.equals(kept.schema):
                 table = table.cast(kept.schema)
             table = table.append_column(_POSITION, pa.array(np.arange(start, start + n)))
@@ -244,13 +242,10 @@ def _route(kept: KeptRows, split_of: np.ndarray, bits: list[int]) -> dict[tuple[
                 where = (int(c) >> 32, int(c) & 0xFFFFFFFF)
                 if where not in writers:
                     paths[where] = kept.folder / f"bucket-{where[0]}-{where[1]:06d}.arrow"
-                    writers[where] = pa.ipc.new_file(paths[where], table.schema, options=_IPC)
+                    writers[where] = files.enter_context(spool(paths[where], table.schema))
                 writers[where].write_table(table.take(order[lo:hi]))
             path.unlink()  # routed: its disk space given back
             start += n
-    finally:
-        for writer in writers.values():
-            writer.close()
     return paths
 
 
@@ -260,7 +255,7 @@ def _sorted(kept: KeptRows, buckets: list[Path | None]) -> Iterator[tuple[pl.Dat
     for path in buckets:
         if path is None:
             continue
-        frame = kept.frame(pa.ipc.open_file(path).read_all())
+        frame = kept.frame(read_spool(path))
         path.unlink()
         first = frame["puzzle"].is_first_distinct().to_numpy()
         frame = frame.filter(first)
@@ -274,54 +269,25 @@ def _empty(kept: KeptRows) -> pl.DataFrame:
     return kept.frame(kept.schema.empty_table())
 
 
-def _write_parquet(
+def _arrow(frame: pl.DataFrame) -> pa.Table:
+    return frame.to_arrow(compat_level=pl.CompatLevel.oldest())
+
+
+def _write_table(
     kept: KeptRows,
     sorted_buckets: Iterator[tuple[pl.DataFrame, int]],
-    folder: Path,
-    name: str,
+    target: Target,
     metadata: dict[str, Any],
 ) -> tuple[int, int]:
-    import json
-
-    entry = {METADATA_KEY.decode(): json.dumps(metadata, sort_keys=True, default=str)}
-    files, rows, dropped = [], 0, 0
-    for frame, repeats in sorted_buckets:
-        files.append(kept.folder / f"sorted-{name}-{len(files):06d}.arrow")
-        frame.write_ipc(files[-1], compression="lz4")
-        rows, dropped = rows + len(frame), dropped + repeats
-    target = folder / f"{name}.parquet"
-    if files:
-        pl.concat([pl.scan_ipc(f) for f in files]).sink_parquet(
-            target, compression="zstd", metadata=entry, row_group_size=ROW_GROUP_ROWS
-        )
-        for f in files:
-            f.unlink()
-    else:
-        _empty(kept).write_parquet(target, compression="zstd", metadata=entry)
-    return rows, dropped
-
-
-def _write_npy(
-    kept: KeptRows,
-    sorted_buckets: Iterator[tuple[pl.DataFrame, int]],
-    path: Path,
-    metadata: dict[str, Any],
-) -> tuple[int, int]:
-    out: NpyFolder | None = None
+    """One split, its sorted buckets written as they come (`io.writers.TableWriter`: Parquet
+    row groups of at least `ROW_GROUP_ROWS`, or a folder of arrays); returns its rows and
+    the exact repeats left out."""
+    out = TableWriter(target, _arrow(_empty(kept)).schema, ROW_GROUP_ROWS)
     dropped = 0
     try:
         for frame, repeats in sorted_buckets:
-            table = frame.to_arrow(compat_level=pl.CompatLevel.oldest())
-            if out is None:
-                out = NpyFolder(path, table.schema).__enter__()
-            out.append(column_arrays(table))
+            out.add(_arrow(frame))
             dropped += repeats
-        if out is None:
-            table = _empty(kept).to_arrow(compat_level=pl.CompatLevel.oldest())
-            out = NpyFolder(path, table.schema).__enter__()
-            out.append(column_arrays(table))
-        out.commit(metadata)
-        return out.rows, dropped
+        return out.commit(metadata), dropped
     finally:
-        if out is not None:
-            out.__exit__(None, None, None)
+        out.close()

@@ -14,10 +14,12 @@ import pyarrow as pa
 
 from pipeline.canonical_forms import canonical_grids
 from pipeline.grid import CELLS, clue_counts
+from pipeline.io.dataset import optional_column
 from pipeline.jobs.validate.checks import check_rows
 from pipeline.jobs.validate.duplicates import packed_cells, packed_keys, row_keys
 from pipeline.jobs.validate.pencilmarks import pencilmark_keys
 from pipeline.kernels import MAX_NODES
+from pipeline.run.parts import Task
 
 
 @dataclass(frozen=True)
@@ -61,6 +63,7 @@ class BatchReport(NamedTuple):
     # words each; zeros for rows that are not 81-cell puzzles), and the pencilmark rows
     packed: np.ndarray | None = None
     pencilmarks: int = 0
+    ids: pa.Array | None = None  # the rows' ids, when the input has them
 
 
 def validate_record_batch(batch: pa.RecordBatch, options: ValidateOptions) -> BatchReport:
@@ -81,4 +84,10 @@ def validate_record_batch(batch: pa.RecordBatch, options: ValidateOptions) -> Ba
             packed[~plain] = 0
     keys = pencilmark_keys(parsed, row_keys(parsed.grids, parsed.ok))
     marks = 0 if parsed.pencilmark is None else int(np.count_nonzero(parsed.pencilmark & parsed.ok))
-    return BatchReport(start, len(rows), findings, keys, clues, forms, packed, marks)
+    ids = optional_column(batch, "id")
+    return BatchReport(start, len(rows), findings, keys, clues, forms, packed, marks, ids)
+
+
+def validate_task(task: Task, options: ValidateOptions) -> BatchReport:
+    """`validate_record_batch` of a task's batch: the file job's unit of work."""
+    return validate_record_batch(task.batch, options)

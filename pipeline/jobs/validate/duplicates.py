@@ -1,31 +1,32 @@
-"""Exact duplicates over a whole file, in bounded memory.
+"""Duplicates, found as the rows come, in bounded memory.
 
 Workers reduce each parsed puzzle to a 128-bit key (`row_keys`, vectorized: two independent
-64-bit hashes of the 81 cells packed into six words); the parent keeps only the keys, in input
-order (`DuplicateIndex`), and sorts the first halves once at the end; the rows that share one
-are then grouped in one pass, in row order (1M rows that are all repeats of 49k puzzles:
-0.19 s, against 0.61 s for a sort of them on both halves and the row).
+64-bit hashes of the 81 cells packed into six words). The parent keeps each distinct key once,
+with the row it was first seen at (`DuplicateIndex`): in 64 shards by the key's top bits, each
+a few runs sorted by the key's first half, each at most half the size of the one before (a
+batch's new keys are a run of their own; runs of like size are merged, a linear merge, no
+sort: a key moves about log2 of the batches' count times in all, and a merge moves one
+shard's keys at most). Each batch's keys are looked up as it comes, so its repeats are known
+before the next batch, and the findings file is written in one pass.
 Puzzles are compared after parsing, so `.` and `0` blanks, and surrounding whitespace, do not
 make two puzzles differ. Rows that are not puzzles take no part.
 
-Memory in the parent: 16 bytes a row while reading (160 MB for 10,000,000 rows), and at the end
-for a moment 9 bytes a row more (a sorted copy of the first halves, and a mask: 90 MB for 10M
-rows), plus about 100 bytes per row that shares its first half with another row (the
-duplicates and their first occurrences: their rows, second halves and groups, and the
-results; measured with tracemalloc, against 125 bytes before the one-pass grouping).
-Both halves keep their lowest bit set for puzzles (all-zero keys mark rows that are not
-puzzles), so a key has 126 random bits: two different puzzles among 10M rows share one with
-probability about 1e-25.
+Memory in the parent: 20 bytes a distinct puzzle (both halves, the first row; 200 MB for
+10,000,000 distinct puzzles), and for a moment, while a shard's largest runs merge, 16 bytes a
+puzzle of theirs more (a 64th of them at most); repeats take nothing (the end-of-file grouping
+this replaced held 16 bytes a row, 9 more at the end, and about 100 more a row that shares
+its puzzle; measured with tracemalloc). Both halves keep their lowest bit set
+for puzzles (all-zero keys mark rows that are not puzzles), so a key has 126 random bits: two
+different puzzles among 10M rows share one with probability about 1e-25. Two keys that share
+a first half only (a 1-in-2^64 event; tests force it) are told apart by their second.
 """
 
-from collections.abc import Iterator
 from typing import NamedTuple
 
 import numpy as np
 
 from pipeline.splitmix import GAMMA, MIX1, MIX2
 
-_BLOCK_ROWS = 1 << 20  # keys are kept in blocks of this many rows (16 MiB each)
 _SEEDS = (GAMMA, np.uint64(0xD1B54A32D192ED03))
 # Two different 64-bit finalizers (SplitMix64's and murmur3's fmix64): multipliers, shifts;
 # written out here, in place on a block of words, rather than through `splitmix.mix_array`.
@@ -71,102 +72,126 @@ def packed_keys(words: np.ndarray, ok: np.ndarray) -> np.ndarray:
     return keys
 
 
+_NONE = np.zeros(0, dtype=np.int64)
+_INT32_MAX = np.iinfo(np.int32).max
+_SHARD_BITS = 4  # the keys kept in 16 shards by their top bits: a merge moves 1/16 of them
+Run = tuple[np.ndarray, ...]  # first halves (ascending), second halves, first rows
+
+
 class DuplicateIndex:
-    """The keys of every row of a file, in input order; `duplicates()` at the end."""
+    """The distinct keys seen so far, each with its first row, in shards of sorted runs (see
+    the module); `add` the keys of the next rows, and learn which of them repeat an earlier
+    row."""
 
     def __init__(self) -> None:
-        self._blocks: list[np.ndarray] = []
+        self._shards: list[list[Run]] = [[] for _ in range(1 << _SHARD_BITS)]
         self.rows = 0
 
     @property
     def nbytes(self) -> int:
-        """Memory held by the keys (the last block is allocated whole, filled as rows come)."""
-        return sum(block.nbytes for block in self._blocks)
+        """Memory held by the runs."""
+        return sum(sum(a.nbytes for a in run) for runs in self._shards for run in runs)
 
-    def add(self, start_row: int, keys: np.ndarray) -> None:
-        """The keys of rows `start_row`, `start_row + 1`, ...; rows must come in order."""
+    def add(self, start_row: int, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The `(n, 2) uint64` keys of rows `start_row`, `start_row + 1`, ... (rows come in
+        order). Returns `(rows, first_rows)`, both `int64` and ascending by row: each of these
+        rows whose puzzle an earlier row (of this batch or before) has, and the row of that
+        puzzle's first occurrence."""
         if start_row != self.rows:
             raise ValueError(f"rows must come in order: expected row {self.rows}, got {start_row}")
-        done = 0
-        while done < len(keys):
-            block, at = divmod(self.rows, _BLOCK_ROWS)
-            if block == len(self._blocks):
-                self._blocks.append(np.empty((_BLOCK_ROWS, 2), dtype=np.uint64))
-            take = min(len(keys) - done, _BLOCK_ROWS - at)
-            self._blocks[block][at : at + take] = keys[done : done + take]
-            done += take
-            self.rows += take
-
-    def _filled(self) -> Iterator[tuple[int, np.ndarray]]:
-        for b, block in enumerate(self._blocks):
-            start = b * _BLOCK_ROWS
-            yield start, block[: min(_BLOCK_ROWS, self.rows - start)]
-
-    def duplicates(self) -> tuple[np.ndarray, np.ndarray]:
-        """`(rows, first_rows)`, both `int64` and ascending by row: each row whose puzzle an
-        earlier row already has, and the row of that puzzle's first occurrence."""
-        none = np.zeros(0, dtype=np.int64)
-        if self.rows < 2:
-            return none, none
-        firsts = np.concatenate([keys[:, 0] for _, keys in self._filled()])
-        firsts.sort()
-        repeated = firsts[1:] == firsts[:-1]
-        shared = np.unique(firsts[1:][repeated])
-        del firsts, repeated
-        shared = shared[shared != 0]  # zero: rows that are not puzzles
-        if not len(shared):
-            return none, none
-        rows, candidates, groups = [], [], []
-        for start, keys in self._filled():
-            at = np.searchsorted(shared, keys[:, 0]).clip(max=len(shared) - 1)
-            hit = np.flatnonzero(shared[at] == keys[:, 0])
-            rows.append(start + hit)
-            candidates.append(keys[hit, 1])
-            groups.append(at[hit])
-        return _repeats_in_groups(
-            np.concatenate(rows), np.concatenate(candidates), np.concatenate(groups), len(shared)
-        )
+        self.rows += len(keys)
+        at = np.flatnonzero(keys[:, 0] != 0)  # zero: rows that are not puzzles
+        if not len(at):
+            return _NONE, _NONE
+        at = at[np.argsort(keys[at, 0], kind="stable")]  # by first half, then by row
+        first, second = keys[at, 0], keys[at, 1]
+        alike = first[1:] == first[:-1]
+        apart = second[1:] != second[:-1]
+        if (alike & apart).any():  # first halves alike, second apart (rare): by both
+            at = at[np.lexsort((at, second, first))]
+            first, second = keys[at, 0], keys[at, 1]
+            alike, apart = first[1:] == first[:-1], second[1:] != second[:-1]
+        lead = np.ones(len(at), dtype=np.bool_)  # a key's first row in this batch
+        lead[1:] = ~alike | apart
+        group = np.cumsum(lead) - 1  # each row's key, among the batch's distinct keys
+        first, second = first[lead], second[lead]
+        first_rows = np.empty(len(first), dtype=np.int64)
+        known = np.zeros(len(first), dtype=np.bool_)
+        # the batch's keys are sorted: each shard's are one slice of them
+        shard = (first >> np.uint64(64 - _SHARD_BITS)).astype(np.intp)
+        bounds = np.searchsorted(shard, np.arange((1 << _SHARD_BITS) + 1)).tolist()
+        for s, runs in enumerate(self._shards):
+            lo, hi = bounds[s], bounds[s + 1]
+            if hi == lo:
+                continue
+            seen = _lookup(runs, first[lo:hi], second[lo:hi])
+            known[lo:hi] = seen >= 0
+            first_rows[lo:hi] = np.where(seen >= 0, seen, start_row + at[lead][lo:hi])
+            new = seen < 0
+            _insert(runs, first[lo:hi][new], second[lo:hi][new], first_rows[lo:hi][new])
+        repeat = ~lead | known[group]
+        of = np.full(len(keys), -1, dtype=np.int64)  # by row: no sort to put them back
+        of[at[repeat]] = first_rows[group[repeat]]
+        rows = np.flatnonzero(of >= 0)
+        return start_row + rows, of[rows]
 
 
-def _repeats_in_groups(
-    row: np.ndarray, second: np.ndarray, group: np.ndarray, groups: int
-) -> tuple[np.ndarray, np.ndarray]:
-    """`DuplicateIndex.duplicates` of the rows that share a first half with another: `row`
-    ascending, `second` their keys' second halves, `group` the index of their first half
-    among the `groups` shared ones. Each group's first row leads it; a row with the lead's
-    second half repeats the lead (no sort: one pass, in row order). A row whose second half
-    differs (a 1-in-2^63 event for two different puzzles; tests force it) is settled by
-    sorting those few rows on both halves."""
-    position = np.arange(len(row))
-    lead = np.full(groups, len(row), dtype=np.int64)
-    np.minimum.at(lead, group, position)  # the first (lowest) row of each group
-    lead = lead[group]
-    alike = second == second[lead]
-    later = alike & (lead != position)
-    rows, first_rows = row[later], row[lead[later]]
-    apart = np.flatnonzero(~alike)
-    if not len(apart):
-        return rows, first_rows
-    order = np.lexsort((row[apart], second[apart], group[apart]))  # rows ascending in a tie
-    apart = apart[order]
-    same = np.zeros(len(apart), dtype=np.bool_)
-    same[1:] = (group[apart][1:] == group[apart][:-1]) & (second[apart][1:] == second[apart][:-1])
-    start = np.maximum.accumulate(np.where(same, 0, np.arange(len(apart))))
-    rows = np.concatenate([rows, row[apart][same]])
-    first_rows = np.concatenate([first_rows, row[apart][start][same]])
-    by_row = np.argsort(rows, kind="stable")
-    return rows[by_row], first_rows[by_row]
+def _lookup(runs: list[Run], first: np.ndarray, second: np.ndarray) -> np.ndarray:
+    """The first row of each key (`first`, `second`: its halves, ascending by first half)
+    seen before (kept in `runs`), else -1."""
+    found = np.full(len(first), -1, dtype=np.int64)
+    for halves, others, rows in runs:
+        at = np.searchsorted(halves, first).clip(max=len(halves) - 1)
+        hit = halves[at] == first
+        same = hit & (others[at] == second)
+        found[same] = rows[at[same]]
+        for i in np.flatnonzero(hit & ~same).tolist():  # first halves alike: rare
+            end = np.searchsorted(halves, first[i], "right")
+            alike = np.flatnonzero(others[at[i] : end] == second[i])
+            if len(alike):
+                found[i] = rows[at[i] + alike[0]]
+    return found
+
+
+def _insert(runs: list[Run], first: np.ndarray, second: np.ndarray, rows: np.ndarray) -> None:
+    """Keys seen for the first time (sorted by first half) as a run of `runs`; runs of like
+    size merged, so that each is at most half the one before it."""
+    if not len(first):
+        return
+    if rows[-1] <= _INT32_MAX:  # rows as 4 bytes while they fit
+        rows = rows.astype(np.int32)
+    runs.append((first, second, rows))
+    while len(runs) > 1 and len(runs[-2][0]) <= 2 * len(runs[-1][0]):
+        b = list(runs.pop())
+        a = list(runs.pop())
+        runs.append(_merged(a, b))
+
+
+def _merged(a: list[np.ndarray], b: list[np.ndarray]) -> Run:
+    """Two runs sorted by first half (their halves and first rows), as one: each element's
+    place found by a binary search in the other run (ties: `a`'s first), no sort; a column of
+    the two let go as soon as it is merged."""
+    to_a = np.arange(len(a[0])) + np.searchsorted(b[0], a[0], "left")
+    to_b = np.arange(len(b[0])) + np.searchsorted(a[0], b[0], "right")
+    merged = []
+    for i in range(len(a)):
+        out = np.empty(len(a[i]) + len(b[i]), dtype=np.result_type(a[i], b[i]))
+        out[to_a] = a[i]
+        out[to_b] = b[i]
+        a[i] = b[i] = _NONE  # the caller holds no other reference
+        merged.append(out)
+    return tuple(merged)
 
 
 class Repeats(NamedTuple):
-    """The rows that repeat an earlier row's puzzle, and the rows they repeat (ascending by
-    row): exactly (`duplicate`) and up to symmetry (`symmetry_duplicate`: the same canonical
-    form, where the first such row is not already the row it repeats exactly)."""
+    """Rows that repeat an earlier row's puzzle, and the rows they repeat (ascending by row):
+    exactly (`duplicate`) and up to symmetry (`symmetry_duplicate`: the same canonical form,
+    where the first such row is not already the row it repeats exactly)."""
 
     rows: np.ndarray
     first_rows: np.ndarray
-    symmetric_rows: np.ndarray
-    symmetric_first_rows: np.ndarray
+    symmetric_rows: np.ndarray = _NONE
+    symmetric_first_rows: np.ndarray = _NONE
 
     def kinds(self) -> list[tuple[str, np.ndarray, np.ndarray]]:
         """(finding code, rows, first rows) of each kind."""
@@ -179,23 +204,24 @@ class Repeats(NamedTuple):
         """Whether any row repeats an earlier one, exactly or up to symmetry."""
         return len(self.rows) + len(self.symmetric_rows) > 0
 
-    def first_rows_needed(self) -> np.ndarray:
-        """Every row repeated by a later one, ascending and distinct."""
-        return np.unique(np.concatenate([self.first_rows, self.symmetric_first_rows]))
 
+class RepeatFinder:
+    """The repeats of a file's rows, batch by batch as they come, from the keys of their
+    puzzles and (`symmetry`) of their canonical forms."""
 
-def find_repeats(exact: DuplicateIndex, symmetric: DuplicateIndex | None = None) -> Repeats:
-    """The repeats of a file from the keys of its puzzles and (when checked) of their
-    canonical forms."""
-    rows, first_rows = exact.duplicates()
-    if symmetric is None:
-        none = np.zeros(0, dtype=np.int64)
-        return Repeats(rows, first_rows, none, none)
-    srows, sfirst = symmetric.duplicates()
-    at = np.searchsorted(rows, srows).clip(max=max(len(rows) - 1, 0))
-    if len(rows):
-        exact_first = np.where(rows[at] == srows, first_rows[at], -1)
-    else:
-        exact_first = np.full(len(srows), -1, dtype=np.int64)
-    keep = sfirst != exact_first
-    return Repeats(rows, first_rows, srows[keep], sfirst[keep])
+    def __init__(self, symmetry: bool = False) -> None:
+        self.exact = DuplicateIndex()
+        self.forms = DuplicateIndex() if symmetry else None
+
+    def add(self, start_row: int, keys: np.ndarray, forms: np.ndarray | None = None) -> Repeats:
+        rows, first_rows = self.exact.add(start_row, keys)
+        if self.forms is None or forms is None:
+            return Repeats(rows, first_rows)
+        srows, sfirst = self.forms.add(start_row, forms)
+        at = np.searchsorted(rows, srows).clip(max=max(len(rows) - 1, 0))
+        if len(rows):
+            exact_first = np.where(rows[at] == srows, first_rows[at], -1)
+        else:
+            exact_first = np.full(len(srows), -1, dtype=np.int64)
+        keep = sfirst != exact_first
+        return Repeats(rows, first_rows, srows[keep], sfirst[keep])

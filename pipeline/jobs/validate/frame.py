@@ -15,7 +15,7 @@ from pipeline.io.frames import ColumnNames, PuzzleInput, frame_columns, frame_tw
 from pipeline.jobs.validate.batch import ValidateOptions, validate_record_batch
 from pipeline.jobs.validate.catalogue import findings_schema, sort_findings
 from pipeline.jobs.validate.checks import duplicate_findings
-from pipeline.jobs.validate.duplicates import DuplicateIndex, find_repeats
+from pipeline.jobs.validate.duplicates import RepeatFinder
 from pipeline.jobs.validate.leaks import LeakAudit, Mapper, Task
 from pipeline.run.executors import ThreadExecutor
 from pipeline.run.pool import chunk_rows, map_chunks
@@ -97,7 +97,8 @@ def _validate(
     batch: pa.RecordBatch, options: ValidateOptions, workers: int | None, audit: LeakAudit | None
 ) -> pl.DataFrame:
     """The findings of every row of `batch`, duplicates and leaks included, sorted by row."""
-    index, forms = DuplicateIndex(), DuplicateIndex() if options.symmetry else None
+    repeats = RepeatFinder(options.symmetry)
+    ids = optional_column(batch, "id")
     tables = []
     if audit is not None:
         audit = LeakAudit([i.input for i in audit.index.inputs], audit.tasks)  # a fresh one
@@ -108,9 +109,10 @@ def _validate(
             if executor is not None:
                 executor.close()
     for report in map_chunks(validate_record_batch, batch, workers, options):
-        index.add(report.start, report.keys)
-        if forms is not None and report.forms is not None:
-            forms.add(report.start, report.forms)
+        found = repeats.add(report.start, report.keys, report.forms)
+        for code, rows, first in found.kinds():
+            own, of = (None, None) if ids is None else (ids.take(rows), ids.take(first))
+            tables.append(duplicate_findings(rows, first, own, of, code))
         if audit is not None:
             audit.add_test(report.start, report.forms, report.packed, report.pencilmarks)
         tables.append(report.findings)
@@ -121,14 +123,9 @@ def _validate(
         finally:
             if executor is not None:
                 executor.close()
-        ids = optional_column(batch, "id")
         tables.append(
             leaks.findings(0, len(leaks.rows), None if ids is None else ids.take(leaks.rows))
         )
-    ids = optional_column(batch, "id")
-    for code, rows, first in find_repeats(index, forms).kinds():
-        own, of = (None, None) if ids is None else (ids.take(rows), ids.take(first))
-        tables.append(duplicate_findings(rows, first, own, of, code))
     findings = pl.from_arrow(sort_findings(pa.concat_tables(tables)))
     assert isinstance(findings, pl.DataFrame)
     return findings

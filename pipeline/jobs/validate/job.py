@@ -1,48 +1,42 @@
-"""The validate job: an input file in, one Parquet file of findings out, on all cores.
+"""The validate job: an input file in, one file of findings out, on all cores, in one pass.
 
     summary = validate_file("puzzles.csv")     # -> puzzles.findings.parquet beside the input
     summary.clean                              # no error-level finding
 
 Reads the input as `solve` does (the same job set-up and options), checks each batch on the
-executor's workers: the row checks of `checks`, and a 128-bit key per row for the duplicate
-check, which the parent runs over the whole file at the end (`duplicates`). Each
-batch's findings go to a temporary Arrow stream beside the output as they come, so memory
-stays bounded; at the end they are merged with the duplicate findings, in row order, into the
-output, written atomically (a temporary name, then `os.replace`) with the run's metadata.
-The stream a killed run left (`kill -9`: no cleanup) is deleted by the next run on the output.
+executor's workers (the row checks of `checks`, a 128-bit key per row), and, as each batch
+comes back in order, the parent finds which of its rows repeat an earlier row
+(`duplicates`), puts those findings in place among the batch's (`merge`) and writes them into
+the output (the run loop's `tables` sink: written as they come, put in place whole at the
+end with the run's metadata). Nothing is read twice: the ids a repeat names are the spooled
+ids of the batches before (`merge.SpooledIds`).
 
 With `against` (a leak audit, `leaks`), the training inputs are streamed through the same
-workers before the input and once more after it, for the few rows a leak may copy.
+workers before the input and once more after it, for the few rows a leak may copy; the leaks
+are known only then, so each batch's findings wait in the spool until the leaks are put in
+place among them.
 """
 
-import os
-import tempfile
 from dataclasses import asdict
 from pathlib import Path
 from typing import Unpack
 
-import pyarrow as pa
-
 from pipeline.errors import InputError
-from pipeline.io.inputs import expand, open_inputs
-from pipeline.io.sidecars import SPOOL, clear_stale_temporaries, findings_spool
-from pipeline.io.writers import write_tables
-from pipeline.jobs.validate.batch import (
-    ValidateOptions,
-    validate_record_batch,
-)
+from pipeline.io.inputs import expand, open_names
+from pipeline.jobs import JOBS
+from pipeline.jobs.validate.batch import ValidateOptions, validate_task
 from pipeline.jobs.validate.catalogue import findings_schema
-from pipeline.jobs.validate.duplicates import DuplicateIndex, find_repeats
+from pipeline.jobs.validate.duplicates import RepeatFinder
 from pipeline.jobs.validate.leaks import LeakAudit, check_against, no_leaks
-from pipeline.jobs.validate.merge import merged
+from pipeline.jobs.validate.merge import SpooledIds, batch_findings, with_leaks
 from pipeline.jobs.validate.summary import EXAMPLES, FindingsTally, ValidationSummary
 from pipeline.run.job import DEFAULT_BATCH_SIZE, Job, JobOptions, start_job
 from pipeline.run.loop import running
 
-FINDINGS_SUFFIX = ".findings.parquet"
+JOB = JOBS["validate"]
+FINDINGS_SUFFIX = JOB.suffix
 MINIMAL_BATCH_SIZE = 5_000
 _ROW_GROUP_ROWS = 65_536
-_IPC_OPTIONS = pa.ipc.IpcWriteOptions(compression="lz4")
 
 
 def validate_file(
@@ -78,91 +72,79 @@ def validate_file(
         raise InputError(str(e)) from None
     train_names = expand(against) if against is not None else None
     job = start_job(
-        "validate",
+        JOB,
         input_path,
         output,
-        FINDINGS_SUFFIX,
         options,
         kernels=checks.kernels(),
         batch_size=MINIMAL_BATCH_SIZE if minimal else DEFAULT_BATCH_SIZE,
         passthrough=False,
     )
+    assert job.inputs is not None
     if job.inputs.several:
         raise InputError("validate takes one input at a time")
     audit = None
     if train_names is not None:
         check_against(job.inputs.names, train_names, job.output)
         reading = job.reading.dataset_options() | {"solution_column": None}
-        train = open_inputs(train_names, batch_size=job.batch_size, passthrough=False, **reading)
+        train = open_names(train_names, batch_size=job.batch_size, passthrough=False, **reading)
         audit = LeakAudit(train.names, train.batches)
-    with job.locked():
-        return _run(job, checks, audit)
+    return _run(job, checks, audit)
 
 
 def _run(job: Job, checks: ValidateOptions, audit: LeakAudit | None) -> ValidationSummary:
-    """The validate job, its output locked."""
+    """The validate job, on the run loop."""
+    assert job.inputs is not None
     ds = job.inputs.first
-    schema = findings_schema(ds.schema.field("id").type if ds.id_column is not None else None)
-    spool = job.output or Path(tempfile.gettempdir()) / "stdout"
-    stream = findings_spool(spool)
-    clear_stale_temporaries(spool, (SPOOL,))  # what killed runs left: their PIDs have ended
-    index, tally, batches = DuplicateIndex(), FindingsTally(keep_error_rows=audit is not None), []
-    forms = DuplicateIndex() if checks.symmetry else None
+    id_type = ds.schema.field("id").type if ds.id_column is not None else None
+    tally = FindingsTally(keep_error_rows=audit is not None)
+    repeats = RepeatFinder(checks.symmetry)
     leaks = no_leaks([])
-    try:
-        with running(job) as run:
-            if audit is not None:  # pass 1: the training inputs' form keys
-                audit.build(job.executor.map_ordered)
-            with (
-                pa.OSFile(os.fsencode(stream), "wb") as sink,
-                pa.ipc.new_stream(sink, schema, options=_IPC_OPTIONS) as writer,
-            ):
-                for report in run.map(validate_record_batch, ds.batches(), checks):
-                    index.add(report.start, report.keys)
-                    if forms is not None and report.forms is not None:
-                        forms.add(report.start, report.forms)
-                    if audit is not None:  # pass 2: the input's rows that may leak
-                        audit.add_test(
-                            report.start, report.forms, report.packed, report.pencilmarks
-                        )
-                    tally.add(report.findings, report.clues)
-                    batches.append((report.start, report.rows, report.findings.num_rows > 0))
-                    if report.findings.num_rows:
-                        writer.write_batch(report.findings.to_batches()[0])
-            if audit is not None:  # pass 3: those rows confirmed against the training rows
-                leaks = audit.leaks(job.executor.map_ordered)
-            run.finish()
-            repeats = find_repeats(index, forms)
-            del index, forms
-            rows = batches[-1][0] + batches[-1][1] if batches else 0
-            tally.add_repeats(repeats)
-            tally.add_late("leak", leaks.rows, leaks.findings(0, min(EXAMPLES, len(leaks.rows))))
-            wall = job.wall()
-            summary = tally.summary(
-                input=job.inputs.names[0],
-                output=str(job.target),
-                rows=rows,
-                wall_s=wall,
-                rows_per_s=rows / wall if wall > 0 else 0.0,
-                workers=job.executor.workers,
-                minimal=checks.minimal,
-                against=None if audit is None else audit.summary(leaks),
-            )
-            extra = {} if summary.against is None else {"against": summary.against}
-            summary.metadata = job.metadata(
-                rows,
-                asdict(checks),
-                summary.rows_per_s,
-                findings=summary.findings,
-                levels=summary.levels,
-                **extra,
-            )
-            id_batches = None  # the input read again for the repeats' ids (not a stream: once)
-            id_type = ds.schema.field("id").type if ds.id_column is not None else None
-            if ds.id_column is not None and (repeats.any() or leaks.any()) and not ds.stream:
-                id_batches = ds.batches()
-            findings = merged(stream, batches, repeats, id_batches, id_type, leaks)
-            write_tables(job.target, schema, findings, summary.metadata, _ROW_GROUP_ROWS)
-    finally:
-        stream.unlink(missing_ok=True)
+    with running(job, findings_schema(id_type), group_rows=_ROW_GROUP_ROWS) as run:
+        ids = SpooledIds(run.spool()) if id_type is not None else None
+        held = run.spool() if audit is not None else None  # findings, till the leaks are known
+        batches: list[tuple[int, int, int]] = []  # (first row, rows, number in `held`)
+        if audit is not None:  # pass 1: the training inputs' form keys
+            audit.build(job.executor.map_ordered)
+        for report in run.map(validate_task, run.tasks(), checks):
+            found = repeats.add(report.start, report.keys, report.forms)
+            if ids is not None and report.ids is not None:
+                ids.add(report.start, report.ids)
+            if audit is not None:  # pass 2: the input's rows that may leak
+                audit.add_test(report.start, report.forms, report.packed, report.pencilmarks)
+            tally.add(report.findings, report.clues)
+            tally.add_repeats(found)
+            findings = batch_findings(report, found, ids, id_type)
+            if held is None:
+                run.write(findings)
+            else:
+                batches.append((report.start, report.rows, held.append(findings)))
+        if audit is not None:  # pass 3: those rows confirmed against the training rows
+            leaks = audit.leaks(job.executor.map_ordered)
+        run.finish()
+        if held is not None:  # the leaks put in place, batch by batch
+            for start, rows, number in batches:
+                run.write(with_leaks(held.read(number), start, rows, leaks, ids))
+        tally.add_late("leak", leaks.rows, leaks.findings(0, min(EXAMPLES, len(leaks.rows))))
+        wall, rows = job.wall(), run.read
+        summary = tally.summary(
+            input=job.inputs.names[0],
+            output=str(job.target),
+            rows=rows,
+            wall_s=wall,
+            rows_per_s=rows / wall if wall > 0 else 0.0,
+            workers=job.executor.workers,
+            minimal=checks.minimal,
+            against=None if audit is None else audit.summary(leaks),
+        )
+        extra = {} if summary.against is None else {"against": summary.against}
+        summary.metadata = job.metadata(
+            rows,
+            asdict(checks),
+            summary.rows_per_s,
+            findings=summary.findings,
+            levels=summary.levels,
+            **extra,
+        )
+        run.commit(summary.metadata)
     return summary

@@ -1,81 +1,84 @@
-"""The findings file in row order: each batch's findings, kept in a spool as they came,
-with the duplicate and leak findings (found over the whole file at the end) put in place, and
-the ids of the rows repeated read again from the input, batch by batch, in bounded memory.
-"""
+"""A batch's findings in row order: the row checks' (made by a worker), with the repeats' (found
+by the parent as the batch comes, `duplicates`) and the leaks' (found at the end, `leaks`) put
+in place, each naming the ids of the rows it speaks of.
 
-import os
-from collections.abc import Iterator
-from pathlib import Path
+The ids of earlier rows (the first row a repeat repeats) are read back from the spool the
+parent keeps them in (`SpooledIds`: each batch's ids, on disk, not in memory).
+"""
 
 import numpy as np
 import pyarrow as pa
 
+from pipeline.io.writers import Spool
+from pipeline.jobs.validate.batch import BatchReport
 from pipeline.jobs.validate.catalogue import sort_findings
 from pipeline.jobs.validate.checks import duplicate_findings
 from pipeline.jobs.validate.duplicates import Repeats
 from pipeline.jobs.validate.leaks import Leaks
 
 
-class _FirstIds:
-    """The ids of the rows that later rows repeat, gathered as the input is read again, batch by
-    batch: memory for those ids only, not for every duplicate."""
+class SpooledIds:
+    """Every batch's ids, kept in a spool as the batches come; `of(rows)` reads back those of
+    any rows seen so far (the latest batch's from memory)."""
 
-    def __init__(self, rows: np.ndarray, id_type: pa.DataType) -> None:
-        self.rows = rows  # ascending, distinct
-        self._chunks: list[pa.Array] = [pa.array([], id_type)]
+    def __init__(self, spool: Spool) -> None:
+        self.spool = spool
+        self.starts: list[int] = []
+        self.numbers: list[int] = []
+        self._last: tuple[int, pa.Array] | None = None  # the latest batch: (its number, ids)
 
     def add(self, start: int, ids: pa.Array) -> None:
-        lo, hi = np.searchsorted(self.rows, [start, start + len(ids)])
-        if hi > lo:
-            self._chunks.append(ids.take(pa.array(self.rows[lo:hi] - start)))
+        self.starts.append(start)
+        self.numbers.append(self.spool.append(pa.table({"id": ids})))
+        self._last = (len(self.starts) - 1, ids)
+
+    def _batch(self, b: int) -> pa.Array:
+        if self._last is not None and self._last[0] == b:
+            return self._last[1]
+        return self.spool.read(self.numbers[b]).column(0).combine_chunks()
 
     def of(self, rows: np.ndarray) -> pa.Array:
-        taken = pa.chunked_array(self._chunks).take(pa.array(np.searchsorted(self.rows, rows)))
-        return taken.combine_chunks()
+        """The ids of `rows` (any order, each one a row added before)."""
+        batch = np.searchsorted(np.asarray(self.starts), rows, "right") - 1
+        order = np.argsort(batch, kind="stable")
+        chunks = []
+        for b in np.unique(batch).tolist():
+            wanted = rows[batch == b] - self.starts[b]
+            chunks.append(self._batch(b).take(pa.array(wanted)))
+        if not chunks:
+            return pa.array([], self._batch(0).type if self.starts else pa.null())
+        taken = pa.concat_arrays(chunks)  # grouped by batch: put back in the rows' order
+        return taken.take(pa.array(np.argsort(order, kind="stable")))
 
 
-def merged(
-    stream: Path,
-    batches: list[tuple[int, int, bool]],
-    repeats: Repeats,
-    id_batches: Iterator[pa.RecordBatch] | None,
-    id_type: pa.DataType | None,
-    leaks: Leaks | None = None,
-) -> Iterator[pa.Table]:
-    """The findings of every batch (`start`, `rows`, whether the stream holds findings for it),
-    in order, with the repeats' and `leaks`' findings put in place; `id_batches`: the input
-    read again, for their ids (None: no ids, or an input that cannot be read twice, when
-    `id_type` is the type of the ids left null)."""
-    first_ids: _FirstIds | None = None
-    with pa.OSFile(os.fsencode(stream), "rb") as source:
-        reader = pa.ipc.open_stream(source)
-        for start, rows, stored in batches:
-            ids = None
-            if id_batches is not None:
-                batch = next(id_batches)
-                ids = batch.column(batch.schema.get_field_index("id"))
-                first_ids = first_ids or _FirstIds(repeats.first_rows_needed(), ids.type)
-                first_ids.add(start, ids)
-            parts = [pa.Table.from_batches([reader.read_next_batch()])] if stored else []
-            for code, repeat, first in repeats.kinds():
-                lo, hi = np.searchsorted(repeat, [start, start + rows])
-                if hi == lo:
-                    continue
-                own = of = None
-                if ids is not None and first_ids is not None:
-                    own = ids.take(pa.array(repeat[lo:hi] - start))
-                    of = first_ids.of(first[lo:hi])
-                elif id_type is not None:  # ids that cannot be read again: null
-                    own = pa.nulls(hi - lo, id_type)
-                parts.append(duplicate_findings(repeat[lo:hi], first[lo:hi], own, of, code))
-            if leaks is not None:
-                lo, hi = leaks.in_rows(start, start + rows)
-                if hi > lo:
-                    own = None
-                    if ids is not None:
-                        own = ids.take(pa.array(leaks.rows[lo:hi] - start))
-                    elif id_type is not None:
-                        own = pa.nulls(hi - lo, id_type)
-                    parts.append(leaks.findings(lo, hi, own))
-            if parts:
-                yield sort_findings(pa.concat_tables(parts)) if len(parts) > 1 else parts[0]
+def batch_findings(
+    report: BatchReport, repeats: Repeats, ids: SpooledIds | None, id_type: pa.DataType | None
+) -> pa.Table:
+    """The findings of one batch (`report`), its `repeats` among them, sorted by row."""
+    parts = [report.findings] if report.findings.num_rows else []
+    for code, rows, first in repeats.kinds():
+        if not len(rows):
+            continue
+        own = of = None
+        if ids is not None and report.ids is not None:
+            own = report.ids.take(pa.array(rows - report.start))
+            of = ids.of(first)
+        elif id_type is not None:
+            own = pa.nulls(len(rows), id_type)
+        parts.append(duplicate_findings(rows, first, own, of, code))
+    if len(parts) == 1:
+        return parts[0]
+    if not parts:
+        return report.findings
+    return sort_findings(pa.concat_tables(parts))
+
+
+def with_leaks(
+    findings: pa.Table, start: int, rows: int, leaks: Leaks, ids: SpooledIds | None
+) -> pa.Table:
+    """A batch's findings (`start`, `rows`: its rows) with its `leak` findings put in place."""
+    lo, hi = leaks.in_rows(start, start + rows)
+    if hi == lo:
+        return findings
+    own = ids.of(leaks.rows[lo:hi]) if ids is not None else None
+    return sort_findings(pa.concat_tables([findings, leaks.findings(lo, hi, own)]))
