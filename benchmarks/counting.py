@@ -136,6 +136,7 @@ def main() -> None:
     if args.cpu in os.sched_getaffinity(0):
         os.sched_setaffinity(0, {args.cpu})
     library = tdoku_library()
+    load = os.getloadavg()[0]
     body = table(library, args.repeats, args.limit, args.seed)
     note = "" if library else "\ntdoku's library not found (TDOKU_LIB, TDOKU_BENCH): not run.\n"
     print(note, end="")
@@ -144,7 +145,8 @@ def main() -> None:
         header = (
             f"Measured {stamp} on {machine()} with `python -m benchmarks.counting "
             f"--repeats {args.repeats} --limit {args.limit}` (core {args.cpu}, seed "
-            f"{args.seed}; the machine was shared with other work: compare the ratio).\n\n"
+            f"{args.seed}; load average {load:.2f} at the start, {os.getloadavg()[0]:.2f} at the "
+            "end; the machine was shared with other work: compare the ratio).\n\n"
         )
         write_section(args.write, "counting", header + body + note)
         print(f"updated {args.write}")

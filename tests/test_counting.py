@@ -22,6 +22,7 @@ from pipeline.kernels.checks import (
     first_candidates_clash,
     verify_solutions,
 )
+from pipeline.kernels.fast import _solve_all
 from pipeline.kernels.fast_light import LIGHT_OPEN, search_light
 from pipeline.kernels.fast_load import _load_givens
 from pipeline.kernels.fast_propagate import BOARD_SLOTS, propagate
@@ -364,3 +365,38 @@ def test_puzzles_left_nearly_solved_are_searched_light_and_count_the_same():
     assert found.counts.tolist() == expected and max(expected) > 1
     assert verify_solutions(grids[light], found.solutions).all()
     assert ((found.guesses == found.nodes - 1) & (found.nodes > 1)).all()
+
+
+@njit(cache=True)
+def count_fast(grids: np.ndarray, limit: int, switch_open: int) -> tuple[np.ndarray, ...]:
+    """`fast`'s counts, first solutions and nodes, a board stuck in the full search going light
+    at `switch_open` open cells or fewer once a solution is found (0: never)."""
+    n = len(grids)
+    outs = (np.zeros(n, np.int8), np.zeros((n, 81), np.uint8), np.zeros(n, np.int64),
+            np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros(n, np.int64))  # fmt: skip
+    puzzles = (grids, np.zeros((1, 81), np.uint16), 0)
+    seconds = np.zeros((1, 81), np.uint8)
+    _solve_all(puzzles, np.zeros(n, np.bool_), limit, 0, switch_open, outs, seconds, 0,
+               np.zeros(1, np.int64), 0)  # fmt: skip
+    return outs[5], outs[1], outs[2]
+
+
+def test_counting_goes_light_below_the_first_solution_and_counts_the_same():
+    """Counting beyond 2, a puzzle searched in full goes light where few cells are left open,
+    once it has a solution: the counts are the reference counter's, the first solution is the
+    one the search to 2 finds, and the search is not the one that never switches."""
+    grids = blanked(31, 12, 56)
+    full = ~searched_light(grids)  # the others are light from the root
+    assert full.sum() >= 6
+    limit = 1000
+    counts, firsts, nodes = count_fast(grids, limit, LIGHT_OPEN)
+    found = solve_grids(grids, solutions=limit)
+    assert (found.counts == counts).all() and (found.nodes == nodes).all()  # what solve does
+    expected = [count_reference(plain_candidates(g), limit) for g in grids]
+    assert counts.tolist() == expected and len(set(expected)) > 3
+    assert (firsts == solve_grids(grids, solutions=2).solutions).all()
+    never_counts, never_firsts, never_nodes = count_fast(grids, limit, 0)
+    assert (never_counts == counts).all() and (never_firsts == firsts).all()
+    assert (never_nodes[full] != nodes[full]).sum() >= 3 and (
+        never_nodes[~full] == nodes[~full]
+    ).all()

@@ -5,7 +5,7 @@ Counting, the same for every strategy, so that reports compare strategies honest
 * A **node** is a board state the search examines: the root (the givens, after whatever
   propagation the strategy does) counts as one node, and every *choice* the search makes
   creates one more: a digit placed in a cell (`backtrack`, `mrv`), or one way of a branch
-  (`fast`: a digit's first configuration in a band or stack, then all the others; on puzzles it
+  (`fast`: a digit's first configuration in a band or stack, then all the others; where it
   searches light, a digit in a cell, then the cell without it). What propagation forces
   (naked or hidden singles and the like) is not a node.
 * A **guess** is a choice made where there were two or more ways: a digit placed at a cell

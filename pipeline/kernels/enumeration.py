@@ -1,12 +1,14 @@
 """Every solution of a puzzle, a chunk at a time, in bounded memory however many there are.
 
-The search is the `fast` strategy's (`pipeline.kernels.fast`): the same board, propagation and
-branching, so the solutions come in one fixed order (the search's), the same in every run and
-for every chunk size. The kernel is *resumable*: its whole state, the explicit stack of boards
-(each with the other way of its branch still to try), the depth, the puzzle it is on and how
-many solutions that puzzle has given, lives in arrays the caller keeps between calls. A call
-fills a buffer of up to `chunk` solutions and returns where it stopped; the next call goes on
-from there. Memory: the buffer and 65 boards, whatever the count.
+The search is the `fast` strategy's (`pipeline.kernels.fast`) counting to `limit`: the same
+board, propagation and branching (light below a board with few cells open once a solution is
+found, when `limit` is above 2: `fast._switch`), so the solutions come in one fixed order (the
+search's), the same in every run and for every chunk size. The kernel is *resumable*: its
+whole state, the explicit stack of boards (each with the other way of its branch still to
+try), the depth, the puzzle it is on and how many solutions that puzzle has given, lives in
+arrays the caller keeps between calls. A call fills a buffer of up to `chunk` solutions and
+returns where it stopped; the next call goes on from there. Memory: the buffer and 65 boards,
+whatever the count.
 
 `enumerate_solutions` streams one puzzle's solutions as `(k, 81) uint8` chunks;
 `enumerate_batch` streams many puzzles' (each up to `limit`) as `SolutionChunk`s that say
@@ -22,8 +24,9 @@ import numpy as np
 from pipeline.compiled import kernel
 from pipeline.kernels.bits import unowned
 from pipeline.kernels.candidates import as_candidates
-from pipeline.kernels.fast import CHOICE, MAX_DEPTH, _restrict, _write_solution
-from pipeline.kernels.fast_light import search_light, step
+from pipeline.kernels.fast import CHOICE, MAX_DEPTH, NEVER, _restrict, _switch, _write_solution
+from pipeline.kernels.fast_board import FIELD
+from pipeline.kernels.fast_light import choose_light, open_cells, search_light, step
 from pipeline.kernels.fast_load import _load_candidates, _load_givens
 from pipeline.kernels.fast_propagate import BOARD_SLOTS, COMPLETE, CONTRADICTION, STUCK, propagate
 from pipeline.kernels.registry import MAX_NODES
@@ -36,7 +39,7 @@ RESUME = 2  # 1: the board at DEPTH was a solution already written; back up from
 FOUND = 3  # solutions of this row written so far
 NODES = 4  # nodes this row's search has visited so far
 KEEP = 5  # scratch (see the end of the kernel)
-LIGHT = 6  # 1: this row's search below the root is light (`fast_light`)
+LIGHT_DEPTH = 6  # the search is light from this depth on (`fast_light`; NEVER: not light)
 STATUS = 7
 
 
@@ -87,7 +90,8 @@ def enumerate_kernel(
     resume = status[RESUME]
     found = status[FOUND]
     nodes = status[NODES]
-    light = status[LIGHT]
+    light_depth = status[LIGHT_DEPTH]
+    switch_open = _switch(limit)
     written = 0
     while i < n and written < room:
         if resume:
@@ -107,7 +111,7 @@ def enumerate_kernel(
                 i += 1
                 continue
             state = propagate(board, np.int64((1 << 27) - 1), fields, choice)
-            light = search_light(board, state, choice)
+            light_depth = 0 if search_light(board, state, choice) else NEVER
             depth = 0
             found = 0
             nodes = 1
@@ -131,16 +135,22 @@ def enumerate_kernel(
                     done = True
                     break
                 nodes += 1
+                if found and depth < light_depth and switch_open > 0:  # as `fast` counts
+                    still_open = open_cells(board)
+                    if still_open <= switch_open and depth + still_open <= MAX_DEPTH:
+                        if choose_light(board, choice):
+                            light_depth = depth
                 board[BOARD_SLOTS] = choice[0]  # the other way, for when we back up
                 for k in range(1, 4):
                     board[BOARD_SLOTS + k] = choice[3 + k]
+                slots = FIELD if depth >= light_depth else BOARD_SLOTS  # as `fast` copies
                 depth += 1
                 child = boards[depth]
-                for k in range(BOARD_SLOTS):
+                for k in range(slots):
                     child[k] = board[k]
                 board = child
                 dirty = _restrict(board, choice[0], choice[1], choice[2], choice[3])
-                state = step(board, dirty, light, fields, choice)
+                state = step(board, dirty, depth >= light_depth, fields, choice)
                 continue
             if depth == 0:
                 done = True
@@ -151,10 +161,12 @@ def enumerate_kernel(
                 break
             nodes += 1
             depth -= 1
+            if depth < light_depth:
+                light_depth = NEVER
             board = boards[depth]
             dirty = _restrict(board, board[BOARD_SLOTS], board[BOARD_SLOTS + 1],
                               board[BOARD_SLOTS + 2], board[BOARD_SLOTS + 3])  # fmt: skip
-            state = step(board, dirty, light, fields, choice)
+            state = step(board, dirty, depth >= light_depth, fields, choice)
         if done:
             i += 1
             found = 0
@@ -163,7 +175,7 @@ def enumerate_kernel(
     status[RESUME] = resume
     status[FOUND] = found
     status[NODES] = nodes
-    status[LIGHT] = light
+    status[LIGHT_DEPTH] = light_depth
     # Do not remove: keeps the owners of the `unowned` views alive until here (see fast.py).
     status[KEEP] = fields_owner[0] + choice_owner[0] + placed_owner[0]
     return written

@@ -30,7 +30,8 @@ Propagation (`fast_propagate.propagate`): band updates, naked singles, the colum
 each fixed point the triads rule across digits, which also picks the branch. A root left stuck
 with at most `fast_light.LIGHT_OPEN` (47) open cells has the search below it light
 (`fast_light.light_propagate`), which picks a bivalue cell instead: its first candidate there,
-or not.
+or not. Counting beyond 2, once a solution is found, a board stuck in the full search with at
+most as many open cells goes light the same way, for the branches below it (`_switch`).
 
 Branching: a digit's triads in a band (or stack) form one of six configurations; the search tries
 the digit's first remaining configuration there, then (after backing up) all the others at once,
@@ -55,8 +56,9 @@ import numpy as np
 from pipeline.compiled import kernel, kernel_part
 from pipeline.kernels.bits import lowest_bit_index, now_ns, unowned
 from pipeline.kernels.codes import INVALID, LIMIT, MULTIPLE, SOLVED, UNSOLVABLE
+from pipeline.kernels.fast_board import FIELD
 from pipeline.kernels.fast_count import count_rectangle
-from pipeline.kernels.fast_light import search_light, step
+from pipeline.kernels.fast_light import LIGHT_OPEN, choose_light, open_cells, search_light, step
 from pipeline.kernels.fast_load import _load_candidates, _load_givens
 from pipeline.kernels.fast_propagate import BOARD_SLOTS, COMPLETE, STUCK, propagate
 
@@ -64,6 +66,21 @@ from pipeline.kernels.fast_propagate import BOARD_SLOTS, COMPLETE, STUCK, propag
 # search) places a digit in one of at most 47 open cells
 MAX_DEPTH = 64
 CHOICE = 7  # digit, three band masks of the first way, three of the other
+SWITCH_OPEN = LIGHT_OPEN  # see `_switch`
+NEVER = MAX_DEPTH + 1  # `light_depth` of a search that is not light
+
+
+@kernel_part
+def _switch(max_solutions: int) -> int:
+    """Open cells at or below which a board stuck in the full search, once a solution is found,
+    goes light for the branches below it (0: never).
+
+    Counting beyond 2 only: counting 17-clue puzzles with two clues removed (10,000 solutions
+    each) 1.26x as fast at 20 open cells, 1.44x at 30, 1.51-1.54x at 40-64, same nodes or
+    fewer; proving a first solution unique (to 2) the hard sets lose (0.83-0.88x at 47, within
+    5% either way at 15-35). After the first solution only, so that it stays the one the search
+    to 2 finds."""
+    return SWITCH_OPEN if max_solutions > 2 else 0
 
 
 @kernel_part
@@ -98,6 +115,7 @@ def _solve_one(
     from_candidates: int,
     max_solutions: int,
     max_nodes: int,
+    switch_open: int,
     boards: np.ndarray,
     fields: np.ndarray,
     choice: np.ndarray,
@@ -113,7 +131,7 @@ def _solve_one(
     there (digit and three band masks), still to try. Branching copies the board one level
     down and narrows the copy; backing up narrows the board left above with the other way:
     one copy per branch point. The puzzle is `givens`, or `candidates` when `from_candidates`
-    (`placed`: scratch for them).
+    (`placed`: scratch for them). `switch_open`: see `_switch`.
 
     Counting beyond 2, once two solutions are written, a board stuck on a deadly rectangle
     has its two solutions counted at once (`fast_count.count_rectangle`) and the search backs
@@ -128,7 +146,8 @@ def _solve_one(
     # Every (digit, band) dirty, as an int64 variable: a literal here would have numba compile
     # `propagate` and `_update_bands` a second time for it (0.6 s more on the first run).
     state = propagate(board, np.int64((1 << 27) - 1), fields, choice)
-    light = search_light(board, state, choice)  # 1: the search below the root is light
+    # the search is light at depths from `light_depth` on (the root's, or where it switched)
+    light_depth = 0 if search_light(board, state, choice) else NEVER
     nodes = 1
     guesses = 0
     branches = 0
@@ -155,12 +174,19 @@ def _solve_one(
                 if max_nodes > 0 and nodes >= max_nodes:
                     verdict = LIMIT
                     break
+                if found and depth < light_depth and switch_open > 0:
+                    still_open = open_cells(board)
+                    if still_open <= switch_open and depth + still_open <= MAX_DEPTH:
+                        if choose_light(board, choice):
+                            light_depth = depth
                 board[BOARD_SLOTS] = choice[0]  # the other way, for when we back up
                 for k in range(1, 4):
                     board[BOARD_SLOTS + k] = choice[3 + k]
+                # a light search keeps no triad patterns (FIELD slots): not copied
+                slots = FIELD if depth >= light_depth else BOARD_SLOTS
                 depth += 1
                 child = boards[depth]
-                for k in range(BOARD_SLOTS):
+                for k in range(slots):
                     child[k] = board[k]
                 board = child
                 branches += 1
@@ -175,13 +201,15 @@ def _solve_one(
                 verdict = LIMIT
                 break
             depth -= 1
+            if depth < light_depth:
+                light_depth = NEVER
             board = boards[depth]
             nodes += 1
             guesses += 1
             dirty = _restrict(board, board[BOARD_SLOTS], board[BOARD_SLOTS + 1],
                               board[BOARD_SLOTS + 2], board[BOARD_SLOTS + 3])  # fmt: skip
         # One call site below the root: `step` is inlined here once.
-        state = step(board, dirty, light, fields, choice)
+        state = step(board, dirty, depth >= light_depth, fields, choice)
     if verdict != LIMIT:
         verdict = UNSOLVABLE if found == 0 else SOLVED if found == 1 else MULTIPLE
     if found < 2:  # zeros where no solution was found, whatever the caller left there
@@ -211,7 +239,8 @@ def solve_kernel(
     branches = np.zeros(1, dtype=np.int64)  # scratch: branch points are dropped
     results = (verdicts, solutions, nodes, guesses, solve_ns, counts)
     puzzles = (grids, np.zeros((1, 81), dtype=np.uint16), 0)
-    _solve_all(puzzles, skip, max_solutions, max_nodes, results, seconds, 0, branches, 0)
+    switch = _switch(max_solutions)
+    _solve_all(puzzles, skip, max_solutions, max_nodes, switch, results, seconds, 0, branches, 0)
 
 
 @kernel
@@ -233,7 +262,8 @@ def solve_candidates_kernel(
     branches = np.zeros(1, dtype=np.int64)
     results = (verdicts, solutions, nodes, guesses, solve_ns, counts)
     puzzles = (np.zeros((1, 81), dtype=np.uint8), candidates, 1)
-    _solve_all(puzzles, skip, max_solutions, max_nodes, results, seconds, 0, branches, 0)
+    switch = _switch(max_solutions)
+    _solve_all(puzzles, skip, max_solutions, max_nodes, switch, results, seconds, 0, branches, 0)
 
 
 @kernel
@@ -254,7 +284,7 @@ def two_solutions_kernel(
     branches = np.zeros(1, dtype=np.int64)  # scratch: branch points are dropped
     results = (verdicts, solutions, nodes, guesses, solve_ns, counts)
     puzzles = (grids, np.zeros((1, 81), dtype=np.uint16), 0)
-    _solve_all(puzzles, skip, 2, max_nodes, results, seconds, 1, branches, 0)
+    _solve_all(puzzles, skip, 2, max_nodes, _switch(2), results, seconds, 1, branches, 0)
 
 
 @kernel
@@ -274,7 +304,7 @@ def two_solutions_candidates_kernel(
     branches = np.zeros(1, dtype=np.int64)
     results = (verdicts, solutions, nodes, guesses, solve_ns, counts)
     puzzles = (np.zeros((1, 81), dtype=np.uint8), candidates, 1)
-    _solve_all(puzzles, skip, 2, max_nodes, results, seconds, 1, branches, 0)
+    _solve_all(puzzles, skip, 2, max_nodes, _switch(2), results, seconds, 1, branches, 0)
 
 
 @kernel_part
@@ -283,6 +313,7 @@ def _solve_all(
     skip: np.ndarray,
     max_solutions: int,
     max_nodes: int,
+    switch_open: int,
     results: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray],
     seconds: np.ndarray,
     keep_seconds: int,
@@ -322,7 +353,8 @@ def _solve_all(
         second = others[i * keep_seconds]
         verdict, n, g, b, found = _solve_one(
             grids[i * grid_row], candidates[i * from_candidates], from_candidates,
-            max_solutions, max_nodes, boards, fields, choice, firsts[i], second, placed,
+            max_solutions, max_nodes, switch_open, boards, fields, choice, firsts[i], second,
+            placed,
         )  # fmt: skip
         end = now_ns(clock)
         solve_ns[i] = end - start
@@ -352,7 +384,9 @@ def _branch_points_kernel(grids: np.ndarray, max_solutions: int, branches: np.nd
     counts = np.zeros(n, dtype=np.int64)
     results = (verdicts, solutions, counts, counts, counts, counts)
     puzzles = (grids, np.zeros((1, 81), dtype=np.uint16), 0)
-    _solve_all(puzzles, skip, max_solutions, 0, results, seconds, 0, branches, 1)
+    _solve_all(
+        puzzles, skip, max_solutions, 0, _switch(max_solutions), results, seconds, 0, branches, 1
+    )
 
 
 def branch_points(grids: np.ndarray, max_solutions: int = 2) -> np.ndarray:

@@ -19,8 +19,10 @@ among each band's first open cell.
 
 Which puzzles: after the full propagation at the root (`fast_propagate.propagate`, which
 solves most easy puzzles without a guess), a puzzle stuck with at most `LIGHT_OPEN` open cells
-is searched light. Measured per puzzle on the public sets (best of 5, one core, AMD EPYC, time
-to count 2 solutions, grouped by the open cells at the root): light is 0.66-0.87x the full
+is searched light; counting beyond 2, so is the part of a full search below a board stuck
+with at most `LIGHT_OPEN` open cells once a solution is found (`fast._switch`). Measured per
+puzzle on the public sets (best of 5, one core, AMD EPYC, time to count 2 solutions, grouped
+by the open cells at the root): light is 0.66-0.87x the full
 search's time on serg_benchmark at every count from 30 to 47 (its puzzles all have several
 solutions; both searches need the same nodes, light's are cheaper), and 1.01-1.09x on 17-clue
 puzzles up to 47 (more nodes: 4.8 against 3.7 at 27-29 open cells); from 48 open cells up
@@ -167,8 +169,15 @@ def light_propagate(board: np.ndarray, dirty: int, choice: np.ndarray) -> int:
 
 
 @kernel_part
-def _root_choose(board: np.ndarray, choice: np.ndarray) -> bool:
+def choose_light(board: np.ndarray, choice: np.ndarray) -> bool:
+    """The light branch of a board stuck in full propagation, in `choice` (see `_light_choose`)."""
     return _light_choose(board, choice)
+
+
+@inline_part
+def open_cells(board: np.ndarray) -> int:
+    """The board's cells not placed yet."""
+    return popcount(board[UNSOLVED]) + popcount(board[UNSOLVED + 1]) + popcount(board[UNSOLVED + 2])
 
 
 @inline_part
@@ -177,10 +186,9 @@ def search_light(board: np.ndarray, state: int, choice: np.ndarray) -> int:
     searched light (its branch then written to `choice` anew), else 0."""
     if state != STUCK:
         return 0
-    open_cells = popcount(board[UNSOLVED]) + popcount(board[UNSOLVED + 1])
-    if open_cells + popcount(board[UNSOLVED + 2]) > LIGHT_OPEN:
+    if open_cells(board) > LIGHT_OPEN:
         return 0
-    return 1 if _root_choose(board, choice) else 0
+    return 1 if choose_light(board, choice) else 0
 
 
 @inline_part
