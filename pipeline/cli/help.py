@@ -115,7 +115,7 @@ def bounds(declared: Declared) -> tuple[int, int]:
     return (INT64[0] if low is None else low, INT64[1] if high is None else high)
 
 
-def _out_of_bounds(declared: Declared, value: Any) -> str | None:
+def _out_of_bounds(declared: Declared, value: Any, undeclared_only: bool = False) -> str | None:
     """Why a whole number given to an `int` parameter is out of its bounds (in Typer's words),
     or None. Typer checks the bounds a parameter declares, but takes any size of number where
     it declares none: a number past int64 then failed deep in the job, with a traceback."""
@@ -128,9 +128,12 @@ def _out_of_bounds(declared: Declared, value: Any) -> str | None:
     else:
         return None
     low, high = bounds(declared)
-    if number > high:
+    if undeclared_only:  # click checks the declared bounds itself, in its words
+        low = INT64[0] if declared.setting("min") is None else None
+        high = INT64[1] if declared.setting("max") is None else None
+    if high is not None and number > high:
         return f"Input should be less than or equal to {high}"
-    if number < low:
+    if low is not None and number < low:
         return f"Input should be greater than or equal to {low}"
     return None
 
@@ -189,8 +192,12 @@ def _plain_conversions(params: list[Any], declared: dict[str, Declared]) -> None
     `process_value`), where Typer would convert them with pydantic (Typer 0.29 on: its
     parameters have no click `type`); what is not plain goes to Typer as before."""
     for param in params:
-        if getattr(param, "type", None) is not None or "process_value" in vars(param):
-            continue  # click's types convert it (Typer before 0.29), or it is done already
+        if "process_value" in vars(param):
+            continue  # done already
+        if getattr(param, "type", None) is not None:  # click's types convert it (Typer < 0.29)
+            if (own := declared.get(param.name)) is not None:  # int64's bounds all the same
+                param.process_value = _bounded_first(param, own)
+            continue
         own = declared.get(param.name)
         if own is None and getattr(param, "is_flag", False):
             own = Declared(bool, None)  # Typer's own flags (--install-completion)
@@ -206,13 +213,7 @@ def _plain_first(param: Any, declared: Declared) -> Any:
         if value is None:  # not given, no default: as Typer has it
             plain = () if many else None
         elif (why := _out_of_bounds(declared, value)) is not None:
-            names = (
-                param.opts
-                if param.param_type_name == "option"
-                else [param.metavar or param.name.upper()]
-            )
-            hint = " / ".join(f"'{name}'" for name in names)
-            raise click.BadParameter(why, ctx=ctx, param_hint=hint)
+            _refuse(param, ctx, why)
         else:
             plain = _plain_value(declared, value)
         if plain is _UNSURE or (param.required and param.value_is_missing(plain)):
@@ -222,6 +223,29 @@ def _plain_first(param: Any, declared: Declared) -> Any:
         return plain
 
     return process_value
+
+
+def _bounded_first(param: Any, declared: Declared) -> Any:
+    """Click's own conversion (Typers before 0.29), after the bounds check of `_plain_first`:
+    click's INT takes any size of number where no bound is declared."""
+    click_own = param.process_value
+
+    def process_value(ctx: Any, value: Any) -> Any:
+        why = None if value is None else _out_of_bounds(declared, value, undeclared_only=True)
+        if why is not None:
+            _refuse(param, ctx, why)
+        return click_own(ctx, value)
+
+    return process_value
+
+
+def _refuse(param: Any, ctx: Any, why: str) -> None:
+    """A usage error naming the parameter, as click says its own."""
+    names = (
+        param.opts if param.param_type_name == "option" else [param.metavar or param.name.upper()]
+    )
+    hint = " / ".join(f"'{name}'" for name in names)
+    raise click.BadParameter(why, ctx=ctx, param_hint=hint)
 
 
 def _usage_error_in_one_line(e: Exception, command: str) -> None:
