@@ -124,6 +124,39 @@ def test_kernels_not_cached_are_spread_over_the_cores_each_compiled_once(monkeyp
     assert warmup.lanes(bench) == [["fast", "mrv", "clash"]]
 
 
+def test_a_kernel_made_of_parts_compiles_in_their_lane_right_after_them(monkeypatch, tmp_path):
+    """A first `split` waited for both lanes before it compiled the canonical kernel (11.5 s,
+    2-core Intel Xeon): now it follows its two searches in their lane, beside the solver's;
+    the rating, whose parts are spread over both lanes, still waits for them."""
+    import pipeline.compiled as compiled
+    from pipeline.run import warmup
+
+    monkeypatch.setattr(compiled, "kernel_cached", lambda module, name: False)
+    monkeypatch.setattr(compiled, "_ROOT", tmp_path)
+    monkeypatch.setattr(warmup, "_cores", lambda: 2)
+
+    plan = warmup.lanes(("two_solutions", "clash", "verify", "canonical"))
+    home = next(lane for lane in plan if "canonical" in lane)
+    assert {"canonical_search", "canonical_full"} <= set(home) and home[-1] == "canonical"
+    assert not any("canonical" in lane for lane in plan if lane is not home)
+    rating = warmup.lanes(("fast", "clash", "rating"))
+    assert not any("rating" in lane for lane in rating)  # after its lanes, in `warm`
+
+
+def test_the_notice_of_a_first_split_gives_the_whole_works_estimate(tmp_path):
+    """Its first compile is a helper of the canonical kernel (`new_scratch`), none of the
+    kernels the work listed: the notice gave that helper's 3 s for a 10 s wait."""
+    import re
+
+    env = environment(XDG_CACHE_HOME=str(tmp_path / "cache"))
+    done = subprocess.run([*COMMAND, "split", SAMPLE, "-o", tmp_path / "splits"], env=env,
+                          capture_output=True, text=True, timeout=600)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    said = re.search(r"about (\d+) s", done.stderr)
+    assert said is not None, done.stderr
+    assert int(said.group(1)) >= 6, done.stderr
+
+
 def _lane_count_with_nothing_cached(folder: str) -> int:
     """(Run in a pool's process, whose globals it changes.)"""
     import pipeline.compiled as compiled
@@ -277,6 +310,31 @@ def test_compiling_ahead_is_one_process_at_a_time_and_the_command_lines_alone(tm
     # from Python (a notebook's call), never: only the command line starts one
     assert compile_ahead.ENABLED is False
     assert compile_ahead.start_compiling_ahead(("fast",)) is False
+
+
+def test_compiling_ahead_takes_only_cpu_time_nothing_else_wants():
+    """Its own session (so that a Ctrl-C of the command spares it) put it in a scheduling
+    group of its own, where its nice 10 counted for nothing: it took half the machine from
+    the command that started it (a first `split` 16.4 s against 11.4 s without it)."""
+    if not sys.platform.startswith("linux"):
+        return
+    probe = (
+        "import os; from pipeline.run.compile_ahead import lowest_priority; lowest_priority(); "
+        "print(os.sched_getscheduler(0) == os.SCHED_IDLE, os.nice(0)); "
+        "print(open('/proc/self/autogroup').read().split()[-1])"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                          check=True, start_new_session=True)  # fmt: skip
+    idle, nice, group_nice = done.stdout.split()
+    assert (idle, nice) == ("True", "19")
+    autogroups = Path("/proc/sys/kernel/sched_autogroup_enabled")
+    if autogroups.exists() and autogroups.read_text().strip() == "1":
+        assert group_nice == "19"
+        # in a session it does not lead (run by hand, or by a test), the group is the
+        # caller's: the test run's own, a terminal's, left as it was
+        ours = Path("/proc/self/autogroup").read_text()
+        subprocess.run([sys.executable, "-c", probe], capture_output=True, check=True)
+        assert Path("/proc/self/autogroup").read_text() == ours
 
 
 PARTS_ONCE = """

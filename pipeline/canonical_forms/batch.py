@@ -23,10 +23,10 @@ from pipeline.canonical_forms.search import (
     read_grid,
     search_form,
 )
-from pipeline.compiled import kernel
+from pipeline.compiled import inline_part, kernel
 
 
-@kernel
+@inline_part
 def _symmetry_of(
     grids: np.ndarray,
     forms: np.ndarray,
@@ -58,7 +58,7 @@ def _symmetry_of(
             next_label += 1
 
 
-@kernel
+@inline_part
 def _forms_from(
     grids: np.ndarray,
     forms: np.ndarray,
@@ -86,7 +86,7 @@ def _forms_from(
     return grids.shape[0]
 
 
-@kernel
+@inline_part
 def _run(grids: np.ndarray, forms: np.ndarray, cells: np.ndarray, relabel: np.ndarray) -> None:
     # int64, not the literals 0 and START_CAPACITY: numba compiled `_forms_from` (the whole
     # search) once for the literals and once more for the numbers that follow
