@@ -18,6 +18,7 @@ by TRAIN's keys (12 bytes a row), not by its rows.
 
 import argparse
 import datetime
+import os
 import tempfile
 from pathlib import Path
 
@@ -72,6 +73,7 @@ def main() -> None:
         out = folder / "findings.parquet"
         common = ("-o", str(out), "--exit-zero", "--quiet", "--workers", str(WORKERS))
         run_cli("validate", str(few_test), "--against", str(few_train), *common)
+        load = os.getloadavg()[0]
         train, test, planted = make_inputs(folder, args.train_rows, args.test_rows)
         wall, peak = run_cli("validate", str(test), "--against", str(train), *common)
         found = pl.read_parquet(out).filter(pl.col("code") == "leak")
@@ -84,7 +86,7 @@ def main() -> None:
     ok = "ok" if wall <= GOAL_S else "MISSED"
     stamp = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
     body = (
-        f"Measured {stamp} on {machine()} (a machine shared with other jobs: noisy) with "
+        f"Measured {stamp} on {machine()} (load average {load:.1f} when it started) with "
         f"`python -m benchmarks.leak_bench --train-rows {args.train_rows} --test-rows "
         f"{args.test_rows}`: `validate TEST --against TRAIN --workers {WORKERS}`, wall time "
         "of the command, start-up included.\n\n"
