@@ -149,10 +149,10 @@ def _source_of(module: str) -> Path | None:
 
 
 # CPU seconds to compile each kernel alone from nothing, in a process of its own (`python -m
-# benchmarks.first_run --kernels`, 2-core machine, docs/BENCHMARKS.md; the solver's kernels
-# and the canonical one as measured on an Intel Xeon, 2026-12-06, the rest earlier): what the
-# notice's estimate adds up. Kernels share parts, compiled once, so a sum errs long. A kernel
-# missing here counts DEFAULT_SECONDS (a test checks that none is).
+# benchmarks.first_run --kernels`, 2-core machine, docs/BENCHMARKS.md; the solver's, the
+# canonical and the rating's kernels as measured on an Intel Xeon, 2026-12-06, the rest
+# earlier): what the notice's estimate adds up. Kernels share parts, compiled once, so a sum
+# errs long. A kernel missing here counts DEFAULT_SECONDS (a test checks that none is).
 COMPILE_SECONDS: dict[tuple[str, str], float] = {
     ("pipeline.kernels.fast", "solve_kernel"): 7.0,
     ("pipeline.kernels.reference", "reference_kernel"): 4.0,  # mrv and backtrack
@@ -164,10 +164,10 @@ COMPILE_SECONDS: dict[tuple[str, str], float] = {
     ("pipeline.canonical_forms.search", "search_form"): 3.5,
     ("pipeline.canonical_forms.full", "full_form"): 3.5,
     ("pipeline.canonical_forms.batch", "canonical_kernel"): 2.0,  # its two searches cached
-    ("pipeline.rating.ladder", "easy_rungs"): 5.0,
-    ("pipeline.rating.ladder", "hard_rungs"): 5.0,
-    ("pipeline.rating.ladder", "grade_kernel"): 3.0,  # its rungs cached: the ladder alone
-    ("pipeline.rating.difficulty", "symmetric_copies"): 1.5,
+    ("pipeline.rating.ladder", "easy_rungs"): 4.0,
+    ("pipeline.rating.ladder", "hard_rungs"): 3.9,
+    ("pipeline.rating.ladder", "grade_kernel"): 1.7,  # its rungs cached: the ladder alone
+    ("pipeline.rating.difficulty", "symmetric_copies"): 2.7,
     ("pipeline.kernels.checks", "_verify_kernel"): 0.7,  # 1.2 s measured under load (x2)
     ("pipeline.symmetry_kernels", "augment_kernel"): 3.5,  # 6.7 s measured under load (x2)
     ("pipeline.kernels.enumeration", "enumerate_kernel"): 3.4,  # one core, under load

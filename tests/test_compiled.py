@@ -127,7 +127,7 @@ def test_kernels_not_cached_are_spread_over_the_cores_each_compiled_once(monkeyp
 def test_a_kernel_made_of_parts_compiles_in_their_lane_right_after_them(monkeypatch, tmp_path):
     """A first `split` waited for both lanes before it compiled the canonical kernel (11.5 s,
     2-core Intel Xeon): now it follows its two searches in their lane, beside the solver's;
-    the rating, whose parts are spread over both lanes, still waits for them."""
+    the rating's ladder alike, after its two halves, unless nothing else is to compile."""
     import pipeline.compiled as compiled
     from pipeline.run import warmup
 
@@ -139,8 +139,13 @@ def test_a_kernel_made_of_parts_compiles_in_their_lane_right_after_them(monkeypa
     home = next(lane for lane in plan if "canonical" in lane)
     assert {"canonical_search", "canonical_full"} <= set(home) and home[-1] == "canonical"
     assert not any("canonical" in lane for lane in plan if lane is not home)
-    rating = warmup.lanes(("fast", "clash", "rating"))
-    assert not any("rating" in lane for lane in rating)  # after its lanes, in `warm`
+    rating = warmup.lanes(("fast", "clash", "rating"))  # the ladder after its two halves
+    home = next(lane for lane in rating if "rating" in lane)
+    assert home.index("rating_easy") < home.index("rating") > home.index("rating_hard")
+    # with only its two halves to compile, they go side by side, and the ladder after both
+    to_compile = {"easy_rungs", "hard_rungs", "grade_kernel"}  # of pipeline.rating.ladder
+    monkeypatch.setattr(compiled, "kernel_cached", lambda module, name: name not in to_compile)
+    assert sorted(warmup.lanes(("rating",))) == [["rating_easy"], ["rating_hard"]]
 
 
 def test_the_notice_of_a_first_split_gives_the_whole_works_estimate(tmp_path):

@@ -21,7 +21,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from pipeline.compiled import kernel, kernel_part
+from pipeline.compiled import inline_part, kernel
 from pipeline.rating.board import (
     agrees_with,
     blank_cells,
@@ -60,7 +60,7 @@ SEARCH = RUNGS  # grade code of a puzzle the ladder cannot finish
 NO_GRADE = -1  # grade code of a malformed row, clashing givens, or a contradiction found
 
 
-@kernel
+@inline_part
 def apply_rung(rung: int, values: np.ndarray, candidates: np.ndarray) -> int:
     """One sweep of the technique at `rung` (an index into TECHNIQUES): steps made, or -1."""
     if rung < HARD_RUNGS:
@@ -119,7 +119,7 @@ def hard_rungs(rung: int, values: np.ndarray, candidates: np.ndarray) -> int:
     return xy_chain(values, candidates)
 
 
-@kernel_part
+@inline_part
 def climb(
     values: np.ndarray,
     candidates: np.ndarray,

@@ -159,6 +159,11 @@ class Kernel:
     load: Callable[[], None]
     compiled: tuple[tuple[str, str], ...]
     parts: tuple[str, ...] = ()
+    links: tuple[str, ...] | None = None  # the parts its code links (None: all of them)
+
+    def linked(self) -> tuple[str, ...]:
+        """The parts that must be compiled before it (the others are needed beside it)."""
+        return self.parts if self.links is None else self.links
 
 
 KERNELS: dict[str, Kernel] = {
@@ -198,6 +203,7 @@ KERNELS: dict[str, Kernel] = {
         _rating,
         (("pipeline.rating.ladder", "grade_kernel"),),
         parts=("rating_easy", "rating_hard", "rating_copies", "fast"),  # fast: its difficulty
+        links=("rating_easy", "rating_hard"),  # the copies and `fast` are called beside it
     ),
     "pencilmarks": Kernel(
         _pencilmarks,
@@ -236,11 +242,13 @@ def lanes(names: Iterable[str]) -> list[list[str]]:
     """The kernels of `names` not cached yet, spread over as many lanes as there are cores
     (longest compile first, each onto the lane with the least seconds so far); one lane in a
     worker process (its pool's other processes are the other lanes) or without a cache folder
-    (a kernel compiled elsewhere could not be loaded here). A kernel made of parts whose
-    missing parts all fell in one lane is compiled in that lane, right after them (the
-    canonical kernel beside its two searches while the other lane compiles the solver's: the
-    first `split` 11.5 s -> 9.x s, 2-core Intel Xeon, `python -m benchmarks.first_run`);
-    one whose parts are spread over lanes, once they all are done (`warm`)."""
+    (a kernel compiled elsewhere could not be loaded here).
+
+    A kernel made of parts either compiles in a lane right after the parts it links (one
+    unit: the canonical kernel after its two searches, while the other lane compiles the
+    solver's: a first `split` 11.5 -> 9.6 s, 2-core Intel Xeon, `python -m
+    benchmarks.first_run`), or, its parts spread over the lanes, once all lanes are done
+    (`warm`): whichever the estimates say ends sooner (the rating alone is sooner spread)."""
     from pipeline.compiled import cache_root, kernel_cached
 
     asked = with_parts(names)
@@ -252,23 +260,39 @@ def lanes(names: Iterable[str]) -> list[list[str]]:
         if not all(kernel_cached(*k) for k in KERNELS[n].compiled)
     ]
     count = 1 if cache_root() is None or _in_worker_process() else _cores()
-    plan: list[list[str]] = [[] for _ in range(max(min(count, len(missing)), 1))]
-    seconds = [0.0] * len(plan)
-    for name in sorted(missing, key=_seconds, reverse=True):
-        lane = seconds.index(min(seconds))
-        plan[lane].append(name)
-        seconds[lane] += _seconds(name)
-    for name in asked:
-        if KERNELS[name].parts and name in _missing((name,)):
-            parts = [p for p in KERNELS[name].parts if p in missing]
-            homes = [lane for lane in plan if set(lane) & set(parts)]
-            if len(homes) == 1 and set(parts) <= set(homes[0]):
-                homes[0].append(name)
+    spread = _spread([[n] for n in missing], count)
+    after = [n for n in asked if KERNELS[n].parts and n in _missing((n,))]
+    units = [[n] for n in missing]
+    for name in after:  # each with the parts it links, in one unit
+        linked = set(KERNELS[name].linked())
+        homes = [u for u in units if set(u) & linked]
+        units = [u for u in units if u not in homes] + [[*sum(homes, []), name]]
+    together = _spread(units, count)
+    if _finish(together) <= _finish(spread) + sum(map(_seconds, after)):
+        plan = together
+    else:
+        plan = spread
     here, *apart = sorted(plan, key=lambda lane: -sum(map(_seconds, lane)))  # the longest here
     for lane in [lane for lane in apart if sum(map(_seconds, lane)) < START_SECONDS]:
         apart.remove(lane)  # sooner compiled here than a process started for it
         here.extend(lane)
     return [here, *apart]
+
+
+def _spread(units: list[list[str]], count: int) -> list[list[str]]:
+    """`units` (kernels compiled in turn) over at most `count` lanes: longest first, each onto
+    the lane with the least seconds so far."""
+    plan: list[list[str]] = [[] for _ in range(max(min(count, len(units)), 1))]
+    seconds = [0.0] * len(plan)
+    for unit in sorted(units, key=lambda u: sum(map(_seconds, u)), reverse=True):
+        lane = seconds.index(min(seconds))
+        plan[lane].extend(unit)
+        seconds[lane] += sum(map(_seconds, unit))
+    return plan
+
+
+def _finish(plan: list[list[str]]) -> float:
+    return max((sum(map(_seconds, lane)) for lane in plan), default=0.0)
 
 
 START_SECONDS = 1.0  # a process of its own starts (numpy, numba, the package) in about this
