@@ -140,7 +140,7 @@ class Checkpoint:
                 f"{self.folder}: cannot keep the checkpoint there ({e.strerror or e})"
             ) from None
 
-    def resume(self, identity: dict[str, Any], columns: list[str]) -> Progress:
+    def resume(self, identity: dict[str, Any], columns: list[str], gaps: bool = False) -> Progress:
         """Check the checkpoint belongs to this run and is whole; returns how far it got and
         the kept rows per value of the column `counted` (`columns`: the output's, which text
         parts after the first do not name). Raises
@@ -174,7 +174,7 @@ class Checkpoint:
             stale.unlink(missing_ok=True)
         clear_stale_temporaries(self.output)
         copied = read_journal(self.folder)
-        kept = self._contiguous(drop_the_rest=True)
+        kept = self._parts() if gaps else self._contiguous(drop_the_rest=True)
         progress = Progress()
         self._check_joined(copied)
         noted = self._noted_counts()
@@ -187,7 +187,9 @@ class Checkpoint:
             for value, n in counts.items():
                 progress.counts[value] = progress.counts.get(value, 0) + n
         last = kept[-1] if kept else copied[-1] if copied else None
-        if last is not None:
+        if gaps:  # parts past a gap kept (slices done out of order): `run.sliced` sorts it out
+            progress.rows = sum(p.rows for p in [*copied, *kept])
+        elif last is not None:
             progress.rows = last.start + last.rows
             progress.source, progress.next_row = last.source, last.first_row + last.rows
         return progress
@@ -239,15 +241,9 @@ class Checkpoint:
     def add(self, part: Part) -> None:
         """Keep one finished part. A write that fails (a full disk, a file-size limit) is an
         `InputError` naming the folder and the rows it keeps."""
-        crc = zlib.crc32(part.data)
-        name = (
-            f"part-{part.start:012d}-{part.rows}-{part.source}-{part.first_row}-"
-            f"{crc:08x}.{EXTENSIONS[self.format]}"
-        )
         try:
-            write_atomically(self.folder / name, lambda f: f.write(part.data))
-            with open(self.folder / _COUNTS, "a", encoding="utf-8") as noted:
-                noted.write(json.dumps({"part": name, "counts": part.counts}) + "\n")
+            name = keep_part(self.folder, part, self.format)
+            self.note_counts({name: part.counts})
         except OSError as e:
             kept = self.rows_kept()
             if not kept:
@@ -259,6 +255,30 @@ class Checkpoint:
                 f"{self.folder}: {e.strerror or e}; {kept:,} rows done are kept "
                 f"there; {_then_resume(e)}"
             ) from None
+
+    def note_counts(self, counts: dict[str, dict[str, int]]) -> None:
+        """Note kept parts' counts (by part name): parts a worker kept itself (`keep_part`)."""
+        with open(self.folder / _COUNTS, "a", encoding="utf-8") as noted:
+            for name, of_part in counts.items():
+                noted.write(json.dumps({"part": name, "counts": of_part}) + "\n")
+
+    def held(self) -> list[tuple[str, int, int, dict[str, int] | None]]:
+        """Every part held, by row: those joined already (an interrupted join) and those kept,
+        gaps or not, as `(name, start, rows, counts)` (counts None: not noted)."""
+        noted = self._noted_counts()
+        copied = [(c.name, c.start, c.rows, c.counts) for c in read_journal(self.folder)]
+        joined = {c[0] for c in copied}
+        kept = [
+            (p.path.name, p.start, p.rows, noted.get(p.path.name))
+            for p in self._parts()
+            if p.path.name not in joined
+        ]
+        return copied + kept
+
+    def discard(self, names: set[str]) -> None:
+        """Delete kept parts (of a slice that is done again: `run.sliced`)."""
+        for name in names:
+            (self.folder / name).unlink(missing_ok=True)
 
     def commit(self, rows: int, empty: pa.Table, metadata: dict[str, Any]) -> None:
         """Join the parts into the output, atomically, with the run's `metadata` (and what
@@ -318,6 +338,8 @@ class Checkpoint:
         shutil.rmtree(self.folder, ignore_errors=True)
 
     def _parts(self) -> list[_Stored]:
+        """The parts kept, by row; a part kept twice (a task that ran twice: its rows are the
+        same, its timings, and so its checksum, not) is kept once."""
         parts = []
         for path in self.folder.glob("part-*"):
             match = _PART.fullmatch(path.name)
@@ -325,7 +347,14 @@ class Checkpoint:
                 raise CheckpointError(f"{path}: not a part this tool writes; {_START_OVER}")
             start, rows, source, first = (int(g) for g in match.groups()[:4])
             parts.append(_Stored(path, start, rows, source, first, int(match.group(5), 16)))
-        return sorted(parts, key=lambda p: p.start)
+        parts.sort(key=lambda p: (p.start, p.path.name))
+        unique: list[_Stored] = []
+        for part in parts:
+            if unique and (unique[-1].start, unique[-1].rows) == (part.start, part.rows):
+                part.path.unlink(missing_ok=True)
+                continue
+            unique.append(part)
+        return unique
 
     def _contiguous(self, drop_the_rest: bool = False) -> list[_Stored]:
         """The parts from row 0 on without a gap (from where the parts joined already end,
@@ -345,6 +374,23 @@ class Checkpoint:
             elif drop_the_rest:
                 part.path.unlink()
         return kept
+
+
+def part_name(part: Part, fmt: str) -> str:
+    """The name a part is kept under: its place, its rows and the checksum of its bytes."""
+    crc = zlib.crc32(part.data)
+    return (
+        f"part-{part.start:012d}-{part.rows}-{part.source}-{part.first_row}-"
+        f"{crc:08x}.{EXTENSIONS[fmt]}"
+    )
+
+
+def keep_part(folder: Path, part: Part, fmt: str) -> str:
+    """Write one part into the checkpoint `folder` (a temporary name, fsynced, renamed: whole
+    or absent); its name. Workers that read their own slices keep theirs so (`run.sliced`)."""
+    name = part_name(part, fmt)
+    write_atomically(folder / name, lambda f: f.write(part.data))
+    return name
 
 
 def _then_resume(error: OSError) -> str:
