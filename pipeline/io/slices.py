@@ -36,7 +36,7 @@ import pyarrow as pa
 from pipeline.io.dataset import Dataset
 from pipeline.io.formats import FileBytes
 from pipeline.io.inputs import Inputs
-from pipeline.io.lines import LineStream, split_lines, text_lines
+from pipeline.io.lines import BOM, LineStream, split_lines, text_lines
 from pipeline.io.readers import DelimitedReader, ParquetReader, TextReader
 
 _BREAKS = b"\n\r"
@@ -73,8 +73,11 @@ def recipe(ds: Dataset) -> Dataset:
     return replace(ds, _reader=None, _rows_read=[0], _ids_said=[False])
 
 
-def plan_slices(inputs: Inputs, rows_per_slice: int) -> list[Slice]:
-    """The slices of every input, in input order (see the module docstring)."""
+def plan_slices(
+    inputs: Inputs, rows_per_slice: int, slice_bytes: int | None = None
+) -> list[Slice]:
+    """The slices of every input, in input order (see the module docstring); `slice_bytes`:
+    the bytes of a text slice (default: `rows_per_slice` rows' worth, 4 KiB at least)."""
     slices: list[Slice] = []
     for source, ds in enumerate(inputs.datasets):
         if ds._reader is None:  # no rows at all
@@ -88,7 +91,7 @@ def plan_slices(inputs: Inputs, rows_per_slice: int) -> list[Slice]:
             slices.append(Slice(source, path))
         else:
             row_bytes = ds._row_bytes or 100.0
-            step = max(1 << 12, int(rows_per_slice * row_bytes))
+            step = slice_bytes or max(1 << 12, int(rows_per_slice * row_bytes))
             size = os.stat(path).st_size
             slices += [Slice(source, path, at, min(at + step, size)) for at in range(0, size, step)]
     return slices
@@ -106,6 +109,17 @@ def _row_group_slices(
             slices.append(Slice(source, path, groups=tuple(groups), rows=rows, first_row=first))
             first, groups, rows = first + rows, [], 0
     return [s for s in slices if s.rows]
+
+
+def _header_end(path: str) -> int:
+    """Where the first line that is not empty (the header) ends, past its break."""
+    with open(os.fsencode(path), "rb") as f:
+        head = f.read(1 << 20)
+    at = len(BOM) if head.startswith(BOM) else 0
+    while at < len(head) and head[at] in _BREAKS:
+        at += 1
+    ends = [i for i in (head.find(b, at) for b in (b"\n", b"\r")) if i >= 0]
+    return min(ends) + 1 if ends else len(head)
 
 
 class RangeBytes:
