@@ -224,3 +224,88 @@ def test_without_a_scheduler_to_reach(corpus, tmp_path):
     assert "Traceback" not in run.stderr
     assert not (tmp_path / "o.pq.partial").exists()  # no checkpoint of nothing (issue 10, 26)
     assert not list(tmp_path.glob(".o.pq*"))  # nor a lock or a temporary file
+
+
+# Issue 36: the workers read their own slices and keep their own parts; the client only plans,
+# counts and joins. Slices are 4 batches here (1,000 rows): several a file, cut inside lines.
+
+
+def _no_part_through_the_client(monkeypatch) -> None:
+    """Fail a test whose run would keep a part through the client (`Checkpoint.add`)."""
+    from pipeline.run.checkpoint import Checkpoint
+
+    def add(self, part):
+        raise AssertionError("the client kept a part: the run was not sliced")
+
+    monkeypatch.setattr(Checkpoint, "add", add)
+
+
+def test_workers_read_csv_parquet_and_gz_themselves(corpus, local_result, tmp_path, monkeypatch):
+    import gzip
+
+    frame = pl.read_csv(corpus, infer_schema=False)
+    parquet, gz, txt = tmp_path / "c.parquet", tmp_path / "c.csv.gz", tmp_path / "c.txt"
+    frame.with_columns(pl.col("id").cast(pl.Int64)).write_parquet(parquet, row_group_size=300)
+    gz.write_bytes(gzip.compress(corpus.read_bytes()))
+    txt.write_text("# puzzles\n" + "\n".join(frame["puzzle"]) + "\n")
+    _no_part_through_the_client(monkeypatch)
+    with dask_cluster(tmp_path / "cluster") as cluster:
+        for source in (corpus, parquet, gz, txt):
+            out = tmp_path / f"{source.name}.solved.parquet"
+            summary = solve_file(source, out, batch_size=250, executor="dask",
+                                 scheduler=cluster.address, progress=False)  # fmt: skip
+            assert summary.rows == 3000, source
+            expected = pl.read_parquet(local_result).drop(TIMING)
+            got = pl.read_parquet(out).drop(TIMING)
+            if source == txt:  # no id, no solution to check
+                expected = expected.drop("id", "expected_ok").with_columns(
+                    pl.lit(None, pl.Boolean).alias("expected_ok"))  # fmt: skip
+                expected = expected.select(got.columns)
+            assert got.equals(expected), source
+
+
+def test_a_task_run_twice_keeps_its_rows_once(corpus, local_result, tmp_path, monkeypatch):
+    """Dask may run a slice twice (a worker it thought lost): its parts are kept twice, under
+    two names (their timings differ); the output holds every row once."""
+    import pipeline.run.sliced as sliced
+
+    once = sliced.slice_task
+    monkeypatch.setattr(sliced, "slice_task", lambda *a: (once(*a), once(*a))[1])
+    _no_part_through_the_client(monkeypatch)
+    out = tmp_path / "twice.parquet"
+    summary = solve_file(
+        corpus, out, batch_size=250, executor="dask", workers=2, progress=False
+    )  # fmt: skip  (a LocalCluster of threads, here)
+    assert summary.rows == 3000 and summary.verdicts["solved"] == 3000
+    _same_rows(local_result, out)
+
+
+def test_a_cluster_that_cannot_write_the_output_is_refused(corpus, tmp_path, monkeypatch):
+    import pipeline.run.sliced as sliced
+    from pipeline.errors import InputError
+
+    monkeypatch.setattr(sliced, "check_storage", lambda *a: "cannot write in /x (Read-only)")
+    out = tmp_path / "o.parquet"
+    with pytest.raises(InputError, match="every worker must see"):
+        solve_file(corpus, out, batch_size=250, executor="dask", workers=1, progress=False)
+    assert not out.exists() and not (tmp_path / "o.parquet.partial").exists()
+
+
+def test_a_client_killed_mid_run_resumes_on_the_cluster(corpus, local_result, tmp_path):
+    """kill -9 of the client while a worker holds a slice and another is done: `--resume`
+    keeps the slices done, does the others again, and the output is the local run's."""
+    out, log = tmp_path / "out.parquet", tmp_path / "run.log"
+    with dask_cluster(tmp_path / "cluster", hold_from_row={0: 1000}) as cluster:
+        run = _start_run(corpus, out, cluster.address, log)
+        noted = out.with_name(out.name + ".partial") / "counts.jsonl"
+        wait_for(lambda: cluster.held() and noted.exists() and noted.read_text(),
+                 "a slice held, another noted done", run, log)  # fmt: skip
+        run.kill()
+        run.wait()
+    assert not out.exists()
+    with dask_cluster(tmp_path / "cluster2") as cluster:
+        done = solve_file(corpus, out, resume=True, batch_size=250, executor="dask",
+                          scheduler=cluster.address, progress=False)  # fmt: skip
+    assert 0 < done.resumed_rows < 3000 and done.rows == 3000
+    assert done.verdicts["solved"] == 3000
+    _same_rows(local_result, out)

@@ -36,7 +36,7 @@ def _sliced(path: Path, slice_bytes: int | None, rows_per_slice: int = 4) -> pa.
 
 
 TEXTS = {
-    "header.csv": f"id,puzzle,solution\n1,{PUZZLE},{SOLVED}\n2,{PUZZLE},\n\n3,\"{PUZZLE}\",x\n"
+    "header.csv": f'id,puzzle,solution\n1,{PUZZLE},{SOLVED}\n2,{PUZZLE},\n\n3,"{PUZZLE}",x\n'
     f"4,{PUZZLE[:-1]}1,{SOLVED}\n5,{PUZZLE},{SOLVED}",
     "crlf.csv": "\ufeff\r\n"
     + "".join(f"{i};{PUZZLE}\r\n" for i in range(9))

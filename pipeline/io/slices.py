@@ -73,9 +73,7 @@ def recipe(ds: Dataset) -> Dataset:
     return replace(ds, _reader=None, _rows_read=[0], _ids_said=[False])
 
 
-def plan_slices(
-    inputs: Inputs, rows_per_slice: int, slice_bytes: int | None = None
-) -> list[Slice]:
+def plan_slices(inputs: Inputs, rows_per_slice: int, slice_bytes: int | None = None) -> list[Slice]:
     """The slices of every input, in input order (see the module docstring); `slice_bytes`:
     the bytes of a text slice (default: `rows_per_slice` rows' worth, 4 KiB at least)."""
     slices: list[Slice] = []
