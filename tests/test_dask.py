@@ -309,3 +309,45 @@ def test_a_client_killed_mid_run_resumes_on_the_cluster(corpus, local_result, tm
     assert 0 < done.resumed_rows < 3000 and done.rows == 3000
     assert done.verdicts["solved"] == 3000
     _same_rows(local_result, out)
+
+
+def test_several_inputs_keep_their_rows_and_source(corpus, tmp_path, monkeypatch):
+    lines = corpus.read_text().splitlines(keepends=True)
+    a, b = tmp_path / "a.csv", tmp_path / "b.csv"
+    a.write_text("".join(lines[:1001]))
+    b.write_text("".join(lines[:1] + lines[1001:]))
+    local = tmp_path / "local.parquet"
+    solve_file([a, b], local, batch_size=100, workers=1, progress=False)
+    _no_part_through_the_client(monkeypatch)
+    out = tmp_path / "dask.parquet"
+    solve_file([a, b], out, batch_size=100, executor="dask", workers=2, progress=False)
+    _same_rows(local, out)
+    assert pl.read_parquet(out)["source"].cast(pl.String).value_counts(sort=True).rows() == [
+        (str(b), 2000),
+        (str(a), 1000),
+    ]
+
+
+def test_score_on_workers_that_read_their_slices(corpus, tmp_path, monkeypatch):
+    from pipeline.jobs.score.job import score_file
+
+    frame = pl.read_csv(corpus, infer_schema=False)
+    wrong = pl.int_range(pl.len()) % 7 == 0
+    frame = frame.with_columns(
+        prediction=pl.when(wrong).then(pl.col("puzzle")).otherwise(pl.col("solution"))
+    )
+    source = tmp_path / "predictions.csv"
+    frame.write_csv(source)
+    local = score_file(source, tmp_path / "local.parquet", batch_size=100, workers=1,
+                       progress=False)  # fmt: skip
+    _no_part_through_the_client(monkeypatch)
+    out = tmp_path / "dask.parquet"
+    summary = score_file(source, out, batch_size=100, executor="dask", workers=2,
+                         progress=False)  # fmt: skip
+    assert pl.read_parquet(out).equals(pl.read_parquet(tmp_path / "local.parquet"))
+    from dataclasses import asdict
+
+    run = {"output", "wall_s", "rows_per_s", "workers", "metadata"}
+    figures = {k: v for k, v in asdict(summary).items() if k not in run}
+    assert figures == {k: v for k, v in asdict(local).items() if k not in run}
+    assert figures["rows"] == 3000

@@ -162,7 +162,7 @@ class Run:
         """Whether the workers read their slices and keep their parts (`map_slices`)."""
         return self.slicer is not None
 
-    def map_slices(self, fn: Callable[..., Part], *args: Any) -> Iterator[Kept]:
+    def map_slices(self, fn: Callable[..., Any], *args: Any) -> Iterator[Kept]:
         """`fn(task, *args)` over every batch of the inputs, on workers that read their own
         slices and keep their own parts (`run.sliced`); yields each slice's `Kept` as it
         finishes (any order), to pass to `write`. Nothing when the output is complete."""

@@ -32,7 +32,7 @@ import socket
 import uuid
 import zlib
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -62,11 +62,14 @@ class Planned:
 
 @dataclass(frozen=True)
 class Kept:
-    """What a slice's task kept: its parts (name -> verdict counts) and its rows."""
+    """What a slice's task kept: its parts (name -> verdict counts) and its rows; `results`:
+    what the job's function returned for each batch when that was more than a `Part` (score's
+    figures), each with its part's bytes left out (they are kept, not sent back)."""
 
     index: int
     rows: int
     parts: dict[str, dict[str, int]] = field(default_factory=dict)
+    results: list[Any] = field(default_factory=list)
 
     @property
     def counts(self) -> dict[str, int]:
@@ -130,7 +133,7 @@ def count_task(index: int, ds: Dataset, piece: Slice) -> tuple[int, int]:
 
 
 def slice_task(
-    fn: Callable[..., Part],
+    fn: Callable[..., Any],
     args: tuple[Any, ...],
     ds: Dataset,
     planned: Planned,
@@ -139,12 +142,18 @@ def slice_task(
     folder: str,
     fmt: str,
 ) -> Kept:
-    """On a worker: read one slice in batches, `fn(task, *args)` on each, keep the parts."""
+    """On a worker: read one slice in batches, `fn(task, *args)` on each, keep the parts.
+    `fn` returns a `Part`, or a frozen dataclass holding one as `part` beside other figures
+    (score's `ScoredPart`)."""
     parts: dict[str, dict[str, int]] = {}
+    results: list[Any] = []
     start = planned.start
     for batch in slice_batches(ds, planned.piece, planned.first_row, batch_size):
         first_row = planned.first_row + start - planned.start
-        part = fn(Task(start, planned.piece.source, name, first_row, batch), *args)
+        result = fn(Task(start, planned.piece.source, name, first_row, batch), *args)
+        part = result if isinstance(result, Part) else result.part
+        if part is not result:
+            results.append(replace(result, part=replace(part, data=b"")))
         try:
             parts[keep_part(Path(folder), part, fmt)] = part.counts
         except OSError as e:
@@ -160,7 +169,7 @@ def slice_task(
             f"{ds.location}: {rows:,} rows read in a slice counted as {planned.rows:,}; the "
             "file changed while the run read it"
         )
-    return Kept(planned.index, rows, parts)
+    return Kept(planned.index, rows, parts, results)
 
 
 class SlicedRun:
@@ -233,7 +242,7 @@ class SlicedRun:
                     "inputs and the output's folder at the same paths (a shared file system)"
                 )
 
-    def results(self, fn: Callable[..., Part], *args: Any) -> Iterator[Kept]:
+    def results(self, fn: Callable[..., Any], *args: Any) -> Iterator[Kept]:
         """Each slice to do through `fn` on the workers, its parts kept; yielded as they
         finish (in any order), its parts noted in the checkpoint."""
         job = self.job
