@@ -43,6 +43,7 @@ TEXTS = {
     + f"9;{PUZZLE}\r10;{PUZZLE}\r\n",
     "plain.txt": "# a comment\n" + "".join(f"{PUZZLE}\n  \n" for _ in range(7)) + PUZZLE,
     "noheader.tsv": "".join(f"{PUZZLE}\t{SOLVED}\n" for _ in range(11)),
+    "bom-inside.txt": f"{PUZZLE}\n\ufeff{PUZZLE}\n{PUZZLE}\n",
 }
 
 

@@ -138,7 +138,9 @@ class RangeBytes:
             f.close()
             raise
         f.seek(first)
-        return _Bounded(f, max(0, last - first))
+        # past the file's start, an empty line first (no row): a line there that starts with
+        # the bytes of a byte order mark keeps them, as it does read from the start
+        return _Bounded(f, max(0, last - first), b"\n" if self.begin else b"")
 
 
 def _line_start(f: object, at: int) -> int:
@@ -161,12 +163,15 @@ def _line_end(f: object, end: int) -> int:
 
 
 class _Bounded:
-    """A file read from where it stands for `left` bytes at most."""
+    """`prefix`, then a file read from where it stands for `left` bytes at most."""
 
-    def __init__(self, f: object, left: int) -> None:
-        self.f, self.left = f, left
+    def __init__(self, f: object, left: int, prefix: bytes = b"") -> None:
+        self.f, self.left, self.prefix = f, left, prefix
 
     def read(self, size: int = -1, /) -> bytes:
+        if self.prefix:
+            data, self.prefix = self.prefix, b""
+            return data
         size = self.left if size < 0 else min(size, self.left)
         data = self.f.read(size) if size else b""  # type: ignore[attr-defined]
         self.left -= len(data)
