@@ -35,8 +35,6 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
-import pyarrow.csv as pacsv
-import pyarrow.parquet as pq
 
 from pipeline.errors import CheckpointError, InputError
 from pipeline.io.output import free_space, size_text
@@ -45,7 +43,7 @@ from pipeline.io.sidecars import CHECKPOINT, clear_stale_temporaries
 from pipeline.io.writers import EXTENSIONS, write_atomically
 from pipeline.run.finished import RUN_KEY
 from pipeline.run.join import JOURNAL, Copied, Waiting, join_freeing, joined_path, read_journal
-from pipeline.run.parts import Part
+from pipeline.run.parts import Part, keep_part, part_counts
 
 _META = "run.json"
 _COUNTS = "counts.jsonl"  # each part's verdict counts, noted as it is kept
@@ -227,7 +225,7 @@ class Checkpoint:
         were noted, or their line cut short by a crash)."""
         if self.counted is None or self.counted not in columns:
             return {}
-        return _part_counts(part, self.format, columns, self.counted)
+        return part_counts(part.path, part.start, self.format, columns, self.counted)
 
     def rows_kept(self) -> int:
         """How many rows, from the first on without a gap, the parts hold (those joined into
@@ -376,23 +374,6 @@ class Checkpoint:
         return kept
 
 
-def part_name(part: Part, fmt: str) -> str:
-    """The name a part is kept under: its place, its rows and the checksum of its bytes."""
-    crc = zlib.crc32(part.data)
-    return (
-        f"part-{part.start:012d}-{part.rows}-{part.source}-{part.first_row}-"
-        f"{crc:08x}.{EXTENSIONS[fmt]}"
-    )
-
-
-def keep_part(folder: Path, part: Part, fmt: str) -> str:
-    """Write one part into the checkpoint `folder` (a temporary name, fsynced, renamed: whole
-    or absent); its name. Workers that read their own slices keep theirs so (`run.sliced`)."""
-    name = part_name(part, fmt)
-    write_atomically(folder / name, lambda f: f.write(part.data))
-    return name
-
-
 def _then_resume(error: OSError) -> str:
     """What to do about a failed write before `--resume`."""
     if error.errno in _FULL:
@@ -416,23 +397,3 @@ def _check_part(part: _Stored, fmt: str) -> None:
             raise CheckpointError(f"{part.path}: damaged ({e}); {_START_OVER}") from None
         if rows != part.rows:
             raise CheckpointError(f"{part.path}: holds {rows} rows, not {part.rows}; {_START_OVER}")
-
-
-def _part_counts(part: _Stored, fmt: str, columns: list[str], column: str) -> dict[str, int]:
-    """Rows per value of `column` in a kept part (read back: only on resume)."""
-    import polars as pl  # off the path of a run that is not resumed
-
-    if fmt == "parquet":
-        values = pq.read_table(part.path, columns=[column]).column(0)
-    elif fmt == "csv":
-        values = pacsv.read_csv(
-            part.path,
-            read_options=pacsv.ReadOptions(column_names=columns, skip_rows=int(part.start == 0)),
-            convert_options=pacsv.ConvertOptions(
-                include_columns=[column], column_types={column: pa.string()}
-            ),
-        ).column(0)
-    else:
-        values = pl.read_ndjson(part.path).get_column(column).to_arrow()
-    counted = pl.Series(values).cast(pl.String).value_counts()
-    return dict(zip(counted[:, 0].to_list(), counted[:, 1].to_list(), strict=True))

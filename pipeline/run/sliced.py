@@ -19,7 +19,7 @@ The client (this process):
    of the others (a slice cut short by a killed worker or client is done again whole);
 4. submits one task a slice, at most two a worker thread at a time; a task reads its slice
    in batches, runs the job's batch function (`Task` -> `Part`, as on one machine) and keeps
-   each part itself (`checkpoint.keep_part`: a temporary name, then a rename). A task that
+   each part itself (`parts.keep_part`: a temporary name, then a rename). A task that
    runs twice (Dask reschedules the tasks of a worker it lost) keeps the same rows twice under
    two names: the checkpoint keeps one (`Checkpoint._parts`). The client notes each finished
    slice's parts and verdict counts (`counts.jsonl`);
@@ -39,9 +39,9 @@ from typing import Any
 from pipeline.errors import InputError
 from pipeline.io.dataset import Dataset
 from pipeline.io.slices import Slice, count_rows, plan_slices, recipe, slice_batches, sliceable
-from pipeline.run.checkpoint import Checkpoint, Progress, keep_part
+from pipeline.run.checkpoint import Checkpoint, Progress
 from pipeline.run.job import Job
-from pipeline.run.parts import Part, Task
+from pipeline.run.parts import Part, Task, keep_part
 
 SWITCH = "SUDOKU_PIPELINE_DASK_SLICES"  # "0": the client reads and writes every byte (before)
 SLICE_ROWS = "SUDOKU_PIPELINE_SLICE_ROWS"  # rows a slice (default: `SLICE_BATCHES` batches)
