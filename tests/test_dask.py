@@ -32,6 +32,7 @@ pytest.importorskip("distributed")
 TIMING = ["solve_ns"]
 BIN = Path(sys.executable).parent
 HOLD = Path(__file__).with_name("dask_hold.py")
+NO_STORAGE = Path(__file__).with_name("dask_no_storage.py")
 # Bounds, not expectations: each is many times what a loaded 2-core machine needs, and passing
 # one fails the test with what was awaited.
 START_S = 120  # a scheduler, its workers, a run's first batches
@@ -87,10 +88,14 @@ def _address_in(scheduler_file: Path) -> str | None:
 
 @contextmanager
 def dask_cluster(
-    folder: Path, workers: int = 2, hold_from_row: dict[int, int] | None = None
+    folder: Path,
+    workers: int = 2,
+    hold_from_row: dict[int, int] | None = None,
+    apart: tuple[int, ...] = (),
 ) -> Iterator[Cluster]:
     """A scheduler and `workers` single-threaded workers (`w0`, `w1`, ...) on loopback, all
-    connected; worker `i` holds each batch from row `hold_from_row[i]` on (`dask_hold.py`)."""
+    connected; worker `i` holds each batch from row `hold_from_row[i]` on (`dask_hold.py`);
+    the workers in `apart` do not see the client's storage (`dask_no_storage.py`)."""
     folder.mkdir()
     scheduler_file = folder / "scheduler.json"
     scheduler = _dask("scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
@@ -108,6 +113,8 @@ def dask_cluster(
                 args += ["--preload", str(HOLD)]
                 env = {**os.environ, "HOLD_FROM_ROW": str(hold_from_row[i]),
                        "HELD_IN": str(folder)}  # fmt: skip
+            if i in apart:
+                args += ["--preload", str(NO_STORAGE)]
             started.append(_dask(*args, log=folder / f"w{i}.log", env=env))
         from distributed import Client
 
@@ -278,6 +285,18 @@ def test_a_task_run_twice_keeps_its_rows_once(corpus, local_result, tmp_path, mo
     )  # fmt: skip  (a LocalCluster of threads, here)
     assert summary.rows == 3000 and summary.verdicts["solved"] == 3000
     _same_rows(local_result, out)
+
+
+def test_a_worker_without_the_shared_storage_is_refused_in_one_line(corpus, tmp_path):
+    """Before any work: exit code 2, one line naming the worker, nothing left behind."""
+    out, log = tmp_path / "out.parquet", tmp_path / "run.log"
+    with dask_cluster(tmp_path / "cluster", apart=(1,)) as cluster:
+        code, err = _finish(_start_run(corpus, out, cluster.address, log), log)
+    assert code == 2, err
+    assert len(err.strip().splitlines()) == 1, err
+    assert err.startswith("error: the Dask worker at tcp://127.0.0.1:")
+    assert "run.json" in err and "every worker must see" in err
+    assert not out.exists() and not out.with_name(out.name + ".partial").exists()
 
 
 def test_a_cluster_that_cannot_write_the_output_is_refused(corpus, tmp_path, monkeypatch):

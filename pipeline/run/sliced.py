@@ -99,6 +99,13 @@ def check_storage(folder: str, token: int, inputs: list[tuple[str, int]]) -> str
     """On a worker: None when it sees the checkpoint `folder` (its `run.json` the one the
     client wrote: `token`, its CRC-32), can write there and sees each input (path, size);
     else what is wrong."""
+    try:
+        return _storage_problem(folder, token, inputs)
+    except Exception as e:  # noqa: BLE001 - whatever it is, the worker cannot do the work
+        return f"cannot check {folder} ({type(e).__name__}: {e})"
+
+
+def _storage_problem(folder: str, token: int, inputs: list[tuple[str, int]]) -> str | None:
     where = Path(folder)
     try:
         if zlib.crc32((where / "run.json").read_bytes()) != token:
