@@ -169,12 +169,12 @@ class Run:
         bar = self.show_progress()
         if self.slicer is None or not isinstance(self.sink, Checkpoint):
             return
-        self.read = self.slicer.rows
+        self.read = bar.total = self.slicer.rows  # counted: the bar's total is exact
         results = self.slicer.results(fn, *args)
         self._open.append(results)
         for kept in results:
             yield kept
-            self.job.advance(bar, kept.rows)
+            bar.update(kept.rows)
 
     def map(
         self, fn: Callable[..., Any], tasks: Iterable[Any], *args: Any, advance: bool = True
