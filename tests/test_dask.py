@@ -370,3 +370,57 @@ def test_score_on_workers_that_read_their_slices(corpus, tmp_path, monkeypatch):
     figures = {k: v for k, v in asdict(summary).items() if k not in run}
     assert figures == {k: v for k, v in asdict(local).items() if k not in run}
     assert figures["rows"] == 3000
+
+
+class _Stop(BaseException):
+    """What an injected fault raises (a BaseException: nothing on the way catches it)."""
+
+
+@pytest.mark.parametrize("at", [1, 4, 9])  # a part's data, its journal line, later ones
+def test_a_sliced_join_stopped_is_continued_by_resume_on_dask(
+    corpus, local_result, tmp_path, monkeypatch, at
+):
+    """The client stopped while joining (as a kill would): `--resume` on the cluster finds
+    every slice done, joins the rest, and the output is the local run's, every row once."""
+    from pipeline.run import join
+
+    real, calls = join.durable, [0]
+
+    def durable(f):
+        calls[0] += 1
+        if calls[0] == at:
+            raise _Stop
+        real(f)
+
+    out = tmp_path / "out.parquet"
+    monkeypatch.setattr(join, "durable", durable)
+    with pytest.raises(_Stop):
+        solve_file(corpus, out, batch_size=250, executor="dask", workers=2, progress=False)
+    monkeypatch.setattr(join, "durable", real)
+    done = solve_file(corpus, out, resume=True, batch_size=250, executor="dask", workers=2,
+                      progress=False)  # fmt: skip
+    assert done.resumed_rows == 3000 and done.verdicts["solved"] == 3000
+    _same_rows(local_result, out)
+
+
+def test_resume_with_another_batch_size_does_the_slices_again(
+    corpus, local_result, tmp_path, monkeypatch
+):
+    """A checkpoint whose parts do not tile the slices of the resumed run (a local run's, in
+    batches of 250; resumed on Dask in batches of 100): its parts are deleted and the slices
+    done again, no row twice."""
+    from pipeline.run import join
+
+    def stop(f):
+        raise _Stop
+
+    out = tmp_path / "out.parquet"
+    monkeypatch.setattr(join, "durable", stop)
+    with pytest.raises(_Stop):  # every part kept, the join stopped at its first copy
+        solve_file(corpus, out, batch_size=250, workers=1, progress=False)
+    monkeypatch.undo()
+    assert len(list(out.with_name(out.name + ".partial").glob("part-*"))) == 12
+    done = solve_file(corpus, out, resume=True, batch_size=100, executor="dask", workers=2,
+                      progress=False)  # fmt: skip
+    assert done.resumed_rows < 3000 and done.verdicts["solved"] == 3000
+    _same_rows(local_result, out)
