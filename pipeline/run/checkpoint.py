@@ -19,6 +19,11 @@ same inputs (as they are now) with the same options (its metadata records what t
 recorded), leaves that output as it is, with a note: the work is done (`finished.py`; the run
 loop's `Run.open`).
 
+On Dask (`run.sliced`), the workers keep the parts of their slices here themselves
+(`parts.keep_part`), in any order, and the client notes their counts; a resume keeps the
+parts past a gap (`resume(gaps=True)`), and a part kept twice (a task Dask ran twice) is kept
+once (`_parts`).
+
 A run to stdout (`-o -`) writes each part as it comes (`io.writers.PartWriter`): it cannot be
 resumed.
 """
