@@ -32,6 +32,7 @@ pytest.importorskip("distributed")
 TIMING = ["solve_ns"]
 BIN = Path(sys.executable).parent
 HOLD = Path(__file__).with_name("dask_hold.py")
+NO_STORAGE = Path(__file__).with_name("dask_no_storage.py")
 # Bounds, not expectations: each is many times what a loaded 2-core machine needs, and passing
 # one fails the test with what was awaited.
 START_S = 120  # a scheduler, its workers, a run's first batches
@@ -87,10 +88,14 @@ def _address_in(scheduler_file: Path) -> str | None:
 
 @contextmanager
 def dask_cluster(
-    folder: Path, workers: int = 2, hold_from_row: dict[int, int] | None = None
+    folder: Path,
+    workers: int = 2,
+    hold_from_row: dict[int, int] | None = None,
+    apart: tuple[int, ...] = (),
 ) -> Iterator[Cluster]:
     """A scheduler and `workers` single-threaded workers (`w0`, `w1`, ...) on loopback, all
-    connected; worker `i` holds each batch from row `hold_from_row[i]` on (`dask_hold.py`)."""
+    connected; worker `i` holds each batch from row `hold_from_row[i]` on (`dask_hold.py`);
+    the workers in `apart` do not see the client's storage (`dask_no_storage.py`)."""
     folder.mkdir()
     scheduler_file = folder / "scheduler.json"
     scheduler = _dask("scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
@@ -108,6 +113,8 @@ def dask_cluster(
                 args += ["--preload", str(HOLD)]
                 env = {**os.environ, "HOLD_FROM_ROW": str(hold_from_row[i]),
                        "HELD_IN": str(folder)}  # fmt: skip
+            if i in apart:
+                args += ["--preload", str(NO_STORAGE)]
             started.append(_dask(*args, log=folder / f"w{i}.log", env=env))
         from distributed import Client
 
@@ -224,3 +231,196 @@ def test_without_a_scheduler_to_reach(corpus, tmp_path):
     assert "Traceback" not in run.stderr
     assert not (tmp_path / "o.pq.partial").exists()  # no checkpoint of nothing (issue 10, 26)
     assert not list(tmp_path.glob(".o.pq*"))  # nor a lock or a temporary file
+
+
+# Issue 36: the workers read their own slices and keep their own parts; the client only plans,
+# counts and joins. Slices are 4 batches here (1,000 rows): several a file, cut inside lines.
+
+
+def _no_part_through_the_client(monkeypatch) -> None:
+    """Fail a test whose run would keep a part through the client (`Checkpoint.add`)."""
+    from pipeline.run.checkpoint import Checkpoint
+
+    def add(self, part):
+        raise AssertionError("the client kept a part: the run was not sliced")
+
+    monkeypatch.setattr(Checkpoint, "add", add)
+
+
+def test_workers_read_csv_parquet_and_gz_themselves(corpus, local_result, tmp_path, monkeypatch):
+    import gzip
+
+    frame = pl.read_csv(corpus, infer_schema=False)
+    parquet, gz, txt = tmp_path / "c.parquet", tmp_path / "c.csv.gz", tmp_path / "c.txt"
+    frame.with_columns(pl.col("id").cast(pl.Int64)).write_parquet(parquet, row_group_size=300)
+    gz.write_bytes(gzip.compress(corpus.read_bytes()))
+    txt.write_text("# puzzles\n" + "\n".join(frame["puzzle"]) + "\n")
+    _no_part_through_the_client(monkeypatch)
+    with dask_cluster(tmp_path / "cluster") as cluster:
+        for source in (corpus, parquet, gz, txt):
+            out = tmp_path / f"{source.name}.solved.parquet"
+            summary = solve_file(source, out, batch_size=250, executor="dask",
+                                 scheduler=cluster.address, progress=False)  # fmt: skip
+            assert summary.rows == 3000, source
+            expected = pl.read_parquet(local_result).drop(TIMING)
+            got = pl.read_parquet(out).drop(TIMING)
+            if source == txt:  # no id, no solution to check
+                expected = expected.drop("id", "expected_ok").with_columns(
+                    pl.lit(None, pl.Boolean).alias("expected_ok"))  # fmt: skip
+                expected = expected.select(got.columns)
+            assert got.equals(expected), source
+
+
+def test_a_task_run_twice_keeps_its_rows_once(corpus, local_result, tmp_path, monkeypatch):
+    """Dask may run a slice twice (a worker it thought lost): its parts are kept twice, under
+    two names (their timings differ); the output holds every row once."""
+    import pipeline.run.sliced as sliced
+
+    once = sliced.slice_task
+    monkeypatch.setattr(sliced, "slice_task", lambda *a: (once(*a), once(*a))[1])
+    _no_part_through_the_client(monkeypatch)
+    out = tmp_path / "twice.parquet"
+    summary = solve_file(
+        corpus, out, batch_size=250, executor="dask", workers=2, progress=False
+    )  # fmt: skip  (a LocalCluster of threads, here)
+    assert summary.rows == 3000 and summary.verdicts["solved"] == 3000
+    _same_rows(local_result, out)
+
+
+def test_a_worker_without_the_shared_storage_is_refused_in_one_line(corpus, tmp_path):
+    """Before any work: exit code 2, one line naming the worker, nothing left behind."""
+    out, log = tmp_path / "out.parquet", tmp_path / "run.log"
+    with dask_cluster(tmp_path / "cluster", apart=(1,)) as cluster:
+        code, err = _finish(_start_run(corpus, out, cluster.address, log), log)
+    assert code == 2, err
+    assert len(err.strip().splitlines()) == 1, err
+    assert err.startswith("error: the Dask worker at tcp://127.0.0.1:")
+    assert "run.json" in err and "every worker must see" in err
+    assert not out.exists() and not out.with_name(out.name + ".partial").exists()
+
+
+def test_a_cluster_that_cannot_write_the_output_is_refused(corpus, tmp_path, monkeypatch):
+    import pipeline.run.sliced as sliced
+    from pipeline.errors import InputError
+
+    monkeypatch.setattr(sliced, "check_storage", lambda *a: "cannot write in /x (Read-only)")
+    out = tmp_path / "o.parquet"
+    with pytest.raises(InputError, match="every worker must see"):
+        solve_file(corpus, out, batch_size=250, executor="dask", workers=1, progress=False)
+    assert not out.exists() and not (tmp_path / "o.parquet.partial").exists()
+
+
+def test_a_client_killed_mid_run_resumes_on_the_cluster(corpus, local_result, tmp_path):
+    """kill -9 of the client while a worker holds a slice and another is done: `--resume`
+    keeps the slices done, does the others again, and the output is the local run's."""
+    out, log = tmp_path / "out.parquet", tmp_path / "run.log"
+    with dask_cluster(tmp_path / "cluster", hold_from_row={0: 1000}) as cluster:
+        run = _start_run(corpus, out, cluster.address, log)
+        noted = out.with_name(out.name + ".partial") / "counts.jsonl"
+        wait_for(lambda: cluster.held() and noted.exists() and noted.read_text(),
+                 "a slice held, another noted done", run, log)  # fmt: skip
+        run.kill()
+        run.wait()
+    assert not out.exists()
+    with dask_cluster(tmp_path / "cluster2") as cluster:
+        done = solve_file(corpus, out, resume=True, batch_size=250, executor="dask",
+                          scheduler=cluster.address, progress=False)  # fmt: skip
+    assert 0 < done.resumed_rows < 3000 and done.rows == 3000
+    assert done.verdicts["solved"] == 3000
+    _same_rows(local_result, out)
+
+
+def test_several_inputs_keep_their_rows_and_source(corpus, tmp_path, monkeypatch):
+    lines = corpus.read_text().splitlines(keepends=True)
+    a, b = tmp_path / "a.csv", tmp_path / "b.csv"
+    a.write_text("".join(lines[:1001]))
+    b.write_text("".join(lines[:1] + lines[1001:]))
+    local = tmp_path / "local.parquet"
+    solve_file([a, b], local, batch_size=100, workers=1, progress=False)
+    _no_part_through_the_client(monkeypatch)
+    out = tmp_path / "dask.parquet"
+    solve_file([a, b], out, batch_size=100, executor="dask", workers=2, progress=False)
+    _same_rows(local, out)
+    assert pl.read_parquet(out)["source"].cast(pl.String).value_counts(sort=True).rows() == [
+        (str(b), 2000),
+        (str(a), 1000),
+    ]
+
+
+def test_score_on_workers_that_read_their_slices(corpus, tmp_path, monkeypatch):
+    from pipeline.jobs.score.job import score_file
+
+    frame = pl.read_csv(corpus, infer_schema=False)
+    wrong = pl.int_range(pl.len()) % 7 == 0
+    frame = frame.with_columns(
+        prediction=pl.when(wrong).then(pl.col("puzzle")).otherwise(pl.col("solution"))
+    )
+    source = tmp_path / "predictions.csv"
+    frame.write_csv(source)
+    local = score_file(source, tmp_path / "local.parquet", batch_size=100, workers=1,
+                       progress=False)  # fmt: skip
+    _no_part_through_the_client(monkeypatch)
+    out = tmp_path / "dask.parquet"
+    summary = score_file(source, out, batch_size=100, executor="dask", workers=2,
+                         progress=False)  # fmt: skip
+    assert pl.read_parquet(out).equals(pl.read_parquet(tmp_path / "local.parquet"))
+    from dataclasses import asdict
+
+    run = {"output", "wall_s", "rows_per_s", "workers", "metadata"}
+    figures = {k: v for k, v in asdict(summary).items() if k not in run}
+    assert figures == {k: v for k, v in asdict(local).items() if k not in run}
+    assert figures["rows"] == 3000
+
+
+class _Stop(BaseException):
+    """What an injected fault raises (a BaseException: nothing on the way catches it)."""
+
+
+@pytest.mark.parametrize("at", [1, 4, 9])  # a part's data, its journal line, later ones
+def test_a_sliced_join_stopped_is_continued_by_resume_on_dask(
+    corpus, local_result, tmp_path, monkeypatch, at
+):
+    """The client stopped while joining (as a kill would): `--resume` on the cluster finds
+    every slice done, joins the rest, and the output is the local run's, every row once."""
+    from pipeline.run import join
+
+    real, calls = join.durable, [0]
+
+    def durable(f):
+        calls[0] += 1
+        if calls[0] == at:
+            raise _Stop
+        real(f)
+
+    out = tmp_path / "out.parquet"
+    monkeypatch.setattr(join, "durable", durable)
+    with pytest.raises(_Stop):
+        solve_file(corpus, out, batch_size=250, executor="dask", workers=2, progress=False)
+    monkeypatch.setattr(join, "durable", real)
+    done = solve_file(corpus, out, resume=True, batch_size=250, executor="dask", workers=2,
+                      progress=False)  # fmt: skip
+    assert done.resumed_rows == 3000 and done.verdicts["solved"] == 3000
+    _same_rows(local_result, out)
+
+
+def test_resume_with_another_batch_size_does_the_slices_again(
+    corpus, local_result, tmp_path, monkeypatch
+):
+    """A checkpoint whose parts do not tile the slices of the resumed run (a local run's, in
+    batches of 250; resumed on Dask in batches of 100): its parts are deleted and the slices
+    done again, no row twice."""
+    from pipeline.run import join
+
+    def stop(f):
+        raise _Stop
+
+    out = tmp_path / "out.parquet"
+    monkeypatch.setattr(join, "durable", stop)
+    with pytest.raises(_Stop):  # every part kept, the join stopped at its first copy
+        solve_file(corpus, out, batch_size=250, workers=1, progress=False)
+    monkeypatch.undo()
+    assert len(list(out.with_name(out.name + ".partial").glob("part-*"))) == 12
+    done = solve_file(corpus, out, resume=True, batch_size=100, executor="dask", workers=2,
+                      progress=False)  # fmt: skip
+    assert done.resumed_rows < 3000 and done.verdicts["solved"] == 3000
+    _same_rows(local_result, out)

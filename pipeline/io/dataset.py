@@ -126,8 +126,10 @@ class Dataset:
             fields.append(pa.field("solution", pa.string()))
         return pa.schema(fields + list(self.extra_schema))
 
-    def batches(self, start_row: int = 0) -> Iterator[pa.RecordBatch]:
-        """Stream rows `start_row`, `start_row + 1`, ... as batches of `batch_size` rows.
+    def batches(self, start_row: int = 0, numbered_from: int = 0) -> Iterator[pa.RecordBatch]:
+        """Stream rows `start_row`, `start_row + 1`, ... as batches of `batch_size` rows
+        (`numbered_from`: the `row` of the reader's first row, for a slice of the input that
+        a worker reads, `io.slices`).
 
         Columns: `row` (int64, 0-based input position), `id` (when there is one, see the
         module docstring for its type), `puzzle` and `solution` (when there is one) as strings,
@@ -149,8 +151,8 @@ class Dataset:
                 raw = self._reader.batches(source, self.batch_size, start_row)
             else:
                 raw = skip_rows(self._reader.batches(source), start_row)
-            row = start_row
-            for batch in rechunk(self._normalized(raw, names, start_row), self.batch_size):
+            row = start_row + numbered_from
+            for batch in rechunk(self._normalized(raw, names, row), self.batch_size):
                 rows = pa.array(np.arange(row, row + batch.num_rows, dtype=np.int64))
                 row += batch.num_rows
                 self._rows_read[0] = row

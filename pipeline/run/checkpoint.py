@@ -19,6 +19,11 @@ same inputs (as they are now) with the same options (its metadata records what t
 recorded), leaves that output as it is, with a note: the work is done (`finished.py`; the run
 loop's `Run.open`).
 
+On Dask (`run.sliced`), the workers keep the parts of their slices here themselves
+(`parts.keep_part`), in any order, and the client notes their counts; a resume keeps the
+parts past a gap (`resume(gaps=True)`), and a part kept twice (a task Dask ran twice) is kept
+once (`_parts`).
+
 A run to stdout (`-o -`) writes each part as it comes (`io.writers.PartWriter`): it cannot be
 resumed.
 """
@@ -35,8 +40,6 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
-import pyarrow.csv as pacsv
-import pyarrow.parquet as pq
 
 from pipeline.errors import CheckpointError, InputError
 from pipeline.io.output import free_space, size_text
@@ -45,7 +48,7 @@ from pipeline.io.sidecars import CHECKPOINT, clear_stale_temporaries
 from pipeline.io.writers import EXTENSIONS, write_atomically
 from pipeline.run.finished import RUN_KEY
 from pipeline.run.join import JOURNAL, Copied, Waiting, join_freeing, joined_path, read_journal
-from pipeline.run.parts import Part
+from pipeline.run.parts import Part, keep_part, part_counts
 
 _META = "run.json"
 _COUNTS = "counts.jsonl"  # each part's verdict counts, noted as it is kept
@@ -140,7 +143,7 @@ class Checkpoint:
                 f"{self.folder}: cannot keep the checkpoint there ({e.strerror or e})"
             ) from None
 
-    def resume(self, identity: dict[str, Any], columns: list[str]) -> Progress:
+    def resume(self, identity: dict[str, Any], columns: list[str], gaps: bool = False) -> Progress:
         """Check the checkpoint belongs to this run and is whole; returns how far it got and
         the kept rows per value of the column `counted` (`columns`: the output's, which text
         parts after the first do not name). Raises
@@ -174,7 +177,7 @@ class Checkpoint:
             stale.unlink(missing_ok=True)
         clear_stale_temporaries(self.output)
         copied = read_journal(self.folder)
-        kept = self._contiguous(drop_the_rest=True)
+        kept = self._parts() if gaps else self._contiguous(drop_the_rest=True)
         progress = Progress()
         self._check_joined(copied)
         noted = self._noted_counts()
@@ -187,7 +190,9 @@ class Checkpoint:
             for value, n in counts.items():
                 progress.counts[value] = progress.counts.get(value, 0) + n
         last = kept[-1] if kept else copied[-1] if copied else None
-        if last is not None:
+        if gaps:  # parts past a gap kept (slices done out of order): `run.sliced` sorts it out
+            progress.rows = sum(p.rows for p in [*copied, *kept])
+        elif last is not None:
             progress.rows = last.start + last.rows
             progress.source, progress.next_row = last.source, last.first_row + last.rows
         return progress
@@ -225,7 +230,7 @@ class Checkpoint:
         were noted, or their line cut short by a crash)."""
         if self.counted is None or self.counted not in columns:
             return {}
-        return _part_counts(part, self.format, columns, self.counted)
+        return part_counts(part.path, part.start, self.format, columns, self.counted)
 
     def rows_kept(self) -> int:
         """How many rows, from the first on without a gap, the parts hold (those joined into
@@ -239,15 +244,9 @@ class Checkpoint:
     def add(self, part: Part) -> None:
         """Keep one finished part. A write that fails (a full disk, a file-size limit) is an
         `InputError` naming the folder and the rows it keeps."""
-        crc = zlib.crc32(part.data)
-        name = (
-            f"part-{part.start:012d}-{part.rows}-{part.source}-{part.first_row}-"
-            f"{crc:08x}.{EXTENSIONS[self.format]}"
-        )
         try:
-            write_atomically(self.folder / name, lambda f: f.write(part.data))
-            with open(self.folder / _COUNTS, "a", encoding="utf-8") as noted:
-                noted.write(json.dumps({"part": name, "counts": part.counts}) + "\n")
+            name = keep_part(self.folder, part, self.format)
+            self.note_counts({name: part.counts})
         except OSError as e:
             kept = self.rows_kept()
             if not kept:
@@ -259,6 +258,30 @@ class Checkpoint:
                 f"{self.folder}: {e.strerror or e}; {kept:,} rows done are kept "
                 f"there; {_then_resume(e)}"
             ) from None
+
+    def note_counts(self, counts: dict[str, dict[str, int]]) -> None:
+        """Note kept parts' counts (by part name): parts a worker kept itself (`keep_part`)."""
+        with open(self.folder / _COUNTS, "a", encoding="utf-8") as noted:
+            for name, of_part in counts.items():
+                noted.write(json.dumps({"part": name, "counts": of_part}) + "\n")
+
+    def held(self) -> list[tuple[str, int, int, dict[str, int] | None]]:
+        """Every part held, by row: those joined already (an interrupted join) and those kept,
+        gaps or not, as `(name, start, rows, counts)` (counts None: not noted)."""
+        noted = self._noted_counts()
+        copied = [(c.name, c.start, c.rows, c.counts) for c in read_journal(self.folder)]
+        joined = {c[0] for c in copied}
+        kept = [
+            (p.path.name, p.start, p.rows, noted.get(p.path.name))
+            for p in self._parts()
+            if p.path.name not in joined
+        ]
+        return copied + kept
+
+    def discard(self, names: set[str]) -> None:
+        """Delete kept parts (of a slice that is done again: `run.sliced`)."""
+        for name in names:
+            (self.folder / name).unlink(missing_ok=True)
 
     def commit(self, rows: int, empty: pa.Table, metadata: dict[str, Any]) -> None:
         """Join the parts into the output, atomically, with the run's `metadata` (and what
@@ -318,6 +341,8 @@ class Checkpoint:
         shutil.rmtree(self.folder, ignore_errors=True)
 
     def _parts(self) -> list[_Stored]:
+        """The parts kept, by row; a part kept twice (a task that ran twice: its rows are the
+        same, its timings, and so its checksum, not) is kept once."""
         parts = []
         for path in self.folder.glob("part-*"):
             match = _PART.fullmatch(path.name)
@@ -325,7 +350,14 @@ class Checkpoint:
                 raise CheckpointError(f"{path}: not a part this tool writes; {_START_OVER}")
             start, rows, source, first = (int(g) for g in match.groups()[:4])
             parts.append(_Stored(path, start, rows, source, first, int(match.group(5), 16)))
-        return sorted(parts, key=lambda p: p.start)
+        parts.sort(key=lambda p: (p.start, p.path.name))
+        unique: list[_Stored] = []
+        for part in parts:
+            if unique and (unique[-1].start, unique[-1].rows) == (part.start, part.rows):
+                part.path.unlink(missing_ok=True)
+                continue
+            unique.append(part)
+        return unique
 
     def _contiguous(self, drop_the_rest: bool = False) -> list[_Stored]:
         """The parts from row 0 on without a gap (from where the parts joined already end,
@@ -370,23 +402,3 @@ def _check_part(part: _Stored, fmt: str) -> None:
             raise CheckpointError(f"{part.path}: damaged ({e}); {_START_OVER}") from None
         if rows != part.rows:
             raise CheckpointError(f"{part.path}: holds {rows} rows, not {part.rows}; {_START_OVER}")
-
-
-def _part_counts(part: _Stored, fmt: str, columns: list[str], column: str) -> dict[str, int]:
-    """Rows per value of `column` in a kept part (read back: only on resume)."""
-    import polars as pl  # off the path of a run that is not resumed
-
-    if fmt == "parquet":
-        values = pq.read_table(part.path, columns=[column]).column(0)
-    elif fmt == "csv":
-        values = pacsv.read_csv(
-            part.path,
-            read_options=pacsv.ReadOptions(column_names=columns, skip_rows=int(part.start == 0)),
-            convert_options=pacsv.ConvertOptions(
-                include_columns=[column], column_types={column: pa.string()}
-            ),
-        ).column(0)
-    else:
-        values = pl.read_ndjson(part.path).get_column(column).to_arrow()
-    counted = pl.Series(values).cast(pl.String).value_counts()
-    return dict(zip(counted[:, 0].to_list(), counted[:, 1].to_list(), strict=True))

@@ -1,6 +1,8 @@
 """The Dask executor: the same ordered, bounded map as `ThreadExecutor`, on a Dask cluster.
 
-The client (this process) reads the input and writes the output; workers only solve batches.
+`map_ordered`: the client (this process) reads the input and writes the output; workers only
+solve batches. `map_unordered` and `run_on_workers` serve a sliced run (`run.sliced`: solve and
+score to a file), where workers read their own slices and keep their own parts.
 With a scheduler address it joins a running cluster (`dask scheduler` + `dask worker` on any
 machines that have this package installed); without one it starts a `LocalCluster` of process
 workers on this machine. Dask reschedules the tasks of a worker that dies; a scheduler that goes
@@ -153,6 +155,53 @@ class DaskExecutor:
         except BaseException:  # a lost cluster, Ctrl-C, or the consumer stopped early
             self.terminate()
             raise
+
+    def map_unordered(self, fn: Callable[[Any], Any], items: Iterable[Any]) -> Iterator[Any]:
+        """Yield `fn(item)` for each item as each finishes (any order), at most
+        `in_flight_per_worker` a worker thread at a time (`run.sliced`: slices that workers
+        read and write themselves)."""
+        from distributed import wait
+
+        self.start()
+        client = self._client
+        try:
+            max_in_flight = max(2, self.workers * self.in_flight_per_worker)
+            items = iter(items)
+            pending: set[Any] = set()
+            unreachable_since = None
+            while True:
+                for item in items:
+                    pending.add(client.submit(fn, item, pure=False))
+                    if len(pending) >= max_in_flight:
+                        break
+                if not pending:
+                    return
+                try:
+                    done, _ = wait(list(pending), timeout=1.0, return_when="FIRST_COMPLETED")
+                except TimeoutError:
+                    if client.status == "running":
+                        unreachable_since = None
+                        continue
+                    unreachable_since = unreachable_since or time.monotonic()
+                    if time.monotonic() - unreachable_since > LOST_AFTER_S:
+                        raise self._lost() from None
+                    continue
+                except Exception as e:  # noqa: BLE001 - CommClosedError, ...
+                    raise self._lost(e) from None
+                for future in done:
+                    pending.discard(future)
+                    yield self._result(future, wait)
+        except BaseException:  # a lost cluster, Ctrl-C, or the consumer stopped early
+            self.terminate()
+            raise
+
+    def run_on_workers(self, fn: Callable[..., Any], *args: Any) -> dict[str, Any]:
+        """`fn(*args)` on every worker, by worker address (checks before any work)."""
+        self.start()
+        try:
+            return dict(self._client.run(fn, *args))
+        except Exception as e:  # noqa: BLE001 - a worker or the scheduler went away
+            raise self._lost(e) from None
 
     def close(self) -> None:
         """The job is done: disconnect (and stop the LocalCluster, when this started one)."""

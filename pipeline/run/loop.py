@@ -53,6 +53,7 @@ from pipeline.run.checkpoint import Checkpoint, Progress
 from pipeline.run.finished import finished_output
 from pipeline.run.job import HiddenBar, Job, sigterm_as_interrupt
 from pipeline.run.parts import Part, Task, ramp_up
+from pipeline.run.sliced import Kept, SlicedRun, sliced
 
 if TYPE_CHECKING:
     from tqdm import tqdm
@@ -77,6 +78,7 @@ class Run:
         self.bar: tqdm | HiddenBar | None = None
         self._total, self._unit, self._shown = total, unit, bar
         self._open: list[Iterator[Any]] = []
+        self.slicer: SlicedRun | None = None  # workers read and write their own (`sliced`)
         self._spool: Spool | None = None
         self._finished = self._committed = False
 
@@ -100,8 +102,11 @@ class Run:
                 self.resumed = Progress(rows, source=1 << 62, counts=counts)  # no task left
             elif job.resume:
                 names = self.schema.names if self.schema is not None else []
-                self.resumed = checkpoint.resume(identity(), names)
+                gaps = self.slicer is not None  # slices end out of order
+                self.resumed = checkpoint.resume(identity(), names, gaps)
                 self.sink = checkpoint
+                if self.slicer is not None:
+                    self.resumed = self.slicer.prepare(self.resumed)
             else:
                 if checkpoint.exists():
                     said = (
@@ -112,6 +117,8 @@ class Run:
                     print(f"note: {said} at {checkpoint.folder}", file=sys.stderr)
                 checkpoint.start(identity())
                 self.sink = checkpoint
+                if self.slicer is not None:
+                    self.resumed = self.slicer.prepare(None)
         elif job.spec.sink in ("checkpoint", "parts") and target is not None:
             writers = min(job.executor.workers, usable_cpus())  # this machine's (HRM's folders)
             self.sink = PartWriter(target, self.schema, writers)
@@ -150,6 +157,25 @@ class Run:
             start += batch.num_rows
             row += batch.num_rows
 
+    @property
+    def sliced(self) -> bool:
+        """Whether the workers read their slices and keep their parts (`map_slices`)."""
+        return self.slicer is not None
+
+    def map_slices(self, fn: Callable[..., Any], *args: Any) -> Iterator[Kept]:
+        """`fn(task, *args)` over every batch of the inputs, on workers that read their own
+        slices and keep their own parts (`run.sliced`); yields each slice's `Kept` as it
+        finishes (any order), to pass to `write`. Nothing when the output is complete."""
+        bar = self.show_progress()
+        if self.slicer is None or not isinstance(self.sink, Checkpoint):
+            return
+        self.read = bar.total = self.slicer.rows  # counted: the bar's total is exact
+        results = self.slicer.results(fn, *args)
+        self._open.append(results)
+        for kept in results:
+            yield kept
+            bar.update(kept.rows)
+
     def map(
         self, fn: Callable[..., Any], tasks: Iterable[Any], *args: Any, advance: bool = True
     ) -> Iterator[Any]:
@@ -168,8 +194,12 @@ class Run:
         """Move the bar on by `rows` (a job that counts its progress itself)."""
         self.job.advance(self.show_progress(), rows)
 
-    def write(self, item: Part | pa.Table) -> None:
-        """One part (or, into a `tables` sink, one table) into the sink, in order."""
+    def write(self, item: Part | Kept | pa.Table) -> None:
+        """One part (or, into a `tables` sink, one table) into the sink, in order; or a
+        slice's parts, kept already by a worker (`map_slices`)."""
+        if isinstance(item, Kept):
+            self.rows += item.rows
+            return
         if isinstance(item, pa.Table):
             assert isinstance(self.sink, TableWriter)
             self.sink.add(item)
@@ -286,6 +316,8 @@ def running(
             checkpoint = Checkpoint(
                 job.output, job.format, job.spec.counted
             )  # refuses a folder not its own
+            if sliced(job):
+                run.slicer = SlicedRun(job, checkpoint)
         try:
             with sigterm_as_interrupt():  # restored before the clean-up below
                 job.start_executor()

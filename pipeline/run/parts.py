@@ -11,14 +11,19 @@ again.
         return part_of(task, count_table(task.batch), fmt)
 """
 
+import zlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, NamedTuple, TypeVar
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.csv as pacsv
+import pyarrow.parquet as pq
 
-from pipeline.io.writers import encode
+from pipeline.io.sidecars import write_atomically
+from pipeline.io.writers import EXTENSIONS, encode
 
 Key = TypeVar("Key")
 RAMP_ROWS = 32  # rows of the first batch of a slow job (`ramp_up`)
@@ -79,3 +84,44 @@ def ramp_up(
             yield key, batch.slice(at, size)
             at, size = at + size, size * 2
         yield key, batch.slice(at) if at else batch
+
+
+def part_name(part: Part, fmt: str) -> str:
+    """The name a part is kept under: its place, its rows and the checksum of its bytes."""
+    crc = zlib.crc32(part.data)
+    return (
+        f"part-{part.start:012d}-{part.rows}-{part.source}-{part.first_row}-"
+        f"{crc:08x}.{EXTENSIONS[fmt]}"
+    )
+
+
+def keep_part(folder: Path, part: Part, fmt: str) -> str:
+    """Write one part into the checkpoint `folder` (a temporary name, fsynced, renamed: whole
+    or absent); its name. Workers that read their own slices keep theirs so (`run.sliced`)."""
+    name = part_name(part, fmt)
+    write_atomically(folder / name, lambda f: f.write(part.data))
+    return name
+
+
+def part_counts(
+    path: Path, start: int, fmt: str, columns: list[str], column: str
+) -> dict[str, int]:
+    """Rows per value of `column` in the kept part at `path`, whose first row is `start`, in
+    `fmt` (`columns`: the output's, which text parts after the first do not name); read back
+    only on resume."""
+    import polars as pl  # off the path of a run that is not resumed
+
+    if fmt == "parquet":
+        values = pq.read_table(path, columns=[column]).column(0)
+    elif fmt == "csv":
+        values = pacsv.read_csv(
+            path,
+            read_options=pacsv.ReadOptions(column_names=columns, skip_rows=int(start == 0)),
+            convert_options=pacsv.ConvertOptions(
+                include_columns=[column], column_types={column: pa.string()}
+            ),
+        ).column(0)
+    else:
+        values = pl.read_ndjson(path).get_column(column).to_arrow()
+    counted = pl.Series(values).cast(pl.String).value_counts()
+    return dict(zip(counted[:, 0].to_list(), counted[:, 1].to_list(), strict=True))

@@ -159,9 +159,15 @@ def _run(job: Job, scoring: ScoreOptions, prediction: str) -> ScoreSummary:
     identity = {"command": "score", **asdict(scoring)}
     tally = ScoreTally()
     with running(job, schema, identity=lambda: job.identity(identity)) as run:
-        for scored in run.map(score_part, run.tasks(slow=scoring.rate), scoring, job.format):
-            run.write(scored.part)
-            tally.add(scored.tally)
+        if run.sliced:  # workers read their slices and keep their parts: any order
+            for kept in run.map_slices(score_part, scoring, job.format):
+                run.write(kept)
+                for scored in kept.results:
+                    tally.add(scored.tally)
+        else:
+            for scored in run.map(score_part, run.tasks(slow=scoring.rate), scoring, job.format):
+                run.write(scored.part)
+                tally.add(scored.tally)
         run.finish()
         wall, rate = job.wall(), run.rate()
         options: dict[str, Any] = asdict(scoring) | {"prediction_column": prediction}

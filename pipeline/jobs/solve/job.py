@@ -171,7 +171,11 @@ def solve_file(
     empty = _empty(job, search)
     with running(job, empty.schema, identity=lambda: _identity(job, search)) as run:
         counts = Counter(run.resumed.counts)
-        for part in run.map(solve_part, run.tasks(slow=search.rate), search, job.format):
+        if run.sliced:  # workers read their slices and keep their parts: any order
+            parts: Any = run.map_slices(solve_part, search, job.format)
+        else:
+            parts = run.map(solve_part, run.tasks(slow=search.rate), search, job.format)
+        for part in parts:
             run.write(part)
             counts.update(part.counts)
         run.finish()

@@ -1,0 +1,156 @@
+"""The Dask client's own CPU per 1M rows (issue 36): a real scheduler and 2 worker processes on
+127.0.0.1, started here, and `sudoku-pipeline solve --executor dask --scheduler ...` run
+against them.
+
+    taskset -c 0 nice -n 10 python -m benchmarks.dask_bench [--rows 1000000] [--write FILE]
+
+Kaggle-style rows (kaggle1m_first9999 in ../shared/data, `quizzes,solutions`, repeated up to
+`--rows`, and `--small` rows for the fixed costs), as CSV and as Parquet (row groups of
+100,000 rows), into Parquet. For each input, the client process alone is measured
+(`os.wait4`'s rusage of the `sudoku-pipeline` process: user + system CPU; the workers are
+other processes): before (`SUDOKU_PIPELINE_DASK_SLICES=0`, the client reads every input byte
+and writes every output byte) and after (the workers read their slices and keep their parts;
+the client plans, counts and joins). The outputs of both are checked equal (timing columns
+aside). Target: <= 0.15 client CPU s per 1M rows more.
+"""
+
+import argparse
+import datetime
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import polars as pl
+
+from benchmarks.common import SETS, SHARED_DATA, machine, write_section
+
+BIN = Path(sys.executable).parent
+TARGET = 0.15  # client CPU s per 1M rows
+ROW_GROUP = 100_000
+
+
+def corpus(folder: Path, rows: int) -> tuple[Path, Path]:
+    kaggle = pl.read_csv(
+        SHARED_DATA / SETS["kaggle_first9999"],
+        has_header=False,
+        new_columns=["quizzes", "solutions"],
+        infer_schema=False,
+    )
+    frame = pl.concat([kaggle] * (-(-rows // kaggle.height))).head(rows)
+    csv, parquet = folder / "kaggle.csv", folder / "kaggle.parquet"
+    folder.mkdir()
+    frame.write_csv(csv)
+    frame.write_parquet(parquet, row_group_size=ROW_GROUP)
+    return csv, parquet
+
+
+def start_cluster(folder: Path) -> tuple[str, list[subprocess.Popen]]:
+    """A scheduler and two single-threaded worker processes on loopback."""
+    scheduler_file = folder / "scheduler.json"
+    log = (folder / "cluster.log").open("w")
+    started = [subprocess.Popen(
+        [str(BIN / "dask"), "scheduler", "--host", "127.0.0.1", "--port", "0",
+         "--no-dashboard", "--scheduler-file", str(scheduler_file)],
+        stdout=log, stderr=subprocess.STDOUT, start_new_session=True)]  # fmt: skip
+    deadline = time.monotonic() + 120
+    while not scheduler_file.exists() or not scheduler_file.read_text().strip():
+        if time.monotonic() > deadline:
+            raise SystemExit("the scheduler did not start")
+        time.sleep(0.1)
+    time.sleep(0.2)
+    address = json.loads(scheduler_file.read_text())["address"]
+    for i in range(2):
+        started.append(subprocess.Popen(
+            [str(BIN / "dask"), "worker", address, "--nthreads", "1", "--no-dashboard",
+             "--name", f"w{i}", "--local-directory", str(folder / f"w{i}")],
+            stdout=log, stderr=subprocess.STDOUT, start_new_session=True))  # fmt: skip
+    from distributed import Client
+
+    with Client(address, timeout="120s") as client:
+        client.wait_for_workers(2, timeout=120)
+    return address, started
+
+
+def client_cpu(source: Path, out: Path, address: str, legacy: bool) -> tuple[float, float]:
+    """(client CPU s, wall s) of one run of `solve` on the cluster."""
+    env = {**os.environ, "SUDOKU_PIPELINE_COMPILE_AHEAD": "0"}
+    if legacy:
+        env["SUDOKU_PIPELINE_DASK_SLICES"] = "0"
+    command = [str(BIN / "sudoku-pipeline"), "solve", str(source), "-o", str(out), "--quiet",
+               "--force", "--executor", "dask", "--scheduler", address]  # fmt: skip
+    start = time.perf_counter()
+    process = subprocess.Popen(command, env=env, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(process.pid, 0)
+    wall = time.perf_counter() - start
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"{' '.join(command)} failed: {process.stderr.read().decode()}")
+    return usage.ru_utime + usage.ru_stime, wall
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rows", type=int, default=1_000_000)
+    parser.add_argument("--small", type=int, default=10_000, help="rows of the fixed-cost run")
+    parser.add_argument("--repeats", type=int, default=2)
+    parser.add_argument("--write", type=Path, help="record the table in this Markdown file")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="dask-bench-") as tmp:
+        folder = Path(tmp)
+        small = corpus(folder / "small", args.small)
+        inputs = corpus(folder / "large", args.rows)
+        address, started = start_cluster(folder)
+        lines = []
+        try:
+            for k, source in enumerate(inputs):
+                outputs = {}
+                for legacy in (True, False):
+                    kind = "before" if legacy else "after"
+                    out = folder / f"{source.suffix[1:]}-{kind}.parquet"
+                    fixed = min(
+                        client_cpu(small[k], folder / "small.parquet", address, legacy)
+                        for _ in range(args.repeats)
+                    )[0]
+                    runs = [client_cpu(source, out, address, legacy) for _ in range(args.repeats)]
+                    cpu, wall = min(runs)
+                    marginal = (cpu - fixed) * 1e6 / (args.rows - args.small)
+                    outputs[legacy] = out
+                    label = "before (client reads and writes)" if legacy else "after (workers)"
+                    lines.append(
+                        f"| {source.suffix[1:]} | {label} | {cpu:.2f} | {fixed:.2f} | "
+                        f"**{marginal:.3f}** | {wall:.2f} |"
+                    )
+                    print(lines[-1], flush=True)
+                before = pl.read_parquet(outputs[True]).drop("solve_ns")
+                after = pl.read_parquet(outputs[False]).drop("solve_ns")
+                if not before.equals(after):
+                    raise SystemExit(f"{source.name}: the outputs before and after differ")
+        finally:
+            for process in reversed(started):
+                if process.poll() is None:
+                    os.killpg(process.pid, signal.SIGKILL)
+                process.wait()
+    today = datetime.date.today().isoformat()
+    body = (
+        f"Measured {today} on {machine()}, `taskset -c 0 nice -n 10 python -m "
+        f"benchmarks.dask_bench --rows {args.rows}`: {args.rows:,} Kaggle-style rows into "
+        "Parquet, a `dask scheduler` and 2 `dask worker --nthreads 1` processes on 127.0.0.1; "
+        f"client CPU is the `sudoku-pipeline` process alone (`os.wait4`), best of "
+        f"{args.repeats}. The client's CPU per row is the growth between a run of "
+        f"{args.small:,} rows and one of {args.rows:,} (its start-up, imports and connecting "
+        f"are paid once a run); target <= {TARGET} s per 1M rows.\n\n"
+        f"| input | path | client CPU s, {args.rows:,} rows | client CPU s, {args.small:,} "
+        "rows (start-up, connecting, warm-up) | client CPU s per 1M rows more | wall s |\n"
+        "|---|---|---|---|---|---|\n" + "\n".join(lines) + "\n"
+    )
+    print(body)
+    if args.write:
+        write_section(args.write, "dask-client", body)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,262 @@
+"""An input cut into slices that workers read on their own (the Dask executor's plan).
+
+    plan = plan_slices(inputs, rows_per_slice=200_000)   # on the client: no row read
+    # on a worker, with the opened input sent as a recipe (no file handle in it):
+    n = count_rows(recipe, plan[k])                       # text slices: their rows, counted
+    for batch in slice_batches(recipe, plan[k], first_row, batch_size): ...
+
+How an input is cut:
+
+* Parquet (not compressed): runs of whole row groups, about `rows_per_slice` rows each; the
+  footer counts their rows, so each slice knows its first row before any is read.
+* CSV, TSV and `.txt` (not compressed): byte ranges of about `rows_per_slice` rows (from the
+  bytes per line of the file's head). A line belongs to the slice where it starts: a slice
+  begins after the first line break at or past its start (at 0, at 0) and ends with the line
+  that holds its last byte, whole. Every byte of the file is in one slice's lines, and no line
+  in two. The rows of a slice are known once read: `count_rows` counts them (the rules of
+  `lines.py`: non-empty lines; in `.txt` not blank, not `#` comments) and the client adds them
+  up before any slice is solved, so each slice knows its first row.
+* Compressed files (`.gz`, `.zst`) cannot be cut: one slice a file, counted as a text slice.
+
+The header, the separator and the columns are the client's decision (`open_dataset`, once):
+the recipe carries them, and only the first slice of a file with a header skips its first
+line. Standard input, named pipes and URLs are not sliced (`sliceable`).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from contextlib import closing
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import pyarrow as pa
+
+from pipeline.io.dataset import Dataset
+from pipeline.io.formats import FileBytes
+from pipeline.io.inputs import Inputs
+from pipeline.io.lines import BOM, LineStream, split_lines, text_lines
+from pipeline.io.readers import DelimitedReader, ParquetReader, TextReader
+
+_BREAKS = b"\n\r"
+_SCAN = 1 << 16  # bytes read at a time looking for a line's end
+
+
+@dataclass(frozen=True)
+class Slice:
+    """A piece of input `source` (its index in the inputs): row groups `groups` of a Parquet
+    file, or the lines starting in bytes `begin` .. `end` - 1 of a text (`end` -1: the whole
+    file, decompressed). `rows` and `first_row` are known for Parquet, else counted."""
+
+    source: int
+    path: str
+    begin: int = 0
+    end: int = -1
+    groups: tuple[int, ...] = ()
+    rows: int | None = None
+    first_row: int | None = None
+
+    @property
+    def parquet(self) -> bool:
+        return bool(self.groups)
+
+
+def sliceable(ds: Dataset) -> bool:
+    """Whether workers can read the input themselves: a file, not a stream or a URL."""
+    return not ds.stream and ds.url is None and ds.remote_file is None
+
+
+def recipe(ds: Dataset) -> Dataset:
+    """The opened input without its reader (file handles stay here): what a worker needs to
+    read a slice as the client would (columns, header, separator, id type)."""
+    return replace(ds, _reader=None, _rows_read=[0], _ids_said=[False])
+
+
+def plan_slices(inputs: Inputs, rows_per_slice: int, slice_bytes: int | None = None) -> list[Slice]:
+    """The slices of every input, in input order (see the module docstring); `slice_bytes`:
+    the bytes of a text slice (default: `rows_per_slice` rows' worth, 4 KiB at least)."""
+    slices: list[Slice] = []
+    for source, ds in enumerate(inputs.datasets):
+        if ds._reader is None:  # no rows at all
+            continue
+        path = str(ds.path.resolve())
+        if isinstance(ds._reader, ParquetReader) and ds.compression is None:
+            slices += _row_group_slices(source, path, ds._reader, rows_per_slice)
+        elif ds.format == "parquet":  # compressed: the client spooled it, and counted
+            slices.append(Slice(source, path, rows=ds.num_rows, first_row=0))
+        elif ds.compression is not None:
+            slices.append(Slice(source, path))
+        else:
+            row_bytes = ds._row_bytes or 100.0
+            step = slice_bytes or max(1 << 12, int(rows_per_slice * row_bytes))
+            size = os.stat(path).st_size
+            slices += [Slice(source, path, at, min(at + step, size)) for at in range(0, size, step)]
+    return slices
+
+
+def _row_group_slices(
+    source: int, path: str, reader: ParquetReader, rows_per_slice: int
+) -> list[Slice]:
+    meta = reader.file.metadata
+    slices, groups, rows, first = [], [], 0, 0
+    for g in range(meta.num_row_groups):
+        groups.append(g)
+        rows += meta.row_group(g).num_rows
+        if rows >= rows_per_slice or g == meta.num_row_groups - 1:
+            slices.append(Slice(source, path, groups=tuple(groups), rows=rows, first_row=first))
+            first, groups, rows = first + rows, [], 0
+    return [s for s in slices if s.rows]
+
+
+def _header_end(path: str) -> int:
+    """Where the first line that is not empty (the header) ends, past its break."""
+    with open(os.fsencode(path), "rb") as f:
+        head = f.read(1 << 20)
+    at = len(BOM) if head.startswith(BOM) else 0
+    while at < len(head) and head[at] in _BREAKS:
+        at += 1
+    ends = [i for i in (head.find(b, at) for b in (b"\n", b"\r")) if i >= 0]
+    return min(ends) + 1 if ends else len(head)
+
+
+class RangeBytes:
+    """The lines of a file that start in bytes `begin` .. `end` - 1, as a byte source."""
+
+    def __init__(self, path: str, begin: int, end: int) -> None:
+        self.path, self.begin, self.end = path, begin, end
+
+    def bytes_read(self) -> int | None:
+        return None
+
+    def open(self) -> _Bounded:
+        f = open(os.fsencode(self.path), "rb", buffering=0)  # noqa: SIM115 - closed by _Bounded
+        try:
+            first = self.begin if self.begin == 0 else _line_start(f, self.begin)
+            last = _line_end(f, self.end)
+        except BaseException:
+            f.close()
+            raise
+        f.seek(first)
+        # past the file's start, an empty line first (no row): a line there that starts with
+        # the bytes of a byte order mark keeps them, as it does read from the start
+        return _Bounded(f, max(0, last - first), b"\n" if self.begin else b"")
+
+
+def _line_start(f: object, at: int) -> int:
+    """The first place at or past `at` where a line starts (after a break; the file's end)."""
+    f.seek(at - 1)  # type: ignore[attr-defined]
+    while block := f.read(_SCAN):  # type: ignore[attr-defined]
+        found = [i for i in (block.find(b) for b in (b"\n", b"\r")) if i >= 0]
+        if found:
+            return at - 1 + min(found) + 1
+        at += len(block)
+    return at - 1
+
+
+def _line_end(f: object, end: int) -> int:
+    """Where the line holding byte `end` - 1 ends (past its break; the file's end)."""
+    size = os.fstat(f.fileno()).st_size  # type: ignore[attr-defined]
+    if end < 0 or end >= size:
+        return size
+    return _line_start(f, end)
+
+
+class _Bounded:
+    """`prefix`, then a file read from where it stands for `left` bytes at most."""
+
+    def __init__(self, f: object, left: int, prefix: bytes = b"") -> None:
+        self.f, self.left, self.prefix = f, left, prefix
+
+    def read(self, size: int = -1, /) -> bytes:
+        if self.prefix:
+            data, self.prefix = self.prefix, b""
+            return data
+        size = self.left if size < 0 else min(size, self.left)
+        data = self.f.read(size) if size else b""  # type: ignore[attr-defined]
+        self.left -= len(data)
+        return data
+
+    def close(self) -> None:
+        self.f.close()  # type: ignore[attr-defined]
+
+
+class _Groups(ParquetReader):
+    """A Parquet file's reader limited to some of its row groups."""
+
+    def __init__(self, path: str, groups: tuple[int, ...]) -> None:
+        super().__init__(path, path)
+        self.groups = groups
+
+    def batches(
+        self, columns: list[str], batch_size: int, start_row: int = 0
+    ) -> Iterator[pa.RecordBatch]:
+        """The batches of `columns` of the slice's row groups (`start_row` is always 0)."""
+        for group in self.groups:
+            if self._by_position:  # a name pyarrow sees twice: every column, picked by place
+                places = [self.names.index(name) for name in columns]
+                every = self.file.iter_batches(batch_size=batch_size, row_groups=[group])
+                batches: Iterator[pa.RecordBatch] = (
+                    pa.record_batch([b.column(i) for i in places], names=columns) for b in every
+                )
+            else:
+                batches = self.file.iter_batches(
+                    batch_size=batch_size, row_groups=[group], columns=columns
+                )
+            yield from self._counted(batches, group)
+
+
+def _reader(ds: Dataset, piece: Slice) -> object:
+    if piece.parquet:
+        return _Groups(piece.path, piece.groups)
+    if ds.format == "parquet":
+        return ParquetReader.of_file(Path(piece.path), ds.compression)
+    if piece.end < 0:
+        source: object = FileBytes(Path(piece.path), ds.compression)
+    else:
+        source = RangeBytes(piece.path, piece.begin, piece.end)
+    if ds.format == "txt":
+        return TextReader(source)  # type: ignore[arg-type]
+    header = ds.has_header and piece.begin == 0
+    return DelimitedReader(
+        source,  # type: ignore[arg-type]
+        delimiter=ds.separator or ",",
+        names=ds.columns,
+        header=header,
+    )
+
+
+def count_rows(ds: Dataset, piece: Slice) -> int:
+    """The rows of a text slice (or a whole compressed file), by the readers' rules, without
+    parsing them into cells."""
+    if piece.rows is not None:
+        return piece.rows
+    reader = _reader(ds, piece)
+    source = reader.source  # type: ignore[attr-defined]
+    rows = 0
+    with closing(source.open()) as stream:
+        for block in LineStream(stream).blocks():
+            lines = split_lines(block)
+            rows += len(text_lines(lines)) if ds.format == "txt" else len(lines)
+    skip = int(ds.format != "txt" and ds.has_header and piece.begin == 0)
+    return max(0, rows - skip)
+
+
+def slice_batches(
+    ds: Dataset, piece: Slice, first_row: int, batch_size: int
+) -> Iterator[pa.RecordBatch]:
+    """The slice's rows as the input's batches (`Dataset.batches`), of `batch_size` rows,
+    their `row` numbered from `first_row`."""
+    opened = replace(ds, _reader=_reader(ds, piece), batch_size=batch_size)
+    yield from opened.batches(numbered_from=first_row)
+
+
+__all__ = [
+    "RangeBytes",
+    "Slice",
+    "count_rows",
+    "plan_slices",
+    "recipe",
+    "slice_batches",
+    "sliceable",
+]

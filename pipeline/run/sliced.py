@@ -1,0 +1,281 @@
+"""A run whose workers read their own slices of the input and keep their own parts: the Dask
+executor's way for a resumable job writing a file (solve), so that no byte of data passes
+through the client.
+
+    slicer = SlicedRun(job, checkpoint)          # `run.loop.running` makes it when `sliced(job)`
+    resumed = slicer.prepare(progress)           # workers checked, slices planned and counted
+    for kept in slicer.results(solve_part, options, fmt): ...   # as slices finish
+
+The client (this process):
+
+1. checks, on every worker, that it sees the checkpoint folder beside the output (it reads the
+   `run.json` the client wrote there and can create, rename and delete a file in it) and each
+   input at its path with its size: a cluster that cannot is refused in one line (`InputError`,
+   exit 2) before any work;
+2. plans the slices (`io.slices`: Parquet row groups; byte ranges of text cut at line ends;
+   one slice a compressed file), has the workers count the rows of text slices, and adds them
+   up: each slice knows the place of its first row in the output and in its input;
+3. on `--resume`, keeps the slices whose parts are all kept and noted, and deletes the parts
+   of the others (a slice cut short by a killed worker or client is done again whole);
+4. submits one task a slice, at most two a worker thread at a time; a task reads its slice
+   in batches, runs the job's batch function (`Task` -> `Part`, as on one machine) and keeps
+   each part itself (`parts.keep_part`: a temporary name, then a rename). A task that
+   runs twice (Dask reschedules the tasks of a worker it lost) keeps the same rows twice under
+   two names: the checkpoint keeps one (`Checkpoint._parts`). The client notes each finished
+   slice's parts and verdict counts (`counts.jsonl`);
+5. commits as the run loop does for every run: the parts joined by their footers
+   (`join.py`), nothing decoded.
+"""
+
+import os
+import socket
+import uuid
+import zlib
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from pipeline.errors import InputError
+from pipeline.io.dataset import Dataset
+from pipeline.io.slices import Slice, count_rows, plan_slices, recipe, slice_batches, sliceable
+from pipeline.run.checkpoint import Checkpoint, Progress
+from pipeline.run.job import Job
+from pipeline.run.parts import Part, Task, keep_part
+
+SWITCH = "SUDOKU_PIPELINE_DASK_SLICES"  # "0": the client reads and writes every byte (before)
+SLICE_ROWS = "SUDOKU_PIPELINE_SLICE_ROWS"  # rows a slice (default: `SLICE_BATCHES` batches)
+SLICE_BATCHES = 4
+
+
+@dataclass(frozen=True)
+class Planned:
+    """A slice with its place: `index` in the plan, `start` its first row's place in the
+    output, `first_row` in its input, `rows` its rows."""
+
+    index: int
+    piece: Slice
+    start: int
+    first_row: int
+    rows: int
+
+
+@dataclass(frozen=True)
+class Kept:
+    """What a slice's task kept: its parts (name -> verdict counts) and its rows; `results`:
+    what the job's function returned for each batch when that was more than a `Part` (score's
+    figures), each with its part's bytes left out (they are kept, not sent back)."""
+
+    index: int
+    rows: int
+    parts: dict[str, dict[str, int]] = field(default_factory=dict)
+    results: list[Any] = field(default_factory=list)
+
+    @property
+    def counts(self) -> dict[str, int]:
+        total: dict[str, int] = {}
+        for counts in self.parts.values():
+            for value, n in counts.items():
+                total[value] = total.get(value, 0) + n
+        return total
+
+
+def sliced(job: Job) -> bool:
+    """Whether `job` runs sliced: the Dask executor, a resumable job writing a file, inputs
+    that are files (not standard input, a pipe or a URL); `SUDOKU_PIPELINE_DASK_SLICES=0`
+    keeps the client reading and writing (as before, for measuring)."""
+    return (
+        job.executor_kind == "dask"
+        and os.environ.get(SWITCH, "1") != "0"
+        and job.spec.sink == "checkpoint"
+        and job.spec.resumable
+        and job.output is not None
+        and job.inputs is not None
+        and all(sliceable(ds) for ds in job.inputs.datasets)
+    )
+
+
+def check_storage(folder: str, token: int, inputs: list[tuple[str, int]]) -> str | None:
+    """On a worker: None when it sees the checkpoint `folder` (its `run.json` the one the
+    client wrote: `token`, its CRC-32), can write there and sees each input (path, size);
+    else what is wrong."""
+    try:
+        return _storage_problem(folder, token, inputs)
+    except Exception as e:  # noqa: BLE001 - whatever it is, the worker cannot do the work
+        return f"cannot check {folder} ({type(e).__name__}: {e})"
+
+
+def _storage_problem(folder: str, token: int, inputs: list[tuple[str, int]]) -> str | None:
+    where = Path(folder)
+    try:
+        if zlib.crc32((where / "run.json").read_bytes()) != token:
+            return f"{folder}/run.json is not the client's (not the same storage)"
+    except OSError as e:
+        return f"cannot read {folder}/run.json ({e.strerror or e})"
+    probe = where / f".part-probe-{uuid.uuid4().hex}.tmp-{os.getpid()}"
+    try:
+        probe.write_bytes(b"probe")
+        moved = probe.with_name(probe.name.replace("-probe-", "-probed-"))
+        os.replace(probe, moved)
+        moved.unlink()
+    except OSError as e:
+        probe.unlink(missing_ok=True)
+        return f"cannot write in {folder} ({e.strerror or e})"
+    for path, size in inputs:
+        try:
+            seen = os.stat(path).st_size
+        except OSError as e:
+            return f"cannot read the input {path} ({e.strerror or e})"
+        if seen != size:
+            return f"sees the input {path} with {seen:,} bytes, not {size:,}"
+    return None
+
+
+def count_task(index: int, ds: Dataset, piece: Slice) -> tuple[int, int]:
+    """On a worker: `(index, rows)` of a text slice."""
+    try:
+        return index, count_rows(ds, piece)
+    except OSError as e:
+        raise InputError(f"{ds.location}: read failed ({e.strerror or e})") from None
+
+
+def slice_task(
+    fn: Callable[..., Any],
+    args: tuple[Any, ...],
+    ds: Dataset,
+    planned: Planned,
+    name: str | None,
+    batch_size: int,
+    folder: str,
+    fmt: str,
+) -> Kept:
+    """On a worker: read one slice in batches, `fn(task, *args)` on each, keep the parts.
+    `fn` returns a `Part`, or a frozen dataclass holding one as `part` beside other figures
+    (score's `ScoredPart`)."""
+    parts: dict[str, dict[str, int]] = {}
+    results: list[Any] = []
+    start = planned.start
+    for batch in slice_batches(ds, planned.piece, planned.first_row, batch_size):
+        first_row = planned.first_row + start - planned.start
+        result = fn(Task(start, planned.piece.source, name, first_row, batch), *args)
+        part = result if isinstance(result, Part) else result.part
+        if part is not result:
+            results.append(replace(result, part=replace(part, data=b"")))
+        try:
+            parts[keep_part(Path(folder), part, fmt)] = part.counts
+        except OSError as e:
+            raise InputError(
+                f"{folder}: {e.strerror or e} on the worker at {socket.gethostname()}; the "
+                "rows done are kept there: once that is put right, run the same command "
+                "with --resume"
+            ) from None
+        start += batch.num_rows
+    rows = start - planned.start
+    if rows != planned.rows:
+        raise InputError(
+            f"{ds.location}: {rows:,} rows read in a slice counted as {planned.rows:,}; the "
+            "file changed while the run read it"
+        )
+    return Kept(planned.index, rows, parts, results)
+
+
+class SlicedRun:
+    """The client's side of a sliced run (see the module docstring)."""
+
+    def __init__(self, job: Job, checkpoint: Checkpoint) -> None:
+        self.job, self.checkpoint = job, checkpoint
+        self.folder = str(checkpoint.folder.resolve())
+        self.rows = 0  # every input row (known once planned)
+        self.todo: list[Planned] = []
+        self._recipes: list[Dataset] = []
+
+    def prepare(self, resumed: Progress | None) -> Progress:
+        """Check the workers, plan and count the slices; on a resume (`resumed`: what the
+        checkpoint holds), keep the slices done and clear the rest. What is done already."""
+        job, executor = self.job, self.job.executor
+        assert job.inputs is not None
+        self._check_workers()
+        self._recipes = [recipe(ds) for ds in job.inputs.datasets]
+        per_slice = int(os.environ.get(SLICE_ROWS) or SLICE_BATCHES * job.batch_size)
+        plan = plan_slices(job.inputs, max(1, per_slice))
+        uncounted = [(i, self._recipes[p.source], p) for i, p in enumerate(plan) if p.rows is None]
+        counted = {i: p.rows for i, p in enumerate(plan) if p.rows is not None}
+        for index, rows in executor.map_unordered(_count, uncounted):
+            counted[index] = rows
+        planned, start, first_rows = [], 0, [0] * len(job.inputs.datasets)
+        for i, piece in enumerate(plan):
+            rows = counted[i] or 0
+            planned.append(Planned(i, piece, start, first_rows[piece.source], rows))
+            start += rows
+            first_rows[piece.source] += rows
+        self.rows = start
+        done = Progress()
+        if resumed is None:
+            self.todo = [p for p in planned if p.rows]
+            return done
+        self.todo = []
+        held = sorted(self.checkpoint.held(), key=lambda h: h[1])
+        inside: set[str] = set()
+        for p in planned:
+            parts = [h for h in held if p.start <= h[1] < p.start + p.rows]
+            inside.update(h[0] for h in parts)
+            at, whole = p.start, all(h[3] is not None for h in parts)
+            for _, part_start, part_rows, _ in parts:
+                whole = whole and part_start == at
+                at += part_rows
+            if whole and at == p.start + p.rows:
+                done.rows += p.rows
+                for *_, counts in parts:
+                    for value, n in (counts or {}).items():
+                        done.counts[value] = done.counts.get(value, 0) + n
+            else:
+                self.checkpoint.discard({h[0] for h in parts})
+                if p.rows:
+                    self.todo.append(p)
+        self.checkpoint.discard({h[0] for h in held} - inside)
+        return done
+
+    def _check_workers(self) -> None:
+        """Every worker sees the checkpoint folder and the inputs, or `InputError`."""
+        job = self.job
+        assert job.inputs is not None
+        token = zlib.crc32((self.checkpoint.folder / "run.json").read_bytes())
+        inputs = [(str(ds.path.resolve()), ds.path.stat().st_size) for ds in job.inputs.datasets]
+        answers = job.executor.run_on_workers(check_storage, self.folder, token, inputs)
+        for worker, problem in sorted(answers.items()):
+            if problem is not None:
+                raise InputError(
+                    f"the Dask worker at {worker} {problem}: every worker must see the "
+                    "inputs and the output's folder at the same paths (a shared file system)"
+                )
+
+    def results(self, fn: Callable[..., Any], *args: Any) -> Iterator[Kept]:
+        """Each slice to do through `fn` on the workers, its parts kept; yielded as they
+        finish (in any order), its parts noted in the checkpoint."""
+        job = self.job
+        assert job.inputs is not None
+        several = job.inputs.several
+        items = [
+            (
+                fn,
+                args,
+                self._recipes[p.piece.source],
+                p,
+                job.inputs.names[p.piece.source] if several else None,
+                job.batch_size,
+                self.folder,
+                job.format,
+            )
+            for p in self.todo
+        ]
+        for kept in job.executor.map_unordered(_slice, items):
+            self.checkpoint.note_counts(kept.parts)
+            yield kept
+
+
+def _count(item: tuple[int, Dataset, Slice]) -> tuple[int, int]:
+    return count_task(*item)
+
+
+def _slice(item: tuple[Any, ...]) -> Kept:
+    return slice_task(*item)

@@ -1,0 +1,100 @@
+"""Slices of an input that Dask workers read on their own (`io.slices`, `run.sliced`): read
+one after the other, they give the rows of the whole input, each once, in order, with their
+`row`, wherever the cuts fall (inside a line, at a break, between `\\r` and `\\n`)."""
+
+import gzip
+from pathlib import Path
+
+import polars as pl
+import pyarrow as pa
+import pytest
+
+from pipeline.io.inputs import open_inputs
+from pipeline.io.slices import count_rows, plan_slices, recipe, slice_batches
+from pipeline.run.sliced import check_storage
+
+PUZZLE = "4.....8.5.3..........7......2.....6.....8.4......1.......6.3.7.5..2.....1.4......"
+SOLVED = "417369825632158947958724316825437169791586432346912758289643571573291684164875293"
+
+
+def _whole(path: Path) -> pa.Table:
+    inputs = open_inputs([str(path)], batch_size=3)
+    return pa.Table.from_batches([b for _, b in inputs.batches()], inputs.schema)
+
+
+def _sliced(path: Path, slice_bytes: int | None, rows_per_slice: int = 4) -> pa.Table:
+    inputs = open_inputs([str(path)], batch_size=3)
+    ds = recipe(inputs.first)
+    batches, first = [], 0
+    for piece in plan_slices(inputs, rows_per_slice, slice_bytes):
+        rows = count_rows(ds, piece)
+        got = list(slice_batches(ds, piece, first, 3))
+        assert sum(b.num_rows for b in got) == rows
+        batches += got
+        first += rows
+    return pa.Table.from_batches(batches, inputs.schema)
+
+
+TEXTS = {
+    "header.csv": f'id,puzzle,solution\n1,{PUZZLE},{SOLVED}\n2,{PUZZLE},\n\n3,"{PUZZLE}",x\n'
+    f"4,{PUZZLE[:-1]}1,{SOLVED}\n5,{PUZZLE},{SOLVED}",
+    "crlf.csv": "\ufeff\r\n"
+    + "".join(f"{i};{PUZZLE}\r\n" for i in range(9))
+    + f"9;{PUZZLE}\r10;{PUZZLE}\r\n",
+    "plain.txt": "# a comment\n" + "".join(f"{PUZZLE}\n  \n" for _ in range(7)) + PUZZLE,
+    "noheader.tsv": "".join(f"{PUZZLE}\t{SOLVED}\n" for _ in range(11)),
+    "bom-inside.txt": f"{PUZZLE}\n\ufeff{PUZZLE}\n{PUZZLE}\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(TEXTS))
+@pytest.mark.parametrize("slice_bytes", [1, 7, 50, 97, 333, None])
+def test_text_slices_read_as_the_whole(tmp_path, name, slice_bytes):
+    path = tmp_path / name
+    path.write_bytes(TEXTS[name].encode())
+    assert _sliced(path, slice_bytes).equals(_whole(path))
+
+
+def test_a_line_across_a_cut_belongs_to_the_slice_where_it_starts(tmp_path):
+    path = tmp_path / "x.csv"
+    path.write_text(f"puzzle\n{PUZZLE}\n{PUZZLE}\n")
+    inputs = open_inputs([str(path)], batch_size=3)
+    cut = len("puzzle\n") + 77  # inside the first row: it is the first slice's whole
+    pieces = plan_slices(inputs, 1, slice_bytes=cut)
+    assert [count_rows(recipe(inputs.first), p) for p in pieces] == [1, 1, 0]
+
+
+def test_a_gz_file_is_one_slice(tmp_path):
+    path = tmp_path / "x.csv.gz"
+    path.write_bytes(gzip.compress(TEXTS["header.csv"].encode()))
+    inputs = open_inputs([str(path)], batch_size=3)
+    assert len(plan_slices(inputs, 1, slice_bytes=1)) == 1
+    assert _sliced(path, 1).equals(_whole(path))
+
+
+def test_parquet_slices_are_runs_of_row_groups(tmp_path):
+    path = tmp_path / "x.parquet"
+    frame = pl.DataFrame({"id": list(range(10)), "puzzle": [PUZZLE] * 10})
+    frame.write_parquet(path, row_group_size=3)
+    inputs = open_inputs([str(path)], batch_size=3)
+    pieces = plan_slices(inputs, 5)
+    assert [p.groups for p in pieces] == [(0, 1), (2, 3)]
+    assert [p.first_row for p in pieces] == [0, 6]
+    assert _sliced(path, None, 5).equals(_whole(path))
+
+
+def test_a_worker_that_does_not_share_the_storage_says_why(tmp_path):
+    folder = tmp_path / "out.parquet.partial"
+    folder.mkdir()
+    (folder / "run.json").write_text("{}")
+    import zlib
+
+    token = zlib.crc32(b"{}")
+    data = tmp_path / "in.csv"
+    data.write_text("puzzle\n")
+    assert check_storage(str(folder), token, [(str(data), 7)]) is None
+    assert list(folder.iterdir()) == [folder / "run.json"]  # the probe is gone
+    assert "not the client's" in check_storage(str(folder), token + 1, [])
+    assert "cannot read" in check_storage(str(tmp_path / "elsewhere"), token, [])
+    assert "cannot read the input" in check_storage(str(folder), token, [("/nowhere.csv", 1)])
+    assert "with 7 bytes, not 8" in check_storage(str(folder), token, [(str(data), 8)])
