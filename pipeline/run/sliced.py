@@ -1,6 +1,6 @@
 """A run whose workers read their own slices of the input and keep their own parts: the Dask
-executor's way for a resumable job writing a file (solve), so that no byte of data passes
-through the client.
+executor's way for a resumable job writing a file (solve, score), and for augment to a
+Parquet file, so that no byte of data passes through the client.
 
     slicer = SlicedRun(job, checkpoint)          # `run.loop.running` makes it when `sliced(job)`
     resumed = slicer.prepare(progress)           # workers checked, slices planned and counted
@@ -24,7 +24,9 @@ The client (this process):
    two names: the checkpoint keeps one (`Checkpoint._parts`). The client notes each finished
    slice's parts and verdict counts (`counts.jsonl`);
 5. commits as the run loop does for every run: the parts joined by their footers
-   (`join.py`), nothing decoded.
+   (`join.py`), nothing decoded. A job that writes other than one row a row read (augment,
+   which does not resume) has its parts kept at their input places and renamed to their
+   output places, in order, first (`SlicedRun.place`).
 """
 
 import os
