@@ -86,8 +86,7 @@ class Checkpoint:
     """The `<output>.partial/` folder of one run writing the file `output` in `fmt`; its
     parts' rows are counted by their values of the column `counted` (the job's verdicts; None:
     not counted). Made before any work, it refuses a folder of that name that is not a
-    checkpoint (`check_ours`). `record`: the output's metadata says what `run.json` said
-    (not for augment's parts, kept here only on Dask: its output is as a local run's)."""
+    checkpoint (`check_ours`)."""
 
     def __init__(
         self, output: Path, fmt: str, counted: str | None = "verdict", record: bool = True
@@ -95,7 +94,7 @@ class Checkpoint:
         self.output = output
         self.format = fmt
         self.counted = counted
-        self.record = record  # run.json into the output's metadata (`RUN_KEY`)
+        self.record = record  # run.json into the output's metadata (not augment's, on Dask)
         self.folder = output.with_name(CHECKPOINT.format(name=output.name))
         self.check_ours()
 
