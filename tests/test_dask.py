@@ -424,3 +424,126 @@ def test_resume_with_another_batch_size_does_the_slices_again(
                       progress=False)  # fmt: skip
     assert done.resumed_rows < 3000 and done.verdicts["solved"] == 3000
     _same_rows(local_result, out)
+
+
+# Augment on Dask, to Parquet: the workers read their slices and keep their parts at their
+# input places; the client places them in order and joins them. Rows 300-449 are not puzzles:
+# whole batches of 50 left out (parts of no rows).
+
+RUN_ONLY = {"wall_s", "rows_per_s", "started_at", "executor", "scheduler", "workers", "cpu"}
+
+
+@pytest.fixture(scope="module")
+def augment_input(corpus, tmp_path_factory) -> Path:
+    frame = pl.read_csv(corpus, infer_schema=False).head(1200)
+    bad = pl.int_range(pl.len()).is_between(300, 449) | (pl.int_range(pl.len()) % 13 == 0)
+    frame = frame.with_columns(puzzle=pl.when(bad).then(pl.lit("1" * 81)).otherwise("puzzle"))
+    path = tmp_path_factory.mktemp("augment") / "a.csv"
+    frame.write_csv(path)
+    return path
+
+
+@pytest.fixture(scope="module")
+def augment_local(augment_input, tmp_path_factory):
+    from pipeline.jobs.augment.job import augment_file
+
+    out = tmp_path_factory.mktemp("augment-local") / "local.parquet"
+    summary = augment_file(augment_input, out, copies=3, seed=5, batch_size=50, workers=1,
+                           progress=False)  # fmt: skip
+    return out, summary
+
+
+def _no_part_through_the_client_writer(monkeypatch) -> None:
+    """Fail a test whose augment run would join parts on the client (`PartWriter.add`)."""
+    from pipeline.io.writers import PartWriter
+
+    def add(self, data, rows):
+        raise AssertionError("the client wrote a part: the run was not sliced")
+
+    _no_part_through_the_client(monkeypatch)
+    monkeypatch.setattr(PartWriter, "add", add)
+
+
+def _same_augment(local, out: Path, summary) -> None:
+    from dataclasses import asdict
+
+    import pyarrow.parquet as pq
+
+    expected, made = local
+    assert pl.read_parquet(out).equals(pl.read_parquet(expected))
+    run = {"output", "wall_s", "rows_per_s", "workers", "metadata", "input"}
+    figures = {k: v for k, v in asdict(summary).items() if k not in run}
+    assert figures == {k: v for k, v in asdict(made).items() if k not in run}
+    assert sum(figures["left_out"].values()) > 150 and figures["copies"] > 2000
+    meta = [json.loads(pq.read_schema(p).metadata[b"sudoku_pipeline"]) for p in (expected, out)]
+    assert [{k: v for k, v in m.items() if k not in RUN_ONLY | {"input"}} for m in meta] == [
+        {k: v for k, v in meta[0].items() if k not in RUN_ONLY | {"input"}}
+    ] * 2
+    assert not out.with_name(out.name + ".partial").exists()
+
+
+def test_augment_on_workers_that_read_their_slices(augment_input, augment_local, tmp_path,
+                                                   monkeypatch):  # fmt: skip
+    from pipeline.jobs.augment.job import augment_file
+
+    parquet = tmp_path / "a.parquet"
+    frame = pl.read_csv(augment_input, infer_schema=False)
+    frame.with_columns(pl.col("id").cast(pl.Int64)).write_parquet(parquet, row_group_size=170)
+    expected = pl.read_parquet(augment_local[0])
+    _no_part_through_the_client_writer(monkeypatch)
+    with dask_cluster(tmp_path / "cluster") as cluster:
+        for source in (augment_input, parquet):
+            out = tmp_path / f"{source.name}.augmented.parquet"
+            summary = augment_file(source, out, copies=3, seed=5, batch_size=50,
+                                   executor="dask", scheduler=cluster.address,
+                                   progress=False)  # fmt: skip
+            if source == augment_input:
+                _same_augment(augment_local, out, summary)
+            else:  # its id column is a number
+                assert pl.read_parquet(out).drop("id").equals(expected.drop("id"))
+                assert summary.copies == augment_local[1].copies
+
+
+def test_augment_task_run_twice_keeps_its_rows_once(augment_input, augment_local, tmp_path,
+                                                   monkeypatch):  # fmt: skip
+    import pipeline.run.sliced as sliced
+    from pipeline.jobs.augment.job import augment_file
+
+    once = sliced.slice_task
+    monkeypatch.setattr(sliced, "slice_task", lambda *a: (once(*a), once(*a))[1])
+    _no_part_through_the_client_writer(monkeypatch)
+    out = tmp_path / "twice.parquet"
+    summary = augment_file(augment_input, out, copies=3, seed=5, batch_size=50,
+                           executor="dask", workers=2, progress=False)  # fmt: skip
+    _same_augment(augment_local, out, summary)
+
+
+def test_augment_stopped_on_dask_leaves_nothing(augment_input, tmp_path, monkeypatch):
+    """Augment does not resume: stopped while joining, it leaves no output and no parts."""
+    from pipeline.jobs.augment.job import augment_file
+    from pipeline.run import join
+
+    def stop(f):
+        raise _Stop
+
+    out = tmp_path / "out.parquet"
+    monkeypatch.setattr(join, "durable", stop)
+    with pytest.raises(_Stop):
+        augment_file(augment_input, out, copies=3, seed=5, batch_size=50, executor="dask",
+                     workers=2, progress=False)  # fmt: skip
+    assert not out.exists() and not out.with_name(out.name + ".partial").exists()
+    assert not [p.name for p in tmp_path.iterdir() if p.name != "a.csv"]
+
+
+def test_augment_to_npy_on_dask_stays_on_the_client(augment_input, augment_local, tmp_path):
+    """A folder of arrays is not sliced: the client writes it, as before."""
+    import numpy as np
+
+    from pipeline.jobs.augment.job import augment_file
+
+    out = tmp_path / "arrays"
+    summary = augment_file(augment_input, out, copies=3, seed=5, batch_size=50, format="npy",
+                           executor="dask", workers=2, progress=False)  # fmt: skip
+    assert summary.copies == augment_local[1].copies
+    groups = pl.read_parquet(augment_local[0])["group"].to_list()
+    assert np.load(out / "group.npy").tolist() == groups

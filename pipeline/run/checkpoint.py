@@ -88,10 +88,13 @@ class Checkpoint:
     not counted). Made before any work, it refuses a folder of that name that is not a
     checkpoint (`check_ours`)."""
 
-    def __init__(self, output: Path, fmt: str, counted: str | None = "verdict") -> None:
+    def __init__(
+        self, output: Path, fmt: str, counted: str | None = "verdict", record: bool = True
+    ) -> None:
         self.output = output
         self.format = fmt
         self.counted = counted
+        self.record = record  # run.json into the output's metadata (not augment's, on Dask)
         self.folder = output.with_name(CHECKPOINT.format(name=output.name))
         self.check_ours()
 
@@ -308,7 +311,7 @@ class Checkpoint:
             recorded = json.loads((self.folder / _META).read_text())
         except (OSError, ValueError):
             recorded = None
-        if isinstance(recorded, dict) and self.format == "parquet":
+        if isinstance(recorded, dict) and self.format == "parquet" and self.record:
             metadata = {**metadata, RUN_KEY: recorded}
         needed = max((p.path.stat().st_size for p in parts), default=0) + _FOOTER_ROOM
         kept = f"all {rows:,} rows are kept in {self.folder}"

@@ -2,7 +2,8 @@
 
 `map_ordered`: the client (this process) reads the input and writes the output; workers only
 solve batches. `map_unordered` and `run_on_workers` serve a sliced run (`run.sliced`: solve and
-score to a file), where workers read their own slices and keep their own parts.
+score to a file, augment to a Parquet file), where workers read their own slices and keep
+their own parts.
 With a scheduler address it joins a running cluster (`dask scheduler` + `dask worker` on any
 machines that have this package installed); without one it starts a `LocalCluster` of process
 workers on this machine. Dask reschedules the tasks of a worker that dies; a scheduler that goes

@@ -198,7 +198,7 @@ class Run:
         """One part (or, into a `tables` sink, one table) into the sink, in order; or a
         slice's parts, kept already by a worker (`map_slices`)."""
         if isinstance(item, Kept):
-            self.rows += item.rows
+            self.rows += item.written
             return
         if isinstance(item, pa.Table):
             assert isinstance(self.sink, TableWriter)
@@ -247,6 +247,8 @@ class Run:
         self.finish()
         sink, metadata = self.sink, metadata or {}
         empty = self.schema.empty_table() if self.schema is not None else pa.table({})
+        if self.slicer is not None and not self.job.spec.resumable:
+            self.slicer.place()  # parts kept at their input places (augment's): in order
         if isinstance(sink, Checkpoint | PartWriter):
             sink.commit(self.read if self.job.spec.resumable else self.rows, empty, metadata)
         elif isinstance(sink, TableWriter):
@@ -312,11 +314,12 @@ def running(
         checkpoint = None
         if job.target is not None and schema is not None:  # before any work
             check_text_columns(schema, job.format)
-        if job.spec.sink == "checkpoint" and job.output is not None:
-            checkpoint = Checkpoint(
-                job.output, job.format, job.spec.counted
-            )  # refuses a folder not its own
-            if sliced(job):
+        on_slices = sliced(job)  # augment too: its parts kept by the workers, then joined
+        if (job.spec.sink == "checkpoint" or on_slices) and job.output is not None:
+            checkpoint = Checkpoint(  # refuses a folder not its own
+                job.output, job.format, job.spec.counted, record=job.spec.sink == "checkpoint"
+            )
+            if on_slices:
                 run.slicer = SlicedRun(job, checkpoint)
         try:
             with sigterm_as_interrupt():  # restored before the clean-up below

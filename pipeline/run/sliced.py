@@ -1,6 +1,6 @@
 """A run whose workers read their own slices of the input and keep their own parts: the Dask
-executor's way for a resumable job writing a file (solve), so that no byte of data passes
-through the client.
+executor's way for a resumable job writing a file (solve, score), and for augment to a
+Parquet file, so that no byte of data passes through the client.
 
     slicer = SlicedRun(job, checkpoint)          # `run.loop.running` makes it when `sliced(job)`
     resumed = slicer.prepare(progress)           # workers checked, slices planned and counted
@@ -24,7 +24,9 @@ The client (this process):
    two names: the checkpoint keeps one (`Checkpoint._parts`). The client notes each finished
    slice's parts and verdict counts (`counts.jsonl`);
 5. commits as the run loop does for every run: the parts joined by their footers
-   (`join.py`), nothing decoded.
+   (`join.py`), nothing decoded. A job that writes other than one row a row read (augment,
+   which does not resume) has its parts kept at their input places and renamed to their
+   output places, in order, first (`SlicedRun.place`).
 """
 
 import os
@@ -46,6 +48,7 @@ from pipeline.run.parts import Part, Task, keep_part
 SWITCH = "SUDOKU_PIPELINE_DASK_SLICES"  # "0": the client reads and writes every byte (before)
 SLICE_ROWS = "SUDOKU_PIPELINE_SLICE_ROWS"  # rows a slice (default: `SLICE_BATCHES` batches)
 SLICE_BATCHES = 4
+KEPT_FORMATS = ("parquet", "csv", "jsonl")  # what a checkpoint keeps parts of
 
 
 @dataclass(frozen=True)
@@ -62,7 +65,8 @@ class Planned:
 
 @dataclass(frozen=True)
 class Kept:
-    """What a slice's task kept: its parts (name -> verdict counts) and its rows; `results`:
+    """What a slice's task kept: its parts (name -> verdict counts), its input rows and the
+    output rows its parts hold (`written`); `results`:
     what the job's function returned for each batch when that was more than a `Part` (score's
     figures), each with its part's bytes left out (they are kept, not sent back)."""
 
@@ -70,6 +74,7 @@ class Kept:
     rows: int
     parts: dict[str, dict[str, int]] = field(default_factory=dict)
     results: list[Any] = field(default_factory=list)
+    written: int = 0  # output rows (augment's: its copies; else `rows`)
 
     @property
     def counts(self) -> dict[str, int]:
@@ -81,14 +86,19 @@ class Kept:
 
 
 def sliced(job: Job) -> bool:
-    """Whether `job` runs sliced: the Dask executor, a resumable job writing a file, inputs
-    that are files (not standard input, a pipe or a URL); `SUDOKU_PIPELINE_DASK_SLICES=0`
-    keeps the client reading and writing (as before, for measuring)."""
+    """Whether `job` runs sliced: the Dask executor, a resumable job writing a file, or a job
+    whose parts are joined as they come (augment) writing a file a checkpoint can hold
+    (Parquet: not a folder of arrays), inputs that are files (not standard input, a pipe or a
+    URL); `SUDOKU_PIPELINE_DASK_SLICES=0` keeps the client reading and writing (as before, for
+    measuring)."""
+    spec = job.spec
     return (
         job.executor_kind == "dask"
         and os.environ.get(SWITCH, "1") != "0"
-        and job.spec.sink == "checkpoint"
-        and job.spec.resumable
+        and (
+            (spec.sink == "checkpoint" and spec.resumable)
+            or (spec.sink == "parts" and job.format in KEPT_FORMATS)
+        )
         and job.output is not None
         and job.inputs is not None
         and all(sliceable(ds) for ds in job.inputs.datasets)
@@ -154,7 +164,7 @@ def slice_task(
     (score's `ScoredPart`)."""
     parts: dict[str, dict[str, int]] = {}
     results: list[Any] = []
-    start = planned.start
+    start, written = planned.start, 0
     for batch in slice_batches(ds, planned.piece, planned.first_row, batch_size):
         first_row = planned.first_row + start - planned.start
         result = fn(Task(start, planned.piece.source, name, first_row, batch), *args)
@@ -170,13 +180,14 @@ def slice_task(
                 "with --resume"
             ) from None
         start += batch.num_rows
+        written += part.rows
     rows = start - planned.start
     if rows != planned.rows:
         raise InputError(
             f"{ds.location}: {rows:,} rows read in a slice counted as {planned.rows:,}; the "
             "file changed while the run read it"
         )
-    return Kept(planned.index, rows, parts, results)
+    return Kept(planned.index, rows, parts, results, written)
 
 
 class SlicedRun:
@@ -271,6 +282,21 @@ class SlicedRun:
         for kept in job.executor.map_unordered(_slice, items):
             self.checkpoint.note_counts(kept.parts)
             yield kept
+
+    def place(self) -> None:
+        """Once every slice is in, for a job that writes other than one row a row read
+        (augment: its parts are kept at their input places, as their first input row's place
+        is all a worker knows): each part renamed to its output place, in order, so that the
+        checkpoint joins them as any. A part of no rows (its batch all left out) is deleted:
+        it holds nothing, and two at one place would look like one part kept twice."""
+        folder = self.checkpoint.folder
+        at = 0
+        for name, start, rows, _ in self.checkpoint.held():  # by place, a part kept twice once
+            if not rows:
+                (folder / name).unlink()
+            elif start != at:  # "part-" and 12 digits of place, then the rest of the name
+                os.replace(folder / name, folder / f"part-{at:012d}{name[17:]}")
+            at += rows
 
 
 def _count(item: tuple[int, Dataset, Slice]) -> tuple[int, int]:

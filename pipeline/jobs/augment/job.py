@@ -16,6 +16,10 @@ to the split's folder. Memory stays bounded by the batches in flight, whatever t
 size. Copies depend only on the seed and each
 row's place in the input, so any worker count and batch size give the same output. A run
 that stops keeps nothing (augmenting again is cheap): there is no `resume`.
+
+On Dask, to a Parquet file (`run.sliced`), the workers read their own slices of the input and
+keep their parts in a checkpoint beside the output, at their input places; the client places
+them in order and joins them by their footers, as solve's (a stopped run's parts removed).
 """
 
 from dataclasses import asdict, dataclass, field
@@ -211,9 +215,18 @@ def _run(job: Job, augmenting: AugmentOptions) -> AugmentSummary:
     written = hrm_schema(schema) if job.format == "hrm" else schema  # HRM's: the columns beside
     tally = AugmentTally()
     with running(job, written) as run:
-        for result in run.map(augment_part, run.tasks(), augmenting, job.format, schema):
-            run.write(result.part)
-            tally.add(result.tally)
+        if run.sliced:  # workers read their slices and keep their parts: any order
+            slices = []
+            for kept in run.map_slices(augment_part, augmenting, job.format, schema):
+                run.write(kept)
+                slices.append(kept)
+            for kept in sorted(slices, key=lambda k: k.index):  # examples in input order
+                for result in kept.results:
+                    tally.add(result.tally)
+        else:
+            for result in run.map(augment_part, run.tasks(), augmenting, job.format, schema):
+                run.write(result.part)
+                tally.add(result.tally)
         run.finish()
         wall, rate = job.wall(), run.rate()
         options: dict[str, Any] = {
