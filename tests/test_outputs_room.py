@@ -109,6 +109,40 @@ def test_a_file_size_limit_at_the_final_join_names_the_output_and_what_is_kept(t
 
 
 @linux_only
+def test_a_job_that_does_not_resume_never_tells_to_resume(tmp_path, rows_3300):
+    """enumerate's join hit a file-size limit and said "all 3,300 rows are kept in
+    out.csv.partial; make room, then run the same command with --resume": enumerate has no
+    --resume, and its parts were gone (a run that does not resume keeps nothing)."""
+    warm(("fast", "clash", "enumerate"))  # no cache file written under the limit
+    out = tmp_path / "out.csv"
+
+    def small_files() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (150_000, 150_000))  # parts fit, the output not
+
+    done = command("enumerate", rows_3300, "-o", out, "--batch-size", 500, "-q", "--limit", 2,
+                   preexec_fn=small_files)  # fmt: skip
+
+    assert done.returncode == 2, done.stderr
+    assert_one_line_error(done.stderr, str(out), "File too large", "nothing is kept")
+    assert "--resume" not in done.stderr and "kept in" not in done.stderr
+    assert names(tmp_path) == ["rows.csv"]
+
+
+def test_a_full_disk_in_a_job_that_does_not_resume_says_nothing_is_kept(tmp_path, tiny_disk):
+    corpus = tmp_path / "big.csv"
+    pl.concat([CORPUS] * 700).write_csv(corpus)  # more solutions than the disk holds
+    out = tiny_disk / "out.csv"
+
+    done = command("enumerate", corpus, "-o", out, "--batch-size", 2000, "--workers", 1, "-q",
+                   "--limit", 2)  # fmt: skip
+
+    assert done.returncode == 2, done.stderr
+    assert_one_line_error(done.stderr, str(out), "nothing is kept", "make room")
+    assert "--resume" not in done.stderr
+    assert names(tiny_disk) == []
+
+
+@linux_only
 @pytest.mark.usefixtures("kernels_cached")
 def test_a_file_size_limit_in_generate_names_the_output_and_leaves_nothing(tmp_path):
     out = tmp_path / "g.csv"

@@ -55,6 +55,8 @@ _COUNTS = "counts.jsonl"  # each part's verdict counts, noted as it is kept
 _PART = re.compile(r"part-(\d{12})-(\d+)-(\d+)-(\d+)-([0-9a-f]{8})\.(parquet|csv|jsonl)")
 _START_OVER = "run without --resume to start over"
 _FREE_THEN_RESUME = "make room, then run the same command with --resume"
+_NONE_KEPT = "nothing is kept (this command does not resume)"
+_AGAIN = "once that is put right, run the command again"
 _FULL = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG}  # errors that room (or a larger limit) ends
 _FOOTER_ROOM = 1 << 16  # the joined output's footer and metadata, at most about
 _OWN_TEMPORARY = re.compile(r"\.(run\.json|part-.+)\.tmp-\d+")
@@ -89,12 +91,18 @@ class Checkpoint:
     checkpoint (`check_ours`)."""
 
     def __init__(
-        self, output: Path, fmt: str, counted: str | None = "verdict", record: bool = True
+        self,
+        output: Path,
+        fmt: str,
+        counted: str | None = "verdict",
+        record: bool = True,
+        resumable: bool = True,
     ) -> None:
         self.output = output
         self.format = fmt
         self.counted = counted
         self.record = record  # run.json into the output's metadata (not augment's, on Dask)
+        self.resumable = resumable  # else a failed run keeps nothing: its errors say so
         self.folder = output.with_name(CHECKPOINT.format(name=output.name))
         self.check_ours()
 
@@ -252,10 +260,10 @@ class Checkpoint:
             self.note_counts({name: part.counts})
         except OSError as e:
             kept = self.rows_kept()
-            if not kept:
+            if not kept or not self.resumable:
                 raise InputError(
-                    f"{self.folder}: {e.strerror or e} while keeping the first "
-                    "rows; nothing is kept"
+                    f"{self.folder}: {e.strerror or e} while keeping the "
+                    f"{'first ' if not kept else ''}rows; nothing is kept"
                 ) from None
             raise InputError(
                 f"{self.folder}: {e.strerror or e}; {kept:,} rows done are kept "
@@ -314,13 +322,13 @@ class Checkpoint:
         if isinstance(recorded, dict) and self.format == "parquet" and self.record:
             metadata = {**metadata, RUN_KEY: recorded}
         needed = max((p.path.stat().st_size for p in parts), default=0) + _FOOTER_ROOM
-        kept = f"all {rows:,} rows are kept in {self.folder}"
+        kept = f"all {rows:,} rows are kept in {self.folder}" if self.resumable else _NONE_KEPT
         free = free_space(self.output.parent)
         if needed > free:
             raise InputError(
                 f"{self.output}: joining the parts needs about {size_text(needed)} "
                 f"free beside it, and {size_text(free)} are; {kept}; "
-                f"{_FREE_THEN_RESUME}"
+                f"{_FREE_THEN_RESUME if self.resumable else 'make room, then run it again'}"
             )
         noted = self._noted_counts()
         waiting = [Waiting(p.path, p.start, p.rows, p.source, p.first_row) for p in parts]
@@ -337,7 +345,7 @@ class Checkpoint:
             raise InputError(
                 f"{self.output}: {e.strerror or e} while joining the parts "
                 f"(about {size_text(needed)} more); {kept}; "
-                f"{_then_resume(e)}"
+                f"{_then_resume(e) if self.resumable else _AGAIN}"
             ) from None
 
     def remove(self) -> None:

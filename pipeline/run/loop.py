@@ -317,7 +317,11 @@ def running(
         on_slices = sliced(job)  # augment too: its parts kept by the workers, then joined
         if (job.spec.sink == "checkpoint" or on_slices) and job.output is not None:
             checkpoint = Checkpoint(  # refuses a folder not its own
-                job.output, job.format, job.spec.counted, record=job.spec.sink == "checkpoint"
+                job.output,
+                job.format,
+                job.spec.counted,
+                record=job.spec.sink == "checkpoint",
+                resumable=job.spec.resumable,
             )
             if on_slices:
                 run.slicer = SlicedRun(job, checkpoint)

@@ -158,6 +158,7 @@ def slice_task(
     batch_size: int,
     folder: str,
     fmt: str,
+    resumable: bool = True,
 ) -> Kept:
     """On a worker: read one slice in batches, `fn(task, *args)` on each, keep the parts.
     `fn` returns a `Part`, or a frozen dataclass holding one as `part` beside other figures
@@ -174,10 +175,15 @@ def slice_task(
         try:
             parts[keep_part(Path(folder), part, fmt)] = part.counts
         except OSError as e:
-            raise InputError(
-                f"{folder}: {e.strerror or e} on the worker at {socket.gethostname()}; the "
-                "rows done are kept there: once that is put right, run the same command "
+            then = (
+                "the rows done are kept there: once that is put right, run the same command "
                 "with --resume"
+                if resumable
+                else "nothing is kept (this command does not resume): once that is put "
+                "right, run the command again"
+            )
+            raise InputError(
+                f"{folder}: {e.strerror or e} on the worker at {socket.gethostname()}; {then}"
             ) from None
         start += batch.num_rows
         written += part.rows
@@ -276,6 +282,7 @@ class SlicedRun:
                 job.batch_size,
                 self.folder,
                 job.format,
+                job.spec.resumable,
             )
             for p in self.todo
         ]
