@@ -163,7 +163,8 @@ COMPILE_SECONDS: dict[tuple[str, str], float] = {
     ("pipeline.kernels.fast", "two_solutions_kernel"): 7.0,
     ("pipeline.canonical_forms.search", "search_form"): 3.5,
     ("pipeline.canonical_forms.full", "full_form"): 3.5,
-    ("pipeline.canonical_forms.batch", "canonical_kernel"): 2.0,  # its two searches cached
+    ("pipeline.canonical_forms.batch", "canonical_kernel"): 1.5,  # its search cached
+    ("pipeline.canonical_forms.batch", "complete_kernel"): 1.0,  # full_form cached
     ("pipeline.rating.ladder", "easy_rungs"): 4.0,
     ("pipeline.rating.ladder", "hard_rungs"): 3.9,
     ("pipeline.rating.ladder", "grade_kernel"): 1.7,  # its rungs cached: the ladder alone

@@ -34,7 +34,11 @@ def canonical_grids(grids: np.ndarray) -> np.ndarray:
     from pipeline.canonical_forms.batch import canonical_kernel  # numba: compiled or loaded on use
 
     forms = np.empty_like(grids)
-    canonical_kernel(grids, forms)
+    complete = np.zeros(len(grids), np.bool_)
+    canonical_kernel(grids, forms, complete)
+    _complete_forms(
+        grids, complete, forms, np.empty((0, 81), np.int16), np.empty((0, 10), np.uint8)
+    )
     return forms
 
 
@@ -52,8 +56,25 @@ def canonical_symmetries(grids: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.
     forms = np.empty_like(grids)
     cells = np.empty(grids.shape, np.int16)
     relabel = np.empty((len(grids), 10), np.uint8)
-    symmetry_kernel(grids, forms, cells, relabel)
+    complete = np.zeros(len(grids), np.bool_)
+    symmetry_kernel(grids, forms, cells, relabel, complete)
+    _complete_forms(grids, complete, forms, cells, relabel)
     return forms, cells, relabel
+
+
+def _complete_forms(
+    grids: np.ndarray,
+    complete: np.ndarray,
+    forms: np.ndarray,
+    cells: np.ndarray,
+    relabel: np.ndarray,
+) -> None:
+    """The forms (and symmetries, when `cells` has rows) of the grids marked `complete`: their
+    kernel is compiled, or loaded, only when a batch holds one."""
+    if complete.any():
+        from pipeline.canonical_forms.batch import complete_kernel
+
+        complete_kernel(grids, np.flatnonzero(complete), forms, cells, relabel)
 
 
 def canonical(puzzles: PuzzleColumn | np.ndarray, blank: str = ".") -> pl.Series:

@@ -66,20 +66,20 @@ def _forms_from(
     capacity: int,
     cells: np.ndarray,
     relabel: np.ndarray,
+    complete: np.ndarray,
 ) -> int:
-    """Forms of `grids[start:]` into `forms` (and symmetries into `cells`, `relabel` if they
-    have rows), with room for `capacity` candidates; returns where it stopped: `len(grids)`, or
-    the first grid that needs more room."""
-    buffers, table, stacks, lines, chosen = new_scratch(capacity)
+    """Forms of the grids of `grids[start:]` that are not complete grids into `forms` (and
+    symmetries into `cells`, `relabel` if they have rows), with room for `capacity` candidates;
+    a complete grid (every row and column holding 1..9 once) is marked in `complete` and left
+    to `_complete_forms`. Returns where it stopped: `len(grids)`, or the first grid that needs
+    more room."""
+    buffers, table, stacks, _, chosen = new_scratch(capacity)
     for i in range(start, grids.shape[0]):
-        complete, barred = read_grid(grids, i, stacks)
-        if complete:  # `lines[0]` = the grid's rows, `lines[1]` = its columns
-            for r in range(9):
-                for c in range(9):
-                    lines[0, r, c] = grids[i, 9 * r + c]
-                    lines[1, c, r] = grids[i, 9 * r + c]
-            full_form(lines, forms[i], chosen)
-        elif not search_form(forms, i, buffers, table, stacks, chosen, barred):
+        is_complete, barred = read_grid(grids, i, stacks)
+        complete[i] = is_complete
+        if is_complete:
+            continue
+        if not search_form(forms, i, buffers, table, stacks, chosen, barred):
             return i
         if cells.shape[0]:
             _symmetry_of(grids, forms, i, chosen, cells, relabel)
@@ -87,27 +87,59 @@ def _forms_from(
 
 
 @inline_part
-def _run(grids: np.ndarray, forms: np.ndarray, cells: np.ndarray, relabel: np.ndarray) -> None:
+def _run(
+    grids: np.ndarray,
+    forms: np.ndarray,
+    cells: np.ndarray,
+    relabel: np.ndarray,
+    complete: np.ndarray,
+) -> None:
     # int64, not the literals 0 and START_CAPACITY: numba compiled `_forms_from` (the whole
     # search) once for the literals and once more for the numbers that follow
     capacity = np.int64(START_CAPACITY)
-    start = _forms_from(grids, forms, np.int64(0), capacity, cells, relabel)
+    start = _forms_from(grids, forms, np.int64(0), capacity, cells, relabel, complete)
     while start < grids.shape[0]:  # a grid with more candidates than room: twice the room
         capacity *= 2
-        start = _forms_from(grids, forms, start, capacity, cells, relabel)
+        start = _forms_from(grids, forms, start, capacity, cells, relabel, complete)
 
 
 @kernel
-def canonical_kernel(grids: np.ndarray, forms: np.ndarray) -> None:
-    """Minlex forms of `(n, 81) uint8` grids (cells 0..9) into `forms` `(n, 81) uint8`."""
-    _run(grids, forms, np.empty((0, 81), np.int16), np.empty((0, 10), np.uint8))
+def canonical_kernel(grids: np.ndarray, forms: np.ndarray, complete: np.ndarray) -> None:
+    """Minlex forms of `(n, 81) uint8` grids (cells 0..9) into `forms` `(n, 81) uint8`, but for
+    the complete grids, marked in `complete` `(n,) bool`: `complete_kernel` does those."""
+    _run(grids, forms, np.empty((0, 81), np.int16), np.empty((0, 10), np.uint8), complete)
 
 
 @kernel
 def symmetry_kernel(
-    grids: np.ndarray, forms: np.ndarray, cells: np.ndarray, relabel: np.ndarray
+    grids: np.ndarray,
+    forms: np.ndarray,
+    cells: np.ndarray,
+    relabel: np.ndarray,
+    complete: np.ndarray,
 ) -> None:
     """Forms, and for each grid one symmetry giving it: `forms[i, j] ==
     relabel[i, grids[i, cells[i, j]]]` (`cells` int16 `(n, 81)`, `relabel` uint8 `(n, 10)`,
-    `relabel[i, 0] == 0`; digits absent from a grid take the labels left, in order)."""
-    _run(grids, forms, cells, relabel)
+    `relabel[i, 0] == 0`; digits absent from a grid take the labels left, in order); the
+    complete grids marked in `complete`, for `complete_kernel`."""
+    _run(grids, forms, cells, relabel, complete)
+
+
+# The complete grids' form in a kernel of its own, called only when a batch holds one: a first
+# command on puzzles (a split, `--canonical`, `--symmetry`) does not wait for its compile (3.8
+# CPU s: those commands' first run 9.6-10.0 s -> docs/BENCHMARKS.md, "First run").
+@kernel
+def complete_kernel(
+    grids: np.ndarray, rows: np.ndarray, forms: np.ndarray, cells: np.ndarray, relabel: np.ndarray
+) -> None:
+    """The forms of the complete grids `grids[rows]` into `forms` (and, if `cells` has rows,
+    their symmetries, as `symmetry_kernel` gives them)."""
+    _, _, _, lines, chosen = new_scratch(START_CAPACITY)
+    for i in rows:
+        for r in range(9):  # `lines[0]` = the grid's rows, `lines[1]` = its columns
+            for c in range(9):
+                lines[0, r, c] = grids[i, 9 * r + c]
+                lines[1, c, r] = grids[i, 9 * r + c]
+        full_form(lines, forms[i], chosen)
+        if cells.shape[0]:
+            _symmetry_of(grids, forms, i, chosen, cells, relabel)

@@ -56,10 +56,11 @@ def _canonical() -> None:
     canonical_grids(_grids())
 
 
-# The minlex form's two searches, each cached on its own and called by the canonical kernel
-# with these types (a puzzle's candidate search; a complete grid's), from its scratch arrays
-# (`new_scratch`): compiled side by side, then the kernel links them (11 CPU s in one piece,
-# 3.5 s for the kernel alone once they are cached).
+# The minlex form's two searches, each cached on its own: a puzzle's candidate search, linked
+# by the canonical kernel with these types, from its scratch arrays (`new_scratch`), in the
+# lane before it; and a complete grid's, linked by the kernel of complete grids alone, which
+# a batch calls only when it holds one (11 CPU s in one piece: 3.5 + 1.5 for a first command
+# on puzzles, 3.8 + 1.0 when a complete grid comes).
 _SOLVED = "534678912672195348198342567859761423426853791713924856961537284287419635345286179"
 
 
@@ -74,13 +75,14 @@ def _canonical_search() -> None:
 
 
 def _canonical_full() -> None:
-    from pipeline.canonical_forms.full import full_form
-    from pipeline.canonical_forms.search import new_scratch
+    """The complete grids' form (`batch.complete_kernel`): compiled ahead, or when a batch
+    holds a complete grid; a first command on puzzles does not wait for it."""
+    from pipeline.canonical_forms.batch import complete_kernel
 
-    _, _, _, lines, chosen = new_scratch(1024)
-    grid = np.array([int(c) for c in _SOLVED], np.uint8).reshape(9, 9)
-    lines[0], lines[1] = grid, grid.T
-    full_form(lines, np.zeros((1, 81), np.uint8)[0], chosen)
+    grid = np.array([[int(c) for c in _SOLVED]], np.uint8)
+    forms = np.empty_like(grid)
+    cells, relabel = np.empty((0, 81), np.int16), np.empty((0, 10), np.uint8)
+    complete_kernel(grid, np.zeros(1, np.int64), forms, cells, relabel)
 
 
 # The rating's kernels, its own only: the `fast` search its difficulty runs is a kernel of its
@@ -190,11 +192,17 @@ KERNELS: dict[str, Kernel] = {
     "canonical_search": Kernel(
         _canonical_search, (("pipeline.canonical_forms.search", "search_form"),)
     ),
-    "canonical_full": Kernel(_canonical_full, (("pipeline.canonical_forms.full", "full_form"),)),
+    "canonical_full": Kernel(
+        _canonical_full,
+        (
+            ("pipeline.canonical_forms.full", "full_form"),
+            ("pipeline.canonical_forms.batch", "complete_kernel"),
+        ),
+    ),
     "canonical": Kernel(
         _canonical,
         (("pipeline.canonical_forms.batch", "canonical_kernel"),),
-        parts=("canonical_search", "canonical_full"),
+        parts=("canonical_search",),
     ),
     "rating_easy": Kernel(_rungs("easy_rungs"), (("pipeline.rating.ladder", "easy_rungs"),)),
     "rating_hard": Kernel(_rungs("hard_rungs"), (("pipeline.rating.ladder", "hard_rungs"),)),
