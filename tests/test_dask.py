@@ -640,3 +640,15 @@ def test_score_to_a_dataset_folder(corpus, tmp_path, monkeypatch):
                          progress=False)  # fmt: skip
     assert summary.rows == 3000
     _same_dataset(local, folder)
+
+
+def test_augment_to_a_dataset_folder(augment_input, augment_local, tmp_path, monkeypatch):
+    """Copies a worker alone knows the count of, batches all left out (parts of no rows)."""
+    from pipeline.jobs.augment.job import augment_file
+
+    _no_part_through_the_client_writer(monkeypatch)
+    folder = tmp_path / "augmented"
+    summary = augment_file(augment_input, f"{folder}/", copies=3, seed=5, batch_size=50,
+                           executor="dask", workers=2, progress=False)  # fmt: skip
+    assert summary.copies == augment_local[1].copies
+    _same_dataset(augment_local[0], folder)
