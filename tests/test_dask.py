@@ -618,12 +618,40 @@ def test_a_dataset_folder_of_other_files_is_refused_even_with_force(corpus, tmp_
     assert [p.name for p in folder.iterdir()] == ["notes.txt"]
 
 
-def test_a_dataset_folder_on_the_local_executor_is_refused(corpus, tmp_path):
-    run = _cli("solve", str(corpus), "-o", f"{tmp_path / 'ds'}/")
-    assert run.returncode == 2
-    assert len(run.stderr.strip().splitlines()) == 1, run.stderr
-    assert "--executor dask" in run.stderr and "Traceback" not in run.stderr
-    assert sorted(p.name for p in tmp_path.iterdir()) == []  # no folder, lock or checkpoint
+def test_a_dataset_folder_on_the_local_executor(corpus, local_result, tmp_path):
+    """solve and score keep their parts in a checkpoint on one machine too: the same folder;
+    augment does not (its parts are joined as they come): refused in one line."""
+    folder = tmp_path / "ds"
+    run = _cli("solve", str(corpus), "-o", f"{folder}/", "--batch-size", "700")
+    assert run.returncode == 0, run.stderr
+    _same_dataset(local_result, folder)
+    refused = _cli("augment", str(local_result), "-o", f"{tmp_path / 'aug'}/")
+    assert refused.returncode == 2
+    assert len(refused.stderr.strip().splitlines()) == 1, refused.stderr
+    assert "--executor dask" in refused.stderr and "Traceback" not in refused.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ds"]  # no folder, lock or checkpoint
+
+
+def test_a_dataset_commit_stopped_is_finished_by_resume(corpus, local_result, tmp_path,
+                                                       monkeypatch):  # fmt: skip
+    """Stopped as the folder is put in place: no folder, nothing beside it but the
+    checkpoint, whole (the parts are linked, not moved); `--resume` makes the folder."""
+    from pipeline.run import dataset_output
+
+    def stop(tmp, folder):
+        raise _Stop
+
+    folder = tmp_path / "ds"
+    monkeypatch.setattr(dataset_output, "put_in_place", stop)
+    with pytest.raises(_Stop):
+        solve_file(corpus, f"{folder}/", batch_size=250, executor="dask", workers=2,
+                   progress=False)  # fmt: skip
+    monkeypatch.undo()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ds.partial"]
+    done = solve_file(corpus, f"{folder}/", resume=True, batch_size=250, executor="dask",
+                      workers=2, progress=False)  # fmt: skip
+    assert done.resumed_rows == 3000 and done.verdicts["solved"] == 3000
+    _same_dataset(local_result, folder)
 
 
 def test_score_to_a_dataset_folder(corpus, tmp_path, monkeypatch):

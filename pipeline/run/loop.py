@@ -315,10 +315,11 @@ def running(
         if job.target is not None and schema is not None:  # before any work
             check_text_columns(schema, job.format)
         on_slices = sliced(job)  # augment too: its parts kept by the workers, then joined
-        if job.target is not None and job.target.dataset and not on_slices:
+        dataset = job.target is not None and job.target.dataset  # `-o DIR/`
+        if dataset and job.spec.sink == "parts" and not on_slices:  # no checkpoint to hold parts
             raise InputError(
-                f"{job.target}/: a Parquet dataset folder (-o DIR/) is written by "
-                "--executor dask from input files; give -o FILE.parquet here"
+                f"{job.target}/: {job.spec.name} writes a Parquet dataset folder (-o DIR/) "
+                "only with --executor dask from input files; give -o FILE.parquet here"
             )
         if (job.spec.sink == "checkpoint" or on_slices) and job.output is not None:
             checkpoint = Checkpoint(  # refuses a folder not its own
@@ -328,7 +329,7 @@ def running(
                 record=job.spec.sink == "checkpoint",
                 resumable=job.spec.resumable,
             )
-            checkpoint.dataset = job.target is not None and job.target.dataset
+            checkpoint.dataset = dataset
             if on_slices:
                 run.slicer = SlicedRun(job, checkpoint)
         try:
