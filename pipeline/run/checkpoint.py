@@ -323,10 +323,8 @@ class Checkpoint:
             recorded = None
         if isinstance(recorded, dict) and self.format == "parquet" and self.record:
             metadata = {**metadata, RUN_KEY: recorded}
-        if self.dataset:  # a sliced run: nothing joined (`copied` is empty)
-            return write_dataset(
-                [(p.path, p.start, p.rows) for p in parts], self.output, empty, metadata
-            )
+        if self.dataset:  # `-o DIR/`: the parts are its files, none joined (`copied` is [])
+            return write_dataset(parts, self.output, empty, metadata)
         needed = max((p.path.stat().st_size for p in parts), default=0) + _FOOTER_ROOM
         kept = f"all {rows:,} rows are kept in {self.folder}" if self.resumable else _NONE_KEPT
         free = free_space(self.output.parent)

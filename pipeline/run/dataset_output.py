@@ -23,8 +23,9 @@ Parquet and JSON files.
 
 import json
 import os
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -71,19 +72,29 @@ def is_dataset(folder: Path) -> bool:
     return manifest.get("kind") == KIND and names == files | {MANIFEST}
 
 
+class Held(Protocol):
+    """A part the checkpoint holds: its file, its first row's place and its rows."""
+
+    @property
+    def path(self) -> Path: ...
+    @property
+    def start(self) -> int: ...
+    @property
+    def rows(self) -> int: ...
+
+
 def write_dataset(
-    parts: list[tuple[Path, int, int]], output: Path, empty: pa.Table, metadata: dict[str, Any]
+    parts: Sequence[Held], output: Path, empty: pa.Table, metadata: dict[str, Any]
 ) -> None:
-    """The kept `parts` (path, first row's place, rows; in order, without a gap) made the
-    dataset folder `output`, with its manifest (`metadata`: the run's); with no part, one
-    file of no rows holds the schema."""
+    """The kept `parts` (in order, without a gap) made the dataset folder `output`, with its
+    manifest (`metadata`: the run's); with no part, one file of no rows holds the schema."""
     width = max(WIDTH, len(str(len(parts) - 1)))
     with folder_in_making(output) as tmp:
         files = []
-        for number, (path, start, rows) in enumerate(parts):
+        for number, part in enumerate(parts):
             name = f"part-{number:0{width}d}.parquet"
-            _link(path, tmp / name)
-            files.append({"file": name, "rows": rows, "start": start})
+            _link(part.path, tmp / name)
+            files.append({"file": name, "rows": part.rows, "start": part.start})
         if not parts:
             name = f"part-{0:0{width}d}.parquet"
             pq.write_table(empty.replace_schema_metadata(metadata_entry(metadata)), tmp / name)
