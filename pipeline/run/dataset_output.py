@@ -4,8 +4,9 @@ workers kept become the dataset's files, and no output byte passes through the c
     DIR/part-00000.parquet      the parts, in input order (a lexical glob reads them in order;
     DIR/part-00001.parquet      the number is as wide as the largest needs, five digits at least)
     ...
-    DIR/_manifest.json          the files, their rows and first row's place, and the run's
-                                metadata (what a single file carries in its footer)
+    DIR/_manifest.json          the files, their rows and their first row's place in the
+                                table (from their footers), and the run's metadata (what a
+                                single file carries in its footer)
 
 polars (`scan_parquet("DIR/*.parquet")`), DuckDB (`read_parquet('DIR/*.parquet')`) and
 `pyarrow.dataset.dataset("DIR")` (which skips names that start with `_`) read it as one table,
@@ -73,14 +74,10 @@ def is_dataset(folder: Path) -> bool:
 
 
 class Held(Protocol):
-    """A part the checkpoint holds: its file, its first row's place and its rows."""
+    """A part the checkpoint holds: its file."""
 
     @property
     def path(self) -> Path: ...
-    @property
-    def start(self) -> int: ...
-    @property
-    def rows(self) -> int: ...
 
 
 def write_dataset(
@@ -91,10 +88,13 @@ def write_dataset(
     width = max(WIDTH, len(str(len(parts) - 1)))
     with folder_in_making(output) as tmp:
         files = []
+        start = 0
         for number, part in enumerate(parts):
             name = f"part-{number:0{width}d}.parquet"
             _link(part.path, tmp / name)
-            files.append({"file": name, "rows": part.rows, "start": part.start})
+            rows = pq.read_metadata(tmp / name).num_rows  # the output's (enumerate's: more)
+            files.append({"file": name, "rows": rows, "start": start})
+            start += rows
         if not parts:
             name = f"part-{0:0{width}d}.parquet"
             pq.write_table(empty.replace_schema_metadata(metadata_entry(metadata)), tmp / name)
