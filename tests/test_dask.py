@@ -547,3 +547,136 @@ def test_augment_to_npy_on_dask_stays_on_the_client(augment_input, augment_local
     assert summary.copies == augment_local[1].copies
     groups = pl.read_parquet(augment_local[0])["group"].to_list()
     assert np.load(out / "group.npy").tolist() == groups
+
+
+# Issue 36: `-o DIR/`, a Parquet dataset folder: the parts the workers kept become its files.
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess:
+    command = [str(BIN / "sudoku-pipeline"), *args, "--quiet"]
+    return subprocess.run(command, capture_output=True, text=True, timeout=RUN_S)
+
+
+def _same_dataset(local: Path, folder: Path) -> None:
+    """The folder reads as the local run's table (timing aside), by polars and pyarrow."""
+    import pyarrow.dataset
+
+    expected = pl.read_parquet(local).drop(TIMING, strict=False)
+    by_glob = pl.scan_parquet(f"{folder}/*.parquet").collect()
+    assert by_glob.drop(TIMING, strict=False).equals(expected)
+    read = pl.from_arrow(pyarrow.dataset.dataset(folder, format="parquet").to_table())
+    assert read.drop(TIMING, strict=False).equals(
+        expected
+    )  # _manifest.json skipped, the files in order
+    manifest = json.loads((folder / "_manifest.json").read_text())
+    names = sorted(p.name for p in folder.glob("*.parquet"))
+    assert [f["file"] for f in manifest["files"]] == names
+    assert manifest["rows"] == sum(f["rows"] for f in manifest["files"]) == expected.height
+    import pyarrow.parquet as pq
+
+    from pipeline.io.runinfo import METADATA_KEY
+
+    footer = json.loads(pq.read_metadata(local).metadata[METADATA_KEY])
+    assert manifest["metadata"].keys() == footer.keys()  # what a single file's footer records
+    assert manifest["metadata"]["command"] == footer["command"]
+    assert not list(folder.parent.glob(f"{folder.name}.partial"))  # the checkpoint removed
+    assert not list(folder.parent.glob(f".{folder.name}.*"))  # no temporary folder, no lock
+
+
+def test_a_dataset_folder_reads_as_the_local_table(corpus, local_result, tmp_path):
+    folder = tmp_path / "ds"
+    with dask_cluster(tmp_path / "cluster") as cluster:
+        on = ("--executor", "dask", "--scheduler", cluster.address, "--batch-size", "250")
+        run = _cli("solve", str(corpus), "-o", f"{folder}/", *on)
+        assert run.returncode == 0, run.stderr
+        assert len(list(folder.glob("*.parquet"))) > 4  # several slices, several files
+        _same_dataset(local_result, folder)
+        again = _cli("solve", str(corpus), "-o", f"{folder}/", *on)  # its own: replaced
+        assert again.returncode == 0, again.stderr
+        _same_dataset(local_result, folder)
+        forced = tmp_path / "forced"
+        forced.mkdir()
+        (forced / "old.parquet").write_bytes(b"not ours")
+        refused = _cli("solve", str(corpus), "-o", f"{forced}/", *on)
+        assert refused.returncode == 2
+        assert refused.stderr.startswith("error: ") and "--force" in refused.stderr
+        assert len(refused.stderr.strip().splitlines()) == 1, refused.stderr
+        assert (forced / "old.parquet").read_bytes() == b"not ours"
+        run = _cli("solve", str(corpus), "-o", f"{forced}/", *on, "--force")
+        assert run.returncode == 0, run.stderr
+        _same_dataset(local_result, forced)
+
+
+def test_a_dataset_folder_of_other_files_is_refused_even_with_force(corpus, tmp_path):
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    (folder / "notes.txt").write_text("mine")
+    run = _cli("solve", str(corpus), "-o", f"{folder}/", "--executor", "dask", "--force")
+    assert run.returncode == 2
+    assert len(run.stderr.strip().splitlines()) == 1, run.stderr
+    assert "will not delete it" in run.stderr
+    assert [p.name for p in folder.iterdir()] == ["notes.txt"]
+
+
+def test_a_dataset_folder_on_the_local_executor(corpus, local_result, tmp_path):
+    """solve and score keep their parts in a checkpoint on one machine too: the same folder;
+    augment does not (its parts are joined as they come): refused in one line."""
+    folder = tmp_path / "ds"
+    run = _cli("solve", str(corpus), "-o", f"{folder}/", "--batch-size", "700")
+    assert run.returncode == 0, run.stderr
+    _same_dataset(local_result, folder)
+    refused = _cli("augment", str(local_result), "-o", f"{tmp_path / 'aug'}/")
+    assert refused.returncode == 2
+    assert len(refused.stderr.strip().splitlines()) == 1, refused.stderr
+    assert "--executor dask" in refused.stderr and "Traceback" not in refused.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ds"]  # no folder, lock or checkpoint
+
+
+def test_a_dataset_commit_stopped_is_finished_by_resume(corpus, local_result, tmp_path,
+                                                       monkeypatch):  # fmt: skip
+    """Stopped as the folder is put in place: no folder, nothing beside it but the
+    checkpoint, whole (the parts are linked, not moved); `--resume` makes the folder."""
+    from pipeline.run import dataset_output
+
+    def stop(tmp, folder):
+        raise _Stop
+
+    folder = tmp_path / "ds"
+    monkeypatch.setattr(dataset_output, "put_in_place", stop)
+    with pytest.raises(_Stop):
+        solve_file(corpus, f"{folder}/", batch_size=250, executor="dask", workers=2,
+                   progress=False)  # fmt: skip
+    monkeypatch.undo()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ds.partial"]
+    done = solve_file(corpus, f"{folder}/", resume=True, batch_size=250, executor="dask",
+                      workers=2, progress=False)  # fmt: skip
+    assert done.resumed_rows == 3000 and done.verdicts["solved"] == 3000
+    _same_dataset(local_result, folder)
+
+
+def test_score_to_a_dataset_folder(corpus, tmp_path, monkeypatch):
+    from pipeline.jobs.score.job import score_file
+
+    frame = pl.read_csv(corpus, infer_schema=False).with_columns(prediction=pl.col("solution"))
+    source = tmp_path / "predictions.csv"
+    frame.write_csv(source)
+    local = tmp_path / "local.parquet"
+    score_file(source, local, batch_size=100, workers=1, progress=False)
+    _no_part_through_the_client(monkeypatch)
+    folder = tmp_path / "scored"
+    summary = score_file(source, f"{folder}/", batch_size=100, executor="dask", workers=2,
+                         progress=False)  # fmt: skip
+    assert summary.rows == 3000
+    _same_dataset(local, folder)
+
+
+def test_augment_to_a_dataset_folder(augment_input, augment_local, tmp_path, monkeypatch):
+    """Copies a worker alone knows the count of, batches all left out (parts of no rows)."""
+    from pipeline.jobs.augment.job import augment_file
+
+    _no_part_through_the_client_writer(monkeypatch)
+    folder = tmp_path / "augmented"
+    summary = augment_file(augment_input, f"{folder}/", copies=3, seed=5, batch_size=50,
+                           executor="dask", workers=2, progress=False)  # fmt: skip
+    assert summary.copies == augment_local[1].copies
+    _same_dataset(augment_local[0], folder)

@@ -262,3 +262,18 @@ def test_max_nodes_on_the_command_line(tmp_path):
     assert json.loads(done.stdout)["puzzles"]["limit"] == 1
     bad = cli("enumerate", source, "-o", tmp_path / "p.csv", "--limit", 100, "--max-nodes", 0)
     assert bad.exit_code == 2 and not (tmp_path / "p.csv").exists()
+
+
+def test_enumerate_to_a_dataset_folder(tmp_path):
+    """`-o DIR/`: the parts, a file each in order, read as the one file's table (the real
+    search: the reference's stand-in hands out one chunk of a batch's size)."""
+    source = _write(tmp_path, [SEVERAL, UNIQUE, SEVERAL])
+    one, folder = tmp_path / "one.parquet", tmp_path / "ds"
+    for out in (one, f"{folder}/"):
+        done = cli("enumerate", source, "-o", out, "--limit", 2, "--batch-size", 1, "-q")
+        assert done.exit_code == 0, done.stderr
+    manifest = json.loads((folder / "_manifest.json").read_text())
+    names = [f["file"] for f in manifest["files"]]
+    assert sorted(p.name for p in folder.glob("*.parquet")) == names and len(names) >= 3
+    assert pl.scan_parquet(f"{folder}/*.parquet").collect().equals(pl.read_parquet(one))
+    assert manifest["rows"] == sum(f["rows"] for f in manifest["files"]) == 5  # solutions

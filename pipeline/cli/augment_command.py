@@ -22,7 +22,8 @@ def augment(
         "A CSV, TSV, TXT or Parquet file of puzzles (and solutions), or - for stdin."
     ),
     output: output_option(
-        "A .parquet file, - for stdout, or with --format npy or hrm a folder "
+        "A .parquet file, - for stdout, DIR/ for a folder of Parquet files (--executor "
+        "dask), or with --format npy or hrm a folder "
         "(default: <stem>.augmented.parquet, or the folder <stem>.augmented; hrm: <stem>).",
         metavar="OUT",
     ) = None,

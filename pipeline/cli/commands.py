@@ -100,7 +100,7 @@ def _root(
 def solve(
     inputs: Inputs,
     output: output_option(
-        "Results: .parquet, .csv or .jsonl, "
+        "Results: .parquet, .csv or .jsonl, DIR/ for a folder of Parquet files, "
         "or - for stdout (default: <stem>.solved.parquet; stdout for stdin)."
     ) = None,
     batch_size: BatchSize = 50_000,

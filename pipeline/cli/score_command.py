@@ -27,7 +27,8 @@ def score(
         "A CSV, TSV or Parquet file of puzzles and predictions, or - for stdin.", "PREDICTIONS"
     ),
     output: output_option(
-        "Verdicts: .parquet, .csv or .jsonl, or - for stdout (default: "
+        "Verdicts: .parquet, .csv or .jsonl, DIR/ for a folder of Parquet files, or - "
+        "for stdout (default: "
         "<stem>.scored.parquet; stdout for stdin)."
     ) = None,
     prediction_column: Annotated[

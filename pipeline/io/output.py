@@ -71,6 +71,7 @@ class Target:
 
     path: Path | None
     format: str  # parquet | csv | jsonl
+    dataset: bool = False  # a Parquet dataset folder (`-o DIR/`: `run.dataset_output`)
 
     @property
     def is_stdout(self) -> bool:

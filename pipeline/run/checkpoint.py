@@ -46,6 +46,7 @@ from pipeline.io.output import free_space, size_text
 from pipeline.io.parquet_concat import ParquetFooterError, parse_footer
 from pipeline.io.sidecars import CHECKPOINT, clear_stale_temporaries
 from pipeline.io.writers import EXTENSIONS, write_atomically
+from pipeline.run.dataset_output import write_dataset
 from pipeline.run.finished import RUN_KEY
 from pipeline.run.join import JOURNAL, Copied, Waiting, join_freeing, joined_path, read_journal
 from pipeline.run.parts import Part, keep_part, part_counts
@@ -103,6 +104,7 @@ class Checkpoint:
         self.counted = counted
         self.record = record  # run.json into the output's metadata (not augment's, on Dask)
         self.resumable = resumable  # else a failed run keeps nothing: its errors say so
+        self.dataset = False  # `-o DIR/`: the parts become the files (`run.dataset_output`)
         self.folder = output.with_name(CHECKPOINT.format(name=output.name))
         self.check_ours()
 
@@ -321,6 +323,8 @@ class Checkpoint:
             recorded = None
         if isinstance(recorded, dict) and self.format == "parquet" and self.record:
             metadata = {**metadata, RUN_KEY: recorded}
+        if self.dataset:  # `-o DIR/`: the parts are its files, none joined (`copied` is [])
+            return write_dataset(parts, self.output, empty, metadata)
         needed = max((p.path.stat().st_size for p in parts), default=0) + _FOOTER_ROOM
         kept = f"all {rows:,} rows are kept in {self.folder}" if self.resumable else _NONE_KEPT
         free = free_space(self.output.parent)

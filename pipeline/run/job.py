@@ -28,6 +28,7 @@ from pipeline.io.inputs import STDIN, Inputs, expand, open_names
 from pipeline.io.output import STDOUT, Target, check_output, default_output, free_space, size_text
 from pipeline.io.runinfo import package_version, run_metadata
 from pipeline.io.stdin import is_stream
+from pipeline.run.dataset_output import check_dataset_folder, wants_dataset
 from pipeline.run.executors import Executor, make_executor
 from pipeline.run.warmup import expect_kernels, warm
 
@@ -361,6 +362,9 @@ def _target(
                 suffix = spec.suffix.rsplit(".", 1)[0] if fmt == "npy" else ""
             output = default_output(names[0], suffix)
     force = options.get("force", False)
+    if wants_dataset(output) and spec.sink in ("checkpoint", "parts") and not arrays:
+        folder = check_dataset_folder(output, spec.name, fmt=fmt, inputs=reads, force=force)
+        return Target(folder, "parquet", dataset=True)
     if spec.sink == "folder":  # checked by the job (a split's folder)
         return Target(Path(output), fmt or spec.formats[0])
     if arrays:

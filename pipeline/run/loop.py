@@ -315,6 +315,12 @@ def running(
         if job.target is not None and schema is not None:  # before any work
             check_text_columns(schema, job.format)
         on_slices = sliced(job)  # augment too: its parts kept by the workers, then joined
+        dataset = job.target is not None and job.target.dataset  # `-o DIR/`
+        if dataset and job.spec.sink == "parts" and not on_slices:  # no checkpoint to hold parts
+            raise InputError(
+                f"{job.target}/: {job.spec.name} writes a Parquet dataset folder (-o DIR/) "
+                "only with --executor dask from input files; give -o FILE.parquet here"
+            )
         if (job.spec.sink == "checkpoint" or on_slices) and job.output is not None:
             checkpoint = Checkpoint(  # refuses a folder not its own
                 job.output,
@@ -323,6 +329,7 @@ def running(
                 record=job.spec.sink == "checkpoint",
                 resumable=job.spec.resumable,
             )
+            checkpoint.dataset = dataset
             if on_slices:
                 run.slicer = SlicedRun(job, checkpoint)
         try:

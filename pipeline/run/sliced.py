@@ -24,9 +24,10 @@ The client (this process):
    two names: the checkpoint keeps one (`Checkpoint._parts`). The client notes each finished
    slice's parts and verdict counts (`counts.jsonl`);
 5. commits as the run loop does for every run: the parts joined by their footers
-   (`join.py`), nothing decoded. A job that writes other than one row a row read (augment,
-   which does not resume) has its parts kept at their input places and renamed to their
-   output places, in order, first (`SlicedRun.place`).
+   (`join.py`), nothing decoded; or, with `-o DIR/`, the parts made the files of a Parquet
+   dataset folder, nothing copied (`dataset_output.py`). A job that writes other than one
+   row a row read (augment, which does not resume) has its parts kept at their input places
+   and renamed to their output places, in order, first (`SlicedRun.place`).
 """
 
 import os
