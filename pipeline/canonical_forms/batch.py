@@ -86,14 +86,19 @@ def _forms_from(
     return grids.shape[0]
 
 
-@inline_part
-def _run(
+@inline_part  # (inlined into `canonical_kernel`: one cached level less to compile)
+def symmetry_kernel(
     grids: np.ndarray,
     forms: np.ndarray,
     cells: np.ndarray,
     relabel: np.ndarray,
     complete: np.ndarray,
 ) -> None:
+    """Forms, and for each grid one symmetry giving it: `forms[i, j] ==
+    relabel[i, grids[i, cells[i, j]]]` (`cells` int16 `(n, 81)`, `relabel` uint8 `(n, 10)`,
+    `relabel[i, 0] == 0`; digits absent from a grid take the labels left, in order); the
+    complete grids marked in `complete`, for `complete_kernel`. With `cells` of no rows, the
+    forms alone."""
     # int64, not the literals 0 and START_CAPACITY: numba compiled `_forms_from` (the whole
     # search) once for the literals and once more for the numbers that follow
     capacity = np.int64(START_CAPACITY)
@@ -107,22 +112,8 @@ def _run(
 def canonical_kernel(grids: np.ndarray, forms: np.ndarray, complete: np.ndarray) -> None:
     """Minlex forms of `(n, 81) uint8` grids (cells 0..9) into `forms` `(n, 81) uint8`, but for
     the complete grids, marked in `complete` `(n,) bool`: `complete_kernel` does those."""
-    _run(grids, forms, np.empty((0, 81), np.int16), np.empty((0, 10), np.uint8), complete)
-
-
-@kernel
-def symmetry_kernel(
-    grids: np.ndarray,
-    forms: np.ndarray,
-    cells: np.ndarray,
-    relabel: np.ndarray,
-    complete: np.ndarray,
-) -> None:
-    """Forms, and for each grid one symmetry giving it: `forms[i, j] ==
-    relabel[i, grids[i, cells[i, j]]]` (`cells` int16 `(n, 81)`, `relabel` uint8 `(n, 10)`,
-    `relabel[i, 0] == 0`; digits absent from a grid take the labels left, in order); the
-    complete grids marked in `complete`, for `complete_kernel`."""
-    _run(grids, forms, cells, relabel, complete)
+    no_cells, no_labels = np.empty((0, 81), np.int16), np.empty((0, 10), np.uint8)
+    symmetry_kernel(grids, forms, no_cells, no_labels, complete)
 
 
 # The complete grids' form in a kernel of its own, called only when a batch holds one: a first

@@ -151,18 +151,24 @@ class ParquetReader:
             start_row -= group_rows
             first_group += 1
         for group in range(first_group, meta.num_row_groups):
-            if self._by_position:  # a name pyarrow sees twice: read every column, pick by place
-                places = [self.names.index(name) for name in columns]
-                every = self.file.iter_batches(batch_size=batch_size, row_groups=[group])
-                batches: Iterator[pa.RecordBatch] = (
-                    pa.record_batch([b.column(i) for i in places], names=columns) for b in every
-                )
-            else:
-                batches = self.file.iter_batches(
-                    batch_size=batch_size, row_groups=[group], columns=columns
-                )
-            yield from skip_rows(self._counted(batches, group), start_row)
+            yield from skip_rows(self.group_batches(group, columns, batch_size), start_row)
             start_row = 0
+
+    def group_batches(
+        self, group: int, columns: list[str], batch_size: int
+    ) -> Iterator[pa.RecordBatch]:
+        """The batches of `columns` of row group `group`, checked against its footer's count."""
+        if self._by_position:  # a name pyarrow sees twice: read every column, pick by place
+            places = [self.names.index(name) for name in columns]
+            every = self.file.iter_batches(batch_size=batch_size, row_groups=[group])
+            batches: Iterator[pa.RecordBatch] = (
+                pa.record_batch([b.column(i) for i in places], names=columns) for b in every
+            )
+        else:
+            batches = self.file.iter_batches(
+                batch_size=batch_size, row_groups=[group], columns=columns
+            )
+        return self._counted(batches, group)
 
     def _counted(self, batches: Iterator[pa.RecordBatch], group: int) -> Iterator[pa.RecordBatch]:
         """The batches of row group `group`, checked against the footer's count of its rows."""

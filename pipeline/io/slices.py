@@ -193,17 +193,7 @@ class _Groups(ParquetReader):
     ) -> Iterator[pa.RecordBatch]:
         """The batches of `columns` of the slice's row groups (`start_row` is always 0)."""
         for group in self.groups:
-            if self._by_position:  # a name pyarrow sees twice: every column, picked by place
-                places = [self.names.index(name) for name in columns]
-                every = self.file.iter_batches(batch_size=batch_size, row_groups=[group])
-                batches: Iterator[pa.RecordBatch] = (
-                    pa.record_batch([b.column(i) for i in places], names=columns) for b in every
-                )
-            else:
-                batches = self.file.iter_batches(
-                    batch_size=batch_size, row_groups=[group], columns=columns
-                )
-            yield from self._counted(batches, group)
+            yield from self.group_batches(group, columns, batch_size)
 
 
 def _reader(ds: Dataset, piece: Slice) -> object:

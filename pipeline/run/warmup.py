@@ -78,9 +78,14 @@ def _canonical_full() -> None:
     """The complete grids' form (`batch.complete_kernel`): compiled ahead, or when a batch
     holds a complete grid; a first command on puzzles does not wait for it."""
     from pipeline.canonical_forms.batch import complete_kernel
+    from pipeline.canonical_forms.full import full_form
+    from pipeline.canonical_forms.search import new_scratch
 
     grid = np.array([[int(c) for c in _SOLVED]], np.uint8)
     forms = np.empty_like(grid)
+    _, _, _, lines, chosen = new_scratch(1024)
+    lines[0], lines[1] = grid.reshape(9, 9), grid.reshape(9, 9).T
+    full_form(lines, forms[0], chosen)  # the part, with the kernel's types, then the kernel
     cells, relabel = np.empty((0, 81), np.int16), np.empty((0, 10), np.uint8)
     complete_kernel(grid, np.zeros(1, np.int64), forms, cells, relabel)
 
