@@ -33,7 +33,7 @@ import pyarrow.parquet as pq
 
 from pipeline.errors import InputError
 from pipeline.io.output_folders import check_output_folder, folder_in_making, put_in_place
-from pipeline.io.writers import metadata_entry
+from pipeline.io.writers import join_parts
 
 MANIFEST = "_manifest.json"
 KIND = "sudoku-pipeline Parquet dataset"
@@ -95,9 +95,10 @@ def write_dataset(
             rows = pq.read_metadata(tmp / name).num_rows  # the output's (enumerate's: more)
             files.append({"file": name, "rows": rows, "start": start})
             start += rows
-        if not parts:
+        if not parts:  # the one writer's output of no rows (its Parquet options, checksums)
             name = f"part-{0:0{width}d}.parquet"
-            pq.write_table(empty.replace_schema_metadata(metadata_entry(metadata)), tmp / name)
+            with open(tmp / name, "wb") as sink:
+                join_parts(sink, "parquet", [], empty, metadata)
             files.append({"file": name, "rows": 0, "start": 0})
         manifest = {
             "kind": KIND,
