@@ -34,6 +34,7 @@ not committed removed (a resumable checkpoint stays, for `--resume`); then:
   that holds nothing removed.
 """
 
+import os
 import sys
 import tempfile
 from collections.abc import Callable, Iterable, Iterator
@@ -88,16 +89,20 @@ class Run:
         """The job's sink, once the workers are up (`running`)."""
         job, target = self.job, self.job.target
         if checkpoint is not None:
-            finished = None
-            if job.resume and not checkpoint.exists():
+            finished, dataset = None, checkpoint.dataset
+            if job.resume and (dataset or not checkpoint.exists()):  # `finished.py` says why
                 assert job.output is not None
-                finished = finished_output(job.output, job.format, identity())
+                finished = finished_output(job.output, job.format, identity(), dataset)
             if finished is not None:  # the work is done: the output stays as it is
+                # a folder's checkpoint (`finished.py`): its parts are the folder's files
+                cleared = f" (its checkpoint {checkpoint.folder} removed)"
                 print(
-                    f"note: {job.output} is complete and its inputs and options are "
-                    "unchanged; left as it is",
+                    f"note: {job.output}{os.sep if dataset else ''} is complete and its "
+                    f"inputs and options are unchanged; left as it is"
+                    f"{cleared if checkpoint.exists() else ''}",
                     file=sys.stderr,
                 )
+                checkpoint.remove()
                 rows, counts = finished
                 self.resumed = Progress(rows, source=1 << 62, counts=counts)  # no task left
             elif job.resume:
