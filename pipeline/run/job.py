@@ -11,6 +11,7 @@ A job is described by its entry in the job table (`pipeline.jobs.JOBS`, read her
 """
 
 import datetime
+import os
 import signal
 import sys
 import threading
@@ -68,7 +69,10 @@ class JobOptions(TypedDict, total=False):
     not a result of this tool). Running: `batch_size` rows per batch (bounds memory), `workers`
     (default: the CPUs this process may use), `progress` (a bar on stderr when it is a
     terminal), `executor` (`local`: threads here; `processes`: worker processes here; `dask`:
-    the cluster at `scheduler`, or a LocalCluster of `workers` processes)."""
+    the cluster at `scheduler`, or a LocalCluster of `workers` processes). `dataset`: the
+    output (a `str` or a `Path`; default `<stem>.<suffix>/` beside the input) is a Parquet
+    dataset folder, as `-o DIR/` asks on the command line (`pathlib.Path` drops a trailing
+    `/`); a folder that is not empty and holds no earlier dataset of this tool is refused."""
 
     column: str | None
     solution_column: str | None
@@ -83,6 +87,7 @@ class JobOptions(TypedDict, total=False):
     progress: bool
     executor: str
     scheduler: str | None
+    dataset: bool
 
 
 READING = ("column", "solution_column", "id_column", "separator", "has_header", "input_format")
@@ -349,6 +354,9 @@ def _target(
     was given none."""
     fmt = options.get("format")
     arrays = fmt in ("npy", "hrm") and fmt in spec.formats and spec.sink != "folder"
+    folder = options.get("dataset", False)  # the API's `-o DIR/` (a Path drops the `/`)
+    if folder and (spec.sink not in ("checkpoint", "parts") or arrays):
+        raise InputError(f"{spec.name} writes no Parquet dataset folder (dataset=True)")
     if output is None:
         if not names:
             return None
@@ -358,11 +366,13 @@ def _target(
             raise InputError(f"{spec.name}: several inputs go into one output: give -o")
         else:
             suffix = spec.suffix
-            if arrays:  # a folder: `x.augmented/` (npy), `x/` (hrm)
-                suffix = spec.suffix.rsplit(".", 1)[0] if fmt == "npy" else ""
+            if arrays or folder:  # a folder: `x.augmented/` (npy, a dataset), `x/` (hrm)
+                suffix = spec.suffix.rsplit(".", 1)[0] if fmt != "hrm" else ""
             output = default_output(names[0], suffix)
     force = options.get("force", False)
-    if wants_dataset(output) and spec.sink in ("checkpoint", "parts") and not arrays:
+    if folder and isinstance(output, str | Path) and str(output) != STDOUT:
+        output = os.path.join(output, "")  # the folder, as `-o DIR/` names it
+    if (folder or wants_dataset(output)) and spec.sink in ("checkpoint", "parts") and not arrays:
         folder = check_dataset_folder(output, spec.name, fmt=fmt, inputs=reads, force=force)
         return Target(folder, "parquet", dataset=True)
     if spec.sink == "folder":  # checked by the job (a split's folder)

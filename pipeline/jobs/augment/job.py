@@ -151,6 +151,8 @@ def augment_file(
     """Write `copies` random symmetries of every puzzle of `input_path` (and of its solution)
     to `output` (default `<stem>.augmented.parquet` beside the input, or the folder
     `<stem>.augmented` with `format="npy"`), with the original first when `keep_original`.
+    `dataset=True` (with `executor="dask"`, from input files): `output` is a Parquet dataset
+    folder, as for `solve_file`.
 
     `format="hrm"`: the folder of one split in the layout HRM's and TRM's `PuzzleDataset`
     loads (`io.hrm_folders`; default: `<stem>` beside the input, `train.csv` -> `train/`, as

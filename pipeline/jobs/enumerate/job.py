@@ -55,6 +55,7 @@ OPTIONS = (
     "input_format",
     "format",
     "force",
+    "dataset",
     "batch_size",
     "progress",
     "workers",
@@ -153,7 +154,8 @@ def enumerate_file(
     """Write every solution of each puzzle of `inputs` (81-character or 729-character
     pencilmark puzzles), up to `limit` a puzzle, one row each (`row`, `id` when the input has
     one, `k`, `solution`) into `output` (default `<stem>.solutions.parquet` beside a single
-    input; `-`: stdout; its format from its suffix or `format`: parquet, csv, jsonl). Rows that
+    input; `-`: stdout; its format from its suffix or `format`: parquet, csv, jsonl;
+    `dataset=True`: a Parquet dataset folder, as for `solve_file`). Rows that
     are malformed, whose givens clash or that have no solution give no rows and are counted in
     the summary. `max_nodes`: each puzzle's node budget (None: none; a puzzle whose search
     spends it keeps the rows found until then, counted as `limit`). `options`: those of

@@ -69,7 +69,8 @@ def score_file(
     """Score every prediction of `input_path` into `output` (default `<stem>.scored.parquet`
     beside the input; `-`: stdout): one row per input row, with its verdict (`correct`,
     `wrong`, `givens_changed`, `incomplete`, `malformed`), a message, the cells correct and
-    the clue count (`batch.COLUMNS`).
+    the clue count (`batch.COLUMNS`). `dataset=True`: `output` (default `<stem>.scored/`) is a
+    Parquet dataset folder, as for `solve_file`.
 
     The predictions are the column named `prediction_column`, else the first named
     prediction, predicted or output (plurals too), never the input's solution column (in

@@ -124,7 +124,10 @@ def solve_file(
 ) -> RunSummary:
     """Solve every row of `inputs` (a file, `-` for stdin, several files or quoted globs) into
     `output` (default `<stem>.solved.parquet` beside a single input; `-`: stdout). The output's
-    format follows its suffix (.parquet, .csv, .jsonl) or `format`.
+    format follows its suffix (.parquet, .csv, .jsonl) or `format`. `dataset=True`: `output`
+    (a `str` or a `Path`; default `<stem>.solved/`) is a Parquet dataset folder, as a trailing
+    `/` asks (`-o DIR/`), which a `pathlib.Path` cannot keep; an empty folder or an earlier
+    dataset of this tool is taken, any other folder with something in it refused.
 
     `solver`: a `--solver` spec (`pipeline.plugins`) in place of `strategy`: a built-in
     strategy's name, `c:LIBRARY:SYMBOL`, `python:MODULE:FUNCTION` or `cmd:COMMAND`, whose
