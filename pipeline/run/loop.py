@@ -54,7 +54,7 @@ from pipeline.run.checkpoint import Checkpoint, Progress
 from pipeline.run.finished import finished_output
 from pipeline.run.job import HiddenBar, Job, sigterm_as_interrupt
 from pipeline.run.parts import Part, Task, ramp_up
-from pipeline.run.sliced import Kept, SlicedRun, sliced
+from pipeline.run.sliced import Kept, SlicedRun, on_the_client, sliced
 
 if TYPE_CHECKING:
     from tqdm import tqdm
@@ -320,6 +320,9 @@ def running(
         if job.target is not None and schema is not None:  # before any work
             check_text_columns(schema, job.format)
         on_slices = sliced(job)  # augment too: its parts kept by the workers, then joined
+        said = on_the_client(job)  # else the client reads and writes: said, as it costs
+        if said is not None and job.progress:
+            print(f"note: {said}", file=sys.stderr)
         dataset = job.target is not None and job.target.dataset  # `-o DIR/`
         if dataset and job.spec.sink == "parts" and not on_slices:  # no checkpoint to hold parts
             raise InputError(

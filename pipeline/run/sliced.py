@@ -5,6 +5,7 @@ Parquet file, so that no byte of data passes through the client.
     slicer = SlicedRun(job, checkpoint)          # `run.loop.running` makes it when `sliced(job)`
     resumed = slicer.prepare(progress)           # workers checked, slices planned and counted
     for kept in slicer.results(solve_part, options, fmt): ...   # as slices finish
+    on_the_client(job)       # a Dask run that is not sliced: why the client reads and writes
 
 The client (this process):
 
@@ -39,7 +40,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from pipeline.errors import InputError
+from pipeline.errors import InputError, printable
 from pipeline.io.dataset import Dataset
 from pipeline.io.slices import Slice, count_rows, plan_slices, recipe, slice_batches, sliceable
 from pipeline.run.checkpoint import Checkpoint, Progress
@@ -103,6 +104,41 @@ def sliced(job: Job) -> bool:
         and job.output is not None
         and job.inputs is not None
         and all(sliceable(ds) for ds in job.inputs.datasets)
+    )
+
+
+# Why a job reads and writes on the client whatever its inputs (and what its workers do)
+_WHOLE = {
+    "validate": "validate needs the whole corpus in one place: its repeats and leaks",
+    "split": "split needs the whole corpus in one place: its groups and its cut",
+}
+_WORK = {"solve": "solve", "validate": "check", "score": "score", "augment": "augment"}
+
+
+def on_the_client(job: Job) -> str | None:
+    """Why a run on Dask reads its inputs and writes its output in this process (the client),
+    the workers only working on the batches it sends them, as one line (`note: ...`); None
+    when its workers read and write themselves (`sliced`), or it is not on Dask."""
+    if job.executor_kind != "dask" or job.inputs is None or sliced(job):
+        return None
+    datasets = job.inputs.datasets
+    reads = datasets[0].location if len(datasets) == 1 else "the inputs"
+    cannot = next((ds for ds in datasets if not sliceable(ds)), None)
+    if os.environ.get(SWITCH, "1") == "0":
+        why = f"{SWITCH}=0"
+    elif cannot is not None:
+        reads = "standard input" if cannot.from_stdin else cannot.location
+        why = "the workers cannot open a stream" if cannot.stream else "the workers open no URL"
+    elif job.output is None:
+        why = "the output goes to stdout"
+    elif job.format in ("npy", "hrm"):
+        why = "its folder of arrays is appended to here, in order"
+    else:
+        why = _WHOLE.get(job.spec.name, f"{job.spec.name} writes its output here")
+    work = _WORK.get(job.spec.name, "work on")
+    return (
+        f"on Dask, this process reads {printable(reads)} and writes the output itself ({why}); "
+        f"the workers {work} the batches it sends them"
     )
 
 
