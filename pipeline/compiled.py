@@ -168,9 +168,9 @@ COMPILE_SECONDS: dict[tuple[str, str], float] = {
     ("pipeline.rating.ladder", "easy_rungs"): 4.0,
     ("pipeline.rating.ladder", "hard_rungs"): 3.9,
     ("pipeline.rating.ladder", "grade_kernel"): 1.7,  # its rungs cached: the ladder alone
-    ("pipeline.rating.difficulty", "symmetric_copies"): 2.7,
+    ("pipeline.rating.difficulty", "symmetric_copies"): 1.7,  # 2.7 before its draws were linked
     ("pipeline.kernels.checks", "_verify_kernel"): 0.7,  # 1.2 s measured under load (x2)
-    ("pipeline.symmetry_kernels", "augment_kernel"): 3.5,  # 6.7 s measured under load (x2)
+    ("pipeline.symmetry_kernels", "augment_kernel"): 2.8,  # 3.5 before its draws were linked
     ("pipeline.kernels.enumeration", "enumerate_kernel"): 3.4,  # one core, under load
     ("pipeline.kernels.checks", "_givens_valid_kernel"): 0.5,
     # the pencilmark twins (compiled in the background, or when a row holds pencilmarks)

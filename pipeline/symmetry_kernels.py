@@ -24,14 +24,15 @@ the puzzles themselves (1.2 us a row, measured).
 Measured and kept: the cell map built once per draw and gathered without a branch, copies
 compared cell by cell (two copies nearly always differ within their first cells) instead of
 hashed, the codes packed here, the parts inlined (`inline_part`: 2.76 against 2.05 M
-copies/s, for a first compile of 6 s instead of 3): together 4x faster than the first
-version (0.6 -> 0.16 us a copy, one core). Then the cell map as nine line starts and nine
-steps (`_lines`) instead of 81 cells written and read again: 5.15 against 3.8 M copies/s
-(K = 8, the original kept, into arrays written before; thread CPU time, the same copies),
-of which about 80 ns a copy are the 25 draws. Measured and dropped: the whole symmetry from
-two 64-bit draws decoded in mixed radix (9! and 2 * 6^8) instead of 25 draws, one per
-Fisher-Yates step: no faster (2.52 against 2.46 M copies/s side by side on one core): the
-divisions cost what the mixes did.
+copies/s, for a first compile of 6 s instead of 3; the draw's parts, `draw_symmetry` and
+below, are linked instead, as fast and quicker to compile: `pipeline.splitmix`): together 4x
+faster than the first version (0.6 -> 0.16 us a copy, one core). Then the cell map as nine
+line starts and nine steps (`_lines`) instead of 81 cells written and read again: 5.15
+against 3.8 M copies/s (K = 8, the original kept, into arrays written before; thread CPU
+time, the same copies), of which about 80 ns a copy are the 25 draws. Measured and dropped:
+the whole symmetry from two 64-bit draws decoded in mixed radix (9! and 2 * 6^8) instead of
+25 draws, one per Fisher-Yates step: no faster (2.52 against 2.46 M copies/s side by side on
+one core): the divisions cost what the mixes did.
 
 Random streams: copy draws of input row `g` come from one SplitMix64 stream keyed by (seed, g)
 alone, so a row's copies are the same whatever batch it is in and whichever worker runs it.
@@ -44,7 +45,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from pipeline.compiled import inline_part, kernel
+from pipeline.compiled import inline_part, kernel, kernel_part
 from pipeline.limits import MAX_COPIES
 from pipeline.splitmix import GAMMA, below_modulo, below_scaled, mix
 
@@ -52,14 +53,14 @@ IDENTITY = 123456789  # the code of the symmetry that changes nothing
 ATTEMPTS = 16  # draws per copy before a row is said to have no new image left
 
 
-@inline_part
+@kernel_part
 def _below(state: np.ndarray, bound: int, modulo: bool) -> int:
     """The stream's next int in [0, bound): `below_modulo` for the streams of ratings,
     `below_scaled` for augment's (each keeps the one its outputs were made with)."""
     return below_modulo(state, bound) if modulo else below_scaled(state, bound)
 
 
-@inline_part
+@kernel_part
 def _shuffle(state: np.ndarray, items: np.ndarray, start: int, count: int, modulo: bool) -> None:
     """Fisher-Yates shuffle of `items[start:start + count]`."""
     for i in range(count - 1, 0, -1):
@@ -67,7 +68,7 @@ def _shuffle(state: np.ndarray, items: np.ndarray, start: int, count: int, modul
         items[start + i], items[start + j] = items[start + j], items[start + i]
 
 
-@inline_part
+@kernel_part
 def _line_order(state: np.ndarray, order: np.ndarray, bands: np.ndarray, modulo: bool) -> None:
     """A random order of the 9 rows (or columns): bands shuffled, rows shuffled inside each
     (`bands`: room for 3, so that no draw allocates)."""
@@ -80,7 +81,7 @@ def _line_order(state: np.ndarray, order: np.ndarray, bands: np.ndarray, modulo:
         _shuffle(state, order, 3 * b, 3, modulo)
 
 
-@inline_part
+@kernel_part
 def draw_symmetry(
     state: np.ndarray, relabel: np.ndarray, rows: np.ndarray, columns: np.ndarray, modulo: bool
 ) -> bool:

@@ -3,16 +3,17 @@ the ratings' symmetries and split's keys all draw from it, so its values are pin
 published algorithm's, and its two forms (a kernel part, numpy arrays) to each other."""
 
 import numpy as np
+from numba import njit
 
-from pipeline.splitmix import (
-    GAMMA,
-    below_modulo,
-    below_scaled,
-    mix,
-    mix_array,
-    next_draw,
-    stream_start,
-)
+from pipeline import splitmix
+from pipeline.splitmix import GAMMA, mix_array, stream_start
+
+# The parts are called from kernels only (they have no Python entry of their own): called
+# here as a kernel calls them.
+next_draw = njit(lambda state: splitmix.next_draw(state))
+mix = njit(lambda z: splitmix.mix(z))
+below_scaled = njit(lambda state, bound: splitmix.below_scaled(state, bound))
+below_modulo = njit(lambda state, bound: splitmix.below_modulo(state, bound))
 
 # The first draws of SplitMix64 from state 0 (Steele, Lea and Flood 2014; the reference
 # implementation's `next()`, and every port of it, gives these).
