@@ -68,6 +68,33 @@ def test_a_join_stopped_at_any_point_is_continued_by_resume(
     assert not folder.exists()
 
 
+@pytest.mark.parametrize("fmt", ["parquet", "csv"])
+def test_a_stop_after_the_output_is_in_place_but_before_its_checkpoint_goes(
+    corpus: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fmt: str
+) -> None:
+    """The last moment a crash may come: the joined file renamed to the output, its
+    checkpoint (a journal of every part copied, no part left) not removed yet. `--resume`
+    finds the work done by the journal and leaves the output as it is, its checkpoint
+    removed; it used to fail on the joined file the journal names ("shorter than ...")."""
+    out = tmp_path / f"out.{fmt}"
+    whole = solve_file(corpus, out, batch_size=25, progress=False)
+    expected = _read(out)
+    monkeypatch.setattr(Checkpoint, "remove", lambda self: None)  # the stop: it never runs
+    solve_file(corpus, out, batch_size=25, progress=False)
+    monkeypatch.undo()
+    folder = Checkpoint(out, fmt).folder
+    assert out.exists() and (folder / join.JOURNAL).exists()
+    assert not list(folder.glob("part-*")) and not join.joined_path(folder, fmt).exists()
+    written = out.stat().st_mtime_ns
+
+    resumed = solve_file(corpus, out, batch_size=25, progress=False, resume=True)
+
+    assert_frame_equal(_read(out), expected)
+    assert resumed.verdicts == whole.verdicts and resumed.rows == whole.rows
+    assert out.stat().st_mtime_ns == written
+    assert not folder.exists()
+
+
 def test_a_join_does_not_hold_the_output_twice(
     corpus: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

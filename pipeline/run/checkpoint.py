@@ -22,7 +22,7 @@ loop's `Run.open`).
 On Dask (`run.sliced`), the workers keep the parts of their slices here themselves
 (`parts.keep_part`), in any order, and the client notes their counts; a resume keeps the
 parts past a gap (`resume(gaps=True)`), and a part kept twice (a task Dask ran twice) is kept
-once (`_parts`).
+once (`_drop_repeats`, as it resumes or joins).
 
 A run to stdout (`-o -`) writes each part as it comes (`io.writers.PartWriter`): it cannot be
 resumed.
@@ -30,11 +30,8 @@ resumed.
 
 import errno
 import json
-import re
 import shutil
-import stat
 import sys
-import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -43,25 +40,28 @@ import pyarrow as pa
 
 from pipeline.errors import CheckpointError, InputError
 from pipeline.io.output import free_space, size_text
-from pipeline.io.parquet_concat import ParquetFooterError, parse_footer
 from pipeline.io.sidecars import CHECKPOINT, clear_stale_temporaries
-from pipeline.io.writers import EXTENSIONS, write_atomically
+from pipeline.io.writers import write_atomically
 from pipeline.run.dataset_output import write_dataset
 from pipeline.run.finished import RUN_KEY
 from pipeline.run.join import JOURNAL, Copied, Waiting, join_freeing, joined_path, read_journal
+from pipeline.run.kept_parts import (
+    COUNTS,
+    META,
+    START_OVER,
+    StoredPart,
+    check_folder_is_ours,
+    check_part,
+    list_parts,
+    noted_counts,
+)
 from pipeline.run.parts import Part, keep_part, part_counts
 
-_META = "run.json"
-_COUNTS = "counts.jsonl"  # each part's verdict counts, noted as it is kept
-_PART = re.compile(r"part-(\d{12})-(\d+)-(\d+)-(\d+)-([0-9a-f]{8})\.(parquet|csv|jsonl)")
-_START_OVER = "run without --resume to start over"
 _FREE_THEN_RESUME = "make room, then run the same command with --resume"
 _NONE_KEPT = "nothing is kept (this command does not resume)"
 _AGAIN = "once that is put right, run the command again"
 _FULL = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG}  # errors that room (or a larger limit) ends
 _FOOTER_ROOM = 1 << 16  # the joined output's footer and metadata, at most about
-_OWN_TEMPORARY = re.compile(r"\.(run\.json|part-.+)\.tmp-\d+")
-_OWN = re.compile(r"run\.json|counts\.jsonl|join\.jsonl|joined\.(parquet|csv|jsonl)")
 
 
 @dataclass
@@ -73,16 +73,6 @@ class Progress:
     source: int = 0
     next_row: int = 0
     counts: dict[str, int] = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class _Stored:
-    path: Path
-    start: int
-    rows: int
-    source: int
-    first_row: int
-    crc: int
 
 
 class Checkpoint:
@@ -113,33 +103,8 @@ class Checkpoint:
 
     def check_ours(self) -> None:
         """Refuse (`InputError`, one line) a `<output>.partial` that is not a checkpoint of
-        this tool: starting over deletes the folder, so it must hold nothing but what a run
-        writes there (`run.json`, parts, their temporary names); an empty folder is what a
-        kill -9 before `run.json` leaves."""
-        try:
-            info = self.folder.lstat()
-        except FileNotFoundError:
-            return
-        except OSError as e:
-            raise InputError(
-                f"{self.folder}: cannot use as the checkpoint ({e.strerror or e})"
-            ) from None
-        if not stat.S_ISDIR(info.st_mode):
-            raise InputError(
-                f"{self.folder}: exists and is not a checkpoint of sudoku-pipeline "
-                "(not a folder); move it away, or choose another -o"
-            )
-        entries = list(self.folder.iterdir())
-        has_meta = any(p.name == _META for p in entries)
-        for path in entries:
-            own = path.name == _META or (has_meta and path.name.startswith("part-"))
-            own = own or (has_meta and _OWN.fullmatch(path.name) is not None)
-            own = own or _OWN_TEMPORARY.fullmatch(path.name) is not None
-            if not own or not stat.S_ISREG(path.lstat().st_mode):
-                raise InputError(
-                    f"{self.folder}: exists and is not a checkpoint of sudoku-pipeline (it "
-                    f"holds {path.name}); will not delete it: move it away, or choose another -o"
-                )
+        this tool (`kept_parts.check_folder_is_ours`): starting over deletes the folder."""
+        check_folder_is_ours(self.folder)
 
     def start(self, identity: dict[str, Any]) -> None:
         """Begin afresh: drop any older checkpoint (checked to be one as this was made) and
@@ -149,7 +114,7 @@ class Checkpoint:
         text = json.dumps({**identity, "format": self.format}, indent=2, sort_keys=True)
         try:
             self.folder.mkdir(parents=True)
-            write_atomically(self.folder / _META, lambda f: f.write(text.encode()))
+            write_atomically(self.folder / META, lambda f: f.write(text.encode()))
         except OSError as e:  # a full disk, say: nothing started, nothing left behind
             self.remove()
             raise InputError(
@@ -163,19 +128,19 @@ class Checkpoint:
         `CheckpointError` (one line naming the file) otherwise. With no checkpoint at all (the
         run never started, or finished), a fresh run starts, as `start` does, with a note on
         stderr: a script may always pass --resume."""
-        if not (self.folder / _META).exists():
+        if not (self.folder / META).exists():
             print(f"note: no checkpoint at {self.folder}; starting a fresh run", file=sys.stderr)
             self.start(identity)
             return Progress()
-        meta = self.folder / _META
+        meta = self.folder / META
         try:
             recorded = json.loads(meta.read_text())
         except (OSError, ValueError, UnicodeDecodeError):
             raise CheckpointError(
-                f"{meta}: damaged (not the JSON a run writes); {_START_OVER}"
+                f"{meta}: damaged (not the JSON a run writes); {START_OVER}"
             ) from None
         if not isinstance(recorded, dict):
-            raise CheckpointError(f"{meta}: damaged (not the JSON a run writes); {_START_OVER}")
+            raise CheckpointError(f"{meta}: damaged (not the JSON a run writes); {START_OVER}")
         identity = {**identity, "format": self.format}
         changed = sorted(
             k for k in identity.keys() | recorded.keys() if identity.get(k) != recorded.get(k)
@@ -183,22 +148,23 @@ class Checkpoint:
         if changed:
             raise CheckpointError(
                 f"the checkpoint at {self.folder} is from a run with other "
-                f"{', '.join(changed)}; {_START_OVER}"
+                f"{', '.join(changed)}; {START_OVER}"
             )
         # what a kill -9 mid-write leaves: half parts, and a half output from an ended merge
         for stale in self.folder.glob(".*.tmp-*"):
             stale.unlink(missing_ok=True)
         clear_stale_temporaries(self.output)
+        self._drop_repeats()
         copied = read_journal(self.folder)
         kept = self._parts() if gaps else self._contiguous(drop_the_rest=True)
         progress = Progress()
         self._check_joined(copied)
-        noted = self._noted_counts()
+        noted = noted_counts(self.folder)
         for entry in copied:  # joined already (an interrupted join): counted as it was copied
             for verdict, n in entry.counts.items():
                 progress.counts[verdict] = progress.counts.get(verdict, 0) + n
         for part in kept:
-            _check_part(part, self.format)
+            check_part(part, self.format)
             counts = noted.get(part.path.name) or self._counts(part, columns)
             for value, n in counts.items():
                 progress.counts[value] = progress.counts.get(value, 0) + n
@@ -210,6 +176,37 @@ class Checkpoint:
             progress.source, progress.next_row = last.source, last.first_row + last.rows
         return progress
 
+    def joined_already(self, identity: dict[str, Any]) -> tuple[int, dict[str, int]] | None:
+        """The rows and the rows per verdict of the output when its join ended but this
+        checkpoint was not removed yet (a stop at that moment): the checkpoint is of this run
+        (`identity`), its journal names parts, none is left, the joined file is gone and the
+        output holds what the journal says (a text file its bytes, a Parquet file its rows).
+        None otherwise: the checkpoint is one to go on with (`resume`)."""
+        try:
+            recorded = json.loads((self.folder / META).read_text())
+            copied = read_journal(self.folder)
+            if recorded != {**identity, "format": self.format} or not copied:
+                return None
+            if joined_path(self.folder, self.format).exists() or any(
+                list_parts(self.folder, self.format)
+            ):
+                return None
+            rows = copied[-1].start + copied[-1].rows
+            if self.format == "parquet":
+                import pyarrow.parquet as pq
+
+                if pq.read_metadata(self.output).num_rows != rows:
+                    return None
+            elif self.output.stat().st_size != copied[-1].end:
+                return None
+        except (OSError, ValueError, CheckpointError, pa.ArrowException):
+            return None
+        counts: dict[str, int] = {}
+        for entry in copied:
+            for verdict, n in entry.counts.items():
+                counts[verdict] = counts.get(verdict, 0) + n
+        return rows, counts
+
     def _check_joined(self, copied: list[Copied]) -> None:
         """The output joined so far holds at least what its journal says."""
         if not copied:
@@ -220,25 +217,10 @@ class Checkpoint:
             raise CheckpointError(
                 f"{joined}: shorter than {self.folder / JOURNAL} says "
                 f"({max(size, 0):,} bytes, not {copied[-1].end:,}); "
-                f"{_START_OVER}"
+                f"{START_OVER}"
             )
 
-    def _noted_counts(self) -> dict[str, dict[str, int]]:
-        """Each kept part's verdict counts, as noted when it was kept (by part name)."""
-        try:
-            lines = (self.folder / _COUNTS).read_text().splitlines()
-        except FileNotFoundError:
-            return {}
-        noted = {}
-        for line in lines:
-            try:
-                entry = json.loads(line)
-                noted[str(entry["part"])] = {str(k): int(v) for k, v in entry["counts"].items()}
-            except (ValueError, KeyError, TypeError, AttributeError):  # cut short by a crash
-                continue
-        return noted
-
-    def _counts(self, part: _Stored, columns: list[str]) -> dict[str, int]:
+    def _counts(self, part: StoredPart, columns: list[str]) -> dict[str, int]:
         """A kept part's rows per value of `counted`, read back (a part kept before its counts
         were noted, or their line cut short by a crash)."""
         if self.counted is None or self.counted not in columns:
@@ -274,14 +256,14 @@ class Checkpoint:
 
     def note_counts(self, counts: dict[str, dict[str, int]]) -> None:
         """Note kept parts' counts (by part name): parts a worker kept itself (`keep_part`)."""
-        with open(self.folder / _COUNTS, "a", encoding="utf-8") as noted:
+        with open(self.folder / COUNTS, "a", encoding="utf-8") as noted:
             for name, of_part in counts.items():
                 noted.write(json.dumps({"part": name, "counts": of_part}) + "\n")
 
     def held(self) -> list[tuple[str, int, int, dict[str, int] | None]]:
         """Every part held, by row: those joined already (an interrupted join) and those kept,
         gaps or not, as `(name, start, rows, counts)` (counts None: not noted)."""
-        noted = self._noted_counts()
+        noted = noted_counts(self.folder)
         copied = [(c.name, c.start, c.rows, c.counts) for c in read_journal(self.folder)]
         joined = {c[0] for c in copied}
         kept = [
@@ -302,6 +284,7 @@ class Checkpoint:
         not hold rows 0 .. `rows` - 1 exactly (`empty`: the table of no rows). The join
         copies a part at a time and frees each (`join.py`): it needs room for the largest
         part more, not for the output twice."""
+        self._drop_repeats()
         copied = read_journal(self.folder)
         parts = [p for p in self._parts() if p.path.name not in {c.name for c in copied}]
         held = 0
@@ -318,7 +301,7 @@ class Checkpoint:
                 f"refusing to write {self.output}"
             )
         try:
-            recorded = json.loads((self.folder / _META).read_text())
+            recorded = json.loads((self.folder / META).read_text())
         except (OSError, ValueError):
             recorded = None
         if isinstance(recorded, dict) and self.format == "parquet" and self.record:
@@ -334,7 +317,7 @@ class Checkpoint:
                 f"free beside it, and {size_text(free)} are; {kept}; "
                 f"{_FREE_THEN_RESUME if self.resumable else 'make room, then run it again'}"
             )
-        noted = self._noted_counts()
+        noted = noted_counts(self.folder)
         waiting = [Waiting(p.path, p.start, p.rows, p.source, p.first_row) for p in parts]
         by_name = {p.path.name: p for p in parts}
 
@@ -355,26 +338,16 @@ class Checkpoint:
     def remove(self) -> None:
         shutil.rmtree(self.folder, ignore_errors=True)
 
-    def _parts(self) -> list[_Stored]:
-        """The parts kept, by row; a part kept twice (a task that ran twice: its rows are the
-        same, its timings, and so its checksum, not) is kept once."""
-        parts = []
-        for path in self.folder.glob("part-*"):
-            match = _PART.fullmatch(path.name)
-            if match is None or match.group(6) != EXTENSIONS[self.format]:
-                raise CheckpointError(f"{path}: not a part this tool writes; {_START_OVER}")
-            start, rows, source, first = (int(g) for g in match.groups()[:4])
-            parts.append(_Stored(path, start, rows, source, first, int(match.group(5), 16)))
-        parts.sort(key=lambda p: (p.start, p.path.name))
-        unique: list[_Stored] = []
-        for part in parts:
-            if unique and (unique[-1].start, unique[-1].rows) == (part.start, part.rows):
-                part.path.unlink(missing_ok=True)
-                continue
-            unique.append(part)
-        return unique
+    def _parts(self) -> list[StoredPart]:
+        """The parts kept, by row, a part kept twice once (`kept_parts.list_parts`)."""
+        return list_parts(self.folder, self.format)[0]
 
-    def _contiguous(self, drop_the_rest: bool = False) -> list[_Stored]:
+    def _drop_repeats(self) -> None:
+        """Delete the second copies of parts kept twice (a task Dask ran twice)."""
+        for path in list_parts(self.folder, self.format)[1]:
+            path.unlink(missing_ok=True)
+
+    def _contiguous(self, drop_the_rest: bool = False) -> list[StoredPart]:
         """The parts from row 0 on without a gap (from where the parts joined already end,
         when a join was stopped); those past a gap are useless, and deleted when
         `drop_the_rest`, as are those joined already (noted, then a stop before deleting)."""
@@ -399,21 +372,3 @@ def _then_resume(error: OSError) -> str:
     if error.errno in _FULL:
         return _FREE_THEN_RESUME
     return "once that is put right, run the same command with --resume"
-
-
-def _check_part(part: _Stored, fmt: str) -> None:
-    """A kept part is whole: its bytes match the checksum in its name, and a Parquet part's
-    footer reads and counts the rows its name says."""
-    try:
-        data = part.path.read_bytes()
-    except OSError as e:
-        raise CheckpointError(f"{part.path}: cannot read ({e.strerror}); {_START_OVER}") from None
-    if zlib.crc32(data) != part.crc:
-        raise CheckpointError(f"{part.path}: damaged (checksum differs); {_START_OVER}")
-    if fmt == "parquet":
-        try:
-            rows = parse_footer(data, len(data)).num_rows
-        except ParquetFooterError as e:
-            raise CheckpointError(f"{part.path}: damaged ({e}); {_START_OVER}") from None
-        if rows != part.rows:
-            raise CheckpointError(f"{part.path}: holds {rows} rows, not {part.rows}; {_START_OVER}")

@@ -10,11 +10,13 @@ joins it (`checkpoint.py`): a single file's footer, a dataset folder's `_manifes
 (`dataset_output.py`). CSV and JSON Lines outputs hold no metadata, so a `--resume` of one
 that is complete runs again.
 
-A single file is looked at only when no checkpoint is beside it (the run loop's `Run.open`):
-a checkpoint is a run to go on with. A dataset folder is looked at first: its files are the
-checkpoint's parts, hard-linked, so a checkpoint beside a complete folder of the same run is
-one that a stop between the folder's rename and the checkpoint's removal left (or a rerun of
-the same command stopped mid-way): nothing to do but remove it.
+A single file is looked at here only when no checkpoint is beside it (the run loop's
+`Run.open`): a checkpoint is a run to go on with, but for one whose join ended and whose
+removal a stop cut short, which its journal tells (`Checkpoint.joined_already`). A dataset
+folder is looked at first: its files are the checkpoint's parts, hard-linked, so a
+checkpoint beside a complete folder of the same run is one that a stop between the folder's
+rename and the checkpoint's removal left (or a rerun of the same command stopped mid-way):
+nothing to do but remove it.
 """
 
 import json

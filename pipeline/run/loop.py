@@ -93,6 +93,8 @@ class Run:
             if job.resume and (dataset or not checkpoint.exists()):  # `finished.py` says why
                 assert job.output is not None
                 finished = finished_output(job.output, job.format, identity(), dataset)
+            elif job.resume:  # joined, then a stop before the checkpoint's removal
+                finished = checkpoint.joined_already(identity())
             if finished is not None:  # the work is done: the output stays as it is
                 # a folder's checkpoint (`finished.py`): its parts are the folder's files
                 cleared = f" (its checkpoint {checkpoint.folder} removed)"
