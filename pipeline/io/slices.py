@@ -204,7 +204,7 @@ class _Groups(ParquetReader):
         if piece.url is None:
             super().__init__(piece.path, piece.path)
         else:
-            super().__init__(piece.path, piece.url.open().open_ranges(), buffer_size=RANGE_READ)
+            super().__init__(piece.path, piece.url.open_slice(), buffer_size=RANGE_READ)
         self.groups = piece.groups
 
     def batches(

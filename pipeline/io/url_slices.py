@@ -65,14 +65,11 @@ class UrlFile:
         return remote
 
     def open_slice(self) -> IO[bytes]:
-        """The file, checked, to read a text slice of: seekable, each read one range request
-        of the bytes asked for (at `http(s)://`; `HttpFile.open_ranges` would ask for a MiB
-        at each small read, where a worker looking for a line's end wants a few KiB); an
-        fsspec file as its filesystem reads it."""
-        remote = self.open()
-        if hasattr(remote, "read_range"):  # HttpFile: urllib not imported for other URLs
-            return ExactRanges(remote, self.size)  # type: ignore[return-value]
-        return remote.open_ranges()
+        """The file, checked, to read a slice of: seekable, each read one range request of
+        the bytes asked for (`HttpFile.open_ranges` would ask for a MiB at each small read,
+        where a worker looking for a line's end wants a few KiB; an fsspec file would read
+        ahead in blocks)."""
+        return ExactRanges(self.open(), self.size)  # type: ignore[return-value]
 
     def problem(self) -> str | None:
         """On a worker, before any work: None when it reads the file the client planned,
@@ -86,10 +83,10 @@ class UrlFile:
 
 
 class ExactRanges(io.RawIOBase):
-    """A seekable file at an HTTP(S) URL, each read one Range request of the bytes asked
-    for (`HttpFile.read_range`: the file's identity checked at each)."""
+    """A seekable file at a URL, each read one range request of the bytes asked for
+    (`read_range`; at `http(s)://` the file's identity is checked at each)."""
 
-    def __init__(self, remote: Any, size: int) -> None:
+    def __init__(self, remote: RemoteFile, size: int) -> None:
         self._remote, self._size, self._at = remote, size, 0
 
     def readable(self) -> bool:
