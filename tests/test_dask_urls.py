@@ -17,7 +17,7 @@ from pipeline import generate
 from pipeline.jobs.solve.job import solve_file
 from tests.conftest import assert_one_line_error, cli
 from tests.test_cli_solve import metadata_of
-from tests.test_dask import TIMING, _no_part_through_the_client
+from tests.test_dask import TIMING, _no_part_through_the_client, _Stop
 from tests.test_remote import server  # noqa: F401 - the HTTP server fixture
 
 pytest.importorskip("distributed")
@@ -137,3 +137,74 @@ def test_a_password_in_the_url_reaches_the_workers_and_is_never_shown(server, fr
     assert len(server.requests) > 4 and all(server.authorizations)  # the workers' too
     assert "s3cret" not in result.stdout + result.stderr + json.dumps(metadata_of(out))
     assert metadata_of(out)["input"]["path"] == url.replace("s3cret", "***")
+
+
+def test_a_url_read_as_a_stream_stays_on_the_client_and_says_why(server, frame, tmp_path):  # noqa: F811
+    frame.write_csv(server.folder / "download")  # no format in its name: sniffed, read once
+
+    result = cli("solve", server / "download", "-o", tmp_path / "o.parquet",
+                 "--executor", "dask", "--workers", 2, "--json")  # fmt: skip
+
+    assert result.exit_code == 0, result.output
+    assert result.stderr.splitlines() == [
+        f"note: on Dask, this process reads {server / 'download'} and writes the output "
+        "itself (its name tells no format: it is read once, as a stream); the workers solve "
+        "the batches it sends them"
+    ]
+
+
+def test_a_url_run_stopped_is_finished_by_resume_on_dask(server, frame, local_result,  # noqa: F811
+                                                         tmp_path, monkeypatch):  # fmt: skip
+    """Every slice kept, the client stopped at the join: `--resume` on the cluster knows the
+    URL's file by its identity, keeps every slice, and joins."""
+    from pipeline.run import join
+
+    def stop(f):
+        raise _Stop
+
+    frame.write_csv(server.folder / "corpus.csv")
+    out = tmp_path / "out.parquet"
+    monkeypatch.setattr(join, "durable", stop)
+    with pytest.raises(_Stop):
+        solve_file(server / "corpus.csv", out, **ON_DASK)
+    monkeypatch.undo()
+
+    done = solve_file(server / "corpus.csv", out, resume=True, **ON_DASK)
+
+    assert done.resumed_rows == 1200
+    assert pl.read_parquet(out).drop(TIMING).equals(local_result)
+
+
+def test_a_worker_that_cannot_reach_the_url_is_refused_before_any_work(server, frame, tmp_path,  # noqa: F811
+                                                                      monkeypatch):  # fmt: skip
+    from pipeline.errors import InputError
+    from pipeline.io.url_slices import UrlFile
+
+    frame.write_csv(server.folder / "corpus.csv")
+    url = server / "corpus.csv"
+    monkeypatch.setattr(UrlFile, "problem", lambda self: f"cannot reach the input {url} (HTTP 403)")
+    out = tmp_path / "out.parquet"
+
+    with pytest.raises(InputError) as refused:
+        solve_file(url, out, **ON_DASK)
+
+    assert str(refused.value).endswith(
+        f"cannot reach the input {url} (HTTP 403): every worker must reach the input URLs, "
+        "with the same credentials"
+    )
+    assert not out.exists() and not (tmp_path / "out.parquet.partial").exists()
+
+
+def test_workers_in_other_processes_read_the_url(server, frame, local_result, tmp_path):  # noqa: F811
+    """A real scheduler and two worker processes (tests/test_dask.py's `dask_cluster`): the
+    plan, the URL and its identity travel to them pickled, and they reach the server."""
+    from tests.test_dask import dask_cluster
+
+    frame.write_parquet(server.folder / "corpus.parquet", row_group_size=150)
+    out = tmp_path / "out.parquet"
+    with dask_cluster(tmp_path / "cluster") as cluster:
+        summary = solve_file(server / "corpus.parquet", out, batch_size=100, executor="dask",
+                             scheduler=cluster.address, progress=False)  # fmt: skip
+
+    assert summary.rows == 1200 and summary.workers == 2
+    assert pl.read_parquet(out).drop(TIMING).equals(local_result)
