@@ -111,6 +111,10 @@ class ExactRanges(io.RawIOBase):
         self._at += n
         return n
 
+    def close(self) -> None:
+        self._remote.close()  # a first answer not read (a server that ignored the range)
+        super().close()
+
 
 def url_sliceable(ds: Dataset) -> bool:
     """Whether workers can read their slices of an input at a URL: read as a file (not
