@@ -20,7 +20,10 @@ How an input is cut:
 
 The header, the separator and the columns are the client's decision (`open_dataset`, once):
 the recipe carries them, and only the first slice of a file with a header skips its first
-line. Standard input, named pipes and URLs are not sliced (`sliceable`).
+line. An input at a URL is cut the same way, its slices read by the workers at the URL
+(`url_slices.py`: the slice carries the URL and the file's identity, so that a worker that
+finds the file changed fails the run); one whose server takes no range requests is not sliced,
+nor are standard input and named pipes (`sliceable`).
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from collections.abc import Iterator
 from contextlib import closing
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 import pyarrow as pa
 
@@ -38,16 +42,20 @@ from pipeline.io.formats import FileBytes
 from pipeline.io.inputs import Inputs
 from pipeline.io.lines import BOM, LineStream, split_lines, text_lines
 from pipeline.io.readers import DelimitedReader, ParquetReader, TextReader
+from pipeline.io.remote import RANGE_READ, RemoteBytes, remote_parquet
+from pipeline.io.url_slices import UrlFile, url_sliceable
 
 _BREAKS = b"\n\r"
 _SCAN = 1 << 16  # bytes read at a time looking for a line's end
+_URL_SCAN = 1 << 13  # at a URL: each read is a request, and lines are short
 
 
 @dataclass(frozen=True)
 class Slice:
     """A piece of input `source` (its index in the inputs): row groups `groups` of a Parquet
     file, or the lines starting in bytes `begin` .. `end` - 1 of a text (`end` -1: the whole
-    file, decompressed). `rows` and `first_row` are known for Parquet, else counted."""
+    file, decompressed). `rows` and `first_row` are known for Parquet, else counted. `url`:
+    the file at a URL to read it from (`path` is then the URL as shown)."""
 
     source: int
     path: str
@@ -56,6 +64,7 @@ class Slice:
     groups: tuple[int, ...] = ()
     rows: int | None = None
     first_row: int | None = None
+    url: UrlFile | None = None
 
     @property
     def parquet(self) -> bool:
@@ -63,14 +72,18 @@ class Slice:
 
 
 def sliceable(ds: Dataset) -> bool:
-    """Whether workers can read the input themselves: a file, not a stream or a URL."""
-    return not ds.stream and ds.url is None and ds.remote_file is None
+    """Whether workers can read the input themselves: a file, or a URL read by ranges (or
+    compressed: one slice, read whole), not a stream (`url_slices.url_sliceable`)."""
+    if ds.url is not None:
+        return url_sliceable(ds)
+    return not ds.stream
 
 
 def recipe(ds: Dataset) -> Dataset:
-    """The opened input without its reader (file handles stay here): what a worker needs to
-    read a slice as the client would (columns, header, separator, id type)."""
-    return replace(ds, _reader=None, _rows_read=[0], _ids_said=[False])
+    """The opened input without its reader and its remote file (file handles and connections
+    stay here): what a worker needs to read a slice as the client would (columns, header,
+    separator, id type). A URL's file travels in each slice (`Slice.url`)."""
+    return replace(ds, _reader=None, _rows_read=[0], _ids_said=[False], _remote=None)
 
 
 def plan_slices(inputs: Inputs, rows_per_slice: int, slice_bytes: int | None = None) -> list[Slice]:
@@ -80,31 +93,35 @@ def plan_slices(inputs: Inputs, rows_per_slice: int, slice_bytes: int | None = N
     for source, ds in enumerate(inputs.datasets):
         if ds._reader is None:  # no rows at all
             continue
-        path = str(ds.path.resolve())
+        url = None if ds.remote_file is None else UrlFile.of(ds.remote_file)
+        path = str(ds.path.resolve()) if url is None else url.name
+        whole = Slice(source, path, url=url)
         if isinstance(ds._reader, ParquetReader) and ds.compression is None:
-            slices += _row_group_slices(source, path, ds._reader, rows_per_slice)
+            slices += _row_group_slices(whole, ds._reader, rows_per_slice)
         elif ds.format == "parquet":  # compressed: the client spooled it, and counted
-            slices.append(Slice(source, path, rows=ds.num_rows, first_row=0))
+            slices.append(replace(whole, rows=ds.num_rows, first_row=0))
         elif ds.compression is not None:
-            slices.append(Slice(source, path))
+            slices.append(whole)
         else:
             row_bytes = ds._row_bytes or 100.0
             step = slice_bytes or max(1 << 12, int(rows_per_slice * row_bytes))
-            size = os.stat(path).st_size
-            slices += [Slice(source, path, at, min(at + step, size)) for at in range(0, size, step)]
+            size = os.stat(path).st_size if url is None else url.size
+            slices += [
+                replace(whole, begin=at, end=min(at + step, size)) for at in range(0, size, step)
+            ]
     return slices
 
 
-def _row_group_slices(
-    source: int, path: str, reader: ParquetReader, rows_per_slice: int
-) -> list[Slice]:
+def _row_group_slices(whole: Slice, reader: ParquetReader, rows_per_slice: int) -> list[Slice]:
+    """Runs of whole row groups of the file of `whole`, by its footer (at a URL: read once,
+    by the client, by range requests)."""
     meta = reader.file.metadata
     slices, groups, rows, first = [], [], 0, 0
     for g in range(meta.num_row_groups):
         groups.append(g)
         rows += meta.row_group(g).num_rows
         if rows >= rows_per_slice or g == meta.num_row_groups - 1:
-            slices.append(Slice(source, path, groups=tuple(groups), rows=rows, first_row=first))
+            slices.append(replace(whole, groups=tuple(groups), rows=rows, first_row=first))
             first, groups, rows = first + rows, [], 0
     return [s for s in slices if s.rows]
 
@@ -121,19 +138,25 @@ def _header_end(path: str) -> int:
 
 
 class RangeBytes:
-    """The lines of a file that start in bytes `begin` .. `end` - 1, as a byte source."""
+    """The lines of a file that start in bytes `begin` .. `end` - 1, as a byte source: the
+    file at `path`, or at `url` (read by range requests)."""
 
-    def __init__(self, path: str, begin: int, end: int) -> None:
-        self.path, self.begin, self.end = path, begin, end
+    def __init__(self, path: str, begin: int, end: int, url: UrlFile | None = None) -> None:
+        self.path, self.begin, self.end, self.url = path, begin, end, url
 
     def bytes_read(self) -> int | None:
         return None
 
     def open(self) -> _Bounded:
-        f = open(os.fsencode(self.path), "rb", buffering=0)  # noqa: SIM115 - closed by _Bounded
+        if self.url is None:
+            f: Any = open(os.fsencode(self.path), "rb", buffering=0)  # noqa: SIM115 - _Bounded's
+            size, scan = os.fstat(f.fileno()).st_size, _SCAN
+        else:
+            f, size, scan = self.url.open_slice(), self.url.size, _URL_SCAN
         try:
-            first = self.begin if self.begin == 0 else _line_start(f, self.begin)
-            last = _line_end(f, self.end)
+            first = self.begin if self.begin == 0 else _line_start(f, self.begin, scan)
+            # the end of the line holding byte `end` - 1 (past its break; the file's end)
+            last = size if self.end < 0 or self.end >= size else _line_start(f, self.end, scan)
         except BaseException:
             f.close()
             raise
@@ -143,23 +166,15 @@ class RangeBytes:
         return _Bounded(f, max(0, last - first), b"\n" if self.begin else b"")
 
 
-def _line_start(f: object, at: int) -> int:
+def _line_start(f: object, at: int, scan: int = _SCAN) -> int:
     """The first place at or past `at` where a line starts (after a break; the file's end)."""
     f.seek(at - 1)  # type: ignore[attr-defined]
-    while block := f.read(_SCAN):  # type: ignore[attr-defined]
+    while block := f.read(scan):  # type: ignore[attr-defined]
         found = [i for i in (block.find(b) for b in (b"\n", b"\r")) if i >= 0]
         if found:
             return at - 1 + min(found) + 1
         at += len(block)
     return at - 1
-
-
-def _line_end(f: object, end: int) -> int:
-    """Where the line holding byte `end` - 1 ends (past its break; the file's end)."""
-    size = os.fstat(f.fileno()).st_size  # type: ignore[attr-defined]
-    if end < 0 or end >= size:
-        return size
-    return _line_start(f, end)
 
 
 class _Bounded:
@@ -182,11 +197,15 @@ class _Bounded:
 
 
 class _Groups(ParquetReader):
-    """A Parquet file's reader limited to some of its row groups."""
+    """A Parquet file's reader limited to the row groups of a slice (a file at a URL: read by
+    range requests)."""
 
-    def __init__(self, path: str, groups: tuple[int, ...]) -> None:
-        super().__init__(path, path)
-        self.groups = groups
+    def __init__(self, piece: Slice) -> None:
+        if piece.url is None:
+            super().__init__(piece.path, piece.path)
+        else:
+            super().__init__(piece.path, piece.url.open_slice(), buffer_size=RANGE_READ)
+        self.groups = piece.groups
 
     def batches(
         self, columns: list[str], batch_size: int, start_row: int = 0
@@ -197,14 +216,20 @@ class _Groups(ParquetReader):
 
 
 def _reader(ds: Dataset, piece: Slice) -> object:
+    url = piece.url
     if piece.parquet:
-        return _Groups(piece.path, piece.groups)
-    if ds.format == "parquet":
+        return _Groups(piece)
+    if ds.format == "parquet":  # compressed: one slice, decompressed to a temporary file
+        if url is not None:
+            return remote_parquet(url.open(seeking=False), ds.compression)
         return ParquetReader.of_file(Path(piece.path), ds.compression)
-    if piece.end < 0:
-        source: object = FileBytes(Path(piece.path), ds.compression)
+    if piece.end < 0:  # compressed: one slice, read whole
+        if url is not None:
+            source: object = RemoteBytes(url.open(seeking=False), ds.compression)
+        else:
+            source = FileBytes(Path(piece.path), ds.compression)
     else:
-        source = RangeBytes(piece.path, piece.begin, piece.end)
+        source = RangeBytes(piece.path, piece.begin, piece.end, url)
     if ds.format == "txt":
         return TextReader(source)  # type: ignore[arg-type]
     header = ds.has_header and piece.begin == 0

@@ -10,12 +10,14 @@ Parquet file, so that no byte of data passes through the client.
 The client (this process):
 
 1. checks, on every worker, that it sees the checkpoint folder beside the output (it reads the
-   `run.json` the client wrote there and can create, rename and delete a file in it) and each
-   input at its path with its size: a cluster that cannot is refused in one line (`InputError`,
-   exit 2) before any work;
+   `run.json` the client wrote there and can create, rename and delete a file in it), each
+   input file at its path with its size, and each input URL as the client found it (its
+   identity): a cluster that cannot is refused in one line (`InputError`, exit 2) before any
+   work;
 2. plans the slices (`io.slices`: Parquet row groups; byte ranges of text cut at line ends;
-   one slice a compressed file), has the workers count the rows of text slices, and adds them
-   up: each slice knows the place of its first row in the output and in its input;
+   one slice a compressed file; files and URLs alike), has the workers count the rows of text
+   slices, and adds them up: each slice knows the place of its first row in the output and in
+   its input;
 3. on `--resume`, keeps the slices whose parts are all kept and noted, and deletes the parts
    of the others (a slice cut short by a killed worker or client is done again whole);
 4. submits one task a slice, at most two a worker thread at a time; a task reads its slice
@@ -43,6 +45,7 @@ from typing import Any
 from pipeline.errors import InputError, printable
 from pipeline.io.dataset import Dataset
 from pipeline.io.slices import Slice, count_rows, plan_slices, recipe, slice_batches, sliceable
+from pipeline.io.url_slices import URL_PROBLEM, UrlFile, why_not_sliced
 from pipeline.run.checkpoint import Checkpoint, Progress
 from pipeline.run.job import Job
 from pipeline.run.parts import Part, Task, keep_part
@@ -90,9 +93,9 @@ class Kept:
 def sliced(job: Job) -> bool:
     """Whether `job` runs sliced: the Dask executor, a resumable job writing a file, or a job
     whose parts are joined as they come (augment) writing a file a checkpoint can hold
-    (Parquet: not a folder of arrays), inputs that are files (not standard input, a pipe or a
-    URL); `SUDOKU_PIPELINE_DASK_SLICES=0` keeps the client reading and writing (as before, for
-    measuring)."""
+    (Parquet: not a folder of arrays), inputs that the workers can open (files, and URLs
+    read by ranges: not standard input or a pipe); `SUDOKU_PIPELINE_DASK_SLICES=0` keeps
+    the client reading and writing (as before, for measuring)."""
     spec = job.spec
     return (
         job.executor_kind == "dask"
@@ -128,7 +131,10 @@ def on_the_client(job: Job) -> str | None:
         why = f"{SWITCH}=0"
     elif cannot is not None:
         reads = "standard input" if cannot.from_stdin else cannot.location
-        why = "the workers cannot open a stream" if cannot.stream else "the workers open no URL"
+        if cannot.url is not None:
+            why = why_not_sliced(cannot)
+        else:
+            why = "the workers cannot open a stream"
     elif job.output is None:
         why = "the output goes to stdout"
     elif job.format in ("npy", "hrm"):
@@ -142,17 +148,19 @@ def on_the_client(job: Job) -> str | None:
     )
 
 
-def check_storage(folder: str, token: int, inputs: list[tuple[str, int]]) -> str | None:
+def check_storage(folder: str, token: int, inputs: list[tuple[str, int] | UrlFile]) -> str | None:
     """On a worker: None when it sees the checkpoint `folder` (its `run.json` the one the
-    client wrote: `token`, its CRC-32), can write there and sees each input (path, size);
-    else what is wrong."""
+    client wrote: `token`, its CRC-32), can write there and sees each input (a file's path
+    and size; a URL's file as the client found it); else what is wrong."""
     try:
         return _storage_problem(folder, token, inputs)
     except Exception as e:  # noqa: BLE001 - whatever it is, the worker cannot do the work
         return f"cannot check {folder} ({type(e).__name__}: {e})"
 
 
-def _storage_problem(folder: str, token: int, inputs: list[tuple[str, int]]) -> str | None:
+def _storage_problem(
+    folder: str, token: int, inputs: list[tuple[str, int] | UrlFile]
+) -> str | None:
     where = Path(folder)
     try:
         if zlib.crc32((where / "run.json").read_bytes()) != token:
@@ -168,7 +176,12 @@ def _storage_problem(folder: str, token: int, inputs: list[tuple[str, int]]) -> 
     except OSError as e:
         probe.unlink(missing_ok=True)
         return f"cannot write in {folder} ({e.strerror or e})"
-    for path, size in inputs:
+    for given in inputs:
+        if isinstance(given, UrlFile):
+            if (problem := given.problem()) is not None:
+                return problem
+            continue
+        path, size = given
         try:
             seen = os.stat(path).st_size
         except OSError as e:
@@ -294,14 +307,25 @@ class SlicedRun:
         job = self.job
         assert job.inputs is not None
         token = zlib.crc32((self.checkpoint.folder / "run.json").read_bytes())
-        inputs = [(str(ds.path.resolve()), ds.path.stat().st_size) for ds in job.inputs.datasets]
+        inputs: list[tuple[str, int] | UrlFile] = []
+        for ds in job.inputs.datasets:
+            remote = ds.remote_file
+            if remote is None:
+                inputs.append((str(ds.path.resolve()), ds.path.stat().st_size))
+            else:
+                inputs.append(UrlFile.of(remote))
         answers = job.executor.run_on_workers(check_storage, self.folder, token, inputs)
         for worker, problem in sorted(answers.items()):
-            if problem is not None:
-                raise InputError(
-                    f"the Dask worker at {worker} {problem}: every worker must see the "
-                    "inputs and the output's folder at the same paths (a shared file system)"
+            if problem is None:
+                continue
+            if problem.startswith(URL_PROBLEM):
+                need = "every worker must reach the input URLs, with the same credentials"
+            else:
+                need = (
+                    "every worker must see the inputs and the output's folder at the same "
+                    "paths (a shared file system)"
                 )
+            raise InputError(f"the Dask worker at {worker} {problem}: {need}")
 
     def results(self, fn: Callable[..., Any], *args: Any) -> Iterator[Kept]:
         """Each slice to do through `fn` on the workers, its parts kept; yielded as they
