@@ -10,7 +10,7 @@ import pyarrow as pa
 import pytest
 
 from pipeline.io.inputs import open_inputs
-from pipeline.io.slices import count_rows, plan_slices, recipe, slice_batches
+from pipeline.io.slices import RangeBytes, count_rows, plan_slices, recipe, slice_batches
 from pipeline.run.sliced import check_storage
 
 PUZZLE = "4.....8.5.3..........7......2.....6.....8.4......1.......6.3.7.5..2.....1.4......"
@@ -98,3 +98,25 @@ def test_a_worker_that_does_not_share_the_storage_says_why(tmp_path):
     assert "cannot read" in check_storage(str(tmp_path / "elsewhere"), token, [])
     assert "cannot read the input" in check_storage(str(folder), token, [("/nowhere.csv", 1)])
     assert "with 7 bytes, not 8" in check_storage(str(folder), token, [(str(data), 8)])
+
+
+def test_a_file_cut_short_after_the_plan_is_an_error_not_fewer_rows(tmp_path):
+    """A slice reads the bytes its plan says; a file that ends before them (truncated or
+    rewritten while the run reads it) stops the run in one line, even where the rows a
+    slice was counted at and the rows it read would still agree."""
+    from pipeline.errors import InputError
+
+    path = tmp_path / "p.txt"
+    path.write_text("".join(f"{PUZZLE}\n" for _ in range(8)))
+    inputs = open_inputs([str(path)], batch_size=3)
+    ds = recipe(inputs.first)
+    pieces = plan_slices(inputs, 4, slice_bytes=4 * 82)
+    assert len(pieces) == 2
+    opened = RangeBytes(str(path), pieces[1].begin, pieces[1].end).open()  # reading, when
+    path.write_text("".join(f"{PUZZLE}\n" for _ in range(6)))  # two lines go
+
+    with pytest.raises(InputError, match="ended 164 bytes early"):
+        list(slice_batches(ds, pieces[1], 4, 3))
+    with pytest.raises(InputError, match="ended 164 bytes early"):
+        while opened.read(1 << 16):
+            pass

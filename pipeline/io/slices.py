@@ -37,6 +37,7 @@ from typing import Any
 
 import pyarrow as pa
 
+from pipeline.errors import InputError
 from pipeline.io.dataset import Dataset
 from pipeline.io.formats import FileBytes
 from pipeline.io.inputs import Inputs
@@ -154,6 +155,8 @@ class RangeBytes:
         else:
             f, size, scan = self.url.open_slice(), self.url.size, _URL_SCAN
         try:
+            if self.end > size:  # planned within the file: it is shorter now
+                raise _cut_short(self.path, self.end - size)
             first = self.begin if self.begin == 0 else _line_start(f, self.begin, scan)
             # the end of the line holding byte `end` - 1 (past its break; the file's end)
             last = size if self.end < 0 or self.end >= size else _line_start(f, self.end, scan)
@@ -163,7 +166,13 @@ class RangeBytes:
         f.seek(first)
         # past the file's start, an empty line first (no row): a line there that starts with
         # the bytes of a byte order mark keeps them, as it does read from the start
-        return _Bounded(f, max(0, last - first), b"\n" if self.begin else b"")
+        return _Bounded(f, max(0, last - first), b"\n" if self.begin else b"", self.path)
+
+
+def _cut_short(path: str, missing: int) -> InputError:
+    return InputError(
+        f"{path}: ended {missing:,} bytes early (it changed while the run read it); run again"
+    )
 
 
 def _line_start(f: object, at: int, scan: int = _SCAN) -> int:
@@ -178,10 +187,11 @@ def _line_start(f: object, at: int, scan: int = _SCAN) -> int:
 
 
 class _Bounded:
-    """`prefix`, then a file read from where it stands for `left` bytes at most."""
+    """`prefix`, then a file read from where it stands for `left` bytes exactly: one that ends
+    before them changed under the run (`InputError`, naming `path`), never a slice cut short."""
 
-    def __init__(self, f: object, left: int, prefix: bytes = b"") -> None:
-        self.f, self.left, self.prefix = f, left, prefix
+    def __init__(self, f: object, left: int, prefix: bytes = b"", path: str = "") -> None:
+        self.f, self.left, self.prefix, self.path = f, left, prefix, path
 
     def read(self, size: int = -1, /) -> bytes:
         if self.prefix:
@@ -189,6 +199,8 @@ class _Bounded:
             return data
         size = self.left if size < 0 else min(size, self.left)
         data = self.f.read(size) if size else b""  # type: ignore[attr-defined]
+        if size and not data:
+            raise _cut_short(self.path, self.left)
         self.left -= len(data)
         return data
 
