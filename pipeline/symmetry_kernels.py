@@ -159,6 +159,7 @@ def augment_kernel(
     copies: int,
     keep_original: bool,
     attempts: int,
+    offset: int,
     out_puzzles: np.ndarray,
     out_solutions: np.ndarray,
     relabel: np.ndarray,
@@ -172,13 +173,15 @@ def augment_kernel(
     original first when `keep_original`: slot `i * m + c` (m = copies + keep_original) holds
     copy c (the original at c = 0), its symmetry as three 9-digit codes (`pack`) and a flag,
     `kept` False where no new image was found in `attempts` draws (then `short[i]` is True).
-    `groups[i]` keys row i's random stream."""
+    `groups[i]` keys row i's random stream. `offset` is added to every cell written (a blank
+    too; a copy not kept stays all 0)."""
     m = copies + (1 if keep_original else 0)
     state = np.empty(4, dtype=np.uint64)  # the stream, and room for a shuffle of bands
     perm = np.empty(9, dtype=np.uint8)
     row_order = np.empty(9, dtype=np.uint8)
     column_order = np.empty(9, dtype=np.uint8)
-    digits = np.zeros(10, dtype=np.uint8)  # 0 stays 0
+    digits = np.zeros(10, dtype=np.uint8)
+    digits[0] = offset  # a blank stays a blank
     starts = np.empty(9, dtype=np.int64)  # where the copy's lines start in the original
     steps = np.empty(9, dtype=np.int64)  # and how far each cell of a line is from its start
     base = mix(seed + GAMMA)  # the stream of row i starts as `splitmix.stream_start` says
@@ -189,8 +192,9 @@ def augment_kernel(
         short[i] = False
         slot = first
         if keep_original:
-            out_puzzles[slot] = puzzle
-            out_solutions[slot] = solution
+            for cell in range(81):
+                out_puzzles[slot, cell] = puzzle[cell] + offset
+                out_solutions[slot, cell] = solution[cell] + offset
             relabel[slot] = rows[slot] = columns[slot] = IDENTITY
             transposed[slot] = False
             kept[slot] = True
@@ -200,7 +204,7 @@ def augment_kernel(
             for _attempt in range(attempts):
                 flip = draw_symmetry(state, perm, row_order, column_order, False)
                 for d in range(9):
-                    digits[d + 1] = perm[d]
+                    digits[d + 1] = perm[d] + offset
                 _lines(row_order, column_order, flip, starts, steps)
                 _apply(puzzle, starts, steps, digits, out_puzzles[slot])
                 if _is_new(out_puzzles, kept, first, slot):
@@ -279,6 +283,7 @@ def augment_grids(
     keep_original: bool = False,
     attempts: int = ATTEMPTS,
     room: Copies | None = None,
+    offset: int = 0,
 ) -> Copies:
     """`copies` random symmetries of each of `puzzles (n, 81)` and of its solution, drawn from
     the stream of (seed, `groups[i]`), distinct where the puzzle has that many images; the
@@ -289,7 +294,13 @@ def augment_grids(
     batch; the copies returned are then views of it. A batch's fresh arrays cost more than the
     copies themselves: the kernel writes 1.3 GB for 1M rows x 8 copies, and every page of a
     new array is zeroed by the system first (measured: 0.21 s a 100,000 rows x 8 copies into
-    arrays written before, 0.73 s into new ones)."""
+    arrays written before, 0.73 s into new ones).
+
+    `offset`: added to every cell of the copies and of the originals kept (1: HRM's tokens,
+    each digit + 1 and a blank 1, made here rather than in one more pass over the copies;
+    `_is_new` compares the copies so written alike)."""
+    if offset not in (0, 1):
+        raise ValueError(f"offset must be 0 or 1, not {offset}")
     puzzles = np.ascontiguousarray(puzzles, dtype=np.uint8).reshape(-1, 81)
     solutions = np.ascontiguousarray(solutions, dtype=np.uint8).reshape(-1, 81)
     groups = np.ascontiguousarray(groups, dtype=np.int64)
@@ -317,6 +328,7 @@ def augment_grids(
         copies,
         bool(keep_original),
         attempts,
+        offset,
         *out,
     )
     return out

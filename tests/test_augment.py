@@ -59,6 +59,23 @@ def test_the_numpy_form_of_a_symmetry_is_the_kernels_and_its_inverse():
     assert (undo_symmetries(made.solutions, *symmetry) == np.repeat(solutions, 3, axis=0)).all()
 
 
+def test_an_offset_adds_to_every_cell_the_copies_and_the_originals_alike():
+    grids = _grids([*PUZZLES[:5], ONE_GIVEN])  # the last: copies collide, some dropped
+    solutions = _grids([*SOLUTIONS[:5], SOLUTIONS[0]])
+    keys = np.arange(len(grids))
+    plain = augment_grids(grids, solutions, keys, seed=9, copies=800, keep_original=True)
+    tokens = augment_grids(grids, solutions, keys, 9, 800, keep_original=True, offset=1)
+
+    assert not plain.kept.all() and plain.short[-1]
+    for name in ("relabel", "rows", "columns", "transposed", "kept", "short"):
+        assert (getattr(tokens, name) == getattr(plain, name)).all(), name
+    kept = plain.kept
+    assert (tokens.puzzles[kept] == plain.puzzles[kept] + 1).all()
+    assert (tokens.solutions[kept] == plain.solutions[kept] + 1).all()
+    with pytest.raises(ValueError, match="offset"):
+        augment_grids(grids, solutions, keys, seed=9, copies=1, offset=2)
+
+
 def test_copies_are_sudokus_with_their_solutions_and_as_many_clues():
     copies = pipeline.augment(CORPUS.select("puzzle", "solution"), copies=4, seed=1)
     grids, solutions = _grids(copies["puzzle"]), _grids(copies["solution"])
