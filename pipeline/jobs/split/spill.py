@@ -51,7 +51,7 @@ from pipeline.io.hrm_folders import MAX_EXAMPLES, write_identifiers
 from pipeline.io.writers import TableWriter, Target, read_spool, spool
 from pipeline.jobs.split.batch import GROUP, SOURCE
 from pipeline.jobs.split.hashing import ROW_ORDER, hash_rows, string_bytes
-from pipeline.jobs.split.hrm_writer import write_hrm_split
+from pipeline.jobs.split.hrm_writer import KEY, write_hrm_split
 from pipeline.jobs.split.options import SplitOptions
 from pipeline.jobs.split.plan import cut, small_columns
 
@@ -198,7 +198,8 @@ def write_splits(
     buckets = _route(kept, split_of, bits)
     written = Written()
     for s, name in enumerate(names):
-        sorted_buckets = _sorted(kept, [buckets.get((s, b)) for b in range(1 << bits[s])])
+        in_order = [buckets.get((s, b)) for b in range(1 << bits[s])]
+        sorted_buckets = _sorted(kept, in_order, with_keys=fmt == "hrm")
         limited = s == 0 and options.subsample is not None
         if limited:
             sorted_buckets = _first_rows(sorted_buckets, options.subsample, written)
@@ -296,8 +297,11 @@ def _route(kept: KeptRows, split_of: np.ndarray, bits: list[int]) -> dict[tuple[
     return paths
 
 
-def _sorted(kept: KeptRows, buckets: list[Bucket | None]) -> Iterator[tuple[pl.DataFrame, int]]:
-    """Each bucket's rows by key then position, exact repeats dropped (with their count)."""
+def _sorted(
+    kept: KeptRows, buckets: list[Bucket | None], with_keys: bool = False
+) -> Iterator[tuple[pl.DataFrame, int]]:
+    """Each bucket's rows by key then position, exact repeats dropped (with their count);
+    `with_keys`: their keys too, as a column `KEY` (HRM's copies are keyed by them)."""
     keys = kept.keys
     for bucket in buckets:
         if bucket is None:
@@ -312,7 +316,10 @@ def _sorted(kept: KeptRows, buckets: list[Bucket | None]) -> Iterator[tuple[pl.D
         frame = frame.filter(first)
         positions = frame[_POSITION].to_numpy()
         order = np.lexsort((positions, keys[positions]))
-        yield frame[order].drop(_POSITION), int(len(first) - first.sum())
+        frame = frame[order].drop(_POSITION)
+        if with_keys:
+            frame = frame.with_columns(pl.Series(KEY, keys[positions[order]], pl.UInt64))
+        yield frame, int(len(first) - first.sum())
 
 
 def _empty(kept: KeptRows) -> pl.DataFrame:
