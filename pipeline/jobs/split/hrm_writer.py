@@ -13,9 +13,10 @@ Where the time goes, and why it is laid out so (1M rows x 8 copies, 8.1M example
 cells): the copies are made `CHUNK_ROWS` rows at a time on `workers` threads (the kernel, the
 parsing and numpy's gathers release the GIL), in arrays reused from chunk to chunk (`rooms`:
 a new array's pages are zeroed by the system before use, which cost as much as making the
-copies), and encoded in place; this thread appends the small columns in order, and `workers`
-writer threads (`HrmSet`) copy the cells into the page cache at their place while the next
-chunks are made; the next bucket is read and sorted on a thread of its own meanwhile.
+copies), as HRM's tokens by the kernel itself (`offset=1`: no more pass over the cells);
+this thread appends the small columns in order, and `workers` writer threads (`HrmSet`) copy
+the cells into the page cache at their place while the next chunks are made; the next bucket
+is read and sorted on a thread of its own meanwhile.
 Memory: the chunks in flight and being written, about 6 MiB each at K = 8.
 """
 
