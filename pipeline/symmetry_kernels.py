@@ -29,10 +29,15 @@ below, are linked instead, as fast and quicker to compile: `pipeline.splitmix`):
 faster than the first version (0.6 -> 0.16 us a copy, one core). Then the cell map as nine
 line starts and nine steps (`_lines`) instead of 81 cells written and read again: 5.15
 against 3.8 M copies/s (K = 8, the original kept, into arrays written before; thread CPU
-time, the same copies), of which about 80 ns a copy are the 25 draws. Measured and dropped:
-the whole symmetry from two 64-bit draws decoded in mixed radix (9! and 2 * 6^8) instead of
-25 draws, one per Fisher-Yates step: no faster (2.52 against 2.46 M copies/s side by side on
-one core): the divisions cost what the mixes did.
+time, the same copies), of which about 80 ns a copy are the 25 draws. Then those 25 draws
+made at once, from a stream held in a register, before the shuffles read them
+(`_next_draws`, `_drawn_symmetry`: the same draws, in `draw_symmetry`'s order), and the
+codes summed from independent products: 0.18-0.21 against 0.24-0.29 s for 100,000 rows x 8
+copies (one core, the two kernels alternated in one process, 8 runs each; the same outputs).
+Measured and dropped: the whole symmetry from two 64-bit draws decoded in mixed radix (9!
+and 2 * 6^8) instead of 25 draws, one per Fisher-Yates step: no faster (2.52 against 2.46 M
+copies/s side by side on one core): the divisions cost what the mixes did. The puzzle's and
+the solution's cells of a copy made in one loop: no faster.
 
 Random streams: copy draws of input row `g` come from one SplitMix64 stream keyed by (seed, g)
 alone, so a row's copies are the same whatever batch it is in and whichever worker runs it.
@@ -41,13 +46,18 @@ has fewer distinct images) is drawn again, up to `attempts` times; when none is 
 is dropped and the row marked `short`.
 """
 
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
 
 from pipeline.compiled import inline_part, kernel, kernel_part
 from pipeline.limits import MAX_COPIES
 from pipeline.splitmix import GAMMA, below_modulo, below_scaled, mix
+from pipeline.symmetry_codes import PLACES
+from pipeline.symmetry_codes import apply_symmetries as apply_symmetries  # re-exported
+from pipeline.symmetry_codes import pack as pack
+from pipeline.symmetry_codes import undo_symmetries as undo_symmetries
+from pipeline.symmetry_codes import unpack as unpack
 
 IDENTITY = 123456789  # the code of the symmetry that changes nothing
 ATTEMPTS = 16  # draws per copy before a row is said to have no new image left
@@ -99,6 +109,59 @@ def draw_symmetry(
     return _below(state, 2, modulo) == 1
 
 
+DRAWS = 25  # a symmetry's draws: 8 for the digits, 8 for the rows, 8 the columns, 1 to transpose
+
+
+@inline_part
+def _next_draws(stream: np.uint64, draws: np.ndarray) -> np.uint64:
+    """The stream's next `DRAWS` draws into `draws`, all at once (none waits for the one
+    before, as the shuffles make them wait in `draw_symmetry`); returns the stream moved on."""
+    for k in range(DRAWS):
+        stream += GAMMA
+        draws[k] = mix(stream)
+    return stream
+
+
+@inline_part
+def _scaled(draw: np.uint64, bound: int) -> int:
+    """A draw made already, as `below_scaled` makes an int in [0, bound) of it."""
+    return int(((draw >> np.uint64(32)) * np.uint64(bound)) >> np.uint64(32))
+
+
+@inline_part
+def _shuffle_drawn(items: np.ndarray, start: int, count: int, draws: np.ndarray, k: int) -> None:
+    """`_shuffle` of `items[start:start + count]` with the draws from `draws[k]` on."""
+    for i in range(count - 1, 0, -1):
+        j = _scaled(draws[k + count - 1 - i], i + 1)
+        items[start + i], items[start + j] = items[start + j], items[start + i]
+
+
+@inline_part
+def _drawn_order(order: np.ndarray, bands: np.ndarray, draws: np.ndarray, k: int) -> None:
+    """`_line_order` from the 8 draws at `draws[k]` on."""
+    for b in range(3):
+        bands[b] = b
+    _shuffle_drawn(bands, 0, 3, draws, k)
+    for b in range(3):
+        for r in range(3):
+            order[3 * b + r] = 3 * bands[b] + r
+        _shuffle_drawn(order, 3 * b, 3, draws, k + 2 + 2 * b)
+
+
+@inline_part
+def _drawn_symmetry(
+    draws: np.ndarray, relabel: np.ndarray, rows: np.ndarray, columns: np.ndarray, bands: np.ndarray
+) -> bool:
+    """`draw_symmetry(..., modulo=False)` from its `DRAWS` draws made already (`_next_draws`),
+    read in the order it draws them: the same symmetry."""
+    for d in range(9):
+        relabel[d] = d + 1
+    _shuffle_drawn(relabel, 0, 9, draws, 0)
+    _drawn_order(rows, bands, draws, 8)
+    _drawn_order(columns, bands, draws, 16)
+    return _scaled(draws[24], 2) == 1
+
+
 @inline_part
 def _lines(
     rows: np.ndarray, columns: np.ndarray, transposed: bool, starts: np.ndarray, steps: np.ndarray
@@ -144,10 +207,11 @@ def _is_new(puzzles: np.ndarray, kept: np.ndarray, first: int, slot: int) -> boo
 
 @inline_part
 def _code(order: np.ndarray, offset: int) -> np.int32:
-    """Nine small numbers as one 9-digit number, `offset` added to each (see `pack`)."""
+    """Nine small numbers as one 9-digit number, `offset` added to each (see `pack`): a sum
+    of products that do not wait for each other."""
     code = 0
     for k in range(9):
-        code = code * 10 + int(order[k]) + offset
+        code += (int(order[k]) + offset) * PLACES[k]
     return np.int32(code)
 
 
@@ -160,6 +224,7 @@ def augment_kernel(
     copies: int,
     keep_original: bool,
     attempts: int,
+    offset: int,
     out_puzzles: np.ndarray,
     out_solutions: np.ndarray,
     relabel: np.ndarray,
@@ -173,25 +238,29 @@ def augment_kernel(
     original first when `keep_original`: slot `i * m + c` (m = copies + keep_original) holds
     copy c (the original at c = 0), its symmetry as three 9-digit codes (`pack`) and a flag,
     `kept` False where no new image was found in `attempts` draws (then `short[i]` is True).
-    `groups[i]` keys row i's random stream."""
+    `groups[i]` keys row i's random stream. `offset` is added to every cell written (a blank
+    too; a copy not kept stays all 0)."""
     m = copies + (1 if keep_original else 0)
-    state = np.empty(4, dtype=np.uint64)  # the stream, and room for a shuffle of bands
+    draws = np.empty(DRAWS, dtype=np.uint64)  # a symmetry's draws, made at once
+    bands = np.empty(3, dtype=np.uint8)  # room for a shuffle of bands
     perm = np.empty(9, dtype=np.uint8)
     row_order = np.empty(9, dtype=np.uint8)
     column_order = np.empty(9, dtype=np.uint8)
-    digits = np.zeros(10, dtype=np.uint8)  # 0 stays 0
+    digits = np.zeros(10, dtype=np.uint8)
+    digits[0] = offset  # a blank stays a blank
     starts = np.empty(9, dtype=np.int64)  # where the copy's lines start in the original
     steps = np.empty(9, dtype=np.int64)  # and how far each cell of a line is from its start
     base = mix(seed + GAMMA)  # the stream of row i starts as `splitmix.stream_start` says
     for i in range(puzzles.shape[0]):
-        state[0] = mix(np.uint64(groups[i]) * GAMMA + base)
+        stream = mix(np.uint64(groups[i]) * GAMMA + base)
         puzzle, solution = puzzles[i], solutions[i]
         first = i * m
         short[i] = False
         slot = first
         if keep_original:
-            out_puzzles[slot] = puzzle
-            out_solutions[slot] = solution
+            for cell in range(81):
+                out_puzzles[slot, cell] = puzzle[cell] + offset
+                out_solutions[slot, cell] = solution[cell] + offset
             relabel[slot] = rows[slot] = columns[slot] = IDENTITY
             transposed[slot] = False
             kept[slot] = True
@@ -199,9 +268,10 @@ def augment_kernel(
         for _ in range(copies):
             kept[slot] = False
             for _attempt in range(attempts):
-                flip = draw_symmetry(state, perm, row_order, column_order, False)
+                stream = _next_draws(stream, draws)
+                flip = _drawn_symmetry(draws, perm, row_order, column_order, bands)
                 for d in range(9):
-                    digits[d + 1] = perm[d]
+                    digits[d + 1] = perm[d] + offset
                 _lines(row_order, column_order, flip, starts, steps)
                 _apply(puzzle, starts, steps, digits, out_puzzles[slot])
                 if _is_new(out_puzzles, kept, first, slot):
@@ -220,23 +290,6 @@ def augment_kernel(
                 out_puzzles[slot] = 0
                 out_solutions[slot] = 0
             slot += 1
-
-
-_PLACES = (10 ** np.arange(8, -1, -1)).astype(np.int64)  # a 9-digit number's digits' weights
-
-
-def pack(order: np.ndarray, offset: int = 0) -> np.ndarray:
-    """`(n, 9)` small numbers as `(n,)` 9-digit int32 codes, `offset` added to each digit
-    (1: 0-based rows and columns written 1-based, so that no code starts with a 0)."""
-    order = np.asarray(order, dtype=np.int64).reshape(-1, 9)
-    return ((order + offset) * _PLACES).sum(axis=1).astype(np.int32)
-
-
-def unpack(codes: Any, offset: int = 0) -> np.ndarray:
-    """9-digit codes (`relabel`, `rows`, `columns`) as `(n, 9)` int arrays of their digits,
-    `offset` added to each (-1: 1-based rows and columns as 0-based)."""
-    codes = np.asarray(codes, dtype=np.int64).reshape(-1)
-    return (codes[:, None] // _PLACES) % 10 + offset
 
 
 class Copies(NamedTuple):
@@ -280,6 +333,7 @@ def augment_grids(
     keep_original: bool = False,
     attempts: int = ATTEMPTS,
     room: Copies | None = None,
+    offset: int = 0,
 ) -> Copies:
     """`copies` random symmetries of each of `puzzles (n, 81)` and of its solution, drawn from
     the stream of (seed, `groups[i]`), distinct where the puzzle has that many images; the
@@ -290,7 +344,13 @@ def augment_grids(
     batch; the copies returned are then views of it. A batch's fresh arrays cost more than the
     copies themselves: the kernel writes 1.3 GB for 1M rows x 8 copies, and every page of a
     new array is zeroed by the system first (measured: 0.21 s a 100,000 rows x 8 copies into
-    arrays written before, 0.73 s into new ones)."""
+    arrays written before, 0.73 s into new ones).
+
+    `offset`: added to every cell of the copies and of the originals kept (1: HRM's tokens,
+    each digit + 1 and a blank 1, made here rather than in one more pass over the copies;
+    `_is_new` compares the copies so written alike)."""
+    if offset not in (0, 1):
+        raise ValueError(f"offset must be 0 or 1, not {offset}")
     puzzles = np.ascontiguousarray(puzzles, dtype=np.uint8).reshape(-1, 81)
     solutions = np.ascontiguousarray(solutions, dtype=np.uint8).reshape(-1, 81)
     groups = np.ascontiguousarray(groups, dtype=np.int64)
@@ -318,42 +378,7 @@ def augment_grids(
         copies,
         bool(keep_original),
         attempts,
+        offset,
         *out,
     )
     return out
-
-
-def apply_symmetries(
-    grids: np.ndarray, relabel: Any, rows: Any, columns: Any, transposed: Any
-) -> np.ndarray:
-    """Symmetries, given as codes (the module says how they read), applied to `(n, 81)` grids
-    in numpy."""
-    grids = np.asarray(grids, dtype=np.uint8).reshape(-1, 81)
-    n = len(grids)
-    rows, columns = unpack(rows, -1), unpack(columns, -1)
-    cells = (rows[:, :, None] * 9 + columns[:, None, :]).reshape(n, 81)
-    flipped = (rows[:, None, :] * 9 + columns[:, :, None]).reshape(n, 81)
-    transposed = np.asarray(transposed, dtype=np.bool_)
-    cells[transposed] = flipped[transposed]
-    digits = np.zeros((n, 10), np.uint8)
-    digits[:, 1:] = unpack(relabel)
-    return np.take_along_axis(digits, np.take_along_axis(grids, cells, 1).astype(np.intp), 1)
-
-
-def undo_symmetries(
-    copies: np.ndarray, relabel: Any, rows: Any, columns: Any, transposed: Any
-) -> np.ndarray:
-    """The originals of `(n, 81)` copies made by the symmetries given as codes (their
-    inverse)."""
-    copies = np.asarray(copies, dtype=np.uint8).reshape(-1, 81)
-    n = len(copies)
-    transposed = np.asarray(transposed, dtype=np.bool_)
-    grids = copies.reshape(n, 9, 9).copy()
-    grids[transposed] = grids[transposed].transpose(0, 2, 1)
-    rows, columns = unpack(rows, -1), unpack(columns, -1)
-    original = np.empty_like(grids)
-    index = np.arange(n)[:, None, None]
-    original[index, rows[:, :, None], columns[:, None, :]] = grids
-    back = np.zeros((n, 10), np.uint8)
-    np.put_along_axis(back, unpack(relabel), np.arange(1, 10, dtype=np.uint8)[None], axis=1)
-    return np.take_along_axis(back, original.reshape(n, 81).astype(np.intp), 1)

@@ -59,6 +59,40 @@ def test_the_numpy_form_of_a_symmetry_is_the_kernels_and_its_inverse():
     assert (undo_symmetries(made.solutions, *symmetry) == np.repeat(solutions, 3, axis=0)).all()
 
 
+def test_a_symmetry_from_its_draws_made_at_once_is_the_one_drawn_step_by_step():
+    from pipeline.symmetry_kernels import DRAWS, _drawn_symmetry, _next_draws, draw_symmetry
+
+    for start in np.random.default_rng(3).integers(0, 2**63, 300, dtype=np.uint64):
+        state = np.array([start, 0, 0, 0], np.uint64)
+        stepwise = [np.empty(9, np.uint8) for _ in range(3)]
+        at_once = [np.empty(9, np.uint8) for _ in range(3)]
+        draws = np.empty(DRAWS, np.uint64)
+        for _ in range(2):  # and the stream moved on alike
+            flip = draw_symmetry(state, *stepwise, False)
+            stream = _next_draws(np.uint64(start), draws)
+            assert _drawn_symmetry(draws, *at_once, np.empty(3, np.uint8)) == flip
+            assert all((a == b).all() for a, b in zip(at_once, stepwise, strict=True))
+            assert stream == state[0]
+            start = stream
+
+
+def test_an_offset_adds_to_every_cell_the_copies_and_the_originals_alike():
+    grids = _grids([*PUZZLES[:5], ONE_GIVEN])  # the last: copies collide, some dropped
+    solutions = _grids([*SOLUTIONS[:5], SOLUTIONS[0]])
+    keys = np.arange(len(grids))
+    plain = augment_grids(grids, solutions, keys, seed=9, copies=800, keep_original=True)
+    tokens = augment_grids(grids, solutions, keys, 9, 800, keep_original=True, offset=1)
+
+    assert not plain.kept.all() and plain.short[-1]
+    for name in ("relabel", "rows", "columns", "transposed", "kept", "short"):
+        assert (getattr(tokens, name) == getattr(plain, name)).all(), name
+    kept = plain.kept
+    assert (tokens.puzzles[kept] == plain.puzzles[kept] + 1).all()
+    assert (tokens.solutions[kept] == plain.solutions[kept] + 1).all()
+    with pytest.raises(ValueError, match="offset"):
+        augment_grids(grids, solutions, keys, seed=9, copies=1, offset=2)
+
+
 def test_copies_are_sudokus_with_their_solutions_and_as_many_clues():
     copies = pipeline.augment(CORPUS.select("puzzle", "solution"), copies=4, seed=1)
     grids, solutions = _grids(copies["puzzle"]), _grids(copies["solution"])

@@ -229,3 +229,22 @@ def test_a_fraction_in_a_later_batch_makes_every_rating_a_float(tmp_path, fmt):
     frame = pl.DataFrame({"puzzle": BASE["puzzle"], "rating": ratings})
     splits = pipeline.split(frame, fractions=(0.5, 0.5), workers=2)  # chunks in threads
     assert splits["train"]["rating"].dtype == pl.Float64
+
+
+def test_a_chunk_keyed_by_the_sorts_keys_is_the_chunk_keyed_by_its_own_hashes():
+    from pipeline.io.arrays import column_arrays
+    from pipeline.jobs.split.hashing import ROW_ORDER, hash_rows, string_bytes
+    from pipeline.jobs.split.hrm_writer import KEY, extras_of, hrm_chunk
+
+    frame = BASE.select("puzzle", "solution").with_columns(
+        group=pl.int_range(pl.len(), dtype=pl.Int64), rating=pl.lit(1.5)
+    )
+    keys = hash_rows(string_bytes(frame["puzzle"].to_arrow()), 4, ROW_ORDER)
+    keyed = frame.with_columns(pl.Series(KEY, keys, pl.UInt64))
+    own = hrm_chunk((frame, column_arrays(extras_of(frame)), None), 3, 4)
+    given = hrm_chunk((keyed, column_arrays(extras_of(keyed)), None), 3, 4)
+
+    assert extras_of(keyed).schema == extras_of(frame).schema  # the key is not written
+    assert (given.inputs == own.inputs).all() and (given.labels == own.labels).all()
+    assert (given.inputs.min(), given.inputs.max()) == (1, 10)  # HRM's tokens
+    assert (given.sizes == own.sizes).all() and len(given.inputs) == 4 * len(frame)

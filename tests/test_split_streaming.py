@@ -87,10 +87,13 @@ def test_the_files_are_the_bytes_the_in_memory_split_wrote(corpus_file, tmp_path
     assert sorted(p.name for p in tmp_path.iterdir()) == ["splits"]  # no spill left beside
 
 
+@pytest.mark.parametrize("memory", [None, 0, 20_000], ids=["held", "spilled", "both"])
 @pytest.mark.parametrize("run", sorted(RUNS))
-def test_many_small_buckets_give_the_same_bytes(corpus_file, tmp_path, run, fixed_metadata,
-                                                monkeypatch):  # fmt: skip
+def test_many_small_buckets_give_the_same_bytes(corpus_file, tmp_path, run, memory,
+                                                fixed_metadata, monkeypatch):  # fmt: skip
     monkeypatch.setattr(spill, "BUCKET_BYTES", 2_000)  # a few rows a bucket: dozens of them
+    if memory is not None:  # spilled to files from the first part, or from a later one
+        monkeypatch.setattr(spill, "MEMORY_BYTES", memory)
     routed = []
     real = spill._route
     monkeypatch.setattr(spill, "_route", lambda *a: routed.append(real(*a)) or routed[-1])
@@ -130,6 +133,7 @@ def test_a_run_that_fails_while_writing_leaves_no_spill_and_no_folder(corpus_fil
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(job, "write_splits", full_disk)
+    monkeypatch.setattr(spill, "MEMORY_BYTES", 0)  # every part spilled to its file
 
     with pytest.raises(OSError, match="No space"):
         split_file(corpus_file, tmp_path / "splits", batch_size=50, progress=False)
@@ -148,3 +152,24 @@ def test_buckets_are_a_power_of_two_near_their_size_and_never_past_the_cap():
     assert 2 ** spill._bucket_bits(10**6, kept) * spill.BUCKET_BYTES >= 500 * 10**6
     assert 2 ** (spill._bucket_bits(10**6, kept) - 1) * spill.BUCKET_BYTES < 500 * 10**6
     assert spill._bucket_bits(10**12, kept) == spill.MAX_BUCKET_BITS
+
+
+def test_kept_rows_are_held_in_memory_until_their_budget_then_all_spilled(tmp_path):
+    import pyarrow as pa
+
+    from pipeline.jobs.split.options import SplitOptions
+
+    options = SplitOptions.parse((0.5, 0.5), None, 0, None)
+    table = pa.table({"puzzle": pa.array(["1" * 81] * 10), "group": pa.array(range(10))})
+    kept = spill.KeptRows(tmp_path / "kept", options, None, memory=2 * table.nbytes)
+
+    kept.add(table)
+    kept.add(table)
+    assert kept.in_memory and list((tmp_path / "kept").iterdir()) == []
+
+    kept.add(table)  # past the budget: the parts held go to their files too
+    assert not kept.in_memory
+    assert sorted(p.name for p in (tmp_path / "kept").iterdir()) == [
+        f"part-{i:06d}.arrow" for i in range(3)
+    ]
+    assert [n for _, n in kept.parts] == [10, 10, 10]

@@ -39,6 +39,7 @@ def grouped_copies(
     seed: int,
     attempts: int = ATTEMPTS,
     room: Copies | None = None,
+    offset: int = 0,
 ) -> GroupedCopies:
     """Each row of `puzzles (n, 81)` followed by `copies` random symmetries of it (and of its
     solution), distinct where it has that many images; `keys (n,)`: what keys each row's
@@ -47,7 +48,8 @@ def grouped_copies(
     `room` (`symmetry_kernels.copies_room(n, copies + 1)` or larger): arrays the copies are
     made in, reused from one call to the next; the grids returned are then views of it,
     valid until it is used again. With no copies, the grids returned are `puzzles` and
-    `solutions` themselves."""
+    `solutions` themselves (`offset` not added). `offset`: added to every cell of the groups
+    made (`augment_grids`: 1 for HRM's tokens)."""
     n = len(puzzles)
     if copies == 0:
         rows = np.arange(n, dtype=np.int64)
@@ -68,6 +70,7 @@ def grouped_copies(
         keep_original=True,
         attempts=attempts,
         room=room,
+        offset=offset,
     )
     m = copies + 1
     kept = made.kept

@@ -13,9 +13,10 @@ Where the time goes, and why it is laid out so (1M rows x 8 copies, 8.1M example
 cells): the copies are made `CHUNK_ROWS` rows at a time on `workers` threads (the kernel, the
 parsing and numpy's gathers release the GIL), in arrays reused from chunk to chunk (`rooms`:
 a new array's pages are zeroed by the system before use, which cost as much as making the
-copies), and encoded in place; this thread appends the small columns in order, and `workers`
-writer threads (`HrmSet`) copy the cells into the page cache at their place while the next
-chunks are made; the next bucket is read and sorted on a thread of its own meanwhile.
+copies), as HRM's tokens by the kernel itself (`offset=1`: no more pass over the cells);
+this thread appends the small columns in order, and `workers` writer threads (`HrmSet`) copy
+the cells into the page cache at their place while the next chunks are made; the next bucket
+is read and sorted on a thread of its own meanwhile.
 Memory: the chunks in flight and being written, about 6 MiB each at K = 8.
 """
 
@@ -44,6 +45,7 @@ from pipeline.waiting import result_of
 CHUNK_ROWS = 4096  # input rows a worker makes into groups at a time
 T = TypeVar("T")
 COPY = "copy"  # the extra column: 0 for a row's own puzzle, 1..K for its copies
+KEY = "__row_key"  # the rows' order keys (`hashing.ROW_ORDER`), as `spill` sorted them by
 
 
 @dataclass
@@ -72,7 +74,8 @@ def extras_of(frame: pl.DataFrame) -> pa.Table:
     """The columns written beside HRM's arrays, one row per input row: all but the grids,
     `group` as `canonical_group` (HRM's groups are the copies of one row), `source` as codes,
     and `copy` (0 here; the chunks give each copy its number)."""
-    rest = frame.drop("puzzle", "solution").rename({GROUP: "canonical_group"})
+    rest = frame.drop("puzzle", "solution", KEY, strict=False)
+    rest = rest.rename({GROUP: "canonical_group"})
     if SOURCE in rest.columns and rest[SOURCE].dtype == pl.String:
         rest = rest.with_columns(pl.col(SOURCE).cast(pl.Categorical))
     rest = rest.with_columns(pl.lit(0, dtype=pl.Int32).alias(COPY))
@@ -83,17 +86,25 @@ def hrm_chunk(
     item: tuple[pl.DataFrame, dict[str, Any], Copies | None], copies: int, seed: int
 ) -> HrmChunk:
     """A chunk of sorted rows (with their extra columns, as `column_arrays` gives them, and
-    the room to make the copies in) made into groups: the unit of work of a worker thread."""
+    the room to make the copies in) made into groups: the unit of work of a worker thread.
+    The rows' random streams are keyed by their order keys: the frame's `KEY` column when
+    it has one (the sort's own, not hashed again), else hashed here."""
     frame, extras, room = item
     puzzle_column = frame["puzzle"].to_arrow()
     puzzles = parse_puzzles(puzzle_column).grids
     solutions = parse_puzzles(frame["solution"].to_arrow()).grids
-    keys = hash_rows(string_bytes(puzzle_column), seed, ROW_ORDER) >> np.uint64(1)
-    grouped = grouped_copies(puzzles, solutions, keys.astype(np.int64), copies, seed, room=room)
+    if KEY in frame.columns:
+        keys = frame[KEY].to_numpy() >> np.uint64(1)
+    else:
+        keys = hash_rows(string_bytes(puzzle_column), seed, ROW_ORDER) >> np.uint64(1)
+    grouped = grouped_copies(
+        puzzles, solutions, keys.astype(np.int64), copies, seed, room=room, offset=1
+    )  # HRM's tokens made by the kernel: no more pass over the copies
     examples = {name: _take(value, grouped.of_row) for name, value in extras.items()}
     examples[COPY] = grouped.copy
-    inputs = encode_cells(grouped.puzzles, out=grouped.puzzles)  # our own arrays: in place
-    labels = encode_cells(grouped.solutions, out=grouped.solutions)
+    inputs, labels = grouped.puzzles, grouped.solutions
+    if not copies:  # the parsed grids themselves, our own arrays: encoded in place
+        inputs, labels = encode_cells(inputs, out=inputs), encode_cells(labels, out=labels)
     return HrmChunk(inputs, labels, grouped.sizes, examples, grouped.short, room)
 
 
