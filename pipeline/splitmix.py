@@ -71,14 +71,26 @@ def next_draw(state: np.ndarray) -> np.uint64:
 
 
 @kernel_part
+def scaled(draw: np.uint64, bound: int) -> int:
+    """A draw as an int in [0, bound): its high 32 bits scaled by `bound` (a multiply and a
+    shift, no division). augment's copies are drawn so."""
+    return int(((draw >> np.uint64(32)) * np.uint64(bound)) >> np.uint64(32))
+
+
+@kernel_part
+def modulo(draw: np.uint64, bound: int) -> int:
+    """A draw as an int in [0, bound): its high 53 bits modulo `bound`. The symmetries a
+    rating is measured over are drawn so."""
+    return int((draw >> np.uint64(11)) % np.uint64(bound))
+
+
+@kernel_part
 def below_scaled(state: np.ndarray, bound: int) -> int:
-    """The next draw as an int in [0, bound): its high 32 bits scaled by `bound` (a multiply
-    and a shift, no division). augment's copies are drawn so."""
-    return int(((next_draw(state) >> np.uint64(32)) * np.uint64(bound)) >> np.uint64(32))
+    """The stream's next draw, `scaled`."""
+    return scaled(next_draw(state), bound)
 
 
 @kernel_part
 def below_modulo(state: np.ndarray, bound: int) -> int:
-    """The next draw as an int in [0, bound): its high 53 bits modulo `bound`. The symmetries
-    a rating is measured over are drawn so."""
-    return int((next_draw(state) >> np.uint64(11)) % np.uint64(bound))
+    """The stream's next draw, `modulo`."""
+    return modulo(next_draw(state), bound)

@@ -30,14 +30,14 @@ faster than the first version (0.6 -> 0.16 us a copy, one core). Then the cell m
 line starts and nine steps (`_lines`) instead of 81 cells written and read again: 5.15
 against 3.8 M copies/s (K = 8, the original kept, into arrays written before; thread CPU
 time, the same copies), of which about 80 ns a copy are the 25 draws. Then those 25 draws
-made at once, from a stream held in a register, before the shuffles read them
-(`_next_draws`, `_drawn_symmetry`: the same draws, in `draw_symmetry`'s order), and the
-codes summed from independent products: 0.18-0.21 against 0.24-0.29 s for 100,000 rows x 8
-copies (one core, the two kernels alternated in one process, 8 runs each; the same outputs).
-Measured and dropped: the whole symmetry from two 64-bit draws decoded in mixed radix (9!
-and 2 * 6^8) instead of 25 draws, one per Fisher-Yates step: no faster (2.52 against 2.46 M
-copies/s side by side on one core): the divisions cost what the mixes did. The puzzle's and
-the solution's cells of a copy made in one loop: no faster.
+made at once, from a stream held in a register, before the shuffles read them (`next_draws`,
+then `draw_symmetry` reads them: the same draws as one at a time), and the codes summed from
+independent products: 0.18-0.21 against 0.24-0.29 s for 100,000 rows x 8 copies (one core,
+the two kernels alternated in one process, 8 runs each; the same outputs). Measured and
+dropped: the whole symmetry from two 64-bit draws decoded in mixed radix (9! and 2 * 6^8)
+instead of 25 draws, one per Fisher-Yates step: no faster (2.52 against 2.46 M copies/s side
+by side on one core): the divisions cost what the mixes did. The puzzle's and the solution's
+cells of a copy made in one loop: no faster.
 
 Random streams: copy draws of input row `g` come from one SplitMix64 stream keyed by (seed, g)
 alone, so a row's copies are the same whatever batch it is in and whichever worker runs it.
@@ -52,7 +52,9 @@ import numpy as np
 
 from pipeline.compiled import inline_part, kernel, kernel_part
 from pipeline.limits import MAX_COPIES
-from pipeline.splitmix import GAMMA, below_modulo, below_scaled, mix
+from pipeline.splitmix import GAMMA, mix
+from pipeline.splitmix import modulo as modulo_of
+from pipeline.splitmix import scaled as scaled_of
 from pipeline.symmetry_codes import PLACES
 from pipeline.symmetry_codes import apply_symmetries as apply_symmetries  # re-exported
 from pipeline.symmetry_codes import pack as pack
@@ -63,59 +65,13 @@ IDENTITY = 123456789  # the code of the symmetry that changes nothing
 ATTEMPTS = 16  # draws per copy before a row is said to have no new image left
 
 
-@kernel_part
-def _below(state: np.ndarray, bound: int, modulo: bool) -> int:
-    """The stream's next int in [0, bound): `below_modulo` for the streams of ratings,
-    `below_scaled` for augment's (each keeps the one its outputs were made with)."""
-    return below_modulo(state, bound) if modulo else below_scaled(state, bound)
-
-
-@kernel_part
-def _shuffle(state: np.ndarray, items: np.ndarray, start: int, count: int, modulo: bool) -> None:
-    """Fisher-Yates shuffle of `items[start:start + count]`."""
-    for i in range(count - 1, 0, -1):
-        j = _below(state, i + 1, modulo)
-        items[start + i], items[start + j] = items[start + j], items[start + i]
-
-
-@kernel_part
-def _line_order(state: np.ndarray, order: np.ndarray, bands: np.ndarray, modulo: bool) -> None:
-    """A random order of the 9 rows (or columns): bands shuffled, rows shuffled inside each
-    (`bands`: room for 3, so that no draw allocates)."""
-    for b in range(3):
-        bands[b] = b
-    _shuffle(state, bands, 0, 3, modulo)
-    for b in range(3):
-        for r in range(3):
-            order[3 * b + r] = 3 * bands[b] + r
-        _shuffle(state, order, 3 * b, 3, modulo)
-
-
-@kernel_part
-def draw_symmetry(
-    state: np.ndarray, relabel: np.ndarray, rows: np.ndarray, columns: np.ndarray, modulo: bool
-) -> bool:
-    """One random symmetry of the board, the one symmetry draw of the package (augment's
-    copies, the copies a rating is measured over): the digits 1..9 shuffled into `relabel`
-    (9,), an order of the rows into `rows` (9,) and of the columns into `columns` (9,) (bands
-    and stacks shuffled, then the lines inside each); returns whether to transpose too.
-    `state` (4,) uint64: the SplitMix64 stream in `state[0]`, room for the bands after it;
-    `modulo`: which way the stream's draws become small ints (`_below`)."""
-    for d in range(9):
-        relabel[d] = d + 1
-    _shuffle(state, relabel, 0, 9, modulo)
-    _line_order(state, rows, state[1:], modulo)  # state[1:4]: the bands' scratch room
-    _line_order(state, columns, state[1:], modulo)
-    return _below(state, 2, modulo) == 1
-
-
 DRAWS = 25  # a symmetry's draws: 8 for the digits, 8 for the rows, 8 the columns, 1 to transpose
 
 
 @inline_part
-def _next_draws(stream: np.uint64, draws: np.ndarray) -> np.uint64:
+def next_draws(stream: np.uint64, draws: np.ndarray) -> np.uint64:
     """The stream's next `DRAWS` draws into `draws`, all at once (none waits for the one
-    before, as the shuffles make them wait in `draw_symmetry`); returns the stream moved on."""
+    before, as the shuffles would make them wait); returns the stream moved on."""
     for k in range(DRAWS):
         stream += GAMMA
         draws[k] = mix(stream)
@@ -123,43 +79,61 @@ def _next_draws(stream: np.uint64, draws: np.ndarray) -> np.uint64:
 
 
 @inline_part
-def _scaled(draw: np.uint64, bound: int) -> int:
-    """A draw made already, as `below_scaled` makes an int in [0, bound) of it."""
-    return int(((draw >> np.uint64(32)) * np.uint64(bound)) >> np.uint64(32))
+def _pick(draw: np.uint64, bound: int, modulo: bool) -> int:
+    """A draw as an int in [0, bound): `splitmix.modulo` for the streams of ratings,
+    `splitmix.scaled` for augment's (each keeps the one its outputs were made with)."""
+    return modulo_of(draw, bound) if modulo else scaled_of(draw, bound)
 
 
 @inline_part
-def _shuffle_drawn(items: np.ndarray, start: int, count: int, draws: np.ndarray, k: int) -> None:
-    """`_shuffle` of `items[start:start + count]` with the draws from `draws[k]` on."""
+def _shuffle(
+    items: np.ndarray, start: int, count: int, draws: np.ndarray, k: int, modulo: bool
+) -> None:
+    """Fisher-Yates shuffle of `items[start:start + count]` with the draws from `draws[k]`
+    on (`count` - 1 of them)."""
     for i in range(count - 1, 0, -1):
-        j = _scaled(draws[k + count - 1 - i], i + 1)
+        j = _pick(draws[k + count - 1 - i], i + 1, modulo)
         items[start + i], items[start + j] = items[start + j], items[start + i]
 
 
 @inline_part
-def _drawn_order(order: np.ndarray, bands: np.ndarray, draws: np.ndarray, k: int) -> None:
-    """`_line_order` from the 8 draws at `draws[k]` on."""
+def _line_order(
+    order: np.ndarray, bands: np.ndarray, draws: np.ndarray, k: int, modulo: bool
+) -> None:
+    """A random order of the 9 rows (or columns) from the 8 draws at `draws[k]` on: bands
+    shuffled, rows shuffled inside each (`bands`: room for 3, so that no draw allocates)."""
     for b in range(3):
         bands[b] = b
-    _shuffle_drawn(bands, 0, 3, draws, k)
+    _shuffle(bands, 0, 3, draws, k, modulo)
     for b in range(3):
         for r in range(3):
             order[3 * b + r] = 3 * bands[b] + r
-        _shuffle_drawn(order, 3 * b, 3, draws, k + 2 + 2 * b)
+        _shuffle(order, 3 * b, 3, draws, k + 2 + 2 * b, modulo)
 
 
-@inline_part
-def _drawn_symmetry(
-    draws: np.ndarray, relabel: np.ndarray, rows: np.ndarray, columns: np.ndarray, bands: np.ndarray
+@kernel_part
+def draw_symmetry(
+    draws: np.ndarray,
+    relabel: np.ndarray,
+    rows: np.ndarray,
+    columns: np.ndarray,
+    bands: np.ndarray,
+    modulo: bool,
 ) -> bool:
-    """`draw_symmetry(..., modulo=False)` from its `DRAWS` draws made already (`_next_draws`),
-    read in the order it draws them: the same symmetry."""
+    """One random symmetry of the board, the one symmetry draw of the package (augment's
+    copies, the copies a rating is measured over), from its `DRAWS` draws (`next_draws`):
+    the digits 1..9 shuffled into `relabel` (9,), an order of the rows into `rows` (9,) and
+    of the columns into `columns` (9,) (bands and stacks shuffled, then the lines inside
+    each); returns whether to transpose too. `bands`: room for 3; `modulo`: which way a
+    draw becomes a small int (`_pick`). A kernel part, linked where it is called (LLVM
+    inlines it there): numba's inlining copied the code of each nested call, 55 for the
+    step-by-step draw this replaces (`pipeline.splitmix`)."""
     for d in range(9):
         relabel[d] = d + 1
-    _shuffle_drawn(relabel, 0, 9, draws, 0)
-    _drawn_order(rows, bands, draws, 8)
-    _drawn_order(columns, bands, draws, 16)
-    return _scaled(draws[24], 2) == 1
+    _shuffle(relabel, 0, 9, draws, 0, modulo)
+    _line_order(rows, bands, draws, 8, modulo)
+    _line_order(columns, bands, draws, 16, modulo)
+    return _pick(draws[24], 2, modulo) == 1
 
 
 @inline_part
@@ -268,8 +242,8 @@ def augment_kernel(
         for _ in range(copies):
             kept[slot] = False
             for _attempt in range(attempts):
-                stream = _next_draws(stream, draws)
-                flip = _drawn_symmetry(draws, perm, row_order, column_order, bands)
+                stream = next_draws(stream, draws)
+                flip = draw_symmetry(draws, perm, row_order, column_order, bands, False)
                 for d in range(9):
                     digits[d + 1] = perm[d] + offset
                 _lines(row_order, column_order, flip, starts, steps)

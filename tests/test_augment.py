@@ -18,6 +18,7 @@ from pipeline.errors import InputError
 from pipeline.grid import parse_puzzles
 from pipeline.jobs.augment.job import augment_file
 from pipeline.kernels.checks import verify_solutions
+from pipeline.splitmix import GAMMA, mix_array
 from pipeline.symmetry_kernels import apply_symmetries, augment_grids, undo_symmetries, unpack
 from tests.conftest import COMMAND, assert_one_line_error, cli
 
@@ -59,21 +60,62 @@ def test_the_numpy_form_of_a_symmetry_is_the_kernels_and_its_inverse():
     assert (undo_symmetries(made.solutions, *symmetry) == np.repeat(solutions, 3, axis=0)).all()
 
 
-def test_a_symmetry_from_its_draws_made_at_once_is_the_one_drawn_step_by_step():
-    from pipeline.symmetry_kernels import DRAWS, _drawn_symmetry, _next_draws, draw_symmetry
+def _stepwise(stream: int, modulo: bool) -> tuple[list[int], list[int], list[int], bool, int]:
+    """A symmetry drawn one draw at a time, in plain Python (SplitMix64, Fisher-Yates): the
+    digits, the rows' and the columns' orders, the transposition, the stream moved on."""
+    mask = 2**64 - 1
 
-    for start in np.random.default_rng(3).integers(0, 2**63, 300, dtype=np.uint64):
-        state = np.array([start, 0, 0, 0], np.uint64)
-        stepwise = [np.empty(9, np.uint8) for _ in range(3)]
-        at_once = [np.empty(9, np.uint8) for _ in range(3)]
-        draws = np.empty(DRAWS, np.uint64)
-        for _ in range(2):  # and the stream moved on alike
-            flip = draw_symmetry(state, *stepwise, False)
-            stream = _next_draws(np.uint64(start), draws)
-            assert _drawn_symmetry(draws, *at_once, np.empty(3, np.uint8)) == flip
-            assert all((a == b).all() for a, b in zip(at_once, stepwise, strict=True))
-            assert stream == state[0]
-            start = stream
+    def draw() -> int:
+        nonlocal stream
+        stream = (stream + int(GAMMA)) & mask
+        return int(mix_array(np.uint64(stream)))
+
+    def below(bound: int) -> int:
+        z = draw()
+        return (z >> 11) % bound if modulo else ((z >> 32) * bound) >> 32
+
+    def shuffle(items: list[int], start: int, count: int) -> None:
+        for i in range(count - 1, 0, -1):
+            j = below(i + 1)
+            items[start + i], items[start + j] = items[start + j], items[start + i]
+
+    def line_order() -> list[int]:
+        bands = [0, 1, 2]
+        shuffle(bands, 0, 3)
+        order = [3 * bands[b] + r for b in range(3) for r in range(3)]
+        for b in range(3):
+            shuffle(order, 3 * b, 3)
+        return order
+
+    digits = list(range(1, 10))
+    shuffle(digits, 0, 9)
+    rows, columns = line_order(), line_order()
+    return digits, rows, columns, below(2) == 1, stream
+
+
+def test_a_symmetry_from_its_draws_made_at_once_is_the_one_drawn_step_by_step():
+    """The draw reads its 25 draws made at once in the order a step-by-step Fisher-Yates
+    makes them, both ways a draw becomes a small int (augment's and the ratings')."""
+    from numba import njit
+
+    from pipeline import symmetry_kernels as sk
+
+    @njit
+    def at_once(stream: np.uint64, modulo: bool) -> tuple[np.ndarray, bool, np.uint64]:
+        draws = np.empty(sk.DRAWS, np.uint64)
+        made = np.empty((3, 9), np.uint8)
+        stream = sk.next_draws(stream, draws)
+        flip = sk.draw_symmetry(draws, made[0], made[1], made[2], np.empty(3, np.uint8), modulo)
+        return made, flip, stream
+
+    for start in np.random.default_rng(3).integers(0, 2**63, 200, dtype=np.uint64):
+        for modulo in (False, True):
+            stream = int(start)
+            for _ in range(2):  # and the stream moved on alike
+                made, flip, moved = at_once(np.uint64(stream), modulo)
+                digits, rows, columns, transpose, stream = _stepwise(stream, modulo)
+                assert made.tolist() == [digits, rows, columns] and flip == transpose
+                assert int(moved) == stream
 
 
 def test_an_offset_adds_to_every_cell_the_copies_and_the_originals_alike():

@@ -21,6 +21,7 @@ from pipeline.kernels import codes, solve_grids
 from pipeline.limits import MAX_RATE_SAMPLES
 from pipeline.rating.puzzles import rated_puzzles
 from pipeline.splitmix import GAMMA, mix
+from pipeline.symmetry_kernels import DRAWS, next_draws
 from pipeline.symmetry_kernels import draw_symmetry as draw
 
 CHUNK = 4096  # puzzles per solver call at 16 samples: bounds the memory of the copies
@@ -46,10 +47,11 @@ def draw_symmetry(
     (10,) (0 stays 0), the new place of each row `rows` (9,) and of each column `columns` (9,);
     returns whether to transpose too. The draw is augment's (`symmetry_kernels.draw_symmetry`)
     from a stream of its own, its draws taken modulo."""
-    state = np.empty(4, dtype=np.uint64)  # the stream, and room for a shuffle of bands
-    state[0] = mix(np.uint64(key) + np.uint64(sample) * GAMMA)  # all uint64: no float
+    draws = np.empty(DRAWS, dtype=np.uint64)
+    bands = np.empty(3, dtype=np.int64)  # room for a shuffle of bands
+    next_draws(mix(np.uint64(key) + np.uint64(sample) * GAMMA), draws)  # all uint64: no float
     digits[0] = 0
-    return draw(state, digits[1:], rows, columns, True)
+    return draw(draws, digits[1:], rows, columns, bands, True)
 
 
 @kernel
