@@ -154,6 +154,44 @@ def _enumerate() -> None:
     list(enumerate_batch(_grids(), 3))
 
 
+# The search's two halves, each cached on its own, compiled side by side before the kernels
+# that link them (`fast`, `two_solutions`, the pencilmark twins, `enumerate`): the full
+# propagation, and the light one with the loaders and the rectangle count. Compiled with the
+# argument types those kernels call them with (a part compiled for other types, a literal
+# `0` say, would be compiled again, in series). `fast` alone from nothing: 12.0 CPU s; with
+# these cached: 6.1, while they take 3.9 and 3.4 side by side (2-core AMD EPYC).
+_BOARD = "int64[::1]"
+FAST_PARTS: dict[str, tuple[tuple[str, str, str], ...]] = {
+    "fast_propagate": (
+        ("pipeline.kernels.fast_propagate", "propagate", f"({_BOARD}, int64, {_BOARD}, {_BOARD})"),
+    ),
+    "fast_light": (
+        ("pipeline.kernels.fast_light", "light_propagate", f"({_BOARD}, int64, {_BOARD})"),
+        ("pipeline.kernels.fast_light", "choose_light", f"({_BOARD}, {_BOARD})"),
+        ("pipeline.kernels.fast_load", "_load_givens", f"(uint8[::1], {_BOARD}, {_BOARD})"),
+        (
+            "pipeline.kernels.fast_load",
+            "_load_candidates",
+            f"(uint16[::1], {_BOARD}, {_BOARD}, uint8[::1])",
+        ),
+        ("pipeline.kernels.fast_count", "count_rectangle", f"({_BOARD},)"),
+    ),
+}
+
+
+def _compile_parts(name: str) -> Callable[[], None]:
+    def load() -> None:
+        from importlib import import_module
+
+        from numba.core import sigutils
+
+        for module, function, signature in FAST_PARTS[name]:
+            part = getattr(import_module(module), function)
+            part.compile(sigutils.normalize_signature(signature)[0])
+
+    return load
+
+
 @dataclass(frozen=True)
 class Kernel:
     """A kernel a job may call: `load()` calls it once on tiny boards; `compiled` names the
@@ -173,10 +211,21 @@ class Kernel:
         return self.parts if self.links is None else self.links
 
 
+SEARCH_PARTS = tuple(FAST_PARTS)  # the parts of every kernel of the `fast` search
+
 KERNELS: dict[str, Kernel] = {
-    **{name: Kernel(_strategy(name), s.kernels()) for name, s in REGISTRY.items()},
+    **{
+        name: Kernel(_strategy(name), s.kernels(), SEARCH_PARTS if name == "fast" else ())
+        for name, s in REGISTRY.items()
+    },
+    **{
+        name: Kernel(_compile_parts(name), tuple((m, f) for m, f, _ in parts))
+        for name, parts in FAST_PARTS.items()
+    },
     "clash": Kernel(_clash, (("pipeline.kernels.checks", "_first_clash_kernel"),)),
-    "two_solutions": Kernel(_two_solutions, (("pipeline.kernels.fast", "two_solutions_kernel"),)),
+    "two_solutions": Kernel(
+        _two_solutions, (("pipeline.kernels.fast", "two_solutions_kernel"),), SEARCH_PARTS
+    ),
     "library": Kernel(  # c: solvers (loaded here, then in their keeper, from the cache)
         _library,
         (
@@ -193,7 +242,9 @@ KERNELS: dict[str, Kernel] = {
         ),
     ),
     "augment": Kernel(_augment, (("pipeline.symmetry_kernels", "augment_kernel"),)),
-    "enumerate": Kernel(_enumerate, (("pipeline.kernels.enumeration", "enumerate_kernel"),)),
+    "enumerate": Kernel(
+        _enumerate, (("pipeline.kernels.enumeration", "enumerate_kernel"),), SEARCH_PARTS
+    ),
     "canonical_search": Kernel(
         _canonical_search, (("pipeline.canonical_forms.search", "search_form"),)
     ),
@@ -225,6 +276,7 @@ KERNELS: dict[str, Kernel] = {
             ("pipeline.kernels.reference", "reference_candidates_kernel"),
             ("pipeline.kernels.fast", "two_solutions_candidates_kernel"),
         ),
+        SEARCH_PARTS,
     ),
 }
 
@@ -247,8 +299,8 @@ def warm(names: tuple[str, ...]) -> None:
 
 
 def with_parts(names: Iterable[str]) -> list[str]:
-    """`names` with the parts of each before it (`Kernel.parts`), each once."""
-    return list(dict.fromkeys(p for n in names for p in (*KERNELS[n].parts, n)))
+    """`names` with the parts of each before it (`Kernel.parts`, and theirs), each once."""
+    return list(dict.fromkeys(p for n in names for p in (*with_parts(KERNELS[n].parts), n)))
 
 
 def lanes(names: Iterable[str]) -> list[list[str]]:
