@@ -164,12 +164,14 @@ class Body(io.RawIOBase):
 
 
 class RangeFile(io.RawIOBase):
-    """A seekable file over Range requests: a read of `RANGE_BLOCK` bytes or more is one
-    request; a smaller one asks for `RANGE_BLOCK` bytes, kept, so small reads in a row (a
-    footer, page headers) cost one request."""
+    """A seekable file over range reads (`remote.read_range`: an `HttpFile`, or any remote
+    file that has one): a read of `block` bytes or more is one request; a smaller one asks
+    for `block` bytes, kept, so small reads in a row (a footer, page headers) cost one
+    request. `block=0`: each read asks for the bytes it wants, no more (a Dask worker's
+    slice, looking for a line's end a few KiB at a time)."""
 
-    def __init__(self, remote: HttpFile) -> None:
-        self.remote, self.size = remote, remote.size or 0
+    def __init__(self, remote: Any, block: int = RANGE_BLOCK) -> None:
+        self.remote, self.size, self.block = remote, remote.size or 0, block
         self._at, self._block, self._block_at = 0, b"", 0
 
     def readable(self) -> bool:
@@ -190,11 +192,11 @@ class RangeFile(io.RawIOBase):
         at, n = self._at, min(len(buffer), self.size - self._at)
         if n <= 0:
             return 0
-        if n >= RANGE_BLOCK:  # a big read: straight through, not kept
+        if n >= self.block:  # a big read: straight through, not kept
             buffer[:n] = self.remote.read_range(at, at + n)
         else:
             if not (self._block_at <= at and at + n <= self._block_at + len(self._block)):
-                self._block = self.remote.read_range(at, min(self.size, at + RANGE_BLOCK))
+                self._block = self.remote.read_range(at, min(self.size, at + self.block))
                 self._block_at = at
             start = at - self._block_at
             buffer[:n] = self._block[start : start + n]

@@ -24,12 +24,12 @@ as on the client.
 
 from __future__ import annotations
 
-import io
 from dataclasses import dataclass, field
 from typing import IO, Any
 
 from pipeline.errors import InputError
 from pipeline.io.dataset import Dataset
+from pipeline.io.http_files import RangeFile
 from pipeline.io.remote import RemoteFile, open_remote
 
 URL_PROBLEM = "cannot reach the input "  # how a worker's check of a URL begins (`problem`)
@@ -69,7 +69,7 @@ class UrlFile:
         the bytes asked for (`HttpFile.open_ranges` would ask for a MiB at each small read,
         where a worker looking for a line's end wants a few KiB; an fsspec file would read
         ahead in blocks)."""
-        return ExactRanges(self.open(), self.size)  # type: ignore[return-value]
+        return RangeFile(self.open(), block=0)  # type: ignore[return-value]
 
     def problem(self) -> str | None:
         """On a worker, before any work: None when it reads the file the client planned,
@@ -80,40 +80,6 @@ class UrlFile:
             why = str(e).removeprefix(f"{self.name}: ")
             return f"{URL_PROBLEM}{self.name} ({why})"
         return None
-
-
-class ExactRanges(io.RawIOBase):
-    """A seekable file at a URL, each read one range request of the bytes asked for
-    (`read_range`; at `http(s)://` the file's identity is checked at each)."""
-
-    def __init__(self, remote: RemoteFile, size: int) -> None:
-        self._remote, self._size, self._at = remote, size, 0
-
-    def readable(self) -> bool:
-        return True
-
-    def seekable(self) -> bool:
-        return True
-
-    def tell(self) -> int:
-        return self._at
-
-    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
-        base = {io.SEEK_SET: 0, io.SEEK_CUR: self._at, io.SEEK_END: self._size}[whence]
-        self._at = max(0, base + offset)
-        return self._at
-
-    def readinto(self, buffer: Any) -> int:
-        n = min(len(buffer), self._size - self._at)
-        if n <= 0:
-            return 0
-        buffer[:n] = self._remote.read_range(self._at, self._at + n)
-        self._at += n
-        return n
-
-    def close(self) -> None:
-        self._remote.close()  # a first answer not read (a server that ignored the range)
-        super().close()
 
 
 def url_sliceable(ds: Dataset) -> bool:
