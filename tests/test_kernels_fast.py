@@ -275,7 +275,7 @@ def test_node_budget_after_the_first_solution_keeps_it():
         assert verify_solutions(EMPTY, found.solutions)[0]
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=30, deadline=None)  # the reference counter is Python: 60 took 36 s
 @given(seed=st.integers(0, 2**32 - 1), blanks=st.integers(0, 81))
 def test_property_blanked_full_grid(seed, blanks):
     """Blank random cells of a random full grid: the solution found keeps the givens and is
