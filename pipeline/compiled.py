@@ -87,8 +87,59 @@ def _choose_root() -> Path | None:
 _ROOT = _choose_root()
 
 
+# Every file whose code a kernel may hold: the kernels' modules and what they import from the
+# package (a test checks that this covers their imports). numba checks a cached kernel only
+# against its own file, yet a kernel holds the code of the parts it links and the values of
+# the constants it reads, from other files: after an upgrade, or an edit, that changed a
+# part but not the kernel's file, the kernel would be loaded stale. So each cached kernel is
+# also checked against a digest of all of these (their contents, as numba checks the
+# kernel's own: a change to any of them compiles the kernels again, as a first run does).
+KERNEL_SOURCES = (
+    "canonical_forms/",
+    "kernels/",
+    "rating/",
+    "compiled.py",
+    "limits.py",
+    "plugins/library_batch.py",
+    "plugins/library_calls.py",
+    "plugins/shared.py",
+    "splitmix.py",
+    "symmetry_codes.py",
+    "symmetry_kernels.py",
+)
+
+
+def kernel_sources() -> list[Path]:
+    """The files of `KERNEL_SOURCES`, in a fixed order."""
+    found: list[Path] = []
+    for name in KERNEL_SOURCES:
+        place = PACKAGE / name
+        found.extend(sorted(place.glob("*.py")) if name.endswith("/") else [place])
+    return found
+
+
+_stamp: list[str] = []
+
+
+def kernel_sources_stamp() -> str:
+    """A digest of the contents of every file of `kernel_sources()`, by name (once a process,
+    when the first kernel is loaded: a few milliseconds)."""
+    if not _stamp:
+        digest = hashlib.sha256()
+        for source in kernel_sources():
+            try:
+                content = source.read_bytes()
+            except OSError:
+                content = b"(none)"
+            relative = source.relative_to(PACKAGE).as_posix()
+            digest.update(f"{relative} {len(content)}\n".encode() + content)
+        _stamp.append(digest.hexdigest())
+    return _stamp[0]
+
+
 class _PackageCacheLocator(caching._SourceFileBackedLocatorMixin, caching._CacheLocator):
-    """numba's cache locator for this package's modules: `cache_folder` of the source file."""
+    """numba's cache locator for this package's modules: `cache_folder` of the source file, and
+    a kernel's cached code checked against its own file and `kernel_sources_stamp()`."""
 
     def __init__(self, py_func: Any, py_file: str) -> None:
         self._py_file = py_file
@@ -97,6 +148,9 @@ class _PackageCacheLocator(caching._SourceFileBackedLocatorMixin, caching._Cache
 
     def get_cache_path(self) -> str:
         return self._cache_path
+
+    def get_source_stamp(self) -> Any:
+        return (super().get_source_stamp(), kernel_sources_stamp())
 
     @classmethod
     def from_function(cls, py_func: Any, py_file: str) -> Any:
