@@ -173,15 +173,41 @@ inline_part = njit(nogil=True, cache=_CACHE, inline="always")  # inlined where i
 
 
 def kernel_cached(module: str, name: str) -> bool:
-    """Whether the cache holds `module`'s kernel `name`, compiled (its index file exists; a
-    source changed since is found out only when numba loads it, and then the notice says it)."""
+    """Whether the cache holds `module`'s kernel `name`, compiled from the sources as they are
+    now (an index file of it whose stamp numba will accept: after an upgrade or an edit the
+    kernels are not cached, and compile side by side as on a first run)."""
     source = _source_of(module)
     if source is None:
         return False
     folder = cache_folder(source)
     if folder is None:
         return False
-    return next(folder.glob(f"{source.stem}.{name}-*.nbi"), None) is not None
+    return any(_current(index, source) for index in folder.glob(f"{source.stem}.{name}-*.nbi"))
+
+
+def _current(index: Path, source: Path) -> bool:
+    """Whether numba would take the index file `index` of a kernel of `source` (its version
+    and stamp: `IndexDataCacheFile._load_index`)."""
+    import pickle
+
+    import numba
+
+    try:
+        with open(index, "rb") as file:
+            if pickle.load(file) != numba.__version__:
+                return False
+            stamp = pickle.loads(file.read())[0]
+    except Exception:  # unreadable, cut short, another numba's: numba would compile
+        return False
+    own = caching._SourceFileBackedLocatorMixin.get_source_stamp(_Source(str(source)))
+    return bool(stamp == (own, kernel_sources_stamp()))
+
+
+class _Source:
+    """What numba's stamp of a source file reads of its locator."""
+
+    def __init__(self, py_file: str) -> None:
+        self._py_file = py_file
 
 
 def _source_of(module: str) -> Path | None:
