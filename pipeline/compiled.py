@@ -14,7 +14,8 @@ cache folder instead: `$NUMBA_CACHE_DIR` when set (numba's own setting, honoured
 honours it), else `$XDG_CACHE_HOME/sudoku-pipeline` (`~/.cache/sudoku-pipeline`), one
 subfolder per folder of the package (named as numba names them: the folder's name and a hash
 of its path, so two copies of the package never share files). numba checks each cache entry
-against a hash of its source file, so an upgrade compiles again by itself. When no such folder
+against a hash of its source file; here also against a digest of every file whose code a
+kernel may hold (`KERNEL_SOURCES`), so an upgrade or an edit compiles again. When no such folder
 can be written, the kernels compile in memory for this process only, and the notice says so.
 
 **Who is told.** Compiling takes seconds (the first run after an install); loading from the
