@@ -3,6 +3,7 @@ one after the other, they give the rows of the whole input, each once, in order,
 `row`, wherever the cuts fall (inside a line, at a break, between `\\r` and `\\n`)."""
 
 import gzip
+import pickle
 from pathlib import Path
 
 import polars as pl
@@ -17,16 +18,20 @@ PUZZLE = "4.....8.5.3..........7......2.....6.....8.4......1.......6.3.7.5..2...
 SOLVED = "417369825632158947958724316825437169791586432346912758289643571573291684164875293"
 
 
-def _whole(path: Path) -> pa.Table:
-    inputs = open_inputs([str(path)], batch_size=3)
+def whole(name: str | Path) -> pa.Table:
+    """The input (a path or a URL) read as one, batch after batch."""
+    inputs = open_inputs([str(name)], batch_size=3)
     return pa.Table.from_batches([b for _, b in inputs.batches()], inputs.schema)
 
 
-def _sliced(path: Path, slice_bytes: int | None, rows_per_slice: int = 4) -> pa.Table:
-    inputs = open_inputs([str(path)], batch_size=3)
-    ds = recipe(inputs.first)
+def sliced(name: str | Path, slice_bytes: int | None, rows_per_slice: int = 4) -> pa.Table:
+    """The input (a path or a URL) read slice by slice, each from a recipe that went through
+    pickle (as a task's arguments go to a worker)."""
+    inputs = open_inputs([str(name)], batch_size=3)
+    ds = pickle.loads(pickle.dumps(recipe(inputs.first)))
     batches, first = [], 0
     for piece in plan_slices(inputs, rows_per_slice, slice_bytes):
+        piece = pickle.loads(pickle.dumps(piece))
         rows = count_rows(ds, piece)
         got = list(slice_batches(ds, piece, first, 3))
         assert sum(b.num_rows for b in got) == rows
@@ -52,7 +57,7 @@ TEXTS = {
 def test_text_slices_read_as_the_whole(tmp_path, name, slice_bytes):
     path = tmp_path / name
     path.write_bytes(TEXTS[name].encode())
-    assert _sliced(path, slice_bytes).equals(_whole(path))
+    assert sliced(path, slice_bytes).equals(whole(path))
 
 
 def test_a_line_across_a_cut_belongs_to_the_slice_where_it_starts(tmp_path):
@@ -69,7 +74,7 @@ def test_a_gz_file_is_one_slice(tmp_path):
     path.write_bytes(gzip.compress(TEXTS["header.csv"].encode()))
     inputs = open_inputs([str(path)], batch_size=3)
     assert len(plan_slices(inputs, 1, slice_bytes=1)) == 1
-    assert _sliced(path, 1).equals(_whole(path))
+    assert sliced(path, 1).equals(whole(path))
 
 
 def test_parquet_slices_are_runs_of_row_groups(tmp_path):
@@ -80,7 +85,7 @@ def test_parquet_slices_are_runs_of_row_groups(tmp_path):
     pieces = plan_slices(inputs, 5)
     assert [p.groups for p in pieces] == [(0, 1), (2, 3)]
     assert [p.first_row for p in pieces] == [0, 6]
-    assert _sliced(path, None, 5).equals(_whole(path))
+    assert sliced(path, None, 5).equals(whole(path))
 
 
 def test_a_worker_that_does_not_share_the_storage_says_why(tmp_path):

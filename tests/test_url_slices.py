@@ -8,7 +8,6 @@ The server is tests/test_remote.py's `http.server` in a thread (with or without 
 """
 
 import gzip
-import pickle
 import zlib
 
 import polars as pl
@@ -18,32 +17,11 @@ import pytest
 
 from pipeline.errors import InputError
 from pipeline.io.inputs import open_inputs
-from pipeline.io.slices import count_rows, plan_slices, recipe, slice_batches, sliceable
+from pipeline.io.slices import count_rows, plan_slices, recipe, sliceable
 from pipeline.io.url_slices import UrlFile
 from pipeline.run.sliced import check_storage
 from tests.test_remote import server  # noqa: F401 - the HTTP server fixture
-from tests.test_slices import PUZZLE, TEXTS
-
-
-def _whole(name: str) -> pa.Table:
-    inputs = open_inputs([name], batch_size=3)
-    return pa.Table.from_batches([b for _, b in inputs.batches()], inputs.schema)
-
-
-def _sliced(name: str, slice_bytes: int | None, rows_per_slice: int = 4) -> pa.Table:
-    """The input read slice by slice, each from a recipe that went through pickle (as a task's
-    arguments go to a worker)."""
-    inputs = open_inputs([name], batch_size=3)
-    ds = pickle.loads(pickle.dumps(recipe(inputs.first)))
-    batches, first = [], 0
-    for piece in plan_slices(inputs, rows_per_slice, slice_bytes):
-        piece = pickle.loads(pickle.dumps(piece))
-        rows = count_rows(ds, piece)
-        got = list(slice_batches(ds, piece, first, 3))
-        assert sum(b.num_rows for b in got) == rows
-        batches += got
-        first += rows
-    return pa.Table.from_batches(batches, inputs.schema)
+from tests.test_slices import PUZZLE, TEXTS, sliced, whole
 
 
 @pytest.mark.parametrize("name", sorted(TEXTS))
@@ -51,7 +29,7 @@ def _sliced(name: str, slice_bytes: int | None, rows_per_slice: int = 4) -> pa.T
 def test_text_slices_at_a_url_read_as_the_whole_file(server, name, slice_bytes):  # noqa: F811 - the fixture
     (server.folder / name).write_bytes(TEXTS[name].encode())
 
-    assert _sliced(server / name, slice_bytes).equals(_whole(str(server.folder / name)))
+    assert sliced(server / name, slice_bytes).equals(whole(str(server.folder / name)))
 
 
 def test_a_worker_asks_only_for_its_slice_and_the_line_across_its_end(server):  # noqa: F811 - the fixture
@@ -81,7 +59,7 @@ def test_parquet_at_a_url_is_cut_by_row_groups_from_the_footer(server):  # noqa:
 
     assert [p.groups for p in pieces] == [(0, 1), (2, 3)]
     assert [p.first_row for p in pieces] == [0, 6]
-    assert _sliced(server / "x.parquet", None, 5).equals(_whole(str(path)))
+    assert sliced(server / "x.parquet", None, 5).equals(whole(str(path)))
     assert all(asked is not None for _, asked in server.requests)  # never the whole file
 
 
@@ -92,7 +70,7 @@ def test_a_compressed_url_is_one_slice_even_from_a_server_without_ranges(server)
 
     assert sliceable(inputs.first)
     assert len(plan_slices(inputs, 1, slice_bytes=1)) == 1
-    assert _sliced(server / "x.csv.gz", 1).equals(_whole(str(server.folder / "x.csv.gz")))
+    assert sliced(server / "x.csv.gz", 1).equals(whole(str(server.folder / "x.csv.gz")))
 
 
 def test_a_url_from_a_server_without_ranges_is_not_sliced(server):  # noqa: F811 - the fixture
@@ -111,11 +89,11 @@ def test_an_fsspec_url_is_sliced_as_a_file():
         pq.write_table(pa.table({"puzzle": [PUZZLE] * 7}), f, row_group_size=2)
     try:
         assert sliceable(open_inputs(["memory://sliced/x.csv"]).first)
-        want = _whole("memory://sliced/x.csv")
-        assert _sliced("memory://sliced/x.csv", 7).equals(want)
+        want = whole("memory://sliced/x.csv")
+        assert sliced("memory://sliced/x.csv", 7).equals(want)
         assert len(plan_slices(open_inputs(["memory://sliced/x.parquet"]), 3)) == 2  # 2+2, 2+1
-        assert _sliced("memory://sliced/x.parquet", None, 3).equals(
-            _whole("memory://sliced/x.parquet")
+        assert sliced("memory://sliced/x.parquet", None, 3).equals(
+            whole("memory://sliced/x.parquet")
         )
     finally:
         fs.rm("/sliced", recursive=True)
@@ -140,7 +118,7 @@ def test_a_password_travels_to_the_worker_and_is_never_shown(server):  # noqa: F
 
     assert all(piece.url is not None and "s3cret" in piece.url.url for piece in pieces)
     assert "s3cret" not in repr(pieces) and "s3cret" not in repr(recipe(inputs.first))
-    assert _sliced(url, 50).equals(_whole(url))
+    assert sliced(url, 50).equals(whole(url))
     assert "ann:***@" in pieces[0].path
 
 
