@@ -235,21 +235,22 @@ def _source_of(module: str) -> Path | None:
 # earlier): what the notice's estimate adds up. Kernels share parts, compiled once, so a sum
 # errs long. A kernel missing here counts DEFAULT_SECONDS (a test checks that none is).
 COMPILE_SECONDS: dict[tuple[str, str], float] = {
-    # the search's two halves, compiled side by side; then each kernel that links them
-    # (on a 2-core AMD EPYC, where everything compiles 1.5x slower: 4.0, 2.7 and 5.1)
-    ("pipeline.kernels.fast_propagate", "propagate"): 2.3,
-    ("pipeline.kernels.fast_light", "light_propagate"): 0.9,
+    # the search's two halves, compiled side by side as C callbacks (`kernels.fast_entries`)
+    # with the loaders the kernels link, and each kernel that calls them beside them (on a
+    # 2-core AMD EPYC, where everything compiles 1.5x slower: 3.5, 2.35 and 3.3)
+    ("pipeline.kernels.fast_entries", "_propagate_entry"): 2.3,
+    ("pipeline.kernels.fast_entries", "_light_entry"): 0.9,
     ("pipeline.kernels.fast_light", "choose_light"): 0.2,
     ("pipeline.kernels.fast_load", "_load_givens"): 0.2,
     ("pipeline.kernels.fast_load", "_load_candidates"): 0.2,
     ("pipeline.kernels.fast_count", "count_rectangle"): 0.1,
-    ("pipeline.kernels.fast", "solve_kernel"): 3.0,  # its halves cached (7.0 in one piece)
+    ("pipeline.kernels.fast", "solve_kernel"): 2.2,  # the propagations called, not linked
     ("pipeline.kernels.reference", "reference_kernel"): 4.0,  # mrv and backtrack
     ("pipeline.kernels.checks", "_first_clash_kernel"): 0.9,
     ("pipeline.plugins.library_calls", "call_kernel"): 0.6,
     ("pipeline.plugins.library_batch", "pack_kernel"): 0.5,
     ("pipeline.plugins.library_batch", "unpack_kernel"): 0.3,
-    ("pipeline.kernels.fast", "two_solutions_kernel"): 3.0,
+    ("pipeline.kernels.fast", "two_solutions_kernel"): 1.4,  # after solve_kernel's parts
     ("pipeline.canonical_forms.search", "search_form"): 3.5,
     ("pipeline.canonical_forms.full", "full_form"): 3.5,
     ("pipeline.canonical_forms.batch", "canonical_kernel"): 1.5,  # its search cached
@@ -260,12 +261,12 @@ COMPILE_SECONDS: dict[tuple[str, str], float] = {
     ("pipeline.rating.difficulty", "symmetric_copies"): 1.7,  # 2.7 before its draws were linked
     ("pipeline.kernels.checks", "_verify_kernel"): 0.7,  # 1.2 s measured under load (x2)
     ("pipeline.symmetry_kernels", "augment_kernel"): 2.8,  # 3.5 before its draws were linked
-    ("pipeline.kernels.enumeration", "enumerate_kernel"): 3.4,  # one core, under load
+    ("pipeline.kernels.enumeration", "enumerate_kernel"): 1.1,  # the search's parts cached
     ("pipeline.kernels.checks", "_givens_valid_kernel"): 0.5,
     # the pencilmark twins (compiled in the background, or when a row holds pencilmarks)
-    ("pipeline.kernels.fast", "solve_candidates_kernel"): 3.0,
+    ("pipeline.kernels.fast", "solve_candidates_kernel"): 2.2,
     ("pipeline.kernels.reference", "reference_candidates_kernel"): 4.0,
-    ("pipeline.kernels.fast", "two_solutions_candidates_kernel"): 3.0,
+    ("pipeline.kernels.fast", "two_solutions_candidates_kernel"): 1.4,
 }
 DEFAULT_SECONDS = 3.0
 

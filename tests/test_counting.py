@@ -23,6 +23,7 @@ from pipeline.kernels.checks import (
     verify_solutions,
 )
 from pipeline.kernels.fast import _solve_all
+from pipeline.kernels.fast_entries import search_entries
 from pipeline.kernels.fast_light import LIGHT_OPEN, search_light
 from pipeline.kernels.fast_load import _load_givens
 from pipeline.kernels.fast_propagate import BOARD_SLOTS, propagate
@@ -368,7 +369,9 @@ def test_puzzles_left_nearly_solved_are_searched_light_and_count_the_same():
 
 
 @njit(cache=True)
-def count_fast(grids: np.ndarray, limit: int, switch_open: int) -> tuple[np.ndarray, ...]:
+def count_fast(
+    grids: np.ndarray, limit: int, switch_open: int, entries: np.ndarray
+) -> tuple[np.ndarray, ...]:
     """`fast`'s counts, first solutions and nodes, a board stuck in the full search going light
     at `switch_open` open cells or fewer once a solution is found (0: never)."""
     n = len(grids)
@@ -377,7 +380,7 @@ def count_fast(grids: np.ndarray, limit: int, switch_open: int) -> tuple[np.ndar
     puzzles = (grids, np.zeros((1, 81), np.uint16), 0)
     seconds = np.zeros((1, 81), np.uint8)
     _solve_all(puzzles, np.zeros(n, np.bool_), limit, 0, switch_open, outs, seconds, 0,
-               np.zeros(1, np.int64), 0)  # fmt: skip
+               np.zeros(1, np.int64), 0, entries)  # fmt: skip
     return outs[5], outs[1], outs[2]
 
 
@@ -389,13 +392,13 @@ def test_counting_goes_light_below_the_first_solution_and_counts_the_same():
     full = ~searched_light(grids)  # the others are light from the root
     assert full.sum() >= 6
     limit = 1000
-    counts, firsts, nodes = count_fast(grids, limit, LIGHT_OPEN)
+    counts, firsts, nodes = count_fast(grids, limit, LIGHT_OPEN, search_entries())
     found = solve_grids(grids, solutions=limit)
     assert (found.counts == counts).all() and (found.nodes == nodes).all()  # what solve does
     expected = [count_reference(plain_candidates(g), limit) for g in grids]
     assert counts.tolist() == expected and len(set(expected)) > 3
     assert (firsts == solve_grids(grids, solutions=2).solutions).all()
-    never_counts, never_firsts, never_nodes = count_fast(grids, limit, 0)
+    never_counts, never_firsts, never_nodes = count_fast(grids, limit, 0, search_entries())
     assert (never_counts == counts).all() and (never_firsts == firsts).all()
     assert (never_nodes[full] != nodes[full]).sum() >= 3 and (
         never_nodes[~full] == nodes[~full]

@@ -13,6 +13,7 @@ from pipeline.jobs.generate.puzzles import generate, random_full_grids
 from pipeline.kernels import codes, find_two_solutions, solve_grids
 from pipeline.kernels.checks import givens_valid, verify_solutions
 from pipeline.kernels.fast import branch_points, solve_kernel, two_solutions_kernel
+from pipeline.kernels.fast_entries import search_entries
 from pipeline.symmetry import random_symmetries
 
 EMPTY = np.zeros((1, 81), dtype=np.uint8)
@@ -159,7 +160,7 @@ def run_kernel(puzzles: np.ndarray, skip: np.ndarray | None = None, max_nodes: i
     out = (np.full(n, -7, np.int8), np.full((n, 81), 7, np.uint8), np.full(n, -7, np.int64),
            np.full(n, -7, np.int64), np.full(n, -7, np.int64))  # fmt: skip
     counts = np.full(n, -7, np.int64)
-    solve_kernel(np.ascontiguousarray(puzzles), skip, 2, max_nodes, *out, counts)
+    solve_kernel(np.ascontiguousarray(puzzles), skip, search_entries(), 2, max_nodes, *out, counts)
     return out
 
 
@@ -356,7 +357,7 @@ def test_invalid_from_the_two_solutions_kernel_leaves_no_second():
     n = len(rows)
     out = [np.full(n, -7, np.int8), np.full((n, 81), 7, np.uint8), np.full((n, 81), 7, np.uint8)]
     out += [np.full(n, -7, np.int64) for _ in range(4)]  # nodes, guesses, solve_ns, counts
-    two_solutions_kernel(rows, np.zeros(n, np.bool_), 0, *out)
+    two_solutions_kernel(rows, np.zeros(n, np.bool_), search_entries(), 0, *out)
     assert out[0][0] == codes.INVALID and not out[1][0].any() and not out[2][0].any()
     assert out[0][1] == codes.MULTIPLE
     assert verify_solutions(rows[1:], out[2][1:]).all() and (out[1][1] != out[2][1]).any()

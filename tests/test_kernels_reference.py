@@ -226,7 +226,7 @@ def test_kernel_leaves_skipped_rows_untouched(strategy):
     outs = [np.full(3, 7, np.int8), np.full((3, 81), 7, np.uint8)]
     outs += [np.full(3, 7, np.int64) for _ in range(4)]  # nodes, guesses, solve_ns, counts
     chosen = get_strategy(strategy)
-    chosen.load()(grids, skip, *chosen.flags, 2, 0, *outs)
+    chosen.load()(grids, skip, *chosen.leading(), 2, 0, *outs)
     assert outs[0].tolist() == [codes.SOLVED, 7, 7]
     assert text(outs[1][0]) == SEED000_SOLUTION and (outs[1][1:] == 7).all()
     assert all(out[1:].tolist() == [7, 7] for out in outs[2:])

@@ -28,12 +28,14 @@ written (`fast_count.py`). With `max_solutions` 1 or 2 every solution counted is
 
 Every kernel has the same signature and works on a whole batch::
 
-    kernel(grids, skip, [*flags,] max_solutions, max_nodes,
+    kernel(grids, skip, [*leading,] max_solutions, max_nodes,
            verdicts, solutions, nodes, guesses, solve_ns, counts) -> None
 
 * `grids`: `(n, 81) uint8`, 0 = blank, 1..9 = given digit, row-major cells.
 * `skip`: `(n,) bool`; rows where it is True are left untouched (malformed rows).
-* leading flags of the strategy, if any (see `registry.Strategy.flags`).
+* the strategy's leading arguments, if any (`registry.Strategy.leading`: the addresses the
+  `fast` search calls its propagations at, `fast_entries.search_entries`; the flags that
+  make one kernel serve `mrv` and `backtrack`).
 * `max_solutions`: the search stops when it has found this many solutions (any N >= 1):
   1 = stop at the first solution, 2 = prove uniqueness, more = count. The verdict does not
   depend on N beyond that: `SOLVED` for exactly one solution (kernels say it for a first
@@ -151,11 +153,12 @@ def solve_grids(
         if grids is None:
             raise ValueError("solve_grids needs grids or candidates")
         grids, todo_skip, out = _prepare(grids, skip)
-    kernel(grids, todo_skip, *chosen.flags, solutions, budget, *out)
+    leading = chosen.leading()
+    kernel(grids, todo_skip, *leading, solutions, budget, *out)
 
     def solve_again(subset: np.ndarray) -> np.ndarray:  # grids or candidates
         again = _prepare(np.zeros((len(subset), 81), np.uint8), None)[2]
-        kernel(subset, np.zeros(len(subset), np.bool_), *chosen.flags, solutions, budget, *again)
+        kernel(subset, np.zeros(len(subset), np.bool_), *leading, solutions, budget, *again)
         return again.solve_ns
 
     retime(grids, out.nodes, out.solve_ns, solve_again)
@@ -175,8 +178,10 @@ def find_two_solutions(
     `candidates`: pencilmark puzzles instead, as in `solve_grids`.
     """
     from pipeline.kernels import fast
+    from pipeline.kernels.fast_entries import search_entries
 
     budget = _budget(max_nodes)
+    entries = search_entries()
     if candidates is not None:
         kernel = fast.two_solutions_candidates_kernel
         puzzles = as_candidates(candidates)
@@ -190,6 +195,7 @@ def find_two_solutions(
     kernel(
         puzzles,
         todo_skip,
+        entries,
         budget,
         out.verdicts,
         out.solutions,
@@ -205,6 +211,7 @@ def find_two_solutions(
         kernel(
             subset,
             np.zeros(len(subset), np.bool_),
+            entries,
             budget,
             *again[:2],
             np.zeros_like(again.solutions),

@@ -26,9 +26,11 @@ from pipeline.kernels.bits import unowned
 from pipeline.kernels.candidates import as_candidates
 from pipeline.kernels.fast import CHOICE, MAX_DEPTH, NEVER, _restrict, _switch, _write_solution
 from pipeline.kernels.fast_board import FIELD
+from pipeline.kernels.fast_calls import call_propagate
+from pipeline.kernels.fast_entries import search_entries
 from pipeline.kernels.fast_light import choose_light, open_cells, search_light, step
 from pipeline.kernels.fast_load import _load_candidates, _load_givens
-from pipeline.kernels.fast_propagate import BOARD_SLOTS, COMPLETE, CONTRADICTION, STUCK, propagate
+from pipeline.kernels.fast_propagate import BOARD_SLOTS, COMPLETE, CONTRADICTION, STUCK
 from pipeline.kernels.registry import MAX_NODES
 
 DEFAULT_CHUNK = 4096  # solutions per chunk: 330 KiB of buffer
@@ -58,6 +60,7 @@ def enumerate_kernel(
     candidates: np.ndarray,
     from_candidates: int,
     skip: np.ndarray,
+    entries: np.ndarray,
     limit: int,
     max_nodes: int,
     boards_owner: np.ndarray,
@@ -74,7 +77,9 @@ def enumerate_kernel(
     give none; each puzzle gives at most `limit`. `max_nodes` (0: none) is each puzzle's node
     budget, counted and checked as `fast` does (the root is one; each placement by choice,
     the other way of a branch included, one more; checked before each): a puzzle whose
-    search spends it stops there, its solutions so far given, and `spent[i]` is set."""
+    search spends it stops there, its solutions so far given, and `spent[i]` is set.
+    `entries`: the addresses of the propagations the search calls
+    (`fast_entries.search_entries`)."""
     n = skip.shape[0]
     room = rows.shape[0]
     fields_owner = np.zeros(9, dtype=np.int64)
@@ -110,7 +115,7 @@ def enumerate_kernel(
             if not loaded:
                 i += 1
                 continue
-            state = propagate(board, np.int64((1 << 27) - 1), fields, choice)
+            state = call_propagate(entries[0], board, np.int64((1 << 27) - 1), fields, choice)
             light_depth = 0 if search_light(board, state, choice) else NEVER
             depth = 0
             found = 0
@@ -150,7 +155,7 @@ def enumerate_kernel(
                     child[k] = board[k]
                 board = child
                 dirty = _restrict(board, choice[0], choice[1], choice[2], choice[3])
-                state = step(board, dirty, depth >= light_depth, fields, choice)
+                state = step(board, dirty, depth >= light_depth, fields, choice, entries)
                 continue
             if depth == 0:
                 done = True
@@ -166,7 +171,7 @@ def enumerate_kernel(
             board = boards[depth]
             dirty = _restrict(board, board[BOARD_SLOTS], board[BOARD_SLOTS + 1],
                               board[BOARD_SLOTS + 2], board[BOARD_SLOTS + 3])  # fmt: skip
-            state = step(board, dirty, depth >= light_depth, fields, choice)
+            state = step(board, dirty, depth >= light_depth, fields, choice, entries)
         if done:
             i += 1
             found = 0
@@ -246,12 +251,13 @@ def enumerate_batch(
         raise ValueError(f"spent must be a bool array of shape ({n},)")
     boards = np.zeros((MAX_DEPTH + 1, BOARD_SLOTS + 4), dtype=np.int64)
     status = np.zeros(STATUS, dtype=np.int64)
+    entries = search_entries()
     while status[PUZZLE] < n:
         rows = np.empty(chunk, dtype=np.int64)
         ordinals = np.empty(chunk, dtype=np.int64)
         solutions = np.empty((chunk, 81), dtype=np.uint8)
-        k = enumerate_kernel(grids, pencilmarks, int(candidates), todo, most, budget, boards,
-                             status, spent, rows, ordinals, solutions)  # fmt: skip
+        k = enumerate_kernel(grids, pencilmarks, int(candidates), todo, entries, most, budget,
+                             boards, status, spent, rows, ordinals, solutions)  # fmt: skip
         if k:
             yield SolutionChunk(rows[:k], ordinals[:k], solutions[:k])
 

@@ -27,7 +27,9 @@ beside it: `fields` (9 int64, the triad patterns while rule 4 works on them) and
 the way taken first, the three of the other way).
 
 Propagation (`fast_propagate.propagate`): band updates, naked singles, the column view, and at
-each fixed point the triads rule across digits, which also picks the branch. A root left stuck
+each fixed point the triads rule across digits, which also picks the branch. The search calls
+it, and the light one, at their addresses (`entries`, from `fast_entries.search_entries`;
+`fast_calls.py` says why: each kernel compiles in about half the time). A root left stuck
 with at most `fast_light.LIGHT_OPEN` (47) open cells has the search below it light
 (`fast_light.light_propagate`), which picks a bivalue cell instead: its first candidate there,
 or not. Counting beyond 2, once a solution is found, a board stuck in the full search with at
@@ -56,16 +58,16 @@ import numpy as np
 from pipeline.compiled import kernel, kernel_part
 from pipeline.kernels.bits import lowest_bit_index, now_ns, unowned
 from pipeline.kernels.codes import INVALID, LIMIT, MULTIPLE, SOLVED, UNSOLVABLE
-from pipeline.kernels.fast_board import FIELD
+from pipeline.kernels.fast_board import CHOICE, FIELD
+from pipeline.kernels.fast_calls import call_propagate
 from pipeline.kernels.fast_count import count_rectangle
 from pipeline.kernels.fast_light import LIGHT_OPEN, choose_light, open_cells, search_light, step
 from pipeline.kernels.fast_load import _load_candidates, _load_givens
-from pipeline.kernels.fast_propagate import BOARD_SLOTS, COMPLETE, STUCK, propagate
+from pipeline.kernels.fast_propagate import BOARD_SLOTS, COMPLETE, STUCK
 
 # boards below the root: each branch's first way fixes one of 54 (digit, band)s, or (light
 # search) places a digit in one of at most 47 open cells
 MAX_DEPTH = 64
-CHOICE = 7  # digit, three band masks of the first way, three of the other
 SWITCH_OPEN = LIGHT_OPEN  # see `_switch`
 NEVER = MAX_DEPTH + 1  # `light_depth` of a search that is not light
 
@@ -122,6 +124,7 @@ def _solve_one(
     solution: np.ndarray,
     second: np.ndarray,
     placed: np.ndarray,
+    entries: np.ndarray,
 ) -> tuple[int, int, int, int, int]:
     """Search one puzzle; returns (verdict, nodes, guesses, branch points, solutions found:
     up to `max_solutions`), fills `solution` with the first solution found and `second` with
@@ -145,7 +148,7 @@ def _solve_one(
         return INVALID, 0, 0, 0, 0
     # Every (digit, band) dirty, as an int64 variable: a literal here would have numba compile
     # `propagate` and `_update_bands` a second time for it (0.6 s more on the first run).
-    state = propagate(board, np.int64((1 << 27) - 1), fields, choice)
+    state = call_propagate(entries[0], board, np.int64((1 << 27) - 1), fields, choice)
     # the search is light at depths from `light_depth` on (the root's, or where it switched)
     light_depth = 0 if search_light(board, state, choice) else NEVER
     nodes = 1
@@ -209,7 +212,7 @@ def _solve_one(
             dirty = _restrict(board, board[BOARD_SLOTS], board[BOARD_SLOTS + 1],
                               board[BOARD_SLOTS + 2], board[BOARD_SLOTS + 3])  # fmt: skip
         # One call site below the root: `step` is inlined here once.
-        state = step(board, dirty, depth >= light_depth, fields, choice)
+        state = step(board, dirty, depth >= light_depth, fields, choice, entries)
     if verdict != LIMIT:
         verdict = UNSOLVABLE if found == 0 else SOLVED if found == 1 else MULTIPLE
     if found < 2:  # zeros where no solution was found, whatever the caller left there
@@ -224,6 +227,7 @@ def _solve_one(
 def solve_kernel(
     grids: np.ndarray,
     skip: np.ndarray,
+    entries: np.ndarray,
     max_solutions: int,
     max_nodes: int,
     verdicts: np.ndarray,
@@ -240,13 +244,16 @@ def solve_kernel(
     results = (verdicts, solutions, nodes, guesses, solve_ns, counts)
     puzzles = (grids, np.zeros((1, 81), dtype=np.uint16), 0)
     switch = _switch(max_solutions)
-    _solve_all(puzzles, skip, max_solutions, max_nodes, switch, results, seconds, 0, branches, 0)
+    _solve_all(
+        puzzles, skip, max_solutions, max_nodes, switch, results, seconds, 0, branches, 0, entries
+    )
 
 
 @kernel
 def solve_candidates_kernel(
     candidates: np.ndarray,
     skip: np.ndarray,
+    entries: np.ndarray,
     max_solutions: int,
     max_nodes: int,
     verdicts: np.ndarray,
@@ -263,13 +270,16 @@ def solve_candidates_kernel(
     results = (verdicts, solutions, nodes, guesses, solve_ns, counts)
     puzzles = (np.zeros((1, 81), dtype=np.uint8), candidates, 1)
     switch = _switch(max_solutions)
-    _solve_all(puzzles, skip, max_solutions, max_nodes, switch, results, seconds, 0, branches, 0)
+    _solve_all(
+        puzzles, skip, max_solutions, max_nodes, switch, results, seconds, 0, branches, 0, entries
+    )
 
 
 @kernel
 def two_solutions_kernel(
     grids: np.ndarray,
     skip: np.ndarray,
+    entries: np.ndarray,
     max_nodes: int,
     verdicts: np.ndarray,
     solutions: np.ndarray,
@@ -284,13 +294,14 @@ def two_solutions_kernel(
     branches = np.zeros(1, dtype=np.int64)  # scratch: branch points are dropped
     results = (verdicts, solutions, nodes, guesses, solve_ns, counts)
     puzzles = (grids, np.zeros((1, 81), dtype=np.uint16), 0)
-    _solve_all(puzzles, skip, 2, max_nodes, _switch(2), results, seconds, 1, branches, 0)
+    _solve_all(puzzles, skip, 2, max_nodes, _switch(2), results, seconds, 1, branches, 0, entries)
 
 
 @kernel
 def two_solutions_candidates_kernel(
     candidates: np.ndarray,
     skip: np.ndarray,
+    entries: np.ndarray,
     max_nodes: int,
     verdicts: np.ndarray,
     solutions: np.ndarray,
@@ -304,7 +315,7 @@ def two_solutions_candidates_kernel(
     branches = np.zeros(1, dtype=np.int64)
     results = (verdicts, solutions, nodes, guesses, solve_ns, counts)
     puzzles = (np.zeros((1, 81), dtype=np.uint8), candidates, 1)
-    _solve_all(puzzles, skip, 2, max_nodes, _switch(2), results, seconds, 1, branches, 0)
+    _solve_all(puzzles, skip, 2, max_nodes, _switch(2), results, seconds, 1, branches, 0, entries)
 
 
 @kernel_part
@@ -319,6 +330,7 @@ def _solve_all(
     keep_seconds: int,
     branches: np.ndarray,
     keep_branches: int,
+    entries: np.ndarray,
 ) -> None:
     """The search over a batch: `puzzles` are (grids, candidates, from_candidates), the
     puzzles being the candidates when `from_candidates` is 1 (the other array: one row of
@@ -354,7 +366,7 @@ def _solve_all(
         verdict, n, g, b, found = _solve_one(
             grids[i * grid_row], candidates[i * from_candidates], from_candidates,
             max_solutions, max_nodes, switch_open, boards, fields, choice, firsts[i], second,
-            placed,
+            placed, entries,
         )  # fmt: skip
         end = now_ns(clock)
         solve_ns[i] = end - start
@@ -375,7 +387,9 @@ def _solve_all(
 
 
 @kernel
-def _branch_points_kernel(grids: np.ndarray, max_solutions: int, branches: np.ndarray) -> None:
+def _branch_points_kernel(
+    grids: np.ndarray, entries: np.ndarray, max_solutions: int, branches: np.ndarray
+) -> None:
     n = grids.shape[0]
     skip = np.zeros(n, dtype=np.bool_)
     verdicts = np.zeros(n, dtype=np.int8)
@@ -385,8 +399,9 @@ def _branch_points_kernel(grids: np.ndarray, max_solutions: int, branches: np.nd
     results = (verdicts, solutions, counts, counts, counts, counts)
     puzzles = (grids, np.zeros((1, 81), dtype=np.uint16), 0)
     _solve_all(
-        puzzles, skip, max_solutions, 0, _switch(max_solutions), results, seconds, 0, branches, 1
-    )
+        puzzles, skip, max_solutions, 0, _switch(max_solutions), results, seconds, 0, branches,
+        1, entries,
+    )  # fmt: skip
 
 
 def branch_points(grids: np.ndarray, max_solutions: int = 2) -> np.ndarray:
@@ -394,5 +409,7 @@ def branch_points(grids: np.ndarray, max_solutions: int = 2) -> np.ndarray:
     point; our `guesses` count both ways taken at each). For benchmarks."""
     grids = np.ascontiguousarray(grids, dtype=np.uint8).reshape(-1, 81)
     out = np.zeros(grids.shape[0], dtype=np.int64)
-    _branch_points_kernel(grids, max_solutions, out)
+    from pipeline.kernels.fast_entries import search_entries
+
+    _branch_points_kernel(grids, search_entries(), max_solutions, out)
     return out

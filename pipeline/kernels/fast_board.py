@@ -23,6 +23,7 @@ UNSOLVED = 27  # slots 27..29 of the board hold each band's unsolved cells
 DIGIT_SLOTS = 1 | (1 << 9) | (1 << 18)  # the slots of digit 0 (shift left by the digit)
 FIELD = 30  # slots 30..38: each digit's triad patterns (see `fast_triads`), kept current
 BOARD_SLOTS = 39
+CHOICE = 7  # the branch chosen: digit, three band masks of the first way, three of the other
 CONTRADICTION = 0
 COMPLETE = 1
 STUCK = 2

@@ -46,7 +46,8 @@ from pipeline.kernels.fast_board import (
     _columns,
     _triad_pattern,
 )
-from pipeline.kernels.fast_propagate import _naked_singles, propagate
+from pipeline.kernels.fast_calls import call_light, call_propagate
+from pipeline.kernels.fast_propagate import _naked_singles
 from pipeline.kernels.fast_tables import ALL_CELLS, ROW_MASK
 
 LIGHT_OPEN = 47  # at most this many open cells when the root is stuck: search light
@@ -192,8 +193,16 @@ def search_light(board: np.ndarray, state: int, choice: np.ndarray) -> int:
 
 
 @inline_part
-def step(board: np.ndarray, dirty: int, light: int, fields: np.ndarray, choice: np.ndarray) -> int:
-    """Propagate a board below the root: light or full (`fast_propagate.propagate`)."""
+def step(
+    board: np.ndarray,
+    dirty: int,
+    light: int,
+    fields: np.ndarray,
+    choice: np.ndarray,
+    entries: np.ndarray,
+) -> int:
+    """Propagate a board below the root: light or full (`fast_propagate.propagate`), each
+    called at its address in `entries` (`fast_calls.py`)."""
     if light:
-        return light_propagate(board, dirty, choice)
-    return propagate(board, dirty, fields, choice)
+        return call_light(entries[1], board, dirty, choice)
+    return call_propagate(entries[0], board, dirty, fields, choice)

@@ -22,6 +22,9 @@ class Strategy:
     # leading arguments of the kernel before the contract's `max_solutions` (one kernel can
     # serve several strategies through a plain flag: flags keep numba's cache working)
     flags: tuple[bool, ...] = ()
+    # the kernel takes the search's propagations' addresses (`fast_entries.search_entries`)
+    # as its first leading argument, before the flags
+    entries: bool = False
     # the node budget a puzzle gets when none is given, in every command and the Python API
     # alike (`node_budget`): the reference searches give up on the hardest puzzles at 20,000
     # nodes (verdict `limit`) instead of running for minutes; None: no budget
@@ -36,6 +39,14 @@ class Strategy:
             raise ValueError(f"strategy {self.name!r} does not take candidates")
         name = self.candidates_kernel if candidates else self.kernel
         return getattr(import_module(self.module), str(name))
+
+    def leading(self) -> tuple[object, ...]:
+        """The kernel's leading arguments, between `skip` and `max_solutions`."""
+        if not self.entries:
+            return self.flags
+        from pipeline.kernels.fast_entries import search_entries
+
+        return (search_entries(), *self.flags)
 
     def kernels(self) -> tuple[tuple[str, str], ...]:
         """(module, name) of the strategy's kernel, as `pipeline.compiled.expect` takes them."""
@@ -52,6 +63,7 @@ REGISTRY: dict[str, Strategy] = {
             "band or stack",
             "pipeline.kernels.fast",
             "solve_kernel",
+            entries=True,
             candidates_kernel="solve_candidates_kernel",
         ),
         Strategy(

@@ -154,19 +154,19 @@ def _enumerate() -> None:
     list(enumerate_batch(_grids(), 3))
 
 
-# The search's two halves, each cached on its own, compiled side by side before the kernels
-# that link them (`fast`, `two_solutions`, the pencilmark twins, `enumerate`): the full
-# propagation, and the light one with the loaders and the rectangle count. Compiled with the
-# argument types those kernels call them with (a part compiled for other types, a literal
-# `0` say, would be compiled again, in series). `fast` alone from nothing: 12.0 CPU s; with
-# these cached: 6.1, while they take 3.9 and 3.4 side by side (2-core AMD EPYC).
+# The search's two halves, each cached on its own, compiled side by side: the full
+# propagation, and the light one with the loaders and the rectangle count. The kernels that
+# search (`fast`, `two_solutions`, the pencilmark twins, `enumerate`) call the propagations
+# at their addresses (`kernels.fast_calls`), so they compile beside the full one, after the
+# light lane's loaders they link. The loaders are compiled with the argument types those
+# kernels call them with (a part compiled for other types, a literal `0` say, would be
+# compiled again, in series).
 _BOARD = "int64[::1]"
+ENTRIES = "pipeline.kernels.fast_entries"  # the propagations' C callbacks: (module, name)
 FAST_PARTS: dict[str, tuple[tuple[str, str, str], ...]] = {
-    "fast_propagate": (
-        ("pipeline.kernels.fast_propagate", "propagate", f"({_BOARD}, int64, {_BOARD}, {_BOARD})"),
-    ),
+    "fast_propagate": ((ENTRIES, "_propagate_entry", "propagate_entry"),),
     "fast_light": (
-        ("pipeline.kernels.fast_light", "light_propagate", f"({_BOARD}, int64, {_BOARD})"),
+        (ENTRIES, "_light_entry", "light_entry"),
         ("pipeline.kernels.fast_light", "choose_light", f"({_BOARD}, {_BOARD})"),
         ("pipeline.kernels.fast_load", "_load_givens", f"(uint8[::1], {_BOARD}, {_BOARD})"),
         (
@@ -186,6 +186,9 @@ def _compile_parts(name: str) -> Callable[[], None]:
         from numba.core import sigutils
 
         for module, function, signature in FAST_PARTS[name]:
+            if module == ENTRIES:  # a C callback, compiled (or loaded) by its getter
+                getattr(import_module(module), signature)()
+                continue
             part = getattr(import_module(module), function)
             part.compile(sigutils.normalize_signature(signature)[0])
 
@@ -212,10 +215,19 @@ class Kernel:
 
 
 SEARCH_PARTS = tuple(FAST_PARTS)  # the parts of every kernel of the `fast` search
+LINKED = ("fast_light",)  # those its kernels link (the loaders); the other is called beside
+
+
+def _search(load: Callable[[], None], compiled: tuple[tuple[str, str], ...]) -> Kernel:
+    """A kernel of the `fast` search: its parts beside it, the loaders' lane before it."""
+    return Kernel(load, compiled, SEARCH_PARTS, LINKED)
+
 
 KERNELS: dict[str, Kernel] = {
     **{
-        name: Kernel(_strategy(name), s.kernels(), SEARCH_PARTS if name == "fast" else ())
+        name: _search(_strategy(name), s.kernels())
+        if s.entries
+        else Kernel(_strategy(name), s.kernels())
         for name, s in REGISTRY.items()
     },
     **{
@@ -223,9 +235,7 @@ KERNELS: dict[str, Kernel] = {
         for name, parts in FAST_PARTS.items()
     },
     "clash": Kernel(_clash, (("pipeline.kernels.checks", "_first_clash_kernel"),)),
-    "two_solutions": Kernel(
-        _two_solutions, (("pipeline.kernels.fast", "two_solutions_kernel"),), SEARCH_PARTS
-    ),
+    "two_solutions": _search(_two_solutions, (("pipeline.kernels.fast", "two_solutions_kernel"),)),
     "library": Kernel(  # c: solvers (loaded here, then in their keeper, from the cache)
         _library,
         (
@@ -242,9 +252,7 @@ KERNELS: dict[str, Kernel] = {
         ),
     ),
     "augment": Kernel(_augment, (("pipeline.symmetry_kernels", "augment_kernel"),)),
-    "enumerate": Kernel(
-        _enumerate, (("pipeline.kernels.enumeration", "enumerate_kernel"),), SEARCH_PARTS
-    ),
+    "enumerate": _search(_enumerate, (("pipeline.kernels.enumeration", "enumerate_kernel"),)),
     "canonical_search": Kernel(
         _canonical_search, (("pipeline.canonical_forms.search", "search_form"),)
     ),
@@ -269,14 +277,13 @@ KERNELS: dict[str, Kernel] = {
         parts=("rating_easy", "rating_hard", "rating_copies", "fast"),  # fast: its difficulty
         links=("rating_easy", "rating_hard"),  # the copies and `fast` are called beside it
     ),
-    "pencilmarks": Kernel(
+    "pencilmarks": _search(
         _pencilmarks,
         (
             ("pipeline.kernels.fast", "solve_candidates_kernel"),
             ("pipeline.kernels.reference", "reference_candidates_kernel"),
             ("pipeline.kernels.fast", "two_solutions_candidates_kernel"),
         ),
-        SEARCH_PARTS,
     ),
 }
 
@@ -286,11 +293,14 @@ def warm(names: tuple[str, ...]) -> None:
     lane of `lanes(names)` here and each other in a process of its own (numba's compiler holds
     the GIL: threads would take turns), which leaves them in the cache; then all load here,
     those made of parts after their parts."""
+    from pipeline.kernels.fast_entries import compiling_only
+
     here, *apart = lanes(names)
     helpers = [_compile_apart(lane) for lane in apart]
     try:
-        for name in here:
-            KERNELS[name].load()
+        with compiling_only():  # the search's kernels need not wait for its propagation
+            for name in here:
+                KERNELS[name].load()
     finally:
         for helper in helpers:
             helper.wait()  # a helper that failed leaves its kernels to the loop below
@@ -416,9 +426,11 @@ def orphaned():
         time.sleep(0.2)
     os._exit(1)
 threading.Thread(target=orphaned, daemon=True).start()
+from pipeline.kernels.fast_entries import compiling_only
 from pipeline.run.warmup import KERNELS
-for name in sys.argv[1:]:
-    KERNELS[name].load()
+with compiling_only():
+    for name in sys.argv[1:]:
+        KERNELS[name].load()
 """
 
 

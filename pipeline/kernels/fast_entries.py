@@ -1,0 +1,102 @@
+"""The search's two propagations as C callbacks, and their addresses for the kernels that call
+them (`fast_calls.py` says why they are not linked).
+
+    entries = search_entries()      # (2,) int64: propagate's address, light_propagate's
+    solve_kernel(grids, skip, entries, 2, 0, *outputs)
+
+Each callback is compiled on first use (or loaded from numba's cache, as the kernels are),
+once a process, under a lock: the workers' threads share it. The warm-up compiles the two
+side by side, in lanes of their own (`run.warmup`: `fast_propagate`, `fast_light`), and the
+kernels that call them beside them: a kernel is compiled by a first call, so in those lanes
+`compiling_only()` has `search_entries()` give stand-ins that answer "contradiction" at once
+(a search on them ends at its root), and the kernel compiles without waiting for the
+propagation it will call.
+"""
+
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import numpy as np
+from numba import carray, cfunc, types
+
+from pipeline.compiled import cache_root
+from pipeline.kernels.fast_board import CHOICE, CONTRADICTION
+from pipeline.kernels.fast_light import light_propagate
+from pipeline.kernels.fast_propagate import BOARD_SLOTS, propagate
+
+BOARD = BOARD_SLOTS + 4  # a row of `boards` (`fast`)
+FIELDS = 9
+_POINTER = types.CPointer(types.int64)
+_PROPAGATE = types.int64(_POINTER, types.int64, _POINTER, _POINTER)
+_LIGHT = types.int64(_POINTER, types.int64, _POINTER)
+
+
+def _propagate_entry(board, dirty, fields, choice):  # noqa: ANN001, ANN202
+    return propagate(carray(board, BOARD), dirty, carray(fields, FIELDS), carray(choice, CHOICE))
+
+
+def _light_entry(board, dirty, choice):  # noqa: ANN001, ANN202
+    return light_propagate(carray(board, BOARD), dirty, carray(choice, CHOICE))
+
+
+def _no_propagate(board, dirty, fields, choice):  # noqa: ANN001, ANN202
+    return CONTRADICTION
+
+
+def _no_light(board, dirty, choice):  # noqa: ANN001, ANN202
+    return CONTRADICTION
+
+
+_CALLBACKS = {
+    "propagate": (_propagate_entry, _PROPAGATE),
+    "light": (_light_entry, _LIGHT),
+    "no_propagate": (_no_propagate, _PROPAGATE),
+    "no_light": (_no_light, _LIGHT),
+}
+_lock = threading.Lock()
+_callbacks: dict[str, Any] = {}  # name -> numba CFunc, kept alive with its machine code
+_entries: dict[str, np.ndarray] = {}
+_local = threading.local()
+
+
+def _callback(name: str) -> Any:
+    with _lock:
+        if name not in _callbacks:
+            function, signature = _CALLBACKS[name]
+            _callbacks[name] = cfunc(signature, cache=cache_root() is not None)(function)
+        return _callbacks[name]
+
+
+def propagate_entry() -> Any:
+    """`fast_propagate.propagate` as a C callback (compiled, or loaded from the cache, now)."""
+    return _callback("propagate")
+
+
+def light_entry() -> Any:
+    """`fast_light.light_propagate` as a C callback."""
+    return _callback("light")
+
+
+def search_entries() -> np.ndarray:
+    """`(2,) int64`: the addresses of the two callbacks, in this process, for the kernels (the
+    stand-ins within `compiling_only()`)."""
+    kind = "no_" if getattr(_local, "compiling_only", False) else ""
+    if kind not in _entries:
+        found = [_callback(kind + name).address for name in ("propagate", "light")]
+        _entries[kind] = np.array(found, dtype=np.int64)
+    return _entries[kind]
+
+
+@contextmanager
+def compiling_only() -> Iterator[None]:
+    """Within the block, in this thread, the kernels get stand-ins for the propagations: a
+    kernel called there compiles (or loads) and its search ends at the root, whatever the
+    puzzle. For the warm-up's lanes only: no answer given there is true."""
+    before = getattr(_local, "compiling_only", False)
+    _local.compiling_only = True
+    try:
+        yield
+    finally:
+        _local.compiling_only = before
