@@ -5,7 +5,7 @@ is written over without `--force`, and nothing but a split's kind of files even 
     folder = check_folder("splits/", inputs=["corpus.csv"], force=False)   # or InputError
     with running(job) as run:                    # the run loop's `folder` sink: `.NAME.lock`,
         ...                                      # the splits written in run.folder (`spill`)
-        write_manifest(run.folder, manifest)     # with every file's sha256
+        write_manifest(run.folder, manifest, digests)   # with every file's sha256
         run.commit()                             # renamed into place, whole
 
 `npy`: a folder `<name>/` per split, written by `io.writers` as augment writes its own (one
@@ -21,7 +21,7 @@ from pathlib import Path
 
 from pipeline.io.hrm_folders import IDENTIFIERS
 from pipeline.io.output_folders import check_output_folder
-from pipeline.jobs.split.manifest import MANIFEST, TOOL, SplitManifest, sha256_files
+from pipeline.jobs.split.manifest import MANIFEST, TOOL, Digests, SplitManifest
 
 
 def check_folder(path: str | Path, *, inputs: Iterable[str] = (), force: bool = False) -> Path:
@@ -50,10 +50,18 @@ def files_of(names: tuple[str, ...] | list[str], fmt: str) -> list[str]:
     return [*names, *([IDENTIFIERS] if fmt == "hrm" else [])]
 
 
-def write_manifest(tmp: Path, manifest: SplitManifest, threads: int = 1) -> None:
+def written_files(tmp: Path, names: Iterable[str] = ()) -> list[Path]:
+    """The files in `tmp` (the folder being made), or in those of its entries named (a split's
+    file or folder), in order."""
+    places = [tmp / name for name in names] if names else [tmp]
+    found = [f for place in places for f in sorted(place.rglob("*")) if f.is_file()]
+    return found + [p for p in places if p.is_file()]
+
+
+def write_manifest(tmp: Path, manifest: SplitManifest, digests: Digests) -> None:
     """The manifest of the splits written in `tmp` (the folder being made), with every
-    file's sha256 (on `threads` threads)."""
-    files = [f for f in sorted(tmp.rglob("*")) if f.is_file()]
-    digests = sha256_files(files, threads)
-    manifest.sha256 = {str(f.relative_to(tmp)): d for f, d in zip(files, digests, strict=True)}
+    file's sha256 (`digests`: started as each split was written)."""
+    files = written_files(tmp)
+    sums = digests.of(files)
+    manifest.sha256 = {str(f.relative_to(tmp)): d for f, d in zip(files, sums, strict=True)}
     (tmp / MANIFEST).write_text(manifest.to_json() + "\n")

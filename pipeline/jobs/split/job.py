@@ -30,7 +30,7 @@ from pipeline.jobs.split.batch import (
     split_task,
 )
 from pipeline.jobs.split.folder import check_folder, files_of, write_manifest
-from pipeline.jobs.split.manifest import SplitManifest, file_identity
+from pipeline.jobs.split.manifest import Digests, SplitManifest, file_identity, local_inputs
 from pipeline.jobs.split.options import (
     DUPLICATE,
     FORMATS,
@@ -141,9 +141,12 @@ def _run(
     left_out: Counter = Counter()
     read, wrong, by_input = 0, 0, Counter()
     sources = [str(name) for name in job.inputs.names] if job.inputs.several else None
-    with running(job) as run:
+    remotes = [ds.remote_file for ds in job.inputs.datasets]
+    threads = min(job.executor.workers, usable_cpus())  # this machine's: copies, sha256s
+    with running(job) as run, Digests(threads) as digests:
         assert run.folder is not None
         tmp = run.folder
+        digests.start(local_inputs(map(str, job.inputs.names), remotes))  # while they are solved
         kept = KeptRows(tmp / SPILL, split, sources)
         for part in run.map(split_task, _tasks(run.tasks(), by_input), search, split.min_rating):
             kept.add(part.table)
@@ -163,8 +166,7 @@ def _run(
         rate = read / wall if wall > 0 else None
         settings = {"format": fmt, "max_nodes": max_nodes}
         metadata = job.metadata(read, split.as_dict() | settings, rate)
-        threads = min(job.executor.workers, usable_cpus())  # this machine's, for the copies
-        written = write_splits(kept, split_of, tmp, fmt, metadata, threads)
+        written = write_splits(kept, split_of, tmp, fmt, metadata, threads, digests)
         kept.remove()
         if written.repeats:
             left_out[DUPLICATE] += written.repeats
@@ -178,10 +180,8 @@ def _run(
             read,
             settings,
             inputs=[
-                file_identity(name, ds.remote_file) | {"rows": by_input[i]}
-                for i, (name, ds) in enumerate(
-                    zip(job.inputs.names, job.inputs.datasets, strict=True)
-                )
+                file_identity(str(name), remote, digests) | {"rows": by_input[i]}
+                for i, (name, remote) in enumerate(zip(job.inputs.names, remotes, strict=True))
             ],
             wrong_input_solutions=wrong if job.inputs.first.solution_column is not None else None,
             output=str(job.output),
@@ -194,6 +194,6 @@ def _run(
         )
         for name, examples in written.examples.items():  # hrm: copies included
             manifest.splits[name]["examples"] = examples
-        write_manifest(tmp, manifest, threads)
+        write_manifest(tmp, manifest, digests)
         run.commit()
     return manifest

@@ -6,7 +6,8 @@ and seed, the inputs with their sizes and sha256, the tool's version, and how it
 import datetime
 import hashlib
 import os
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Iterable
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -45,29 +46,65 @@ def sha256_of(path: str | Path) -> str:
     return digest.hexdigest()
 
 
-def sha256_files(paths: list[Path], threads: int = 1) -> list[str]:
-    """The sha256 of each file, on `threads` threads (hashlib and reading release the GIL: an
-    HRM folder of 1.5 GB is hashed in half the time on two)."""
-    if threads <= 1 or len(paths) <= 1:
-        return [sha256_of(path) for path in paths]
-    with ThreadPoolExecutor(threads) as pool:
-        return list(pool.map(sha256_of, paths))
+class Digests:
+    """The sha256 of files, each computed on one of `threads` threads from when it is handed
+    over (`start`), so that hashing overlaps the work still to do: the inputs while they are
+    solved, a split's files while the next split is written (hashlib and reading release the
+    GIL). `of` waits for the files it asks for, starting those not handed over yet.
+
+        with Digests(2) as digests:
+            digests.start([input_path])
+            ...
+            digests.of([input_path])
+    """
+
+    def __init__(self, threads: int = 1) -> None:
+        self._pool = ThreadPoolExecutor(max(threads, 1), thread_name_prefix="sha256")
+        self._pending: dict[Path, Future[str]] = {}
+
+    def start(self, paths: Iterable[Path]) -> None:
+        for path in paths:
+            if path not in self._pending:
+                self._pending[path] = self._pool.submit(sha256_of, path)
+
+    def of(self, paths: list[Path]) -> list[str]:
+        """The sha256 of each of `paths` (OSError as reading them raised it)."""
+        self.start(paths)
+        return [self._pending[path].result() for path in paths]
+
+    def __enter__(self) -> "Digests":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._pool.shutdown(wait=exc[0] is None, cancel_futures=True)
 
 
-def file_identity(path: str, remote: RemoteFile | None = None) -> dict[str, Any]:
+def file_identity(
+    path: str, remote: RemoteFile | None = None, digests: Digests | None = None
+) -> dict[str, Any]:
     """An input as the manifest names it: its path, and its size and sha256: a local file's
-    (read again), or a URL's (`remote`: hashed as it was read, `io.remote.remote_digest`);
-    standard input has neither."""
+    (read again, by `digests` when given: `local_inputs`), or a URL's (`remote`: hashed as it
+    was read, `io.remote.remote_digest`); standard input has neither."""
     entry: dict[str, Any] = {"path": path, "size_bytes": None, "sha256": None}
     if remote is not None:
         size, digest = remote_digest(remote)
         return entry | {"size_bytes": size, "sha256": digest}
     try:
         if Path(path).is_file():
-            entry |= {"size_bytes": os.path.getsize(path), "sha256": sha256_of(path)}
+            digest = sha256_of(path) if digests is None else digests.of([Path(path)])[0]
+            entry |= {"size_bytes": os.path.getsize(path), "sha256": digest}
     except OSError:
         pass
     return entry
+
+
+def local_inputs(names: Iterable[str], remotes: Iterable[RemoteFile | None]) -> list[Path]:
+    """The inputs that are local files (their sha256 can be taken while they are solved)."""
+    return [
+        Path(name)
+        for name, remote in zip(names, remotes, strict=True)
+        if remote is None and Path(name).is_file()
+    ]
 
 
 @dataclass

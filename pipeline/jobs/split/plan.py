@@ -116,7 +116,9 @@ def small_columns(options: SplitOptions) -> list[str]:
 def _groups(kept: pl.DataFrame, options: SplitOptions) -> pl.DataFrame:
     """One row per group, in order of key: its id, its stratum (its first row's), its key."""
     value = pl.col(_STRATUM_COLUMN[options.stratify]).first() if options.stratify else pl.lit(0)
-    groups = kept.group_by(GROUP, maintain_order=True).agg(value.alias(_STRATUM))
+    # groups in any order (sorted by key below: 0.1 s less for 1M rows than in the order of
+    # their first rows); `first` is still a group's first row in input order
+    groups = kept.group_by(GROUP).agg(value.alias(_STRATUM))
     keys = keyed(groups[GROUP].to_numpy(), options.seed, GROUP_ORDER)
     groups = groups.with_columns(pl.Series(_KEY, keys, dtype=pl.UInt64)).sort(_KEY, GROUP)
     if options.stratify in _DECILES:  # deciles by rank: ties (many 0s) cut by key

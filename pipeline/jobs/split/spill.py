@@ -50,8 +50,10 @@ from pipeline.errors import InputError
 from pipeline.io.hrm_folders import MAX_EXAMPLES, write_identifiers
 from pipeline.io.writers import TableWriter, Target, read_spool, spool
 from pipeline.jobs.split.batch import GROUP, SOURCE
+from pipeline.jobs.split.folder import written_files
 from pipeline.jobs.split.hashing import ROW_ORDER, hash_rows, string_bytes
 from pipeline.jobs.split.hrm_writer import KEY, write_hrm_split
+from pipeline.jobs.split.manifest import Digests
 from pipeline.jobs.split.options import SplitOptions
 from pipeline.jobs.split.plan import cut, small_columns
 
@@ -178,10 +180,12 @@ def write_splits(
     fmt: str,
     metadata: dict[str, Any],
     workers: int = 1,
+    digests: Digests | None = None,
 ) -> Written:
     """Write each split of `kept` (`split_of`: each row's) into `folder` as `fmt` (parquet,
     npy or hrm); returns what was written (`Written`). `workers`: threads that make HRM's
-    copies (`hrm_writer`)."""
+    copies (`hrm_writer`). `digests`: each split's files handed over as soon as it is written
+    (their sha256 taken while the next split is written)."""
     options = kept.options
     names = options.names
     sizes = [int((split_of == s).sum()) for s in range(len(names))]
@@ -223,6 +227,8 @@ def write_splits(
             written.examples[name] = hrm.examples
             written.short += hrm.short
         written.repeats += dropped
+        if digests is not None:
+            digests.start(written_files(folder, [name if fmt != "parquet" else f"{name}.parquet"]))
     return written
 
 
