@@ -160,7 +160,8 @@ def _enumerate() -> None:
 # at their addresses (`kernels.fast_calls`), so they compile beside the full one, after the
 # light lane's loaders they link. The loaders are compiled with the argument types those
 # kernels call them with (a part compiled for other types, a literal `0` say, would be
-# compiled again, in series).
+# compiled again, in series). Each entry: (module, function, the argument types), or for a C
+# callback of ENTRIES (module, function, the getter that compiles or loads it).
 _BOARD = "int64[::1]"
 ENTRIES = "pipeline.kernels.fast_entries"  # the propagations' C callbacks: (module, name)
 FAST_PARTS: dict[str, tuple[tuple[str, str, str], ...]] = {
