@@ -230,43 +230,44 @@ def _source_of(module: str) -> Path | None:
 
 
 # CPU seconds to compile each kernel alone from nothing, in a process of its own (`python -m
-# benchmarks.first_run --kernels`, 2-core machine, docs/BENCHMARKS.md; the solver's, the
-# canonical and the rating's kernels as measured on an Intel Xeon, 2026-12-06, the rest
-# earlier): what the notice's estimate adds up. Kernels share parts, compiled once, so a sum
-# errs long. A kernel missing here counts DEFAULT_SECONDS (a test checks that none is).
+# benchmarks.first_run --kernels`, docs/BENCHMARKS.md): what the notice's estimate adds up and
+# how the warm-up shares the kernels between its lanes (only their ratios matter there).
+# Measured on a 2-core AMD EPYC, 2026-12-07 (a kernel made of parts: its own share, its parts'
+# figures taken off), and given on the scale of the Intel Xeon kind, where numba compiles 1.5x
+# faster. Kernels share parts, compiled once, so a sum errs long. A kernel missing here counts
+# DEFAULT_SECONDS (a test checks that none is).
 COMPILE_SECONDS: dict[tuple[str, str], float] = {
     # the search's two halves, compiled side by side as C callbacks (`kernels.fast_entries`)
-    # with the loaders the kernels link, and each kernel that calls them beside them (on a
-    # 2-core AMD EPYC, where everything compiles 1.5x slower: 3.5, 2.35 and 3.3)
-    ("pipeline.kernels.fast_entries", "_propagate_entry"): 2.3,
-    ("pipeline.kernels.fast_entries", "_light_entry"): 0.9,
+    # with the loaders the kernels link, and each kernel that calls them beside them
+    ("pipeline.kernels.fast_entries", "_propagate_entry"): 2.6,
+    ("pipeline.kernels.fast_entries", "_light_entry"): 1.2,
     ("pipeline.kernels.fast_light", "choose_light"): 0.2,
     ("pipeline.kernels.fast_load", "_load_givens"): 0.2,
     ("pipeline.kernels.fast_load", "_load_candidates"): 0.2,
-    ("pipeline.kernels.fast_count", "count_rectangle"): 0.1,
-    ("pipeline.kernels.fast", "solve_kernel"): 2.2,  # the propagations called, not linked
-    ("pipeline.kernels.reference", "reference_kernel"): 4.0,  # mrv and backtrack
-    ("pipeline.kernels.checks", "_first_clash_kernel"): 0.9,
-    ("pipeline.plugins.library_calls", "call_kernel"): 0.6,
-    ("pipeline.plugins.library_batch", "pack_kernel"): 0.5,
-    ("pipeline.plugins.library_batch", "unpack_kernel"): 0.3,
-    ("pipeline.kernels.fast", "two_solutions_kernel"): 1.4,  # after solve_kernel's parts
-    ("pipeline.canonical_forms.search", "search_form"): 3.5,
-    ("pipeline.canonical_forms.full", "full_form"): 3.5,
-    ("pipeline.canonical_forms.batch", "canonical_kernel"): 1.5,  # its search cached
-    ("pipeline.canonical_forms.batch", "complete_kernel"): 1.0,  # full_form cached
-    ("pipeline.rating.ladder", "easy_rungs"): 4.0,
-    ("pipeline.rating.ladder", "hard_rungs"): 3.9,
-    ("pipeline.rating.ladder", "grade_kernel"): 1.7,  # its rungs cached: the ladder alone
-    ("pipeline.rating.difficulty", "symmetric_copies"): 1.7,  # 2.7 before its draws were linked
-    ("pipeline.kernels.checks", "_verify_kernel"): 0.7,  # 1.2 s measured under load (x2)
-    ("pipeline.symmetry_kernels", "augment_kernel"): 2.8,  # 3.5 before its draws were linked
-    ("pipeline.kernels.enumeration", "enumerate_kernel"): 1.1,  # the search's parts cached
-    ("pipeline.kernels.checks", "_givens_valid_kernel"): 0.5,
+    ("pipeline.kernels.fast_count", "count_rectangle"): 0.2,
+    ("pipeline.kernels.fast", "solve_kernel"): 1.8,  # the propagations called, not linked
+    ("pipeline.kernels.reference", "reference_kernel"): 3.7,  # mrv and backtrack
+    ("pipeline.kernels.checks", "_first_clash_kernel"): 0.7,
+    ("pipeline.plugins.library_calls", "call_kernel"): 0.7,
+    ("pipeline.plugins.library_batch", "pack_kernel"): 0.6,
+    ("pipeline.plugins.library_batch", "unpack_kernel"): 0.4,
+    ("pipeline.kernels.fast", "two_solutions_kernel"): 1.3,
+    ("pipeline.canonical_forms.search", "search_form"): 3.1,
+    ("pipeline.canonical_forms.full", "full_form"): 3.4,
+    ("pipeline.canonical_forms.batch", "canonical_kernel"): 1.1,  # its search cached
+    ("pipeline.canonical_forms.batch", "complete_kernel"): 0.8,  # full_form cached
+    ("pipeline.rating.ladder", "easy_rungs"): 3.5,
+    ("pipeline.rating.ladder", "hard_rungs"): 3.5,
+    ("pipeline.rating.ladder", "grade_kernel"): 0.7,  # its rungs cached: the ladder alone
+    ("pipeline.rating.difficulty", "symmetric_copies"): 1.9,
+    ("pipeline.kernels.checks", "_verify_kernel"): 0.5,
+    ("pipeline.symmetry_kernels", "augment_kernel"): 1.9,
+    ("pipeline.kernels.enumeration", "enumerate_kernel"): 0.7,  # the search's parts cached
+    ("pipeline.kernels.checks", "_givens_valid_kernel"): 0.3,
     # the pencilmark twins (compiled in the background, or when a row holds pencilmarks)
-    ("pipeline.kernels.fast", "solve_candidates_kernel"): 2.2,
-    ("pipeline.kernels.reference", "reference_candidates_kernel"): 4.0,
-    ("pipeline.kernels.fast", "two_solutions_candidates_kernel"): 1.4,
+    ("pipeline.kernels.fast", "solve_candidates_kernel"): 1.8,
+    ("pipeline.kernels.reference", "reference_candidates_kernel"): 3.7,
+    ("pipeline.kernels.fast", "two_solutions_candidates_kernel"): 1.3,
 }
 DEFAULT_SECONDS = 3.0
 
