@@ -1,7 +1,7 @@
 """`split`'s inputs: a URL's manifest entry has the size and sha256 of what was read (as a
 file's has), whether it was read as text, by ranges (Parquet) or as a stream (no format in its
-name); a file with pencilmark rows among 81-character ones is one clear line, nothing
-written."""
+name); every file's sha256, inputs and outputs, is that of its bytes; a file with pencilmark
+rows among 81-character ones is one clear line, nothing written."""
 
 import hashlib
 
@@ -46,6 +46,27 @@ def test_a_url_read_as_a_stream_has_its_digest_too(server, tmp_path):  # noqa: F
                           progress=False)  # fmt: skip
     assert manifest.inputs[0]["sha256"] == hashlib.sha256(stored).hexdigest()
     assert manifest.inputs[0]["size_bytes"] == len(stored)
+
+
+@pytest.mark.parametrize("fmt", ["parquet", "npy", "hrm"])
+def test_files_have_the_sha256_of_their_bytes_inputs_and_outputs_alike(tmp_path, fmt):
+    """Local inputs are hashed while they are solved, each split's files as soon as it is
+    written (`manifest.Digests`): every digest the manifest gives is that of the bytes."""
+    frame = generate(40, seed=4).select("id", "puzzle", "solution")
+    first, second = tmp_path / "a.csv", tmp_path / "b.parquet"
+    frame.head(25).write_csv(first)
+    frame.tail(15).write_parquet(second)
+    out = tmp_path / "out"
+    augment = {"augment": 2} if fmt == "hrm" else {}
+    manifest = split_file([first, second], out, fractions=FRACTIONS, format=fmt, seed=3,
+                          progress=False, **augment)  # fmt: skip
+    for entry, path in zip(manifest.inputs, (first, second), strict=True):
+        assert entry["size_bytes"] == path.stat().st_size
+        assert entry["sha256"] == hashlib.sha256(path.read_bytes()).hexdigest()
+    written = {str(f.relative_to(out)) for f in out.rglob("*") if f.is_file()}
+    assert set(manifest.sha256) == written - {"manifest.json"}
+    for name, digest in manifest.sha256.items():
+        assert hashlib.sha256((out / name).read_bytes()).hexdigest() == digest, name
 
 
 @pytest.mark.parametrize("fmt", ["parquet", "hrm"])
