@@ -7,9 +7,9 @@ are most of the search's code, so every kernel that searched paid for them again
 `solve` spent 5.6 s of its 11 s compiling `solve_kernel` on top of its cached parts (2-core
 AMD EPYC). Called through a pointer, they are compiled once, as C callbacks of their own
 (`fast_entries.py`), side by side with the kernels that call them, which compile in about
-half the time (3.0 s for `solve_kernel`). The call costs an indirect jump a propagation: no
-set of `benchmarks.versus_tdoku` moved beyond its noise (docs/BENCHMARKS.md, "Ideas
-measured").
+half the time (3.3 CPU s for `solve_kernel`). The call costs an indirect jump a propagation:
+the kernel alone on every public set, timed as `benchmarks.versus_tdoku` times it, moved
+within its noise (docs/BENCHMARKS.md, "Ideas measured").
 
     state = call_propagate(entries[0], board, dirty, fields, choice)   # fast_propagate.propagate
     state = call_light(entries[1], board, dirty, choice)               # fast_light.light_propagate

@@ -50,7 +50,7 @@ from pipeline.errors import InputError
 from pipeline.io.hrm_folders import MAX_EXAMPLES, write_identifiers
 from pipeline.io.writers import TableWriter, Target, read_spool, spool
 from pipeline.jobs.split.batch import GROUP, SOURCE
-from pipeline.jobs.split.folder import written_files
+from pipeline.jobs.split.folder import files_of, written_files
 from pipeline.jobs.split.hashing import ROW_ORDER, hash_rows, string_bytes
 from pipeline.jobs.split.hrm_writer import KEY, write_hrm_split
 from pipeline.jobs.split.manifest import Digests
@@ -228,7 +228,7 @@ def write_splits(
             written.short += hrm.short
         written.repeats += dropped
         if digests is not None:
-            digests.start(written_files(folder, [name if fmt != "parquet" else f"{name}.parquet"]))
+            digests.start(written_files(folder, files_of([name], fmt)))
     return written
 
 
