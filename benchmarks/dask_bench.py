@@ -3,6 +3,7 @@
 against them.
 
     taskset -c 0 nice -n 10 python -m benchmarks.dask_bench [--rows 1000000] [--write FILE]
+        [--command validate]
 
 Kaggle-style rows (kaggle1m_first9999 in ../shared/data, `quizzes,solutions`, repeated up to
 `--rows`, and `--small` rows for the fixed costs), as CSV and as Parquet (row groups of
@@ -11,7 +12,10 @@ Kaggle-style rows (kaggle1m_first9999 in ../shared/data, `quizzes,solutions`, re
 other processes): before (`SUDOKU_PIPELINE_DASK_SLICES=0`, the client reads every input byte
 and writes every output byte) and after (the workers read their slices and keep their parts;
 the client plans, counts and joins). The outputs of both are checked equal (timing columns
-aside). Target: <= 0.15 client CPU s per 1M rows more.
+aside). Target: <= 0.15 client CPU s per 1M rows more. `--command validate` measures
+`validate` the same way (before: the client reads every row and finds the repeats; after: the
+workers, hash-partitioned), its findings files checked equal; the repeated rows make nearly
+every row a `duplicate` finding, the most the repeats' rounds can have to carry.
 """
 
 import argparse
@@ -76,19 +80,23 @@ def start_cluster(folder: Path) -> tuple[str, list[subprocess.Popen]]:
     return address, started
 
 
-def client_cpu(source: Path, out: Path, address: str, legacy: bool) -> tuple[float, float]:
-    """(client CPU s, wall s) of one run of `solve` on the cluster."""
+def client_cpu(
+    source: Path, out: Path, address: str, legacy: bool, command: str = "solve"
+) -> tuple[float, float]:
+    """(client CPU s, wall s) of one run of `command` on the cluster."""
     env = {**os.environ, "SUDOKU_PIPELINE_COMPILE_AHEAD": "0"}
     if legacy:
         env["SUDOKU_PIPELINE_DASK_SLICES"] = "0"
-    command = [str(BIN / "sudoku-pipeline"), "solve", str(source), "-o", str(out), "--quiet",
-               "--force", "--executor", "dask", "--scheduler", address]  # fmt: skip
+    args = [str(BIN / "sudoku-pipeline"), command, str(source), "-o", str(out), "--quiet",
+            "--force", "--executor", "dask", "--scheduler", address]  # fmt: skip
+    if command == "validate":
+        args.append("--exit-zero")
     start = time.perf_counter()
-    process = subprocess.Popen(command, env=env, stderr=subprocess.PIPE)
+    process = subprocess.Popen(args, env=env, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL)
     _, status, usage = os.wait4(process.pid, 0)
     wall = time.perf_counter() - start
     if os.waitstatus_to_exitcode(status) != 0:
-        raise SystemExit(f"{' '.join(command)} failed: {process.stderr.read().decode()}")
+        raise SystemExit(f"{' '.join(args)} failed: {process.stderr.read().decode()}")
     return usage.ru_utime + usage.ru_stime, wall
 
 
@@ -98,7 +106,9 @@ def main() -> None:
     parser.add_argument("--small", type=int, default=10_000, help="rows of the fixed-cost run")
     parser.add_argument("--repeats", type=int, default=2)
     parser.add_argument("--write", type=Path, help="record the table in this Markdown file")
+    parser.add_argument("--command", choices=("solve", "validate"), default="solve")
     args = parser.parse_args()
+    timing = ["solve_ns"] if args.command == "solve" else []
     with tempfile.TemporaryDirectory(prefix="dask-bench-") as tmp:
         folder = Path(tmp)
         small = corpus(folder / "small", args.small)
@@ -112,10 +122,15 @@ def main() -> None:
                     kind = "before" if legacy else "after"
                     out = folder / f"{source.suffix[1:]}-{kind}.parquet"
                     fixed = min(
-                        client_cpu(small[k], folder / "small.parquet", address, legacy)
+                        client_cpu(
+                            small[k], folder / "small.parquet", address, legacy, args.command
+                        )
                         for _ in range(args.repeats)
                     )[0]
-                    runs = [client_cpu(source, out, address, legacy) for _ in range(args.repeats)]
+                    runs = [
+                        client_cpu(source, out, address, legacy, args.command)
+                        for _ in range(args.repeats)
+                    ]
                     cpu, wall = min(runs)
                     marginal = (cpu - fixed) * 1e6 / (args.rows - args.small)
                     outputs[legacy] = out
@@ -125,8 +140,8 @@ def main() -> None:
                         f"**{marginal:.3f}** | {wall:.2f} |"
                     )
                     print(lines[-1], flush=True)
-                before = pl.read_parquet(outputs[True]).drop("solve_ns")
-                after = pl.read_parquet(outputs[False]).drop("solve_ns")
+                before = pl.read_parquet(outputs[True]).drop(timing)
+                after = pl.read_parquet(outputs[False]).drop(timing)
                 if not before.equals(after):
                     raise SystemExit(f"{source.name}: the outputs before and after differ")
         finally:
@@ -137,8 +152,9 @@ def main() -> None:
     today = datetime.date.today().isoformat()
     body = (
         f"Measured {today} on {machine()}, `taskset -c 0 nice -n 10 python -m "
-        f"benchmarks.dask_bench --rows {args.rows}`: {args.rows:,} Kaggle-style rows into "
-        "Parquet, a `dask scheduler` and 2 `dask worker --nthreads 1` processes on 127.0.0.1; "
+        f"benchmarks.dask_bench --rows {args.rows} --command {args.command}`: "
+        f"`{args.command}` of {args.rows:,} Kaggle-style rows into Parquet, a `dask "
+        "scheduler` and 2 `dask worker --nthreads 1` processes on 127.0.0.1; "
         f"client CPU is the `sudoku-pipeline` process alone (`os.wait4`), best of "
         f"{args.repeats}. The client's CPU per row is the growth between a run of "
         f"{args.small:,} rows and one of {args.rows:,} (its start-up, imports and connecting "
@@ -149,7 +165,8 @@ def main() -> None:
     )
     print(body)
     if args.write:
-        write_section(args.write, "dask-client", body)
+        section = "dask-client" if args.command == "solve" else f"dask-client-{args.command}"
+        write_section(args.write, section, body)
 
 
 if __name__ == "__main__":

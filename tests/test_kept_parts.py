@@ -46,3 +46,18 @@ def test_a_folder_holding_anything_else_is_not_ours(tmp_path: Path) -> None:
     (folder / "notes.txt").write_text("mine")
     with pytest.raises(InputError, match="holds notes.txt"):
         check_folder_is_ours(folder)
+
+
+def test_the_scratch_of_a_sharded_validate_is_ours(tmp_path: Path) -> None:
+    """What a validate on Dask killed mid-run leaves (`jobs.validate.sharded`) is cleared by
+    the next run, not refused."""
+    folder = tmp_path / "out.findings.parquet.partial"
+    folder.mkdir()
+    (folder / "run.json").write_text("{}")
+    for name in ("shard-checks-000003.arrow", "shard-keys-000000.arrow",
+                 "shard-repeats-000012.arrow", ".shard-forms-000001.arrow.tmp-4242"):  # fmt: skip
+        (folder / name).write_bytes(b"")
+    check_folder_is_ours(folder)
+    (folder / "shard-keys-1.arrow.bak").write_bytes(b"")
+    with pytest.raises(InputError, match="holds shard-keys-1.arrow.bak"):
+        check_folder_is_ours(folder)

@@ -95,6 +95,7 @@ class Checkpoint:
         self.record = record  # run.json into the output's metadata (not augment's, on Dask)
         self.resumable = resumable  # else a failed run keeps nothing: its errors say so
         self.dataset = False  # `-o DIR/`: the parts become the files (`run.dataset_output`)
+        self.head = b""  # text the joined output starts with (a CSV header no part carries)
         self.folder = output.with_name(CHECKPOINT.format(name=output.name))
         self.check_ours()
 
@@ -327,7 +328,16 @@ class Checkpoint:
             return self._counts(by_name[part.path.name], empty.column_names)
 
         try:
-            join_freeing(self.folder, self.format, waiting, counts_of, self.output, empty, metadata)
+            join_freeing(
+                self.folder,
+                self.format,
+                waiting,
+                counts_of,
+                self.output,
+                empty,
+                metadata,
+                self.head,
+            )
         except OSError as e:
             raise InputError(
                 f"{self.output}: {e.strerror or e} while joining the parts "

@@ -77,6 +77,9 @@ class Job:
     progress: bool
     kernels: tuple[str, ...] = ()  # what the workers load as they start (`warmup.KERNELS`)
     resume: bool = False
+    # on Dask, the steps that need the whole corpus run hash-partitioned on the workers
+    # (validate's repeats: `jobs.validate.sharded`); else they run on the client
+    shards: bool = False
     started: float = field(default_factory=time.perf_counter)
     started_at: str = field(
         default_factory=lambda: datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
@@ -196,6 +199,7 @@ def start_job(
     warm_up: "Callable[[], None] | None" = None,
     expanded: bool = False,
     reads: "Sequence[str | Path]" = (),
+    shards: bool = False,
 ) -> Job:
     """Check the options and the output, choose the executor, open the inputs. The output
     defaults to the input's stem with the job's suffix, beside it (stdout for stdin or a
@@ -206,7 +210,9 @@ def start_job(
     of a stopped run (a resumable job writing a file, from inputs that can be read again).
     `warm_up`: what each worker runs as it starts, in place of loading `kernels`;
     `expanded`: `inputs` are names `io.inputs.expand` gave already (globs not expanded
-    again); `reads`: files a job without inputs reads itself (never written over)."""
+    again); `reads`: files a job without inputs reads itself (never written over);
+    `shards`: the job finds what needs the whole corpus on the workers, hash-partitioned,
+    when it runs on Dask (`Job.shards`)."""
     started = time.perf_counter()
     command = spec.name
     unknown = sorted(options.keys() - JobOptions.__annotations__.keys())
@@ -260,7 +266,8 @@ def start_job(
         options.get("progress", True),
         kernels,
         resume,
-        started,
+        started=started,
+        shards=shards,
     )
 
 

@@ -93,10 +93,12 @@ def join_freeing(
     output: Path,
     empty: pa.Table,
     metadata: dict[str, Any],
+    head: bytes = b"",
 ) -> None:
     """Copy the `waiting` parts (in order, after those the journal holds) into joined.EXT, each
     deleted once copied and noted; then finish the file and rename it to `output`.
-    `counts_of(part)`: its verdict counts, for the journal (a resumed run's summary)."""
+    `counts_of(part)`: its verdict counts, for the journal (a resumed run's summary). `head`:
+    text written before the first part (a CSV header, when no part carries one)."""
     copied = read_journal(folder)
     done = {c.name for c in copied}
     for part in waiting:
@@ -116,6 +118,8 @@ def join_freeing(
     ):
         f.truncate(end)  # an interrupted copy's bytes
         f.seek(end)
+        if not copied:
+            f.write(head)
         for part in waiting:
             entry = _copy(part, f, fmt, counts_of)
             durable(f)  # its data on disk before the journal says so

@@ -219,6 +219,12 @@ class Run:
             self.sink.add(item.data, item.rows)
         self.rows += item.rows
 
+    def start_with(self, head: bytes) -> None:
+        """The joined output starts with `head`, before the parts the workers kept: a CSV
+        header that no part carries (validate's, any of which may hold no row)."""
+        assert isinstance(self.sink, Checkpoint)
+        self.sink.head = head
+
     def spool(self) -> Spool:
         """The run's scratch file, for tables the job reads back (`io.writers.Spool`): beside
         the output (`.NAME.findings-PID.arrow`; for stdout, in the temporary folder), removed

@@ -99,8 +99,14 @@ def keep_part(folder: Path, part: Part, fmt: str) -> str:
     """Write one part into the checkpoint `folder` (a temporary name, fsynced, renamed: whole
     or absent); its name. Workers that read their own slices keep theirs so (`run.sliced`)."""
     name = part_name(part, fmt)
-    write_atomically(folder / name, lambda f: f.write(part.data))
+    keep_bytes(folder / name, part.data)
     return name
+
+
+def keep_bytes(path: Path, data: bytes) -> None:
+    """Write `data` to `path` whole or not at all, as a part is kept: what one task on a
+    worker leaves for another to read (validate's shards, `jobs.validate.sharded`)."""
+    write_atomically(path, lambda f: f.write(data))
 
 
 def part_counts(

@@ -93,7 +93,8 @@ class Kept:
 def sliced(job: Job) -> bool:
     """Whether `job` runs sliced: the Dask executor, a resumable job writing a file, or a job
     whose parts are joined as they come (augment) writing a file a checkpoint can hold
-    (Parquet: not a folder of arrays), inputs that the workers can open (files, and URLs
+    (Parquet: not a folder of arrays), or a job whose whole-corpus steps run on the workers
+    (`Job.shards`: validate) writing such a file; inputs that the workers can open (files, and URLs
     read by ranges: not standard input or a pipe); `SUDOKU_PIPELINE_DASK_SLICES=0` keeps
     the client reading and writing (as before, for measuring)."""
     spec = job.spec
@@ -103,6 +104,7 @@ def sliced(job: Job) -> bool:
         and (
             (spec.sink == "checkpoint" and spec.resumable)
             or (spec.sink == "parts" and job.format in KEPT_FORMATS)
+            or (spec.sink == "tables" and job.shards and job.format in KEPT_FORMATS)
         )
         and job.output is not None
         and job.inputs is not None
@@ -112,7 +114,7 @@ def sliced(job: Job) -> bool:
 
 # Why a job reads and writes on the client whatever its inputs (and what its workers do)
 _WHOLE = {
-    "validate": "validate needs the whole corpus in one place: its repeats and leaks",
+    "validate": "its leak audit (--against) needs the training inputs and the input in one place",
     "split": "split needs the whole corpus in one place: its groups and its cut",
 }
 _WORK = {"solve": "solve", "validate": "check", "score": "score", "augment": "augment"}
@@ -350,6 +352,23 @@ class SlicedRun:
         for kept in job.executor.map_unordered(_slice, items):
             self.checkpoint.note_counts(kept.parts)
             yield kept
+
+    def each(self, fn: Callable[[tuple[Any, ...]], Any], *args: Any) -> Iterator[Any]:
+        """`fn((dataset, planned, batch_size, folder, *args))` on the workers for each slice to
+        do, yielded as each finishes (any order): a job's own work on its slices, which keeps
+        what it makes in the checkpoint `folder` itself (validate's, `jobs.validate.sharded`)."""
+        job = self.job
+        items = [
+            (self._recipes[p.piece.source], p, job.batch_size, self.folder, *args)
+            for p in self.todo
+        ]
+        results = job.executor.map_unordered(fn, items)
+        try:
+            yield from results
+        finally:
+            close = getattr(results, "close", None)
+            if close is not None:
+                close()
 
     def place(self) -> None:
         """Once every slice is in, for a job that writes other than one row a row read

@@ -218,10 +218,16 @@ class RepeatFinder:
         if self.forms is None or forms is None:
             return Repeats(rows, first_rows)
         srows, sfirst = self.forms.add(start_row, forms)
-        at = np.searchsorted(rows, srows).clip(max=max(len(rows) - 1, 0))
-        if len(rows):
-            exact_first = np.where(rows[at] == srows, first_rows[at], -1)
-        else:
-            exact_first = np.full(len(srows), -1, dtype=np.int64)
-        keep = sfirst != exact_first
+        keep = symmetric_only(rows, first_rows, srows, sfirst)
         return Repeats(rows, first_rows, srows[keep], sfirst[keep])
+
+
+def symmetric_only(
+    rows: np.ndarray, first_rows: np.ndarray, srows: np.ndarray, sfirst: np.ndarray
+) -> np.ndarray:
+    """Which repeats up to symmetry (`srows` of `sfirst`, ascending by row) are not already
+    exact repeats of that same row (`rows` of `first_rows`, ascending): a mask of `srows`."""
+    if not len(rows):
+        return np.ones(len(srows), dtype=np.bool_)
+    at = np.searchsorted(rows, srows).clip(max=len(rows) - 1)
+    return sfirst != np.where(rows[at] == srows, first_rows[at], -1)

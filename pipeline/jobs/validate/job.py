@@ -27,11 +27,12 @@ from pipeline.jobs import JOBS
 from pipeline.jobs.validate.batch import ValidateOptions, validate_task
 from pipeline.jobs.validate.catalogue import findings_schema
 from pipeline.jobs.validate.duplicates import RepeatFinder
-from pipeline.jobs.validate.leaks import LeakAudit, check_against, no_leaks
+from pipeline.jobs.validate.leaks import LeakAudit, Leaks, check_against, no_leaks
 from pipeline.jobs.validate.merge import SpooledIds, batch_findings, with_leaks
+from pipeline.jobs.validate.sharded import validate_sharded
 from pipeline.jobs.validate.summary import EXAMPLES, FindingsTally, ValidationSummary
 from pipeline.run.job import DEFAULT_BATCH_SIZE, Job, JobOptions, start_job
-from pipeline.run.loop import running
+from pipeline.run.loop import Run, running
 
 JOB = JOBS["validate"]
 FINDINGS_SUFFIX = JOB.suffix
@@ -79,6 +80,7 @@ def validate_file(
         kernels=checks.kernels(),
         batch_size=MINIMAL_BATCH_SIZE if minimal else DEFAULT_BATCH_SIZE,
         passthrough=False,
+        shards=against is None,  # a leak audit reads the training inputs on the client
     )
     assert job.inputs is not None
     if job.inputs.several:
@@ -101,6 +103,10 @@ def _run(job: Job, checks: ValidateOptions, audit: LeakAudit | None) -> Validati
     repeats = RepeatFinder(checks.symmetry)
     leaks = no_leaks([])
     with running(job, findings_schema(id_type), group_rows=_ROW_GROUP_ROWS) as run:
+        if run.sliced:  # on Dask: the workers read, find the repeats and write (`sharded`)
+            rows, tally = validate_sharded(run, checks, id_type)
+            run.finish()
+            return _summary(job, run, checks, tally, rows, None, leaks)
         ids = SpooledIds(run.spool()) if id_type is not None else None
         held = run.spool() if audit is not None else None  # findings, till the leaks are known
         batches: list[tuple[int, int, int]] = []  # (first row, rows, number in `held`)
@@ -126,25 +132,39 @@ def _run(job: Job, checks: ValidateOptions, audit: LeakAudit | None) -> Validati
             for start, rows, number in batches:
                 run.write(with_leaks(held.read(number), start, rows, leaks, ids))
         tally.add_late("leak", leaks.rows, leaks.findings(0, min(EXAMPLES, len(leaks.rows))))
-        wall, rows = job.wall(), run.read
-        summary = tally.summary(
-            input=job.inputs.names[0],
-            output=str(job.target),
-            rows=rows,
-            wall_s=wall,
-            rows_per_s=rows / wall if wall > 0 else 0.0,
-            workers=job.executor.workers,
-            minimal=checks.minimal,
-            against=None if audit is None else audit.summary(leaks),
-        )
-        extra = {} if summary.against is None else {"against": summary.against}
-        summary.metadata = job.metadata(
-            rows,
-            asdict(checks),
-            summary.rows_per_s,
-            findings=summary.findings,
-            levels=summary.levels,
-            **extra,
-        )
-        run.commit(summary.metadata)
+        return _summary(job, run, checks, tally, run.read, audit, leaks)
+
+
+def _summary(
+    job: Job,
+    run: Run,
+    checks: ValidateOptions,
+    tally: FindingsTally,
+    rows: int,
+    audit: LeakAudit | None,
+    leaks: Leaks,
+) -> ValidationSummary:
+    """The run's summary, and its metadata into the output as it is committed."""
+    assert job.inputs is not None
+    wall = job.wall()
+    summary = tally.summary(
+        input=job.inputs.names[0],
+        output=str(job.target),
+        rows=rows,
+        wall_s=wall,
+        rows_per_s=rows / wall if wall > 0 else 0.0,
+        workers=job.executor.workers,
+        minimal=checks.minimal,
+        against=None if audit is None else audit.summary(leaks),
+    )
+    extra = {} if summary.against is None else {"against": summary.against}
+    summary.metadata = job.metadata(
+        rows,
+        asdict(checks),
+        summary.rows_per_s,
+        findings=summary.findings,
+        levels=summary.levels,
+        **extra,
+    )
+    run.commit(summary.metadata)
     return summary

@@ -145,6 +145,18 @@ class FindingsTally:
                 if len(examples) < EXAMPLES:
                     examples.append(record)
 
+    def merge(self, other: "FindingsTally") -> None:
+        """Add what `other` gathered of later rows (a slice's, on a worker: `sharded`)."""
+        for code, n in other.codes.items():
+            self.codes[code] += n
+        for level, n in other.levels.items():
+            self.levels[level] += n
+        self.rows_with_errors += other.rows_with_errors
+        self.clues += other.clues
+        for code, examples in other.examples.items():
+            mine = self.examples.setdefault(code, [])
+            mine.extend(examples[: EXAMPLES - len(mine)])
+
     def add_repeats(self, repeats: Repeats) -> None:
         """The repeats' counts, and their first examples (without ids: those come with the
         findings file, read again from the input)."""

@@ -1,0 +1,314 @@
+"""validate on Dask with no row through the client: the workers read their own slices, find the
+repeats hash-partitioned among themselves and write the findings file's parts.
+
+    rows, tally = validate_sharded(run, checks, id_type)   # in `job._run`, when `run.sliced`
+
+Three rounds of tasks, each writing what it makes into the checkpoint folder beside the output
+(`<output>.partial/`, which every worker sees: `run.sliced` checked it before any work):
+
+1. **checks**, one task a slice (as `solve`'s): the slice read in batches, each batch's row
+   checks (`batch.validate_record_batch`); the slice's findings so far into
+   `shard-checks-NNNNNN.arrow`, and its rows' 128-bit keys (and, with `symmetry`, their
+   canonical forms' keys), each with its row and id, cut by the key's top bits into `shards`
+   and written as one Arrow record batch a shard (`shard-keys-...`, `shard-forms-...`).
+2. **repeats**, one task a shard: that shard's record batch of every slice, in row order (the
+   same puzzle always falls in the same shard), and its repeats found as on one machine
+   (`duplicates.DuplicateIndex`): each row whose key an earlier row has, with that row and
+   both ids, into `shard-repeats-NNNNNN.arrow` (and `shard-symmetric-...`), by row.
+3. **findings**, one task a slice: its checks' findings, and the repeats of its rows taken
+   from each shard's file (sorted by row: two binary searches a shard), put in place, encoded
+   in the output's format and kept as a part at the slice's first row.
+
+The client plans the slices, adds up the slices' tallies (counts, first examples, clues: a few
+KB a slice) and, at the end, joins the parts by their footers as `solve`'s are joined (parts
+renamed to their places in order first, as `augment`'s: `SlicedRun.place`). It holds no key
+and reads no row: its memory does not grow with the corpus. A worker holds one slice's rows
+(round 1 and 3) or one shard's keys (round 2: about 40 bytes a row of that shard, and the
+shards are as many as make that about `SHARD_ROWS` rows). Every file is written under a
+temporary name and renamed whole, and a task's output depends on its inputs only: a task Dask
+runs twice writes the same bytes twice.
+"""
+
+import io
+import socket
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import numpy as np
+import pyarrow as pa
+
+from pipeline.errors import InputError
+from pipeline.io.dataset import Dataset
+from pipeline.io.slices import slice_batches
+from pipeline.io.writers import encode
+from pipeline.jobs.validate.batch import ValidateOptions, validate_record_batch
+from pipeline.jobs.validate.catalogue import findings_schema, sort_findings
+from pipeline.jobs.validate.checks import duplicate_findings
+from pipeline.jobs.validate.duplicates import DuplicateIndex, Repeats, symmetric_only
+from pipeline.jobs.validate.summary import FindingsTally
+from pipeline.run.loop import Run
+from pipeline.run.parts import Part, keep_bytes, keep_part
+from pipeline.run.sliced import Planned
+
+SHARD_ROWS = 2_000_000  # rows a shard holds at most, about (round 2's memory: ~80 MB)
+MAX_SHARDS = 4096
+_SCRATCH = "shard-{kind}-{number:06d}.arrow"
+_KINDS = {"keys": "repeats", "forms": "symmetric"}  # keys of a kind -> its repeats' file
+
+
+def shard_count(rows: int, workers: int) -> int:
+    """How many shards the keys of `rows` rows are cut into: a power of two, at least two a
+    worker (every worker busy in round 2) and enough that each holds about `SHARD_ROWS`."""
+    wanted = max(2 * workers, -(-rows // SHARD_ROWS), 1)
+    return min(1 << (wanted - 1).bit_length(), MAX_SHARDS)
+
+
+class Checked(NamedTuple):
+    """What a slice's checks send back: its index, rows, and the tally of its findings."""
+
+    index: int
+    rows: int
+    tally: FindingsTally
+
+
+class Written(NamedTuple):
+    """What a slice's findings task sends back: its part's name and rows, and the tally of
+    the repeats among its rows."""
+
+    index: int
+    part: str
+    findings: int
+    tally: FindingsTally
+
+
+def validate_sharded(
+    run: Run, checks: ValidateOptions, id_type: pa.DataType | None
+) -> tuple[int, FindingsTally]:
+    """The three rounds (see the module) of a sliced validate run; the rows read and the
+    summary's tally. The parts are kept in the checkpoint; `run.commit` joins them."""
+    slicer, executor = run.slicer, run.job.executor
+    assert slicer is not None
+    folder = slicer.folder
+    planned = slicer.todo
+    shards = shard_count(slicer.rows, executor.workers)
+    bar = run.show_progress()
+    bar.total = slicer.rows
+    tallies: dict[int, FindingsTally] = {}
+    for checked in slicer.each(_check_slice, checks, shards):
+        tallies[checked.index] = checked.tally
+        bar.update(checked.rows)
+    if run.job.format == "csv":  # no part carries the header (any of them may hold no row)
+        run.start_with(encode(findings_schema(id_type).empty_table(), "csv", header=True))
+    if not planned:  # no row: no shard, and no part (the output: the header or schema alone)
+        return 0, FindingsTally()
+    indices = [p.index for p in planned]
+    starts = [p.start for p in planned]
+    kinds = ("keys", "forms") if checks.symmetry else ("keys",)
+    items = [(folder, shard, indices, starts, kinds) for shard in range(shards)]
+    for _ in executor.map_unordered(_repeats_of_shard, items):
+        pass
+    fmt, schema = run.job.format, findings_schema(id_type)
+    written = executor.map_unordered(
+        _write_findings,
+        [(folder, p, k, shards, checks.symmetry, fmt, schema) for k, p in enumerate(planned)],
+    )
+    repeats: dict[int, FindingsTally] = {}
+    for done in written:
+        repeats[done.index] = done.tally
+        run.rows += done.findings
+    tally = FindingsTally()
+    for index in indices:  # in row order: the first examples are the first rows'
+        tally.merge(tallies[index])
+    for index in indices:
+        tally.merge(repeats[index])
+    return slicer.rows, tally
+
+
+# --- on the workers ------------------------------------------------------------------------
+
+
+def _check_slice(item: tuple[Any, ...]) -> Checked:
+    """Round 1 on a worker: a slice's row checks, its findings and its sharded keys kept."""
+    ds: Dataset = item[0]
+    planned: Planned = item[1]
+    batch_size, folder, checks, shards = item[2:]
+    tally = FindingsTally()
+    findings: list[pa.Table] = []
+    keys: list[np.ndarray] = []
+    forms: list[np.ndarray] = []
+    ids: list[pa.Array] = []
+    rows = 0
+    for batch in slice_batches(ds, planned.piece, planned.first_row, batch_size):
+        report = validate_record_batch(batch, checks)
+        tally.add(report.findings, report.clues)
+        findings.append(report.findings)
+        keys.append(report.keys)
+        if report.forms is not None:
+            forms.append(report.forms)
+        if report.ids is not None:
+            ids.append(report.ids)
+        rows += report.rows
+    if rows != planned.rows:
+        raise InputError(
+            f"{ds.location}: {rows:,} rows read in a slice counted as {planned.rows:,}; the "
+            "file changed while the run read it"
+        )
+    where = Path(folder)
+    numbers = np.arange(planned.start, planned.start + rows, dtype=np.int64)
+    own_ids = pa.concat_arrays(ids) if ids else None
+    _write(
+        where / _SCRATCH.format(kind="checks", number=planned.index),
+        [pa.concat_tables(findings).unify_dictionaries().combine_chunks()],
+    )
+    for kind, found in (("keys", keys), ("forms", forms)):
+        if found:
+            batches = _by_shard(np.concatenate(found), numbers, own_ids, shards)
+            _write(where / _SCRATCH.format(kind=kind, number=planned.index), batches)
+    return Checked(planned.index, rows, tally)
+
+
+def _by_shard(
+    keys: np.ndarray, rows: np.ndarray, ids: pa.Array | None, shards: int
+) -> list[pa.RecordBatch]:
+    """The rows' keys (zeros: not a puzzle, left out) with their rows and ids, one record
+    batch a shard (the key's top bits), each in row order."""
+    puzzles = np.flatnonzero(keys[:, 0] != 0)
+    bits = shards.bit_length() - 1  # shards: a power of two
+    shard = (keys[puzzles, 0] >> np.uint64(64 - bits)).astype(np.int64) if bits else puzzles * 0
+    order = puzzles[np.argsort(shard, kind="stable")]
+    bounds = np.searchsorted(np.sort(shard), np.arange(shards + 1))
+    columns = {
+        "first": pa.array(keys[order, 0]),
+        "second": pa.array(keys[order, 1]),
+        "row": pa.array(rows[order]),
+    }
+    if ids is not None:
+        columns["id"] = ids.take(pa.array(order))
+    table = pa.record_batch(columns)
+    return [table.slice(bounds[s], bounds[s + 1] - bounds[s]) for s in range(shards)]
+
+
+def _repeats_of_shard(item: tuple[Any, ...]) -> int:
+    """Round 2 on a worker: the repeats among one shard's keys of every slice, one record
+    batch a slice (the slices of their rows, in order); how many."""
+    folder, shard, indices, starts, kinds = item
+    found = 0
+    for kind in kinds:
+        batches = [
+            _read(Path(folder) / _SCRATCH.format(kind=kind, number=i), shard) for i in indices
+        ]
+        table = pa.Table.from_batches(batches).combine_chunks()
+        keys = np.empty((table.num_rows, 2), dtype=np.uint64)
+        keys[:, 0] = table.column("first").to_numpy()
+        keys[:, 1] = table.column("second").to_numpy()
+        at, first_at = DuplicateIndex().add(0, keys)  # places in the shard, by row
+        rows = table.column("row").to_numpy()
+        columns = {"row": pa.array(rows[at]), "first_row": pa.array(rows[first_at])}
+        if "id" in table.column_names:
+            ids = table.column("id")
+            columns["id"] = ids.take(pa.array(at)).combine_chunks()
+            columns["first_id"] = ids.take(pa.array(first_at)).combine_chunks()
+        repeats = pa.record_batch(columns)
+        cuts = [*np.searchsorted(rows[at], starts).tolist(), len(at)]
+        per_slice = [repeats.slice(cuts[k], cuts[k + 1] - cuts[k]) for k in range(len(starts))]
+        _write(Path(folder) / _SCRATCH.format(kind=_KINDS[kind], number=shard), per_slice)
+        found += len(at)
+    return found
+
+
+def _write_findings(item: tuple[Any, ...]) -> Written:
+    """Round 3 on a worker: a slice's findings with its repeats in place, kept as a part."""
+    folder, planned, position, shards, symmetry, fmt, schema = item
+    where = Path(folder)
+    checked = _read_all(where / _SCRATCH.format(kind="checks", number=planned.index), schema)
+    exact = _repeats_of_slice(where, "repeats", shards, position)
+    repeats = Repeats(exact["row"], exact["first_row"])
+    found = [exact]
+    if symmetry:
+        symmetric = _repeats_of_slice(where, "symmetric", shards, position)
+        keep = symmetric_only(
+            exact["row"], exact["first_row"], symmetric["row"], symmetric["first_row"]
+        )
+        symmetric = {name: column.filter(pa.array(keep)) if isinstance(column, pa.Array)
+                     else column[keep] for name, column in symmetric.items()}  # fmt: skip
+        repeats = repeats._replace(
+            symmetric_rows=symmetric["row"], symmetric_first_rows=symmetric["first_row"]
+        )
+        found.append(symmetric)
+    id_type = schema.field("id").type if "id" in schema.names else None
+    tables = [checked]
+    for (code, rows, first), of_kind in zip(repeats.kinds(), found, strict=False):
+        if not len(rows):
+            continue
+        own = of = None
+        if "id" in of_kind:
+            own, of = of_kind["id"], of_kind["first_id"]
+        elif id_type is not None:
+            own = pa.nulls(len(rows), id_type)
+        tables.append(duplicate_findings(rows, first, own, of, code))
+    table = sort_findings(pa.concat_tables(tables)) if len(tables) > 1 else checked
+    table = table.cast(schema)
+    data = encode(table, fmt, header=False)
+    part = Part(planned.start, table.num_rows, 0, planned.first_row, data)
+    tally = FindingsTally()
+    tally.add_repeats(repeats)
+    try:
+        name = keep_part(where, part, fmt)
+    except OSError as e:
+        raise _not_kept(where, e) from None
+    return Written(planned.index, name, table.num_rows, tally)
+
+
+def _repeats_of_slice(folder: Path, kind: str, shards: int, position: int) -> dict[str, Any]:
+    """The repeats (of `kind`) of the slice at `position` in the plan, from every shard's
+    file, by row: rows and first rows (numpy), and ids and first ids (Arrow) with ids."""
+    pieces = [
+        _read(folder / _SCRATCH.format(kind=kind, number=shard), position)
+        for shard in range(shards)
+    ]
+    table = pa.Table.from_batches(pieces).combine_chunks()
+    order = np.argsort(table.column("row").to_numpy(), kind="stable")
+    table = table.take(pa.array(order))
+    found: dict[str, Any] = {
+        "row": table.column("row").to_numpy(),
+        "first_row": table.column("first_row").to_numpy(),
+    }
+    if "id" in table.column_names:
+        found["id"] = table.column("id").combine_chunks()
+        found["first_id"] = table.column("first_id").combine_chunks()
+    return found
+
+
+def _write(path: Path, batches: list[pa.RecordBatch | pa.Table]) -> None:
+    """An Arrow file of these batches (a table: its one batch), written whole or not at all."""
+    sink = io.BytesIO()
+    with pa.ipc.new_file(sink, batches[0].schema) as writer:
+        for batch in batches:
+            if isinstance(batch, pa.Table):
+                writer.write_table(batch)
+            else:
+                writer.write_batch(batch)
+    try:
+        keep_bytes(path, sink.getvalue())
+    except OSError as e:
+        raise _not_kept(path.parent, e) from None
+
+
+def _not_kept(folder: Path, error: OSError) -> InputError:
+    """A write into the checkpoint folder that failed on a worker, as one line."""
+    return InputError(
+        f"{folder}: {error.strerror or error} on the worker at {socket.gethostname()}; nothing "
+        "is kept (validate does not resume): once that is put right, run the command again"
+    )
+
+
+def _read(path: Path, number: int) -> pa.RecordBatch:
+    """Record batch `number` of an Arrow file (only its bytes are read)."""
+    with pa.OSFile(str(path), "rb") as source:
+        return pa.ipc.open_file(source).get_batch(number)
+
+
+def _read_all(path: Path, schema: pa.Schema) -> pa.Table:
+    """An Arrow file whole, as `schema`."""
+    with pa.OSFile(str(path), "rb") as source:
+        return pa.ipc.open_file(source).read_all().cast(schema)
