@@ -3,7 +3,7 @@
 against them.
 
     taskset -c 0 nice -n 10 python -m benchmarks.dask_bench [--rows 1000000] [--write FILE]
-        [--command validate]
+        [--command validate|split]
 
 Kaggle-style rows (kaggle1m_first9999 in ../shared/data, `quizzes,solutions`, repeated up to
 `--rows`, and `--small` rows for the fixed costs), as CSV and as Parquet (row groups of
@@ -16,6 +16,9 @@ aside). Target: <= 0.15 client CPU s per 1M rows more. `--command validate` meas
 `validate` the same way (before: the client reads every row and finds the repeats; after: the
 workers, hash-partitioned), its findings files checked equal; the repeated rows make nearly
 every row a `duplicate` finding, the most the repeats' rounds can have to carry.
+`--command split` measures `split` (before: the client keeps every row, cuts and writes the
+splits; after: the workers keep, shuffle and write them, the client cuts from the small
+columns), its splits checked equal: nearly every row a repeat, left out.
 """
 
 import argparse
@@ -88,7 +91,9 @@ def client_cpu(
     if legacy:
         env["SUDOKU_PIPELINE_DASK_SLICES"] = "0"
     args = [str(BIN / "sudoku-pipeline"), command, str(source), "-o", str(out), "--quiet",
-            "--force", "--executor", "dask", "--scheduler", address]  # fmt: skip
+            "--executor", "dask", "--scheduler", address]  # fmt: skip
+    if command != "split":  # a split's folder of its own is replaced without
+        args.append("--force")
     if command == "validate":
         args.append("--exit-zero")
     start = time.perf_counter()
@@ -100,15 +105,30 @@ def client_cpu(
     return usage.ru_utime + usage.ru_stime, wall
 
 
+SUFFIX = {"solve": ".parquet", "validate": ".parquet", "split": ""}  # split: a folder
+
+
+def _same(before: Path, after: Path, command: str) -> bool:
+    """Whether two runs' outputs hold the same rows (timing columns aside)."""
+    if command == "split":
+        return all(
+            pl.read_parquet(before / f"{name}.parquet").equals(
+                pl.read_parquet(after / f"{name}.parquet")
+            )
+            for name in ("train", "val", "test")
+        )
+    timing = ["solve_ns"] if command == "solve" else []
+    return pl.read_parquet(before).drop(timing).equals(pl.read_parquet(after).drop(timing))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rows", type=int, default=1_000_000)
     parser.add_argument("--small", type=int, default=10_000, help="rows of the fixed-cost run")
     parser.add_argument("--repeats", type=int, default=2)
     parser.add_argument("--write", type=Path, help="record the table in this Markdown file")
-    parser.add_argument("--command", choices=("solve", "validate"), default="solve")
+    parser.add_argument("--command", choices=("solve", "validate", "split"), default="solve")
     args = parser.parse_args()
-    timing = ["solve_ns"] if args.command == "solve" else []
     with tempfile.TemporaryDirectory(prefix="dask-bench-") as tmp:
         folder = Path(tmp)
         small = corpus(folder / "small", args.small)
@@ -120,10 +140,14 @@ def main() -> None:
                 outputs = {}
                 for legacy in (True, False):
                     kind = "before" if legacy else "after"
-                    out = folder / f"{source.suffix[1:]}-{kind}.parquet"
+                    out = folder / f"{source.suffix[1:]}-{kind}{SUFFIX[args.command]}"
                     fixed = min(
                         client_cpu(
-                            small[k], folder / "small.parquet", address, legacy, args.command
+                            small[k],
+                            folder / f"small{SUFFIX[args.command]}",
+                            address,
+                            legacy,
+                            args.command,
                         )
                         for _ in range(args.repeats)
                     )[0]
@@ -140,9 +164,7 @@ def main() -> None:
                         f"**{marginal:.3f}** | {wall:.2f} |"
                     )
                     print(lines[-1], flush=True)
-                before = pl.read_parquet(outputs[True]).drop(timing)
-                after = pl.read_parquet(outputs[False]).drop(timing)
-                if not before.equals(after):
+                if not _same(outputs[True], outputs[False], args.command):
                     raise SystemExit(f"{source.name}: the outputs before and after differ")
         finally:
             for process in reversed(started):

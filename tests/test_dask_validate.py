@@ -161,10 +161,10 @@ def test_an_empty_input_on_dask_is_an_empty_findings_file(tmp_path, fmt):
 def test_a_full_disk_on_a_worker_is_one_line_and_leaves_nothing(corpus, tmp_path, monkeypatch):
     """validate does not resume: a worker that cannot write its shard ends the run with one
     line, and neither the output nor the shards' scratch stays."""
-    import pipeline.jobs.validate.sharded as sharded
+    import pipeline.run.scratch as scratch
     from pipeline.errors import InputError
 
-    keep = sharded.keep_bytes
+    keep = scratch.keep_bytes
 
     def full(path, data):
         if "repeats" in path.name:
@@ -173,13 +173,13 @@ def test_a_full_disk_on_a_worker_is_one_line_and_leaves_nothing(corpus, tmp_path
 
     path = tmp_path / "corpus.csv"
     corpus.head(500).write_csv(path)
-    monkeypatch.setattr(sharded, "keep_bytes", full)
+    monkeypatch.setattr(scratch, "keep_bytes", full)
     monkeypatch.setenv("SUDOKU_PIPELINE_SLICE_ROWS", str(2 * BATCH))
     with pytest.raises(InputError) as error:
         _validate(path, tmp_path / "out.parquet", executor="dask", workers=2)
     assert str(error.value).endswith(
         ": No space left on device on the worker at "
-        f"{socket.gethostname()}; nothing is kept (validate does not resume): "
-        "once that is put right, run the command again"
+        f"{socket.gethostname()}; nothing is kept (this command does not resume): "
+        "once that is put right, run it again"
     )
     assert [p.name for p in tmp_path.iterdir()] == ["corpus.csv"]

@@ -143,15 +143,14 @@ def test_a_run_that_fails_while_writing_leaves_no_spill_and_no_folder(corpus_fil
 
 
 def test_buckets_are_a_power_of_two_near_their_size_and_never_past_the_cap():
-    from types import SimpleNamespace
 
-    kept = SimpleNamespace(bytes=500 * 10**6, rows=10**6)  # 500 bytes a row
+    row = 500  # bytes a row
 
-    assert spill._bucket_bits(0, kept) == 0
-    assert spill._bucket_bits(1_000, kept) == 0  # 0.5 MB: one bucket
-    assert 2 ** spill._bucket_bits(10**6, kept) * spill.BUCKET_BYTES >= 500 * 10**6
-    assert 2 ** (spill._bucket_bits(10**6, kept) - 1) * spill.BUCKET_BYTES < 500 * 10**6
-    assert spill._bucket_bits(10**12, kept) == spill.MAX_BUCKET_BITS
+    assert spill.bucket_bits(0, row) == 0
+    assert spill.bucket_bits(1_000, row) == 0  # 0.5 MB: one bucket
+    assert 2 ** spill.bucket_bits(10**6, row) * spill.BUCKET_BYTES >= 500 * 10**6
+    assert 2 ** (spill.bucket_bits(10**6, row) - 1) * spill.BUCKET_BYTES < 500 * 10**6
+    assert spill.bucket_bits(10**12, row) == spill.MAX_BUCKET_BITS
 
 
 def test_kept_rows_are_held_in_memory_until_their_budget_then_all_spilled(tmp_path):

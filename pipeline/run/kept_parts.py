@@ -27,9 +27,10 @@ COUNTS = "counts.jsonl"  # each part's verdict counts, noted as it is kept
 START_OVER = "run without --resume to start over"
 _PART = re.compile(r"part-(\d{12})-(\d+)-(\d+)-(\d+)-([0-9a-f]{8})\.(parquet|csv|jsonl)")
 _OWN_TEMPORARY = re.compile(r"\.(run\.json|part-.+|shard-.+)\.tmp-\d+")
-# `shard-...`: the scratch files of a job whose repeats are found on the workers (validate)
+# `shard-...`: the scratch of a job whose whole-corpus steps run on the workers (`run.scratch`)
 _OWN = re.compile(
-    r"run\.json|counts\.jsonl|join\.jsonl|joined\.(parquet|csv|jsonl)|shard-[a-z]+-\d+\.arrow"
+    r"run\.json|counts\.jsonl|join\.jsonl|joined\.(parquet|csv|jsonl)"
+    r"|shard-[a-z]+-\d+\.(arrow|parquet)"
 )
 
 

@@ -260,9 +260,12 @@ class Run:
         self.finish()
         sink, metadata = self.sink, metadata or {}
         empty = self.schema.empty_table() if self.schema is not None else pa.table({})
-        if self.slicer is not None and not self.job.spec.resumable:
+        # a folder the job filled: its checkpoint held only the workers' scratch (split's)
+        joined = isinstance(sink, Checkpoint | PartWriter) and self.folder is None
+        if joined and self.slicer is not None and not self.job.spec.resumable:
             self.slicer.place()  # parts kept at their input places (augment's): in order
-        if isinstance(sink, Checkpoint | PartWriter):
+        if joined:
+            assert sink is not None and not isinstance(sink, TableWriter)
             sink.commit(self.read if self.job.spec.resumable else self.rows, empty, metadata)
         elif isinstance(sink, TableWriter):
             sink.commit(metadata)

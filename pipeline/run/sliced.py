@@ -94,9 +94,10 @@ def sliced(job: Job) -> bool:
     """Whether `job` runs sliced: the Dask executor, a resumable job writing a file, or a job
     whose parts are joined as they come (augment) writing a file a checkpoint can hold
     (Parquet: not a folder of arrays), or a job whose whole-corpus steps run on the workers
-    (`Job.shards`: validate) writing such a file; inputs that the workers can open (files, and URLs
-    read by ranges: not standard input or a pipe); `SUDOKU_PIPELINE_DASK_SLICES=0` keeps
-    the client reading and writing (as before, for measuring)."""
+    (`Job.shards`: validate; split, to Parquet) writing such a file; inputs that the workers
+    can open (files, and URLs read by ranges: not standard input or a pipe);
+    `SUDOKU_PIPELINE_DASK_SLICES=0` keeps the client reading and writing (as before, for
+    measuring)."""
     spec = job.spec
     return (
         job.executor_kind == "dask"
@@ -104,7 +105,7 @@ def sliced(job: Job) -> bool:
         and (
             (spec.sink == "checkpoint" and spec.resumable)
             or (spec.sink == "parts" and job.format in KEPT_FORMATS)
-            or (spec.sink == "tables" and job.shards and job.format in KEPT_FORMATS)
+            or (spec.sink in ("tables", "folder") and job.shards and job.format in KEPT_FORMATS)
         )
         and job.output is not None
         and job.inputs is not None
@@ -115,7 +116,6 @@ def sliced(job: Job) -> bool:
 # Why a job reads and writes on the client whatever its inputs (and what its workers do)
 _WHOLE = {
     "validate": "its leak audit (--against) needs the training inputs and the input in one place",
-    "split": "split needs the whole corpus in one place: its groups and its cut",
 }
 _WORK = {"solve": "solve", "validate": "check", "score": "score", "augment": "augment"}
 

@@ -21,6 +21,7 @@ import pyarrow as pa
 from pipeline.errors import InputError
 from pipeline.io.inputs import expand
 from pipeline.io.runinfo import usable_cpus
+from pipeline.io.url_slices import UrlFile
 from pipeline.jobs import JOBS
 from pipeline.jobs.solve.batch import SolveOptions
 from pipeline.jobs.split.batch import (
@@ -29,7 +30,7 @@ from pipeline.jobs.split.batch import (
     solve_options,
     split_task,
 )
-from pipeline.jobs.split.folder import check_folder, files_of, write_manifest
+from pipeline.jobs.split.folder import check_folder, files_of, write_manifest, written_files
 from pipeline.jobs.split.manifest import Digests, SplitManifest, file_identity, local_inputs
 from pipeline.jobs.split.options import (
     DUPLICATE,
@@ -39,6 +40,7 @@ from pipeline.jobs.split.options import (
     SplitOptions,
 )
 from pipeline.jobs.split.plan import SplitPlan
+from pipeline.jobs.split.sharded import ShardedSplit
 from pipeline.jobs.split.spill import SPILL, KeptRows, write_splits
 from pipeline.run.job import Job, JobOptions, start_job
 from pipeline.run.loop import running
@@ -112,6 +114,7 @@ def split_file(
         kernels=search.kernels(),
         reserved=added_columns(split.rate),
         expanded=True,
+        shards=True,  # on Dask, to Parquet: the cut's steps on the workers (`sharded`)
     )
     assert job.inputs is not None
     if split.needs_rating and RATING not in job.inputs.first.extra_schema.names:
@@ -146,28 +149,48 @@ def _run(
     with running(job) as run, Digests(threads) as digests:
         assert run.folder is not None
         tmp = run.folder
-        digests.start(local_inputs(map(str, job.inputs.names), remotes))  # while they are solved
-        kept = KeptRows(tmp / SPILL, split, sources)
-        for part in run.map(split_task, _tasks(run.tasks(), by_input), search, split.min_rating):
-            kept.add(part.table)
-            left_out.update(part.left_out)
-            read += part.rows
-            wrong += part.wrong_solutions
-        run.finish()
-        if kept.schema is None:  # no batch at all: the columns of an empty corpus
-            id_type = job.inputs.schema.field("id").type if job.inputs.has_ids else None
-            kept.add(
-                empty_part(
-                    id_type, split.rate, job.inputs.first.extra_schema, several=job.inputs.several
-                )
-            )
-        split_of, groups, strata = kept.cut()
+        id_type = job.inputs.schema.field("id").type if job.inputs.has_ids else None
+        empty = empty_part(
+            id_type, split.rate, job.inputs.first.extra_schema, several=job.inputs.several
+        )  # the columns of an empty corpus
+        sharded = ShardedSplit(run, split, search, sources) if run.sliced else None
+        if sharded is not None:  # on Dask: the workers keep, shuffle and write the rows
+            read, wrong = sharded.keep(by_input, left_out)
+            split_of, groups, strata = sharded.cut()
+        else:
+            digests.start(local_inputs(map(str, job.inputs.names), remotes))  # while solved
+            kept = KeptRows(tmp / SPILL, split, sources)
+            tasks = _tasks(run.tasks(), by_input)
+            for part in run.map(split_task, tasks, search, split.min_rating):
+                kept.add(part.table)
+                left_out.update(part.left_out)
+                read += part.rows
+                wrong += part.wrong_solutions
+            run.finish()
+            if kept.schema is None:  # no batch at all
+                kept.add(empty)
+            split_of, groups, strata = kept.cut()
         wall = job.wall()
         rate = read / wall if wall > 0 else None
         settings = {"format": fmt, "max_nodes": max_nodes}
         metadata = job.metadata(read, split.as_dict() | settings, rate)
-        written = write_splits(kept, split_of, tmp, fmt, metadata, threads, digests)
-        kept.remove()
+        identities: dict[int, dict[str, object]] = {}  # the inputs' sizes and sha256s
+        if sharded is not None:
+            written = sharded.write(split_of, tmp, metadata, empty)
+            inputs: list[Path | UrlFile] = [
+                Path(name) if remote is None else UrlFile.of(remote)
+                for name, remote in zip(job.inputs.names, remotes, strict=True)
+            ]
+            outputs = written_files(tmp, files_of(split.names, fmt))
+            sized = sharded.digests([*inputs, *outputs])  # on the workers: no byte read here
+            digests.put({f: sized[f][1] for f in outputs})
+            for i, name in enumerate(job.inputs.names):
+                size, sha = sized[inputs[i]]
+                identities[i] = {"path": str(name), "size_bytes": size, "sha256": sha}
+            run.finish()
+        else:
+            written = write_splits(kept, split_of, tmp, fmt, metadata, threads, digests)
+            kept.remove()
         if written.repeats:
             left_out[DUPLICATE] += written.repeats
         if written.train_groups is not None:
@@ -180,7 +203,8 @@ def _run(
             read,
             settings,
             inputs=[
-                file_identity(str(name), remote, digests) | {"rows": by_input[i]}
+                (identities.get(i) or file_identity(str(name), remote, digests))
+                | {"rows": by_input[i]}
                 for i, (name, remote) in enumerate(zip(job.inputs.names, remotes, strict=True))
             ],
             wrong_input_solutions=wrong if job.inputs.first.solution_column is not None else None,

@@ -67,6 +67,13 @@ class Digests:
             if path not in self._pending:
                 self._pending[path] = self._pool.submit(sha256_of, path)
 
+    def put(self, known: dict[Path, str]) -> None:
+        """The sha256 of files taken elsewhere (on the workers of a cluster: split on Dask)."""
+        for path, digest in known.items():
+            done: Future[str] = Future()
+            done.set_result(digest)
+            self._pending[path] = done
+
     def of(self, paths: list[Path]) -> list[str]:
         """The sha256 of each of `paths` (OSError as reading them raised it)."""
         self.start(paths)

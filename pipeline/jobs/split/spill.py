@@ -62,7 +62,7 @@ BUCKET_BYTES = 16 << 20  # the rows of one bucket, sorted in memory at a time (s
 MEMORY_BYTES = 512 << 20  # kept rows held in memory up to this size (Arrow), not spilled
 MAX_BUCKET_BITS = 10  # at most 1,024 buckets (open files) a split: larger ones past 16 GiB
 ROW_GROUP_ROWS = 100_000  # a Parquet split's row groups (the last one shorter)
-_POSITION = "__position"
+POSITION = "__position"
 
 
 class KeptRows:
@@ -149,15 +149,21 @@ class KeptRows:
 
     def frame(self, table: pa.Table) -> pl.DataFrame:
         """Spilled rows as the split writes them: `source` made its input's name."""
-        frame = pl.from_arrow(table)
-        assert isinstance(frame, pl.DataFrame)
-        if self.sources is not None:
-            names = pl.Series(self.sources, dtype=pl.String)
-            frame = frame.with_columns(names.gather(frame[SOURCE].cast(pl.UInt32)).alias(SOURCE))
-        return frame
+        return frame_of(table, self.sources)
 
     def remove(self) -> None:
         shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def frame_of(table: pa.Table, sources: list[str] | None) -> pl.DataFrame:
+    """Kept rows as the split writes them: `source` made its input's name (`sources`: the
+    inputs' names, when several)."""
+    frame = pl.from_arrow(table)
+    assert isinstance(frame, pl.DataFrame)
+    if sources is not None:
+        names = pl.Series(sources, dtype=pl.String)
+        frame = frame.with_columns(names.gather(frame[SOURCE].cast(pl.UInt32)).alias(SOURCE))
+    return frame
 
 
 @dataclass
@@ -198,7 +204,7 @@ def write_splits(
                 "--augment copies or a --subsample"
             )
         write_identifiers(folder)
-    bits = [_bucket_bits(size, kept) for size in sizes]
+    bits = [bucket_bits(size, kept.bytes / max(kept.rows, 1)) for size in sizes]
     buckets = _route(kept, split_of, bits)
     written = Written()
     for s, name in enumerate(names):
@@ -250,10 +256,20 @@ def _first_rows(
     written.train_groups = pl.concat(groups).n_unique() if groups else 0
 
 
-def _bucket_bits(rows: int, kept: KeptRows) -> int:
-    """log2 of the buckets a split of `rows` rows needs for a bucket to be `BUCKET_BYTES`."""
-    size = rows * (kept.bytes / max(kept.rows, 1))
+def bucket_bits(rows: int, row_bytes: float) -> int:
+    """log2 of the buckets a split of `rows` rows of `row_bytes` each needs for a bucket to be
+    `BUCKET_BYTES`."""
+    size = rows * row_bytes
     return min(MAX_BUCKET_BITS, max(0, int(np.ceil(np.log2(max(size / BUCKET_BYTES, 1))))))
+
+
+def bucket_codes(keys: np.ndarray, splits: np.ndarray, bits: list[int]) -> np.ndarray:
+    """Each row's (split, bucket) as one int64, `split << 32 | bucket`: the bucket is the top
+    `bits[split]` bits of the row's order key (`keys`), so the buckets in order are the key
+    order."""
+    shift = np.array([64 - b for b in bits], np.uint64)[splits]
+    bucket = np.where(shift < 64, keys >> np.minimum(shift, 63), 0)
+    return (splits.astype(np.int64) << 32) | bucket.astype(np.int64)
 
 
 Bucket = Path | list[pa.Table]  # a bucket's file, or its rows held in memory
@@ -277,11 +293,8 @@ def _route(kept: KeptRows, split_of: np.ndarray, bits: list[int]) -> dict[tuple[
                 kept.parts[p] = (kept.folder, n)  # routed: the rows held let go
             if not table.schema.equals(kept.schema):
                 table = table.cast(kept.schema)
-            table = table.append_column(_POSITION, pa.array(np.arange(start, start + n)))
-            splits = split_of[start : start + n]
-            shift = np.array([64 - b for b in bits], np.uint64)[splits]
-            bucket = np.where(shift < 64, keys[start : start + n] >> np.minimum(shift, 63), 0)
-            code = (splits.astype(np.int64) << 32) | bucket.astype(np.int64)
+            table = table.append_column(POSITION, pa.array(np.arange(start, start + n)))
+            code = bucket_codes(keys[start : start + n], split_of[start : start + n], bits)
             order = np.argsort(code, kind="stable")  # within a bucket, input order kept
             codes, firsts = np.unique(code[order], return_index=True)
             for c, lo, hi in zip(codes, firsts, [*firsts[1:], n], strict=True):
@@ -318,14 +331,23 @@ def _sorted(
         else:
             frame = kept.frame(read_spool(bucket))
             bucket.unlink()
-        first = frame["puzzle"].is_first_distinct().to_numpy()
-        frame = frame.filter(first)
-        positions = frame[_POSITION].to_numpy()
-        order = np.lexsort((positions, keys[positions]))
-        frame = frame[order].drop(_POSITION)
-        if with_keys:
-            frame = frame.with_columns(pl.Series(KEY, keys[positions[order]], pl.UInt64))
-        yield frame, int(len(first) - first.sum())
+        yield sort_bucket(frame, keys[frame[POSITION].to_numpy()], with_keys)
+
+
+def sort_bucket(
+    frame: pl.DataFrame, keys: np.ndarray, with_keys: bool = False
+) -> tuple[pl.DataFrame, int]:
+    """A bucket's rows (in input order, with their `POSITION`; `keys`: each row's order key)
+    by key then position, exact repeats dropped (the first in input order kept); and how many
+    were dropped. `with_keys`: the keys kept as a column `KEY` (HRM's copies are keyed by
+    them)."""
+    first = frame["puzzle"].is_first_distinct().to_numpy()
+    frame, keys = frame.filter(first), keys[first]
+    order = np.lexsort((frame[POSITION].to_numpy(), keys))
+    frame = frame[order].drop(POSITION)
+    if with_keys:
+        frame = frame.with_columns(pl.Series(KEY, keys[order], pl.UInt64))
+    return frame, int(len(first) - first.sum())
 
 
 def _empty(kept: KeptRows) -> pl.DataFrame:

@@ -29,8 +29,6 @@ temporary name and renamed whole, and a task's output depends on its inputs only
 runs twice writes the same bytes twice.
 """
 
-import io
-import socket
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -47,12 +45,12 @@ from pipeline.jobs.validate.checks import duplicate_findings
 from pipeline.jobs.validate.duplicates import DuplicateIndex, Repeats, symmetric_only
 from pipeline.jobs.validate.summary import FindingsTally
 from pipeline.run.loop import Run
-from pipeline.run.parts import Part, keep_bytes, keep_part
+from pipeline.run.parts import Part, keep_part
+from pipeline.run.scratch import not_kept, read_batch, read_table, scratch_name, write_batches
 from pipeline.run.sliced import Planned
 
 SHARD_ROWS = 2_000_000  # rows a shard holds at most, about (round 2's memory: ~80 MB)
 MAX_SHARDS = 4096
-_SCRATCH = "shard-{kind}-{number:06d}.arrow"
 _KINDS = {"keys": "repeats", "forms": "symmetric"}  # keys of a kind -> its repeats' file
 
 
@@ -156,14 +154,14 @@ def _check_slice(item: tuple[Any, ...]) -> Checked:
     where = Path(folder)
     numbers = np.arange(planned.start, planned.start + rows, dtype=np.int64)
     own_ids = pa.concat_arrays(ids) if ids else None
-    _write(
-        where / _SCRATCH.format(kind="checks", number=planned.index),
+    write_batches(
+        where / scratch_name("checks", planned.index),
         [pa.concat_tables(findings).unify_dictionaries().combine_chunks()],
     )
     for kind, found in (("keys", keys), ("forms", forms)):
         if found:
             batches = _by_shard(np.concatenate(found), numbers, own_ids, shards)
-            _write(where / _SCRATCH.format(kind=kind, number=planned.index), batches)
+            write_batches(where / scratch_name(kind, planned.index), batches)
     return Checked(planned.index, rows, tally)
 
 
@@ -194,9 +192,7 @@ def _repeats_of_shard(item: tuple[Any, ...]) -> int:
     folder, shard, indices, starts, kinds = item
     found = 0
     for kind in kinds:
-        batches = [
-            _read(Path(folder) / _SCRATCH.format(kind=kind, number=i), shard) for i in indices
-        ]
+        batches = [read_batch(Path(folder) / scratch_name(kind, i), shard) for i in indices]
         table = pa.Table.from_batches(batches).combine_chunks()
         keys = np.empty((table.num_rows, 2), dtype=np.uint64)
         keys[:, 0] = table.column("first").to_numpy()
@@ -211,7 +207,7 @@ def _repeats_of_shard(item: tuple[Any, ...]) -> int:
         repeats = pa.record_batch(columns)
         cuts = [*np.searchsorted(rows[at], starts).tolist(), len(at)]
         per_slice = [repeats.slice(cuts[k], cuts[k + 1] - cuts[k]) for k in range(len(starts))]
-        _write(Path(folder) / _SCRATCH.format(kind=_KINDS[kind], number=shard), per_slice)
+        write_batches(Path(folder) / scratch_name(_KINDS[kind], shard), per_slice)
         found += len(at)
     return found
 
@@ -220,7 +216,7 @@ def _write_findings(item: tuple[Any, ...]) -> Written:
     """Round 3 on a worker: a slice's findings with its repeats in place, kept as a part."""
     folder, planned, position, shards, symmetry, fmt, schema = item
     where = Path(folder)
-    checked = _read_all(where / _SCRATCH.format(kind="checks", number=planned.index), schema)
+    checked = read_table(where / scratch_name("checks", planned.index), schema)
     exact = _repeats_of_slice(where, "repeats", shards, position)
     repeats = Repeats(exact["row"], exact["first_row"])
     found = [exact]
@@ -255,17 +251,14 @@ def _write_findings(item: tuple[Any, ...]) -> Written:
     try:
         name = keep_part(where, part, fmt)
     except OSError as e:
-        raise _not_kept(where, e) from None
+        raise not_kept(where, e) from None
     return Written(planned.index, name, table.num_rows, tally)
 
 
 def _repeats_of_slice(folder: Path, kind: str, shards: int, position: int) -> dict[str, Any]:
     """The repeats (of `kind`) of the slice at `position` in the plan, from every shard's
     file, by row: rows and first rows (numpy), and ids and first ids (Arrow) with ids."""
-    pieces = [
-        _read(folder / _SCRATCH.format(kind=kind, number=shard), position)
-        for shard in range(shards)
-    ]
+    pieces = [read_batch(folder / scratch_name(kind, shard), position) for shard in range(shards)]
     table = pa.Table.from_batches(pieces).combine_chunks()
     order = np.argsort(table.column("row").to_numpy(), kind="stable")
     table = table.take(pa.array(order))
@@ -277,38 +270,3 @@ def _repeats_of_slice(folder: Path, kind: str, shards: int, position: int) -> di
         found["id"] = table.column("id").combine_chunks()
         found["first_id"] = table.column("first_id").combine_chunks()
     return found
-
-
-def _write(path: Path, batches: list[pa.RecordBatch | pa.Table]) -> None:
-    """An Arrow file of these batches (a table: its one batch), written whole or not at all."""
-    sink = io.BytesIO()
-    with pa.ipc.new_file(sink, batches[0].schema) as writer:
-        for batch in batches:
-            if isinstance(batch, pa.Table):
-                writer.write_table(batch)
-            else:
-                writer.write_batch(batch)
-    try:
-        keep_bytes(path, sink.getvalue())
-    except OSError as e:
-        raise _not_kept(path.parent, e) from None
-
-
-def _not_kept(folder: Path, error: OSError) -> InputError:
-    """A write into the checkpoint folder that failed on a worker, as one line."""
-    return InputError(
-        f"{folder}: {error.strerror or error} on the worker at {socket.gethostname()}; nothing "
-        "is kept (validate does not resume): once that is put right, run the command again"
-    )
-
-
-def _read(path: Path, number: int) -> pa.RecordBatch:
-    """Record batch `number` of an Arrow file (only its bytes are read)."""
-    with pa.OSFile(str(path), "rb") as source:
-        return pa.ipc.open_file(source).get_batch(number)
-
-
-def _read_all(path: Path, schema: pa.Schema) -> pa.Table:
-    """An Arrow file whole, as `schema`."""
-    with pa.OSFile(str(path), "rb") as source:
-        return pa.ipc.open_file(source).read_all().cast(schema)

@@ -1,0 +1,139 @@
+"""split on Dask with no row through the client (issue 36): the workers keep their slices'
+rows, shuffle them into the splits' buckets among themselves and write the splits' parts; the
+client cuts from the small columns and joins. The splits and the manifest are a local run's.
+
+The corpus holds what the cut and the shuffle must see across slices: copies in disguise of
+earlier rows (one group), exact copies (dropped as repeats), rows with two solutions and
+malformed rows (left out), a `rating` column (sudoku-extreme's layout) to stratify by.
+Slices are 3 batches of 100 rows: 1,200 rows make 4 slices.
+"""
+
+import json
+
+import numpy as np
+import polars as pl
+import pytest
+
+from pipeline import generate
+from pipeline.grid import format_grids, parse_puzzles
+from pipeline.jobs.split.job import split_file
+from pipeline.symmetry import random_symmetries
+from tests.conftest import command
+
+pytest.importorskip("distributed")
+
+BATCH = 100
+NAMES = ("train", "val", "test")
+VARIES = ("wall_s", "rows_per_s", "workers", "executor", "created_at")  # how it ran, not what
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory):
+    made = generate(900, seed=37)
+    rng = np.random.default_rng(37)
+    puzzles = made["puzzle"].to_list()
+    of = rng.integers(0, 900, 150)
+    disguised = format_grids(random_symmetries(parse_puzzles(made["puzzle"]).grids[of], rng))
+    copies = [puzzles[i] for i in rng.integers(0, 900, 100)]
+    two = ["." * 81] * 10  # an empty grid: many solutions
+    bad = ["not a puzzle"] * 10
+    rows = [*puzzles, *pl.Series(disguised).to_list(), *copies, *two, *bad]
+    order = rng.permutation(len(rows))
+    frame = pl.DataFrame(
+        {
+            "source": ["gen"] * len(rows),
+            "question": [rows[i] for i in order],
+            "answer": [None] * len(rows),
+            "rating": rng.integers(0, 50, len(rows)),
+        }
+    )
+    path = tmp_path_factory.mktemp("dask-split") / "extreme.csv"
+    frame.write_csv(path)
+    return path
+
+
+def _split(inputs, out, **options):
+    return split_file(inputs, out, batch_size=BATCH, progress=False, **options)
+
+
+def _no_row_through_the_client(monkeypatch) -> None:
+    from pipeline.jobs.split.spill import KeptRows
+
+    def refuse(self, *args):
+        raise AssertionError("the client kept rows: the split was not sharded")
+
+    monkeypatch.setattr(KeptRows, "add", refuse)
+
+
+def _same_split(local, dask, local_manifest, dask_manifest) -> None:
+    for name in NAMES:
+        expected = pl.read_parquet(local / f"{name}.parquet")
+        got = pl.read_parquet(dask / f"{name}.parquet")
+        assert got.equals(expected), name
+    a, b = json.loads(local_manifest.to_json()), json.loads(dask_manifest.to_json())
+    for key in (*VARIES, "output"):
+        a.pop(key, None), b.pop(key, None)
+    sums_a, sums_b = a.pop("sha256"), b.pop("sha256")  # row groups differ: other bytes
+    assert sums_a.keys() == sums_b.keys()
+    assert a == b
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"seed": 3},
+        {"seed": 4, "stratify": "rating", "fractions": "0.6,0.2,0.2"},
+        {"seed": 5, "subsample": 300},
+        {"seed": 6, "min_rating": 20},
+    ],
+    ids=["plain", "stratified", "subsample", "min-rating"],
+)
+def test_split_on_dask_equals_local(corpus, tmp_path, monkeypatch, options):
+    local = tmp_path / "local"
+    expected = _split(corpus, local, **options)
+    assert expected.left_out["duplicate"] and expected.left_out["malformed"]  # across slices
+    _no_row_through_the_client(monkeypatch)
+    monkeypatch.setenv("SUDOKU_PIPELINE_SLICE_ROWS", str(3 * BATCH))
+    out = tmp_path / "dask"
+    manifest = _split(corpus, out, executor="dask", workers=2, **options)
+    _same_split(local, out, expected, manifest)
+    assert manifest.executor == "dask"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["dask", "local"]  # nothing left
+
+
+def test_several_inputs_name_their_source(corpus, tmp_path, monkeypatch):
+    first, second = tmp_path / "a.csv", tmp_path / "b.csv"
+    frame = pl.read_csv(corpus, infer_schema=False)
+    frame.head(700).write_csv(first)
+    frame.slice(700).write_csv(second)
+    local = tmp_path / "local"
+    expected = _split([first, second], local, seed=8)
+    _no_row_through_the_client(monkeypatch)
+    monkeypatch.setenv("SUDOKU_PIPELINE_SLICE_ROWS", str(2 * BATCH))
+    out = tmp_path / "dask"
+    manifest = _split([first, second], out, seed=8, executor="dask", workers=2)
+    _same_split(local, out, expected, manifest)
+    sources = pl.read_parquet(out / "train.parquet")["source"].unique().sort().to_list()
+    assert sources == [str(first), str(second)]
+
+
+def test_an_empty_corpus_on_dask(tmp_path):
+    path = tmp_path / "empty.csv"
+    path.write_text("puzzle\n")
+    expected = _split(path, tmp_path / "local", seed=1)
+    manifest = _split(path, tmp_path / "dask", seed=1, executor="dask", workers=1)
+    _same_split(tmp_path / "local", tmp_path / "dask", expected, manifest)
+
+
+def test_arrays_on_dask_stay_on_the_client_and_say_so(corpus, tmp_path):
+    run = command("split", corpus, "-o", tmp_path / "out", "--format", "npy",
+                  "--executor", "dask", "--workers", "1")  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    assert (
+        f"note: on Dask, this process reads {corpus} and writes the output itself (its folder "
+        "of arrays is appended to here, in order)"
+    ) in run.stderr
+    run = command("split", corpus, "-o", tmp_path / "out2", "--executor", "dask",
+                  "--workers", "1")  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    assert "note:" not in run.stderr
