@@ -144,7 +144,7 @@ def main() -> None:
                     fixed = min(
                         client_cpu(
                             small[k],
-                            folder / f"small{SUFFIX[args.command]}",
+                            folder / f"small-out{SUFFIX[args.command]}",
                             address,
                             legacy,
                             args.command,

@@ -1,8 +1,8 @@
 """What runs on the Dask client, and says so: with `--executor dask`, the workers read their
 own slices and keep their own parts only for input files they can open themselves; standard
-input (`-`), a pipe or a URL, output to stdout, and the jobs that need the whole corpus in one
-place (`split`, and `validate`'s leak audit) are read and written by this process, the
-batches sent to the workers and their results sent back. A run that falls back so says it in
+input (`-`), a pipe or a URL, output to stdout, folders of arrays (`augment`'s and
+`split`'s), and `validate`'s leak audit are read and written by this process, the batches
+sent to the workers and their results sent back. A run that falls back so says it in
 one line (a `note:`, unless `--quiet`), naming why; its output is the local executor's.
 (`enumerate` takes no `--executor`: it runs on this machine's threads.)
 

@@ -19,6 +19,7 @@ from pipeline.grid import format_grids, parse_puzzles
 from pipeline.jobs.split.job import split_file
 from pipeline.symmetry import random_symmetries
 from tests.conftest import command
+from tests.test_remote import server  # noqa: F401 - the HTTP server fixture
 
 pytest.importorskip("distributed")
 
@@ -137,3 +138,42 @@ def test_arrays_on_dask_stay_on_the_client_and_say_so(corpus, tmp_path):
                   "--workers", "1")  # fmt: skip
     assert run.returncode == 0, run.stderr
     assert "note:" not in run.stderr
+
+
+def test_a_split_of_a_url_on_dask(server, corpus, tmp_path, monkeypatch):  # noqa: F811
+    """The workers read the URL's slices and take its sha256 for the manifest."""
+    import shutil
+
+    shutil.copy(corpus, server.folder / "extreme.csv")
+    expected = _split(corpus, tmp_path / "local", seed=9)
+    _no_row_through_the_client(monkeypatch)
+    monkeypatch.setenv("SUDOKU_PIPELINE_SLICE_ROWS", str(4 * BATCH))
+    url = server / "extreme.csv"
+    manifest = _split(url, tmp_path / "dask", seed=9, executor="dask", workers=2)
+    for name in NAMES:  # `source`: one input, the input's own column
+        local = pl.read_parquet(tmp_path / "local" / f"{name}.parquet")
+        assert pl.read_parquet(tmp_path / "dask" / f"{name}.parquet").equals(local)
+    (given,) = manifest.inputs
+    (local_input,) = expected.inputs
+    assert (
+        given["sha256"] == local_input["sha256"]
+        and given["size_bytes"] == local_input["size_bytes"]
+    )
+    assert given["path"] == str(url)
+
+
+def test_a_full_disk_on_a_worker_is_one_line_and_leaves_nothing(corpus, tmp_path, monkeypatch):
+    import pipeline.run.scratch as scratch
+    from pipeline.errors import InputError
+
+    keep = scratch.keep_bytes
+
+    def full(path, data):
+        if "routed" in path.name:
+            raise OSError(28, "No space left on device")
+        keep(path, data)
+
+    monkeypatch.setattr(scratch, "keep_bytes", full)
+    with pytest.raises(InputError, match="No space left on device on the worker at"):
+        _split(corpus, tmp_path / "out", seed=1, executor="dask", workers=2)
+    assert list(tmp_path.iterdir()) == []

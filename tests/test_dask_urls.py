@@ -71,28 +71,37 @@ def test_an_fsspec_url_is_read_by_the_workers(frame, local_result, tmp_path, mon
     assert pl.read_parquet(out).drop(TIMING).equals(local_result)
 
 
-def test_a_file_changed_on_the_server_after_the_plan_fails_the_run(server, frame, tmp_path,  # noqa: F811
-                                                                  monkeypatch):  # fmt: skip
-    """The client plans and counts; the file changes; the workers read their slices: they
-    find it changed (its size, ETag, Last-Modified), and the run ends in one line, exit 2."""
+@pytest.mark.parametrize("name", ["corpus.parquet", "corpus.csv"])
+def test_a_file_changed_on_the_server_after_the_plan(server, frame, local_result, tmp_path,  # noqa: F811
+                                                    monkeypatch, name):  # fmt: skip
+    """The client plans and counts; the file changes; the workers read their slices. A
+    Parquet file's row groups are read then, by ranges: the workers find it changed (its
+    size, ETag, Last-Modified), and the run ends in one line, exit 2. A text file's slices
+    were read whole when counted (and kept): the run reads the file as planned, whole, and
+    never a mix of two versions."""
     import pipeline.run.sliced as sliced
 
-    frame.write_csv(server.folder / "corpus.csv")
+    write = pl.DataFrame.write_parquet if name.endswith(".parquet") else pl.DataFrame.write_csv
+    write(frame, server.folder / name)
     planned = sliced.SlicedRun.results
 
     def change_then_run(self, *args):
-        frame.head(1100).write_csv(server.folder / "corpus.csv")
+        write(frame.head(1100), server.folder / name)
         return planned(self, *args)
 
     monkeypatch.setattr(sliced.SlicedRun, "results", change_then_run)
     out = tmp_path / "out.parquet"
 
-    result = cli("solve", server / "corpus.csv", "-o", out, "--executor", "dask",
+    result = cli("solve", server / name, "-o", out, "--executor", "dask",
                  "--workers", 2, "--batch-size", 100, "-q")  # fmt: skip
 
-    assert result.exit_code == 2, result.output
-    assert_one_line_error(result.stderr, server / "corpus.csv", "changed since the run was planned")
-    assert not out.exists()
+    if name.endswith(".parquet"):
+        assert result.exit_code == 2, result.output
+        assert_one_line_error(result.stderr, server / name, "changed since the run was planned")
+        assert not out.exists()
+    else:
+        assert result.exit_code == 0, result.output
+        assert pl.read_parquet(out).drop(TIMING).equals(local_result)
 
 
 def test_a_server_without_ranges_is_read_by_the_client_and_said(server, frame, local_result,  # noqa: F811
@@ -208,3 +217,30 @@ def test_workers_in_other_processes_read_the_url(server, frame, local_result, tm
 
     assert summary.rows == 1200 and summary.workers == 2
     assert pl.read_parquet(out).drop(TIMING).equals(local_result)
+
+
+def test_a_text_slice_of_a_url_is_downloaded_once(server, frame, tmp_path, monkeypatch):  # noqa: F811
+    """The worker that counts a text slice's rows keeps its bytes (compressed, in the
+    checkpoint) for the task that reads them: the file is asked for about once, not twice
+    (the counting pass, then the reading pass, as before)."""
+    import re
+
+    big = pl.concat([frame] * 4)  # 4,800 rows in 3 slices of 2,000 rows (the last shorter)
+    big.write_csv(server.folder / "big.csv")
+    big.write_csv(tmp_path / "big.csv")
+    size = (server.folder / "big.csv").stat().st_size
+    local = tmp_path / "local.parquet"
+    solve_file(tmp_path / "big.csv", local, workers=1, progress=False)
+    monkeypatch.setenv("SUDOKU_PIPELINE_SLICE_ROWS", "2000")
+    out = tmp_path / "out.parquet"
+
+    solve_file(server / "big.csv", out, **ON_DASK)
+
+    assert pl.read_parquet(out).drop(TIMING).equals(pl.read_parquet(local).drop(TIMING))
+    asked = 0
+    for path, ranges in server.requests:
+        if path.endswith("big.csv") and ranges is not None:
+            first, last = map(int, re.fullmatch(r"bytes=(\d+)-(\d+)", ranges).groups())
+            asked += last - first + 1
+    assert size <= asked < 1.25 * size, (asked, size)  # each slice once, and the cuts' scans
+    assert not out.with_name(out.name + ".partial").exists()

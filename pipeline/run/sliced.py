@@ -42,13 +42,24 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
+
 from pipeline.errors import InputError, printable
 from pipeline.io.dataset import Dataset
-from pipeline.io.slices import Slice, count_rows, plan_slices, recipe, slice_batches, sliceable
+from pipeline.io.slices import (
+    Slice,
+    count_rows,
+    kept_at_url,
+    plan_slices,
+    recipe,
+    slice_batches,
+    sliceable,
+)
 from pipeline.io.url_slices import URL_PROBLEM, UrlFile, why_not_sliced
 from pipeline.run.checkpoint import Checkpoint, Progress
 from pipeline.run.job import Job
 from pipeline.run.parts import Part, Task, keep_part
+from pipeline.run.scratch import scratch_name
 
 SWITCH = "SUDOKU_PIPELINE_DASK_SLICES"  # "0": the client reads and writes every byte (before)
 SLICE_ROWS = "SUDOKU_PIPELINE_SLICE_ROWS"  # rows a slice (default: `SLICE_BATCHES` batches)
@@ -193,12 +204,33 @@ def _storage_problem(
     return None
 
 
-def count_task(index: int, ds: Dataset, piece: Slice) -> tuple[int, int]:
-    """On a worker: `(index, rows)` of a text slice."""
+def count_task(index: int, ds: Dataset, piece: Slice, folder: str | None = None) -> tuple[int, int]:
+    """On a worker: `(index, rows)` of a text slice. A URL's slice is downloaded once: its
+    bytes are kept, compressed, in the checkpoint `folder` for the task that reads it
+    (`planned_batches`)."""
+    copy = _copy(folder, index) if folder is not None and kept_at_url(piece) else None
     try:
-        return index, count_rows(ds, piece)
+        return index, count_rows(ds, piece, copy)
     except OSError as e:
         raise InputError(f"{ds.location}: read failed ({e.strerror or e})") from None
+
+
+def _copy(folder: str, index: int) -> Path:
+    return Path(folder) / scratch_name("text", index, "zst")
+
+
+def planned_batches(
+    ds: Dataset, planned: Planned, batch_size: int, folder: str
+) -> Iterator[pa.RecordBatch]:
+    """On a worker: a planned slice's batches (`io.slices.slice_batches`); a URL's text slice
+    from the copy its count kept, when it is there (else from the URL again: a task run twice
+    after its copy was deleted), the copy deleted once read."""
+    copy = _copy(folder, planned.index) if kept_at_url(planned.piece) else None
+    if copy is not None and not copy.exists():
+        copy = None
+    yield from slice_batches(ds, planned.piece, planned.first_row, batch_size, copy)
+    if copy is not None:
+        copy.unlink(missing_ok=True)
 
 
 def slice_task(
@@ -218,7 +250,7 @@ def slice_task(
     parts: dict[str, dict[str, int]] = {}
     results: list[Any] = []
     start, written = planned.start, 0
-    for batch in slice_batches(ds, planned.piece, planned.first_row, batch_size):
+    for batch in planned_batches(ds, planned, batch_size, folder):
         first_row = planned.first_row + start - planned.start
         result = fn(Task(start, planned.piece.source, name, first_row, batch), *args)
         part = result if isinstance(result, Part) else result.part
@@ -267,7 +299,11 @@ class SlicedRun:
         self._recipes = [recipe(ds) for ds in job.inputs.datasets]
         per_slice = int(os.environ.get(SLICE_ROWS) or SLICE_BATCHES * job.batch_size)
         plan = plan_slices(job.inputs, max(1, per_slice))
-        uncounted = [(i, self._recipes[p.source], p) for i, p in enumerate(plan) if p.rows is None]
+        uncounted = [
+            (i, self._recipes[p.source], p, self.folder)
+            for i, p in enumerate(plan)
+            if p.rows is None
+        ]
         counted = {i: p.rows for i, p in enumerate(plan) if p.rows is not None}
         for index, rows in executor.map_unordered(_count, uncounted):
             counted[index] = rows
@@ -386,7 +422,7 @@ class SlicedRun:
             at += rows
 
 
-def _count(item: tuple[int, Dataset, Slice]) -> tuple[int, int]:
+def _count(item: tuple[int, Dataset, Slice, str]) -> tuple[int, int]:
     return count_task(*item)
 
 

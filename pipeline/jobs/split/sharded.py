@@ -43,7 +43,6 @@ import pyarrow as pa
 from pipeline.errors import InputError
 from pipeline.io.dataset import Dataset
 from pipeline.io.remote import remote_digest
-from pipeline.io.slices import slice_batches
 from pipeline.io.url_slices import UrlFile
 from pipeline.io.writers import encode, join_parts
 from pipeline.jobs.solve.batch import SolveOptions
@@ -61,8 +60,15 @@ from pipeline.jobs.split.spill import (
     sort_bucket,
 )
 from pipeline.run.loop import Run
-from pipeline.run.scratch import keep, read_batch, read_table, scratch_name, write_batches
-from pipeline.run.sliced import Planned
+from pipeline.run.scratch import (
+    clear,
+    keep,
+    read_batch,
+    read_table,
+    scratch_name,
+    write_batches,
+)
+from pipeline.run.sliced import Planned, planned_batches
 
 
 class SliceKept(NamedTuple):
@@ -177,6 +183,14 @@ class ShardedSplit:
         written = Written()
         if subsample is not None:
             self._take(buckets, firsts[1], subsample, written, out)
+        read = [  # every round's scratch, read by now: deleted on the workers
+            [self.folder / scratch_name("kept", i), self.folder / scratch_name("routed", i)]
+            for i in indices
+        ]
+        if subsample is not None:
+            read.append([self.folder / scratch_name("sorted", n) for n in range(firsts[1])])
+        for _ in self.executor.map_unordered(clear, read):
+            pass
         for s, name in enumerate(names):
             parts = [buckets[n] for n in range(firsts[s], firsts[s + 1]) if n in buckets]
             written.rows[name] = sum(b.rows for b in parts)
@@ -235,7 +249,7 @@ def _keep_slice(item: tuple[Any, ...]) -> SliceKept:
     batch_size, folder, search, min_rating, several, small_names = item[2:]
     source = planned.piece.source
     tables, left_out, wrong, rows = [], Counter(), 0, 0
-    for batch in slice_batches(ds, planned.piece, planned.first_row, batch_size):
+    for batch in planned_batches(ds, planned, batch_size, folder):
         part = split_record_batch(batch, search, source if several else None, min_rating)
         tables.append(part.table)
         left_out.update(part.left_out)

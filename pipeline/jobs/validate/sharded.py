@@ -37,7 +37,6 @@ import pyarrow as pa
 
 from pipeline.errors import InputError
 from pipeline.io.dataset import Dataset
-from pipeline.io.slices import slice_batches
 from pipeline.io.writers import encode
 from pipeline.jobs.validate.batch import ValidateOptions, validate_record_batch
 from pipeline.jobs.validate.catalogue import findings_schema, sort_findings
@@ -46,8 +45,15 @@ from pipeline.jobs.validate.duplicates import DuplicateIndex, Repeats, symmetric
 from pipeline.jobs.validate.summary import FindingsTally
 from pipeline.run.loop import Run
 from pipeline.run.parts import Part, keep_part
-from pipeline.run.scratch import not_kept, read_batch, read_table, scratch_name, write_batches
-from pipeline.run.sliced import Planned
+from pipeline.run.scratch import (
+    clear,
+    not_kept,
+    read_batch,
+    read_table,
+    scratch_name,
+    write_batches,
+)
+from pipeline.run.sliced import Planned, planned_batches
 
 SHARD_ROWS = 2_000_000  # rows a shard holds at most, about (round 2's memory: ~80 MB)
 MAX_SHARDS = 4096
@@ -114,6 +120,11 @@ def validate_sharded(
     for done in written:
         repeats[done.index] = done.tally
         run.rows += done.findings
+    read = [  # every round's scratch, read by now: deleted on the workers
+        [Path(folder) / scratch_name(kind, i) for kind in ("checks", *kinds)] for i in indices
+    ] + [[Path(folder) / scratch_name(_KINDS[kind], n) for kind in kinds] for n in range(shards)]
+    for _ in executor.map_unordered(clear, read):
+        pass
     tally = FindingsTally()
     for index in indices:  # in row order: the first examples are the first rows'
         tally.merge(tallies[index])
@@ -136,7 +147,7 @@ def _check_slice(item: tuple[Any, ...]) -> Checked:
     forms: list[np.ndarray] = []
     ids: list[pa.Array] = []
     rows = 0
-    for batch in slice_batches(ds, planned.piece, planned.first_row, batch_size):
+    for batch in planned_batches(ds, planned, batch_size, folder):
         report = validate_record_batch(batch, checks)
         tally.add(report.findings, report.clues)
         findings.append(report.findings)
