@@ -32,6 +32,7 @@ order, and the manifest's counts are a local run's; the client reads no row and 
 8-16 bytes a kept row (the small columns) while it cuts.
 """
 
+import os
 from collections import Counter
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -199,6 +200,8 @@ class ShardedSplit:
             try:
                 with open(folder / f"{name}.parquet", "wb") as sink:
                     join_parts(sink, "parquet", paths, out.empty_table(), metadata)
+                    sink.flush()
+                    os.fsync(sink.fileno())  # on disk before the folder is put in place
             except OSError as e:
                 raise InputError(f"{folder}: {e.strerror or e} while writing {name}") from None
         return written
