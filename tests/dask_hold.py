@@ -1,9 +1,12 @@
-"""A Dask worker preload for tests/test_dask.py: the worker holds batches, for ever.
+"""A Dask worker preload for tests/test_dask*.py: the worker holds batches, for ever.
 
 `dask worker --preload tests/dask_hold.py`, with `HOLD_FROM_ROW` set in its environment: each
 batch of a solve run whose first row is at or past that row is held (never solved) once it
 reaches the worker, and a file `held-<row>` in the folder `HELD_IN` says so. A test can then
 act on a run that is certainly mid-way (kill the worker, or the scheduler) instead of racing it.
+With `HOLD_JOB=validate` (or `split`), the batches of a validate (or split) run on Dask are
+held instead, as their slices' first round reads them (`jobs.validate.sharded`,
+`jobs.split.sharded`).
 """
 
 import os
@@ -11,24 +14,39 @@ import threading
 from pathlib import Path
 
 import pipeline.jobs.solve.job
+import pipeline.jobs.split.sharded
+import pipeline.jobs.validate.sharded
 
 HOLD_FROM_ROW = int(os.environ["HOLD_FROM_ROW"])
 HELD_IN = Path(os.environ["HELD_IN"])
-# Dask may load a preload more than once: wrap the job's own function, never a wrapper.
-_solve_part = getattr(
-    pipeline.jobs.solve.job.solve_part, "__wrapped__", pipeline.jobs.solve.job.solve_part
-)
+HOLD_JOB = os.environ.get("HOLD_JOB", "solve")
 _never = threading.Event()
 
 
-def held_solve_part(task, *args):
-    start = task[0]
+def _hold(start: int) -> None:
     if start >= HOLD_FROM_ROW:
         (HELD_IN / f"held-{start}").touch()
         _never.wait()
-    return _solve_part(task, *args)
 
 
-held_solve_part.__wrapped__ = _solve_part
-# Tasks name `solve_part` by module and name: the worker looks it up here, and finds this one.
-pipeline.jobs.solve.job.solve_part = held_solve_part
+# Dask may load a preload more than once: wrap the job's own function, never a wrapper.
+_PLACES = {
+    "solve": (pipeline.jobs.solve.job, "solve_part"),
+    "validate": (pipeline.jobs.validate.sharded, "validate_record_batch"),
+    "split": (pipeline.jobs.split.sharded, "split_record_batch"),
+}
+_module, _name = _PLACES[HOLD_JOB]
+_own = getattr(getattr(_module, _name), "__wrapped__", getattr(_module, _name))
+
+
+def held(work, *args):
+    """The job's function, holding a batch from `HOLD_FROM_ROW` on (a solve task's start; a
+    batch's first `row` for the others)."""
+    _hold(work[0] if HOLD_JOB == "solve" else work.column("row")[0].as_py())
+    return _own(work, *args)
+
+
+held.__wrapped__ = _own
+# Tasks find the function by module and name (solve), or call it from its module (the
+# others): the worker looks it up there, and finds this one.
+setattr(_module, _name, held)

@@ -92,10 +92,12 @@ def dask_cluster(
     workers: int = 2,
     hold_from_row: dict[int, int] | None = None,
     apart: tuple[int, ...] = (),
+    hold_job: str = "solve",
 ) -> Iterator[Cluster]:
     """A scheduler and `workers` single-threaded workers (`w0`, `w1`, ...) on loopback, all
     connected; worker `i` holds each batch from row `hold_from_row[i]` on (`dask_hold.py`);
-    the workers in `apart` do not see the client's storage (`dask_no_storage.py`)."""
+    the workers in `apart` do not see the client's storage (`dask_no_storage.py`); `hold_job`:
+    the job whose batches are held (solve, validate, split)."""
     folder.mkdir()
     scheduler_file = folder / "scheduler.json"
     scheduler = _dask("scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
@@ -112,7 +114,7 @@ def dask_cluster(
             if hold_from_row and i in hold_from_row:
                 args += ["--preload", str(HOLD)]
                 env = {**os.environ, "HOLD_FROM_ROW": str(hold_from_row[i]),
-                       "HELD_IN": str(folder)}  # fmt: skip
+                       "HELD_IN": str(folder), "HOLD_JOB": hold_job}  # fmt: skip
             if i in apart:
                 args += ["--preload", str(NO_STORAGE)]
             started.append(_dask(*args, log=folder / f"w{i}.log", env=env))

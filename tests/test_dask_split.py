@@ -177,3 +177,30 @@ def test_a_full_disk_on_a_worker_is_one_line_and_leaves_nothing(corpus, tmp_path
     with pytest.raises(InputError, match="No space left on device on the worker at"):
         _split(corpus, tmp_path / "out", seed=1, executor="dask", workers=2)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_on_a_running_cluster_a_worker_killed_mid_run_changes_nothing(corpus, tmp_path):
+    """A real scheduler and two worker processes: the worker holding a slice's batch is
+    killed (kill -9); Dask gives its tasks to the other, and the splits are a local run's."""
+    import os
+    import subprocess
+    import sys
+
+    from tests.test_dask import _stop, dask_cluster, wait_for
+
+    local, out, log = tmp_path / "local", tmp_path / "dask", tmp_path / "log"
+    _split(corpus, local, seed=2)
+    with dask_cluster(tmp_path / "cluster", hold_from_row={0: 0}, hold_job="split") as cluster:
+        command = [f"{sys.prefix}/bin/sudoku-pipeline", "split", str(corpus), "-o", str(out),
+                   "--seed", "2", "--quiet", "--executor", "dask", "--scheduler",
+                   cluster.address, "--batch-size", str(BATCH)]  # fmt: skip
+        env = {**os.environ, "SUDOKU_PIPELINE_SLICE_ROWS": "300"}
+        with log.open("w") as err:
+            run = subprocess.Popen(command, stderr=err, env=env)
+        wait_for(cluster.held, "worker w0 to hold a batch", run, log)
+        _stop(cluster.workers[0])
+        assert run.wait(timeout=300) == 0, log.read_text()
+    for name in NAMES:
+        assert pl.read_parquet(out / f"{name}.parquet").equals(
+            pl.read_parquet(local / f"{name}.parquet")
+        )

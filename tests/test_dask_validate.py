@@ -7,6 +7,7 @@ of rows many slices earlier, malformed rows, clashing givens, wrong solutions, a
 are 4 batches of 100 rows here: 2,000 rows make 5 slices, and the keys go to 4 shards.
 """
 
+import os
 import socket
 
 import numpy as np
@@ -183,3 +184,28 @@ def test_a_full_disk_on_a_worker_is_one_line_and_leaves_nothing(corpus, tmp_path
         "once that is put right, run it again"
     )
     assert [p.name for p in tmp_path.iterdir()] == ["corpus.csv"]
+
+
+def test_on_a_running_cluster_a_worker_killed_mid_run_changes_nothing(corpus, tmp_path):
+    """A real scheduler and two worker processes: the worker holding a slice's batch is
+    killed (kill -9); Dask gives its tasks to the other, and the findings are a local run's."""
+    import subprocess
+    import sys
+
+    from tests.test_dask import _stop, dask_cluster, wait_for
+
+    path = tmp_path / "corpus.csv"
+    corpus.write_csv(path)
+    local, out, log = tmp_path / "local.parquet", tmp_path / "dask.parquet", tmp_path / "log"
+    _validate(path, local, symmetry=True)
+    with dask_cluster(tmp_path / "cluster", hold_from_row={0: 0}, hold_job="validate") as cluster:
+        command = [f"{sys.prefix}/bin/sudoku-pipeline", "validate", str(path), "-o", str(out),
+                   "--symmetry", "--quiet", "--executor", "dask", "--scheduler",
+                   cluster.address, "--batch-size", str(BATCH)]  # fmt: skip
+        env = {**os.environ, "SUDOKU_PIPELINE_SLICE_ROWS": "400"}
+        with log.open("w") as err:
+            run = subprocess.Popen(command, stderr=err, env=env)
+        wait_for(cluster.held, "worker w0 to hold a batch", run, log)
+        _stop(cluster.workers[0])
+        assert run.wait(timeout=300) == 1, log.read_text()  # findings of errors: exit 1
+    assert pl.read_parquet(out).equals(pl.read_parquet(local))
