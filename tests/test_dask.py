@@ -239,6 +239,35 @@ def test_without_a_scheduler_to_reach(corpus, tmp_path):
 # counts and joins. Slices are 4 batches here (1,000 rows): several a file, cut inside lines.
 
 
+def refuse_on_the_client(monkeypatch, why: str, *methods: tuple[type, str]) -> None:
+    """Fail a test whose run would call any of `methods` (a class, a method's name) in this
+    process: what a run whose rows go through the client calls (`why`: which is failed)."""
+
+    def refuse(self, *args):
+        raise AssertionError(why)
+
+    for owner, name in methods:
+        monkeypatch.setattr(owner, name, refuse)
+
+
+def run_with_a_worker_killed(
+    args: list[Any], folder: Path, hold_job: str, slice_rows: int
+) -> tuple[int, str]:
+    """`sudoku-pipeline ARGS --quiet --executor dask --scheduler ...` on a real cluster of two
+    worker processes, in slices of `slice_rows`; worker w0 holds `hold_job`'s first batch and
+    is killed (kill -9) once it does. Returns the run's exit code and stderr."""
+    log = folder / "run.log"
+    with dask_cluster(folder / "cluster", hold_from_row={0: 0}, hold_job=hold_job) as cluster:
+        command = [str(BIN / "sudoku-pipeline"), *map(str, args), "--quiet", "--executor",
+                   "dask", "--scheduler", cluster.address]  # fmt: skip
+        env = {**os.environ, "SUDOKU_PIPELINE_SLICE_ROWS": str(slice_rows)}
+        with log.open("w") as err:
+            run = subprocess.Popen(command, stderr=err, env=env)
+        wait_for(cluster.held, "worker w0 to hold a batch", run, log)
+        _stop(cluster.workers[0])
+        return _finish(run, log)
+
+
 def _no_part_through_the_client(monkeypatch) -> None:
     """Fail a test whose run would keep a part through the client (`Checkpoint.add`)."""
     from pipeline.run.checkpoint import Checkpoint

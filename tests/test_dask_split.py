@@ -19,6 +19,7 @@ from pipeline.grid import format_grids, parse_puzzles
 from pipeline.jobs.split.job import split_file
 from pipeline.symmetry import random_symmetries
 from tests.conftest import command
+from tests.test_dask import refuse_on_the_client, run_with_a_worker_killed
 from tests.test_remote import server  # noqa: F401 - the HTTP server fixture
 
 pytest.importorskip("distributed")
@@ -60,10 +61,8 @@ def _split(inputs, out, **options):
 def _no_row_through_the_client(monkeypatch) -> None:
     from pipeline.jobs.split.spill import KeptRows
 
-    def refuse(self, *args):
-        raise AssertionError("the client kept rows: the split was not sharded")
-
-    monkeypatch.setattr(KeptRows, "add", refuse)
+    why = "the client kept rows: the split was not sharded"
+    refuse_on_the_client(monkeypatch, why, (KeptRows, "add"))
 
 
 def _same_split(local, dask, local_manifest, dask_manifest) -> None:
@@ -182,24 +181,11 @@ def test_a_full_disk_on_a_worker_is_one_line_and_leaves_nothing(corpus, tmp_path
 def test_on_a_running_cluster_a_worker_killed_mid_run_changes_nothing(corpus, tmp_path):
     """A real scheduler and two worker processes: the worker holding a slice's batch is
     killed (kill -9); Dask gives its tasks to the other, and the splits are a local run's."""
-    import os
-    import subprocess
-    import sys
-
-    from tests.test_dask import _stop, dask_cluster, wait_for
-
-    local, out, log = tmp_path / "local", tmp_path / "dask", tmp_path / "log"
+    local, out = tmp_path / "local", tmp_path / "dask"
     _split(corpus, local, seed=2)
-    with dask_cluster(tmp_path / "cluster", hold_from_row={0: 0}, hold_job="split") as cluster:
-        command = [f"{sys.prefix}/bin/sudoku-pipeline", "split", str(corpus), "-o", str(out),
-                   "--seed", "2", "--quiet", "--executor", "dask", "--scheduler",
-                   cluster.address, "--batch-size", str(BATCH)]  # fmt: skip
-        env = {**os.environ, "SUDOKU_PIPELINE_SLICE_ROWS": "300"}
-        with log.open("w") as err:
-            run = subprocess.Popen(command, stderr=err, env=env)
-        wait_for(cluster.held, "worker w0 to hold a batch", run, log)
-        _stop(cluster.workers[0])
-        assert run.wait(timeout=300) == 0, log.read_text()
+    args = ["split", corpus, "-o", out, "--seed", 2, "--batch-size", BATCH]
+    code, err = run_with_a_worker_killed(args, tmp_path, "split", slice_rows=3 * BATCH)
+    assert code == 0, err
     for name in NAMES:
         assert pl.read_parquet(out / f"{name}.parquet").equals(
             pl.read_parquet(local / f"{name}.parquet")

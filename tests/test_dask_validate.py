@@ -7,7 +7,6 @@ of rows many slices earlier, malformed rows, clashing givens, wrong solutions, a
 are 4 batches of 100 rows here: 2,000 rows make 5 slices, and the keys go to 4 shards.
 """
 
-import os
 import socket
 
 import numpy as np
@@ -18,6 +17,7 @@ from pipeline import generate
 from pipeline.grid import format_grids, parse_puzzles
 from pipeline.jobs.validate import validate_file
 from pipeline.symmetry import random_symmetries
+from tests.test_dask import refuse_on_the_client, run_with_a_worker_killed
 
 pytest.importorskip("distributed")
 
@@ -65,11 +65,8 @@ def _no_row_through_the_client(monkeypatch) -> None:
     from pipeline.io.writers import TableWriter
     from pipeline.jobs.validate.duplicates import RepeatFinder
 
-    def refuse(self, *args):
-        raise AssertionError("the client handled rows: the run was not sharded")
-
-    monkeypatch.setattr(TableWriter, "add", refuse)
-    monkeypatch.setattr(RepeatFinder, "add", refuse)
+    why = "the client handled rows: the run was not sharded"
+    refuse_on_the_client(monkeypatch, why, (TableWriter, "add"), (RepeatFinder, "add"))
 
 
 @pytest.mark.parametrize("fmt", ["parquet", "csv", "jsonl"])
@@ -189,23 +186,11 @@ def test_a_full_disk_on_a_worker_is_one_line_and_leaves_nothing(corpus, tmp_path
 def test_on_a_running_cluster_a_worker_killed_mid_run_changes_nothing(corpus, tmp_path):
     """A real scheduler and two worker processes: the worker holding a slice's batch is
     killed (kill -9); Dask gives its tasks to the other, and the findings are a local run's."""
-    import subprocess
-    import sys
-
-    from tests.test_dask import _stop, dask_cluster, wait_for
-
     path = tmp_path / "corpus.csv"
     corpus.write_csv(path)
-    local, out, log = tmp_path / "local.parquet", tmp_path / "dask.parquet", tmp_path / "log"
+    local, out = tmp_path / "local.parquet", tmp_path / "dask.parquet"
     _validate(path, local, symmetry=True)
-    with dask_cluster(tmp_path / "cluster", hold_from_row={0: 0}, hold_job="validate") as cluster:
-        command = [f"{sys.prefix}/bin/sudoku-pipeline", "validate", str(path), "-o", str(out),
-                   "--symmetry", "--quiet", "--executor", "dask", "--scheduler",
-                   cluster.address, "--batch-size", str(BATCH)]  # fmt: skip
-        env = {**os.environ, "SUDOKU_PIPELINE_SLICE_ROWS": "400"}
-        with log.open("w") as err:
-            run = subprocess.Popen(command, stderr=err, env=env)
-        wait_for(cluster.held, "worker w0 to hold a batch", run, log)
-        _stop(cluster.workers[0])
-        assert run.wait(timeout=300) == 1, log.read_text()  # findings of errors: exit 1
+    args = ["validate", path, "-o", out, "--symmetry", "--batch-size", BATCH]
+    code, err = run_with_a_worker_killed(args, tmp_path, "validate", slice_rows=4 * BATCH)
+    assert code == 1, err  # findings of errors: exit 1
     assert pl.read_parquet(out).equals(pl.read_parquet(local))

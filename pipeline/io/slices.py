@@ -230,24 +230,16 @@ class _Groups(ParquetReader):
 
 def _reader(ds: Dataset, piece: Slice, copy: Path | None = None) -> object:
     url = piece.url
-    if copy is not None:  # a URL's text slice, as its count kept it (`count_rows`)
-        source: object = FileBytes(copy, COPY_COMPRESSION)
-        if ds.format == "txt":
-            return TextReader(source)  # type: ignore[arg-type]
-        header = ds.has_header and piece.begin == 0
-        return DelimitedReader(
-            source,  # type: ignore[arg-type]
-            delimiter=ds.separator or ",",
-            names=ds.columns,
-            header=header,
-        )
     if piece.parquet:
         return _Groups(piece)
     if ds.format == "parquet":  # compressed: one slice, decompressed to a temporary file
         if url is not None:
             return remote_parquet(url.open(seeking=False), ds.compression)
         return ParquetReader.of_file(Path(piece.path), ds.compression)
-    if piece.end < 0:  # compressed: one slice, read whole
+    source: object
+    if copy is not None:  # a URL's text slice, as its count kept it (`count_rows`)
+        source = FileBytes(copy, COPY_COMPRESSION)
+    elif piece.end < 0:  # compressed: one slice, read whole
         if url is not None:
             source = RemoteBytes(url.open(seeking=False), ds.compression)
         else:
