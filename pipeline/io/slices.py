@@ -295,7 +295,7 @@ def slice_batches(
     yield from opened.batches(numbered_from=first_row)
 
 
-COPY_COMPRESSION = "zstd"  # a URL's text slice kept: about a third of its size (puzzles)
+COPY_COMPRESSION = "zstd"  # a URL's text slice kept: about 40% of its size (puzzle CSVs)
 
 
 class _Kept:

@@ -78,7 +78,7 @@ class Job:
     kernels: tuple[str, ...] = ()  # what the workers load as they start (`warmup.KERNELS`)
     resume: bool = False
     # on Dask, the steps that need the whole corpus run hash-partitioned on the workers
-    # (validate's repeats: `jobs.validate.sharded`); else they run on the client
+    # (validate's repeats, split's cut and shuffle: `jobs.*.sharded`); else on the client
     shards: bool = False
     started: float = field(default_factory=time.perf_counter)
     started_at: str = field(

@@ -224,11 +224,20 @@ def planned_batches(
 ) -> Iterator[pa.RecordBatch]:
     """On a worker: a planned slice's batches (`io.slices.slice_batches`); a URL's text slice
     from the copy its count kept, when it is there (else from the URL again: a task run twice
-    after its copy was deleted), the copy deleted once read."""
+    after its copy was deleted), the copy deleted once read. A slice whose rows are not the
+    ones counted is `InputError` once read (the file changed under the run)."""
     copy = _copy(folder, planned.index) if kept_at_url(planned.piece) else None
     if copy is not None and not copy.exists():
         copy = None
-    yield from slice_batches(ds, planned.piece, planned.first_row, batch_size, copy)
+    rows = 0
+    for batch in slice_batches(ds, planned.piece, planned.first_row, batch_size, copy):
+        rows += batch.num_rows
+        yield batch
+    if rows != planned.rows:
+        raise InputError(
+            f"{ds.location}: {rows:,} rows read in a slice counted as {planned.rows:,}; the "
+            "file changed while the run read it"
+        )
     if copy is not None:
         copy.unlink(missing_ok=True)
 
@@ -271,13 +280,7 @@ def slice_task(
             ) from None
         start += batch.num_rows
         written += part.rows
-    rows = start - planned.start
-    if rows != planned.rows:
-        raise InputError(
-            f"{ds.location}: {rows:,} rows read in a slice counted as {planned.rows:,}; the "
-            "file changed while the run read it"
-        )
-    return Kept(planned.index, rows, parts, results, written)
+    return Kept(planned.index, start - planned.start, parts, results, written)
 
 
 class SlicedRun:

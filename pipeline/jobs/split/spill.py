@@ -355,7 +355,8 @@ def _empty(kept: KeptRows) -> pl.DataFrame:
     return kept.frame(kept.schema.empty_table())
 
 
-def _arrow(frame: pl.DataFrame) -> pa.Table:
+def arrow_of(frame: pl.DataFrame) -> pa.Table:
+    """Written rows as the Arrow table a split's file holds."""
     return frame.to_arrow(compat_level=pl.CompatLevel.oldest())
 
 
@@ -368,11 +369,11 @@ def _write_table(
     """One split, its sorted buckets written as they come (`io.writers.TableWriter`: Parquet
     row groups of at least `ROW_GROUP_ROWS`, or a folder of arrays); returns its rows and
     the exact repeats left out."""
-    out = TableWriter(target, _arrow(_empty(kept)).schema, ROW_GROUP_ROWS)
+    out = TableWriter(target, arrow_of(_empty(kept)).schema, ROW_GROUP_ROWS)
     dropped = 0
     try:
         for frame, repeats in sorted_buckets:
-            out.add(_arrow(frame))
+            out.add(arrow_of(frame))
             dropped += repeats
         return out.commit(metadata), dropped
     finally:
