@@ -78,6 +78,7 @@ bench: $(DEV)
 	$(BIN)/python -m benchmarks.dask_bench --write docs/BENCHMARKS.md
 	$(BIN)/python -m benchmarks.dask_bench --command validate --write docs/BENCHMARKS.md
 	$(BIN)/python -m benchmarks.dask_bench --command split --write docs/BENCHMARKS.md
+	$(BIN)/python -m benchmarks.dask_bench --command augment --write docs/BENCHMARKS.md
 	$(BIN)/python -m benchmarks.first_run --kernels --write docs/BENCHMARKS.md
 
 # Regenerate the shipped samples in data/ (reproducible: fixed seeds).

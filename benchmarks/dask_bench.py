@@ -3,7 +3,7 @@
 against them.
 
     taskset -c 0 nice -n 10 python -m benchmarks.dask_bench [--rows 1000000] [--write FILE]
-        [--command validate|split]
+        [--command validate|split|augment]
 
 Kaggle-style rows (kaggle1m_first9999 in ../shared/data, `quizzes,solutions`, repeated up to
 `--rows`, and `--small` rows for the fixed costs), as CSV and as Parquet (row groups of
@@ -18,7 +18,10 @@ workers, hash-partitioned), its findings files checked equal; the repeated rows 
 every row a `duplicate` finding, the most the repeats' rounds can have to carry.
 `--command split` measures `split` (before: the client keeps every row, cuts and writes the
 splits; after: the workers keep, shuffle and write them, the client cuts from the small
-columns), its splits checked equal: nearly every row a repeat, left out.
+columns), its splits checked equal: nearly every row a repeat, left out. `--command augment`
+measures `augment --format hrm --copies 1` into HRM's folder of arrays (before: the client
+appends each batch's arrays; after: the workers keep each batch's arrays as one file and the
+client copies them into the folder's files in the kernel), its folders checked equal.
 """
 
 import argparse
@@ -96,6 +99,8 @@ def client_cpu(
         args.append("--force")
     if command == "validate":
         args.append("--exit-zero")
+    if command == "augment":
+        args += ["--format", "hrm", "--copies", "1"]
     start = time.perf_counter()
     process = subprocess.Popen(args, env=env, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL)
     _, status, usage = os.wait4(process.pid, 0)
@@ -105,7 +110,15 @@ def client_cpu(
     return usage.ru_utime + usage.ru_stime, wall
 
 
-SUFFIX = {"solve": ".parquet", "validate": ".parquet", "split": ""}  # split: a folder
+SUFFIX = {"solve": ".parquet", "validate": ".parquet", "split": "", "augment": ""}  # "": a folder
+
+
+INTO = {
+    "solve": "Parquet",
+    "validate": "Parquet",
+    "split": "Parquet",
+    "augment": "HRM's folder of arrays (`--format hrm --copies 1`)",
+}
 
 
 def _same(before: Path, after: Path, command: str) -> bool:
@@ -117,6 +130,13 @@ def _same(before: Path, after: Path, command: str) -> bool:
             )
             for name in ("train", "val", "test")
         )
+    if command == "augment":  # the same files, the same bytes (`meta.json`: the run's figures)
+        files = [sorted(p.name for p in folder.iterdir()) for folder in (before, after)]
+        return files[0] == files[1] and all(
+            (before / name).read_bytes() == (after / name).read_bytes()
+            for name in files[0]
+            if name != "meta.json"
+        )
     timing = ["solve_ns"] if command == "solve" else []
     return pl.read_parquet(before).drop(timing).equals(pl.read_parquet(after).drop(timing))
 
@@ -127,7 +147,8 @@ def main() -> None:
     parser.add_argument("--small", type=int, default=10_000, help="rows of the fixed-cost run")
     parser.add_argument("--repeats", type=int, default=2)
     parser.add_argument("--write", type=Path, help="record the table in this Markdown file")
-    parser.add_argument("--command", choices=("solve", "validate", "split"), default="solve")
+    commands = ("solve", "validate", "split", "augment")
+    parser.add_argument("--command", choices=commands, default="solve")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="dask-bench-") as tmp:
         folder = Path(tmp)
@@ -175,7 +196,7 @@ def main() -> None:
     body = (
         f"Measured {today} on {machine()}, `taskset -c 0 nice -n 10 python -m "
         f"benchmarks.dask_bench --rows {args.rows} --command {args.command}`: "
-        f"`{args.command}` of {args.rows:,} Kaggle-style rows into Parquet, a `dask "
+        f"`{args.command}` of {args.rows:,} Kaggle-style rows into {INTO[args.command]}, a `dask "
         "scheduler` and 2 `dask worker --nthreads 1` processes on 127.0.0.1; "
         f"client CPU is the `sudoku-pipeline` process alone (`os.wait4`), best of "
         f"{args.repeats}. The client's CPU per row is the growth between a run of "
@@ -191,8 +212,10 @@ def main() -> None:
             write_section(args.write, "dask-client", body)
         elif args.command == "validate":
             write_section(args.write, "dask-client-validate", body)
-        else:
+        elif args.command == "split":
             write_section(args.write, "dask-client-split", body)
+        else:
+            write_section(args.write, "dask-client-augment", body)
 
 
 if __name__ == "__main__":

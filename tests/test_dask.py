@@ -566,20 +566,6 @@ def test_augment_stopped_on_dask_leaves_nothing(augment_input, tmp_path, monkeyp
     assert not [p.name for p in tmp_path.iterdir() if p.name != "a.csv"]
 
 
-def test_augment_to_npy_on_dask_stays_on_the_client(augment_input, augment_local, tmp_path):
-    """A folder of arrays is not sliced: the client writes it, as before."""
-    import numpy as np
-
-    from pipeline.jobs.augment.job import augment_file
-
-    out = tmp_path / "arrays"
-    summary = augment_file(augment_input, out, copies=3, seed=5, batch_size=50, format="npy",
-                           executor="dask", workers=2, progress=False)  # fmt: skip
-    assert summary.copies == augment_local[1].copies
-    groups = pl.read_parquet(augment_local[0])["group"].to_list()
-    assert np.load(out / "group.npy").tolist() == groups
-
-
 # Issue 36: `-o DIR/`, a Parquet dataset folder: the parts the workers kept become its files.
 
 

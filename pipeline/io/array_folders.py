@@ -38,6 +38,7 @@ import numpy as np
 import pyarrow as pa
 
 from pipeline.errors import InputError
+from pipeline.io.array_parts import ArrayPart
 from pipeline.io.arrays import (
     GRID_COLUMNS,
     VALID_SUFFIX,
@@ -135,12 +136,43 @@ class NpyFolder:
                 self._append_valid(name, valid, len(values))
         self.rows += rows or 0
 
+    def copy_part(self, part: ArrayPart) -> None:
+        """Append a part a worker kept (`io.array_parts`) as `append` appends a batch, its
+        blocks copied in the kernel (no row through this process); a dictionary column's
+        codes are read and renumbered only when its labels are not the folder's so far."""
+        rows = None
+        for name, appender in self._files.items():
+            labels = part.labels.get(name)
+            if labels is not None and not self._same_codes(name, labels):
+                appender.append(self._remap(name, part.read(name), labels))
+            else:
+                part.copy(name, appender)
+            if rows is None:
+                rows = part.rows(name)
+            elif part.rows(name) != rows:
+                raise ValueError(f"column {name}: {part.rows(name)} rows, expected {rows}")
+            valid = name + VALID_SUFFIX
+            if valid in part.blocks:
+                part.copy(valid, self._mask(name))
+            elif name in self._valid:
+                self._valid[name].append(np.ones(rows, np.bool_))
+        self.rows += rows or 0
+
+    def _same_codes(self, name: str, labels: list[Any]) -> bool:
+        """Whether codes in `labels` are the folder's codes too (its labels so far start
+        them, or they start its labels): any new labels added."""
+        known = self.labels.setdefault(name, [])
+        common = min(len(known), len(labels))
+        if known[:common] != labels[:common]:
+            return False
+        known.extend(labels[len(known) :])
+        return True
+
     def _remap(self, name: str, codes: Any, labels: list[Any]) -> Any:
         """A dictionary column's codes in the labels of the first batch (new ones added)."""
-        known = self.labels.setdefault(name, [])
-        if labels == known[: len(labels)]:
-            known.extend(labels[len(known) :])
+        if self._same_codes(name, labels):
             return codes
+        known = self.labels[name]
         for label in labels:
             if label not in known:
                 known.append(label)
@@ -149,16 +181,21 @@ class NpyFolder:
             return table[codes[0]], codes[1]
         return table[codes]
 
-    def _append_valid(self, name: str, valid: np.ndarray | None, rows: int) -> None:
+    def _mask(self, name: str) -> NpyAppender:
+        """The valid mask of column `name`, made the first time a null comes (the rows
+        before were all valid)."""
         mask = self._valid.get(name)
-        if mask is None:  # the first null of the column: the rows before were all valid
+        if mask is None:
             mask = NpyAppender(
                 self.temporary / f"{self.prefix}{name}{VALID_SUFFIX}.npy", np.dtype(np.bool_)
             )
             self._valid[name] = mask
             for start in range(0, self.rows, _WRITE_ROWS):
                 mask.append(np.ones(min(_WRITE_ROWS, self.rows - start), np.bool_))
-        mask.append(np.ones(rows, np.bool_) if valid is None else valid)
+        return mask
+
+    def _append_valid(self, name: str, valid: np.ndarray | None, rows: int) -> None:
+        self._mask(name).append(np.ones(rows, np.bool_) if valid is None else valid)
 
     def commit(
         self, metadata: dict[str, Any] | None = None, documents: dict[str, Any] | None = None

@@ -28,13 +28,14 @@ output checks are `array_folders.py`'s.
 import os
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from pipeline.grid import CELLS, parse_puzzles
+from pipeline.io.sidecars import copy_bytes
 
 GRID_COLUMNS = ("puzzle", "solution")
 VALID_SUFFIX = ".valid"  # `<name>.valid.npy`: False where a column's value is null
@@ -119,6 +120,20 @@ def column_arrays(
         else:
             arrays[field.name] = _with_valid(array, None)
     return arrays
+
+
+def column_blocks(arrays: dict[str, Any]) -> tuple[dict[str, np.ndarray], dict[str, list[Any]]]:
+    """`column_arrays`' columns as plain arrays (`io.array_parts`' blocks): each column by its
+    name, a valid mask as `<name>.valid`; and the labels of the dictionary columns."""
+    blocks: dict[str, np.ndarray] = {}
+    labels: dict[str, list[Any]] = {}
+    for name, value in arrays.items():
+        if isinstance(value, tuple) and isinstance(value[1], list):  # (codes, labels)
+            value, labels[name] = value
+        if isinstance(value, tuple):  # (values, valid)
+            value, blocks[name + VALID_SUFFIX] = value
+        blocks[name] = value
+    return blocks, labels
 
 
 def _numbers(array: pa.Array) -> np.ndarray:
@@ -215,6 +230,16 @@ class NpyAppender:
         while len(data):
             written = os.pwrite(fd, data, offset)
             data, offset = data[written:], offset + written
+
+    def copy_from(self, source: BinaryIO, offset: int, rows: int) -> None:
+        """Append `rows` rows that `source` holds from `offset` on, as this file holds them
+        (its dtype, raw): copied in the kernel, not through this process (`copy_bytes`; a
+        worker's part joined by the client, `io.array_parts`)."""
+        self._file.flush()
+        source.seek(offset)
+        self._file.seek(self._size + self.rows * self._row_bytes)
+        copy_bytes(source, self._file, rows * self._row_bytes, Path(source.name))
+        self.rows += rows
 
     def close(self) -> None:
         """Write the header again with the real row count, and flush the file to disk."""

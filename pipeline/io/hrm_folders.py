@@ -41,6 +41,8 @@ import pyarrow as pa
 
 from pipeline.errors import InputError
 from pipeline.io.array_folders import NpyFolder
+from pipeline.io.array_parts import ArrayPart, array_part_bytes
+from pipeline.io.arrays import column_blocks
 from pipeline.waiting import result_of
 
 SET = "all"  # the one set of a Sudoku dataset (`metadata.sets`)
@@ -51,6 +53,7 @@ FIELDS = ("inputs", "labels", "puzzle_identifiers", "puzzle_indices", "group_ind
 MAX_EXAMPLES = 2**31 - 1  # int32 indices: the most examples a set can count
 MAX_WRITING = 2  # batches a writer thread may have queued (each holds its cells)
 BLANK_IDENTIFIER = "<blank>"
+CELL_BLOCKS = ("@inputs", "@labels", "@sizes")  # a part's cells and group sizes (`HrmArrays`)
 
 
 def dataset_metadata(groups: int) -> dict[str, Any]:
@@ -94,6 +97,16 @@ class HrmArrays:
     labels: np.ndarray
     sizes: np.ndarray
     extras: dict[str, Any]
+
+    def part_bytes(self) -> bytes:
+        """The batch as a part file (`io.array_parts`), for the client to join
+        (`HrmSet.copy_part`): the cells and group sizes as blocks of their own (`CELL_BLOCKS`,
+        names no column has), the other columns beside."""
+        blocks, labels = column_blocks(self.extras)
+        inputs, cells, sizes = CELL_BLOCKS
+        return array_part_bytes(
+            {inputs: self.inputs, cells: self.labels, sizes: self.sizes, **blocks}, labels
+        )
 
 
 def write_identifiers(folder: Path, only_if_absent: bool = False) -> None:
@@ -166,11 +179,7 @@ class HrmSet:
                 f"{n} puzzles, {len(solutions)} solutions, groups of {int(np.sum(group_sizes))}"
             )
         if self.examples + n > MAX_EXAMPLES:
-            raise InputError(
-                f"{self.folder.path.name}: more than {MAX_EXAMPLES:,} examples, "
-                "past what HRM's int32 indices count: ask fewer copies or "
-                "a subsample"
-            )
+            raise self._too_many()
         first = self._inputs.reserve(n)
         self._labels.reserve(n)
         ends = self.examples + np.cumsum(group_sizes, dtype=np.int64)
@@ -189,6 +198,12 @@ class HrmSet:
         self._writing += [(rows, None), (cells, then)]
         self._written(wait=len(self._writing) > 2 * MAX_WRITING * self.writers)
 
+    def _too_many(self) -> InputError:
+        return InputError(
+            f"{self.folder.path.name}: more than {MAX_EXAMPLES:,} examples, past what HRM's "
+            "int32 indices count: ask fewer copies or a subsample"
+        )
+
     def _written(self, wait: bool) -> None:
         """Take note of the cells written (all of them, when `wait`): a write's error (a full
         disk) is raised here; each batch's `then` is called."""
@@ -198,14 +213,43 @@ class HrmSet:
             if then is not None:
                 then()
 
+    def copy_part(self, part: ArrayPart) -> None:
+        """Append a part a worker kept (`HrmArrays.part_bytes`): its cells copied in the
+        kernel (no row through this process), its group sizes read (4 bytes a group), its
+        other columns as `NpyFolder.copy_part` copies them."""
+        self._written(wait=True)
+        inputs, labels, sizes = CELL_BLOCKS
+        n = part.rows(inputs)
+        if self.examples + n > MAX_EXAMPLES:
+            raise self._too_many()
+        first = self.examples
+        part.copy(inputs, self._inputs)
+        part.copy(labels, self._labels)
+        group_sizes = part.read(sizes)
+        ends = first + np.cumsum(group_sizes, dtype=np.int64)
+        self.examples += n
+        self.groups += len(group_sizes)
+        self._append_indices(first, ends)
+        self.folder.copy_part(part)
+        self._check_rows(first, n)
+
     def _append_rows(self, first: int, ends: np.ndarray, extras: dict[str, Any]) -> None:
         """The files of one row an example (or a group), appended in order: examples `first`
         to `ends[-1]`, in groups ending at `ends`, and their extra columns."""
+        n = self._append_indices(first, ends)
+        self.folder.append(extras)
+        self._check_rows(first, n)
+
+    def _append_indices(self, first: int, ends: np.ndarray) -> int:
+        """HRM's index files for examples `first` to `ends[-1]`, in groups ending at `ends`;
+        the examples."""
         n = (int(ends[-1]) if len(ends) else first) - first
         self._identifiers.append(np.zeros(n, np.int32))
         self._puzzles.append(np.arange(first + 1, first + n + 1, dtype=np.int32))
         self._groups.append(ends.astype(np.int32))
-        self.folder.append(extras)
+        return n
+
+    def _check_rows(self, first: int, n: int) -> None:
         if self.folder.layout and self.folder.rows != first + n:
             raise ValueError(f"{self.folder.rows - first} rows of extra columns for {n} examples")
 

@@ -11,7 +11,8 @@ process's is its own. A lock file this tool did not make is never used or delete
 
 A file is written to its temporary name, flushed to disk, then renamed over its destination
 (`write_atomically`): readers see the old file or the whole new one, never a part, even after
-`kill -9`; `fsync_dir` makes a rename durable.
+`kill -9`; `fsync_dir` makes a rename durable. `copy_bytes` copies a file's bytes into
+another in the kernel (a join's parts into its output).
 """
 
 import fcntl
@@ -29,6 +30,7 @@ LOCK, TEMPORARY, CHECKPOINT = ".{name}.lock", ".{name}.tmp-{pid}", "{name}.parti
 SPOOL = ".{name}.findings-{pid}.arrow"  # validate's findings, before they are sorted
 BESIDE = (LOCK, TEMPORARY, CHECKPOINT, SPOOL)
 _LONGEST_PID = 4_194_304
+COPY_BLOCK = 1 << 22  # bytes a block, where the kernel cannot copy (`copy_bytes`)
 
 
 def output_stat(path: str | Path, what: str) -> tuple[Path, os.stat_result | None]:
@@ -110,6 +112,31 @@ def write_atomically(path: Path, write: Callable[[Any], object]) -> None:
     finally:
         tmp.unlink(missing_ok=True)
     fsync_dir(path.parent)
+
+
+def copy_bytes(source: Any, sink: Any, left: int, path: Path) -> None:
+    """Copy `left` bytes from where `source` stands to the end of `sink`: in the kernel
+    (`copy_file_range`: no byte through this process's memory; a reflink on file systems
+    that share blocks) where it can, else a block at a time."""
+    sink.flush()
+    at, out = source.tell(), sink.tell()
+    copy_range = getattr(os, "copy_file_range", None)
+    while left and copy_range is not None:
+        try:
+            done = copy_range(source.fileno(), sink.fileno(), left, at, out)
+        except OSError:  # another file system, or none that can: copy it here
+            break
+        if not done:
+            raise OSError(f"{path}: shorter than it was")
+        at, out, left = at + done, out + done, left - done
+    source.seek(at)
+    sink.seek(out)
+    while left:
+        block = source.read(min(left, COPY_BLOCK))
+        if not block:
+            raise OSError(f"{path}: shorter than it was")
+        sink.write(block)
+        left -= len(block)
 
 
 def process_alive(pid: int) -> bool:

@@ -51,7 +51,14 @@ from pipeline.io.sidecars import fsync_dir as fsync_dir  # re-exported: folders 
 from pipeline.io.sidecars import write_atomically as write_atomically  # and the checkpoint
 from pipeline.io.text_columns import for_text, text_bytes
 
-EXTENSIONS = {"parquet": "parquet", "csv": "csv", "jsonl": "jsonl"}  # format -> file suffix
+# format -> a part's file suffix (a folder of arrays' parts: `io.array_parts`)
+EXTENSIONS = {
+    "parquet": "parquet",
+    "csv": "csv",
+    "jsonl": "jsonl",
+    "npy": "arrays",
+    "hrm": "arrays",
+}
 _SPOOL = pa.ipc.IpcWriteOptions(compression="lz4")
 
 

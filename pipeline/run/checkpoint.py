@@ -45,6 +45,7 @@ from pipeline.io.writers import write_atomically
 from pipeline.run.dataset_output import write_dataset
 from pipeline.run.finished import RUN_KEY
 from pipeline.run.join import JOURNAL, Copied, Waiting, join_freeing, joined_path, read_journal
+from pipeline.run.join_arrays import ARRAY_FORMATS, join_array_parts
 from pipeline.run.kept_parts import (
     COUNTS,
     META,
@@ -318,6 +319,14 @@ class Checkpoint:
                 f"free beside it, and {size_text(free)} are; {kept}; "
                 f"{_FREE_THEN_RESUME if self.resumable else 'make room, then run it again'}"
             )
+        if self.format in ARRAY_FORMATS:  # a folder of arrays (`join_arrays`)
+            paths = [p.path for p in parts]
+            try:
+                return join_array_parts(paths, self.output, self.format, empty.schema, metadata)
+            except OSError as e:
+                raise InputError(
+                    f"{self.output}: {e.strerror or e} while joining the parts; {kept}; {_AGAIN}"
+                ) from None
         noted = noted_counts(self.folder)
         waiting = [Waiting(p.path, p.start, p.rows, p.source, p.first_row) for p in parts]
         by_name = {p.path.name: p for p in parts}

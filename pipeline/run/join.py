@@ -34,10 +34,10 @@ from pipeline.io.parquet_concat import (
     joined_footer,
     read_footer,
 )
+from pipeline.io.sidecars import copy_bytes
 from pipeline.io.writers import EXTENSIONS, fsync_dir, join_parts, metadata_entry
 
 JOINED, JOURNAL = "joined", "join.jsonl"
-COPY_BLOCK = 1 << 22
 
 
 @dataclass
@@ -157,7 +157,7 @@ def _copy(
             data_end = parsed.data_end
         else:
             left = os.fstat(source.fileno()).st_size
-        _copy_bytes(source, sink, left, part.path)
+        copy_bytes(source, sink, left, part.path)
     return Copied(
         part.path.name,
         part.start,
@@ -169,31 +169,6 @@ def _copy(
         footer,
         data_end,
     )
-
-
-def _copy_bytes(source: Any, sink: Any, left: int, path: Path) -> None:
-    """Copy `left` bytes from where `source` stands to the end of `sink`: in the kernel
-    (`copy_file_range`: no byte through this process's memory; a reflink on file systems
-    that share blocks) where it can, else a block at a time."""
-    sink.flush()
-    at, out = source.tell(), sink.tell()
-    copy_range = getattr(os, "copy_file_range", None)
-    while left and copy_range is not None:
-        try:
-            done = copy_range(source.fileno(), sink.fileno(), left, at, out)
-        except OSError:  # another file system, or none that can: copy it here
-            break
-        if not done:
-            raise OSError(f"{path}: shorter than it was")
-        at, out, left = at + done, out + done, left - done
-    source.seek(at)
-    sink.seek(out)
-    while left:
-        block = source.read(min(left, COPY_BLOCK))
-        if not block:
-            raise OSError(f"{path}: shorter than it was")
-        sink.write(block)
-        left -= len(block)
 
 
 def durable(f: Any) -> None:

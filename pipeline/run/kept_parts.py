@@ -25,7 +25,7 @@ from pipeline.io.writers import EXTENSIONS
 META = "run.json"
 COUNTS = "counts.jsonl"  # each part's verdict counts, noted as it is kept
 START_OVER = "run without --resume to start over"
-_PART = re.compile(r"part-(\d{12})-(\d+)-(\d+)-(\d+)-([0-9a-f]{8})\.(parquet|csv|jsonl)")
+_PART = re.compile(r"part-(\d{12})-(\d+)-(\d+)-(\d+)-([0-9a-f]{8})\.(parquet|csv|jsonl|arrays)")
 _OWN_TEMPORARY = re.compile(r"\.(run\.json|part-.+|shard-.+)\.tmp-\d+")
 # `shard-...`: the scratch of a job whose whole-corpus steps run on the workers (`run.scratch`)
 _OWN = re.compile(

@@ -53,6 +53,7 @@ from pipeline.io.writers import PartWriter, Spool, TableWriter
 from pipeline.run.checkpoint import Checkpoint, Progress
 from pipeline.run.finished import finished_output
 from pipeline.run.job import HiddenBar, Job, sigterm_as_interrupt
+from pipeline.run.join_arrays import ARRAY_FORMATS, skipped_in
 from pipeline.run.parts import Part, Task, ramp_up
 from pipeline.run.sliced import Kept, SlicedRun, on_the_client, sliced
 
@@ -138,7 +139,11 @@ class Run:
     @property
     def skipped(self) -> list[str]:
         """The columns a folder of arrays leaves out (text)."""
-        return self.sink.skipped if isinstance(self.sink, PartWriter | TableWriter) else []
+        sink = self.sink
+        if isinstance(sink, Checkpoint) and sink.format in ARRAY_FORMATS:  # the workers'
+            assert self.schema is not None
+            return skipped_in(sink.format, self.schema)
+        return sink.skipped if isinstance(sink, PartWriter | TableWriter) else []
 
     def show_progress(self) -> "tqdm | HiddenBar":
         """The progress bar (from the rows a resumed run had done)."""

@@ -13,7 +13,7 @@ again.
 
 import zlib
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, NamedTuple, TypeVar
 
@@ -24,6 +24,7 @@ import pyarrow.parquet as pq
 
 from pipeline.io.sidecars import write_atomically
 from pipeline.io.writers import EXTENSIONS, encode
+from pipeline.run.join_arrays import array_part_of
 
 Key = TypeVar("Key")
 RAMP_ROWS = 32  # rows of the first batch of a slow job (`ramp_up`)
@@ -98,6 +99,8 @@ def part_name(part: Part, fmt: str) -> str:
 def keep_part(folder: Path, part: Part, fmt: str) -> str:
     """Write one part into the checkpoint `folder` (a temporary name, fsynced, renamed: whole
     or absent); its name. Workers that read their own slices keep theirs so (`run.sliced`)."""
+    if not isinstance(part.data, bytes):  # a folder's arrays: as one file (`join_arrays`)
+        part = replace(part, data=array_part_of(part.data))
     name = part_name(part, fmt)
     keep_bytes(folder / name, part.data)
     return name

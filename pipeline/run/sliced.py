@@ -58,6 +58,7 @@ from pipeline.io.slices import (
 from pipeline.io.url_slices import URL_PROBLEM, UrlFile, why_not_sliced
 from pipeline.run.checkpoint import Checkpoint, Progress
 from pipeline.run.job import Job
+from pipeline.run.join_arrays import ARRAY_FORMATS
 from pipeline.run.parts import Part, Task, keep_part
 from pipeline.run.scratch import scratch_name
 
@@ -103,8 +104,8 @@ class Kept:
 
 def sliced(job: Job) -> bool:
     """Whether `job` runs sliced: the Dask executor, a resumable job writing a file, or a job
-    whose parts are joined as they come (augment) writing a file a checkpoint can hold
-    (Parquet: not a folder of arrays), or a job whose whole-corpus steps run on the workers
+    whose parts are joined as they come (augment) writing a file or a folder of arrays (its
+    parts joined by `join_arrays`), or a job whose whole-corpus steps run on the workers
     (`Job.shards`: validate; split, to Parquet) writing such a file; inputs that the workers
     can open (files, and URLs read by ranges: not standard input or a pipe);
     `SUDOKU_PIPELINE_DASK_SLICES=0` keeps the client reading and writing (as before, for
@@ -115,7 +116,7 @@ def sliced(job: Job) -> bool:
         and os.environ.get(SWITCH, "1") != "0"
         and (
             (spec.sink == "checkpoint" and spec.resumable)
-            or (spec.sink == "parts" and job.format in KEPT_FORMATS)
+            or (spec.sink == "parts" and job.format in (*KEPT_FORMATS, *ARRAY_FORMATS))
             or (spec.sink in ("tables", "folder") and job.shards and job.format in KEPT_FORMATS)
         )
         and job.output is not None
