@@ -1,10 +1,12 @@
 """Folders of arrays from the workers (issue 36): `augment --format npy|hrm` on Dask, the
-workers reading their slices and keeping each batch's arrays as one part file, the client
-joining the parts into the folder without reading a row (`run.join_arrays`).
+workers reading their slices and keeping each batch's arrays as one part file, then writing
+the parts' rows into the folder's files at the places the client made for them
+(`run.join_arrays`): no row through the client.
 
-First the join itself, with no cluster: a folder joined from part files is, byte for byte,
-the folder the same batches appended make (nulls arriving late, dictionary columns whose
-labels change from batch to batch). Then whole runs on Dask against local runs.
+First the laying out itself, with no cluster: a folder laid out from part files, in any
+order, a part written twice, is byte for byte the folder the same batches appended make
+(nulls arriving late, dictionary columns whose labels change from batch to batch). Then whole
+runs on Dask against local runs.
 """
 
 import json
@@ -16,10 +18,10 @@ import pyarrow as pa
 import pytest
 
 from pipeline.io.array_folders import NpyFolder
-from pipeline.io.array_parts import ArrayPart, array_part_bytes
+from pipeline.io.array_parts import array_part_bytes, read_footer
 from pipeline.io.arrays import column_arrays
 from pipeline.io.hrm_folders import HrmArrays, HrmSet, encode_cells
-from pipeline.run.join_arrays import array_part_of, join_array_parts
+from pipeline.run.join_arrays import array_part_of, finish, lay_out
 
 pytest.importorskip("distributed")
 
@@ -67,27 +69,35 @@ def _parts(tmp_path: Path, datas: list) -> list[Path]:
     return paths
 
 
-def test_a_folder_joined_from_parts_is_the_folder_appended(tmp_path):
+def _backwards_and_twice(fn, items):
+    """A mapper as a cluster may be: the parts written last first, each twice."""
+    for item in reversed(list(items)):
+        fn(item)
+        yield fn(item)
+
+
+def _joined(paths: list[Path], folder: Path, fmt: str, schema: pa.Schema) -> None:
+    finish(lay_out(paths, folder, fmt, schema, _backwards_and_twice), folder, fmt, {"run": 1})
+
+
+def test_a_folder_laid_out_from_parts_is_the_folder_appended(tmp_path):
     batches = _batches()
     schema = batches[0].schema
     with NpyFolder(tmp_path / "appended", schema) as out:
         for table in batches:
             out.append(column_arrays(table))
         out.commit({"run": 1})
-    parts = _parts(tmp_path, [column_arrays(t) for t in batches])
-    join_array_parts(parts, tmp_path / "joined", "npy", schema, {"run": 1})
+    _joined(_parts(tmp_path, [column_arrays(t) for t in batches]), tmp_path / "joined", "npy",
+            schema)  # fmt: skip
     assert _files(tmp_path / "joined") == _files(tmp_path / "appended")
-    assert not any(p.exists() for p in parts)  # each deleted once copied
     meta = json.loads((tmp_path / "joined" / "meta.json").read_text())
     assert meta["labels"]["grade"] == ["easy", "hard", "fiendish"]
     assert np.load(tmp_path / "joined" / "grade.npy").tolist() == [0, 0, 0, 1, 0, 1, 1, 2, 0]
-    assert (
-        np.load(tmp_path / "joined" / "copy.valid.npy").tolist()
-        == [True] * 3 + [False] + [True] * 5
-    )
+    valid = np.load(tmp_path / "joined" / "copy.valid.npy").tolist()
+    assert valid == [True] * 3 + [False] + [True] * 5
 
 
-def test_an_hrm_split_joined_from_parts_is_the_split_appended(tmp_path):
+def test_an_hrm_split_laid_out_from_parts_is_the_split_appended(tmp_path):
     batches = _batches()
     extras = pa.schema([f for f in batches[0].schema if f.name != "puzzle"])
     datas = []
@@ -106,23 +116,37 @@ def test_an_hrm_split_joined_from_parts_is_the_split_appended(tmp_path):
         hrm.commit({"run": 1})
     joined = tmp_path / "joined" / "train"
     joined.parent.mkdir()
-    join_array_parts(_parts(tmp_path, datas), joined, "hrm", extras, {"run": 1})
+    _joined(_parts(tmp_path, datas), joined, "hrm", extras)
     assert _files(joined) == _files(out)
     assert (joined.parent / "identifiers.json").read_text() == '["<blank>"]'
     assert np.load(joined / "all__group_indices.npy").tolist() == [0, 1, 3, 5, 7, 9]
+    assert np.load(joined / "all__puzzle_indices.npy").tolist() == list(range(10))
 
 
-def test_a_part_file_reads_back_its_blocks(tmp_path):
+def test_a_folder_not_laid_out_whole_leaves_nothing(tmp_path):
+    batches = _batches()
+    parts = _parts(tmp_path, [column_arrays(t) for t in batches])
+
+    def failing(fn, items):
+        for item in items:
+            yield fn(item)
+            raise OSError(28, "No space left on device")
+
+    with pytest.raises(OSError):
+        lay_out(parts, tmp_path / "out", "npy", batches[0].schema, failing)
+    assert sorted(p.name for p in tmp_path.iterdir()) == [p.name for p in parts]
+
+
+def test_a_part_file_reads_back_its_footer(tmp_path):
     blocks = {"a": np.arange(6, dtype=np.uint16).reshape(3, 2), "b": np.array([True, False])}
     path = tmp_path / "p.arrays"
     path.write_bytes(array_part_bytes(blocks, {"b": ["x"]}))
-    with ArrayPart(path) as part:
-        assert part.read("a").tolist() == blocks["a"].tolist()
-        assert part.read("b").dtype == np.bool_ and part.rows("a") == 3
-        assert part.labels == {"b": ["x"]}
+    footer = read_footer(path)
+    assert footer.rows("a") == 3 and footer.blocks["b"][2] == np.bool_
+    assert footer.labels == {"b": ["x"]}
     path.write_bytes(path.read_bytes()[:-1])
     with pytest.raises(ValueError, match="not a part of a folder of arrays"):
-        ArrayPart(path)
+        read_footer(path)
 
 
 # --- on Dask ----------------------------------------------------------------------------------

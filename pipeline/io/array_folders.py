@@ -38,7 +38,7 @@ import numpy as np
 import pyarrow as pa
 
 from pipeline.errors import InputError
-from pipeline.io.array_parts import ArrayPart
+from pipeline.io.array_parts import PartFooter, Write
 from pipeline.io.arrays import (
     GRID_COLUMNS,
     VALID_SUFFIX,
@@ -136,27 +136,41 @@ class NpyFolder:
                 self._append_valid(name, valid, len(values))
         self.rows += rows or 0
 
-    def copy_part(self, part: ArrayPart) -> None:
-        """Append a part a worker kept (`io.array_parts`) as `append` appends a batch, its
-        blocks copied in the kernel (no row through this process); a dictionary column's
-        codes are read and renumbered only when its labels are not the folder's so far."""
-        rows = None
-        for name, appender in self._files.items():
-            labels = part.labels.get(name)
-            if labels is not None and not self._same_codes(name, labels):
-                appender.append(self._remap(name, part.read(name), labels))
-            else:
-                part.copy(name, appender)
-            if rows is None:
-                rows = part.rows(name)
-            elif part.rows(name) != rows:
-                raise ValueError(f"column {name}: {part.rows(name)} rows, expected {rows}")
-            valid = name + VALID_SUFFIX
-            if valid in part.blocks:
-                part.copy(valid, self._mask(name))
-            elif name in self._valid:
-                self._valid[name].append(np.ones(rows, np.bool_))
-        self.rows += rows or 0
+    def place(self, parts: list[PartFooter]) -> list[list[Write]]:
+        """Lay out the parts that Dask workers kept (`io.array_parts`), in order, in the
+        folder's files, as `append` would append them as batches: room made for their rows,
+        and, for each part, the writes that fill it (`write_placed`, on the workers: no row
+        through this process). Only for a folder with no rows yet."""
+        assert self.rows == 0, "parts are placed in a folder of no rows"
+        masked = [n for n in self._files if any(n + VALID_SUFFIX in p.blocks for p in parts)]
+        for name in masked:  # made now: no rows before to mark valid
+            self._mask(name)
+        placed = []
+        for part in parts:
+            writes, rows = [], None
+            for name, appender in self._files.items():
+                n = part.rows(name)
+                if rows is None:
+                    rows = n
+                elif n != rows:
+                    raise ValueError(f"column {name}: {n} rows, expected {rows}")
+                at, dtype, labels = appender.place(n), appender.dtype.str, part.labels.get(name)
+                file = str(appender.path)
+                if labels is not None and not self._same_codes(name, labels):
+                    table = self._code_table(name, labels)
+                    writes.append(Write("renumber", file, at, dtype, name, n, table))
+                else:
+                    writes.append(Write("copy", file, at, dtype, name, n))
+                if name in self._valid:
+                    mask = self._valid[name]
+                    at, file, valid = mask.place(n), str(mask.path), name + VALID_SUFFIX
+                    if valid in part.blocks:
+                        writes.append(Write("copy", file, at, "|b1", valid, n))
+                    else:  # no null in this part
+                        writes.append(Write("fill", file, at, "|b1", rows=n, value=True))
+            self.rows += rows or 0
+            placed.append(writes)
+        return placed
 
     def _same_codes(self, name: str, labels: list[Any]) -> bool:
         """Whether codes in `labels` are the folder's codes too (its labels so far start
@@ -172,14 +186,18 @@ class NpyFolder:
         """A dictionary column's codes in the labels of the first batch (new ones added)."""
         if self._same_codes(name, labels):
             return codes
+        table = np.array(self._code_table(name, labels))
+        if isinstance(codes, tuple):
+            return table[codes[0]], codes[1]
+        return table[codes]
+
+    def _code_table(self, name: str, labels: list[Any]) -> list[int]:
+        """Each of `labels`' codes in the folder's labels (new ones added)."""
         known = self.labels[name]
         for label in labels:
             if label not in known:
                 known.append(label)
-        table = np.array([known.index(label) for label in labels] or [0])
-        if isinstance(codes, tuple):
-            return table[codes[0]], codes[1]
-        return table[codes]
+        return [known.index(label) for label in labels] or [0]
 
     def _mask(self, name: str) -> NpyAppender:
         """The valid mask of column `name`, made the first time a null comes (the rows

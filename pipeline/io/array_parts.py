@@ -1,30 +1,38 @@
-"""A part of a folder of arrays, as one file: what a Dask worker keeps of its batch when the
-output is a folder of arrays (`npy`, HRM's layout), for the client to join without reading a
-row (`run.join_arrays`).
+"""A part of a folder of arrays, as one file, and the writes that lay it out in the folder's
+files: how Dask workers write a folder of arrays (`npy`, HRM's layout) that no row of passes
+through the client (`run.join_arrays`).
 
-    data = array_part_bytes(blocks, labels)          # on a worker: a batch's arrays, raw
-    with ArrayPart(path) as part:                    # on the client
-        part.copy("puzzle", appender)                # its rows copied in the kernel
-        part.read("source")                          # or read, when they must change
+    data = array_part_bytes(blocks, labels)     # on a worker: a batch's arrays, raw
+    footer = read_footer(path)                  # on the client: what the part holds
+    writes = folder.place([footer, ...])        # where each block goes (`NpyFolder.place`)
+    write_placed(path, writes[0])               # on a worker: the part laid out in the files
 
-The file holds each block (an array: a column's values, its valid mask, HRM's cells) as its
-raw bytes, one after the other, then a JSON footer naming each block (where it starts, its
-bytes, dtype and shape) and the labels of the dictionary columns, then the footer's length
-(8 bytes, little-endian) and `MAGIC`. A block's bytes are those of the `.npy` file it joins,
-so that the client copies them (`copy_file_range`) and never decodes them; only a dictionary
-column whose labels are not the folder's so far is read, to renumber its codes (a few bytes a
-row).
+The file holds each block (an array: a column's values, its valid mask, HRM's cells and
+group sizes) as its raw bytes, one after the other, then a JSON footer naming each block
+(where it starts, its bytes, dtype and shape) and the labels of the dictionary columns, then
+the footer's length (8 bytes, little-endian) and `MAGIC`.
+
+A `Write` says what one `.npy` file of the folder gets at one offset: a block copied as it is
+(in the kernel, `copy_file_range`) or cast, a dictionary column's codes renumbered into the
+folder's labels, a run of one value (a mask's `True`s for a part with no nulls, HRM's
+identifiers), HRM's example numbers or its groups' ends. Each write lands at a place of its
+own, so the parts are laid out in any order, by any worker, and a write done twice writes the
+same bytes again.
 """
 
 import json
-from typing import Any, BinaryIO
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, NamedTuple
 
 import numpy as np
 
-from pipeline.io.arrays import NpyAppender
+from pipeline.io.sidecars import copy_range
 
 MAGIC = b"SPARRAYS"
 _TAIL = 8 + len(MAGIC)
+Block = tuple[int, int, np.dtype, tuple[int, ...]]  # offset, bytes, dtype, shape
 
 
 def array_part_bytes(blocks: dict[str, np.ndarray], labels: dict[str, list[Any]]) -> bytes:
@@ -34,8 +42,7 @@ def array_part_bytes(blocks: dict[str, np.ndarray], labels: dict[str, list[Any]]
     described: dict[str, list[Any]] = {}
     at = 0
     for name, block in blocks.items():
-        block = np.ascontiguousarray(block)
-        data = block.tobytes()
+        data = np.ascontiguousarray(block).tobytes()
         described[name] = [at, len(data), block.dtype.str, list(block.shape)]
         chunks.append(data)
         at += len(data)
@@ -43,62 +50,105 @@ def array_part_bytes(blocks: dict[str, np.ndarray], labels: dict[str, list[Any]]
     return b"".join([*chunks, footer, len(footer).to_bytes(8, "little"), MAGIC])
 
 
-class ArrayPart:
-    """A part file (see the module), open for reading: its blocks by name (`blocks`: name ->
-    (offset, bytes, dtype, shape)) and its dictionary columns' `labels`. ValueError when the
-    file is not one (its end is not `MAGIC`, its footer does not read)."""
+@dataclass(frozen=True)
+class PartFooter:
+    """What a part holds: its blocks by name, its dictionary columns' labels."""
 
-    def __init__(self, path: Any) -> None:
-        self.path = path
-        self.file: BinaryIO = open(path, "rb")  # noqa: SIM115 - closed by close()
-        try:
-            self.file.seek(0, 2)
-            size = self.file.tell()
-            if size < _TAIL:
-                raise ValueError(f"{path}: too short to be a part of a folder of arrays")
-            self.file.seek(size - _TAIL)
-            tail = self.file.read(_TAIL)
-            length = int.from_bytes(tail[:8], "little")
-            if tail[8:] != MAGIC or length > size - _TAIL:
-                raise ValueError(f"{path}: not a part of a folder of arrays")
-            self.file.seek(size - _TAIL - length)
-            footer = json.loads(self.file.read(length))
-            self.blocks: dict[str, tuple[int, int, np.dtype, tuple[int, ...]]] = {
-                name: (int(at), int(nbytes), np.dtype(dtype), tuple(shape))
-                for name, (at, nbytes, dtype, shape) in footer["blocks"].items()
-            }
-            self.labels: dict[str, list[Any]] = footer["labels"]
-        except BaseException:
-            self.file.close()
-            raise
-
-    def __enter__(self) -> "ArrayPart":
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def close(self) -> None:
-        self.file.close()
+    blocks: dict[str, Block]
+    labels: dict[str, list[Any]]
 
     def rows(self, name: str) -> int:
         """The rows of the block `name`."""
         return self.blocks[name][3][0]
 
-    def read(self, name: str) -> np.ndarray:
-        """The block `name`, read."""
-        at, nbytes, dtype, shape = self.blocks[name]
-        self.file.seek(at)
-        data = self.file.read(nbytes)
-        if len(data) != nbytes:
-            raise OSError(f"{self.path}: shorter than it was")
-        return np.frombuffer(data, dtype=dtype).reshape(shape)
 
-    def copy(self, name: str, appender: NpyAppender) -> None:
-        """The block `name` appended to the file of `appender`: copied in the kernel when it
-        holds the file's dtype and row shape (as a worker's part does), else read and cast."""
-        at, _, dtype, shape = self.blocks[name]
-        if dtype == appender.dtype and shape[1:] == appender.row_shape:
-            appender.copy_from(self.file, at, shape[0])
-        else:
-            appender.append(self.read(name))
+def read_footer(path: str | Path, file: Any = None) -> PartFooter:
+    """The footer of the part at `path` (`file`: it, open); ValueError when it is not a part
+    (its end is not `MAGIC`, its footer does not read)."""
+    if file is None:
+        with open(path, "rb") as f:
+            return read_footer(path, f)
+    file.seek(0, 2)
+    size = file.tell()
+    if size < _TAIL:
+        raise ValueError(f"{path}: too short to be a part of a folder of arrays")
+    file.seek(size - _TAIL)
+    tail = file.read(_TAIL)
+    length = int.from_bytes(tail[:8], "little")
+    if tail[8:] != MAGIC or length > size - _TAIL:
+        raise ValueError(f"{path}: not a part of a folder of arrays")
+    file.seek(size - _TAIL - length)
+    footer = json.loads(file.read(length))
+    blocks = {
+        name: (int(at), int(nbytes), np.dtype(dtype), tuple(shape))
+        for name, (at, nbytes, dtype, shape) in footer["blocks"].items()
+    }
+    return PartFooter(blocks, footer["labels"])
+
+
+class Write(NamedTuple):
+    """One write into a file of the folder (see the module): `kind` is `copy` (the block
+    `block`, as the file's `dtype`), `renumber` (the codes of `block` through the table
+    `value`), `fill` (`rows` times `value`), `count` (`value`, `value` + 1, ... for `rows`)
+    or `ends` (`value` plus the running sum of the group sizes in `block`)."""
+
+    kind: str
+    file: str
+    offset: int
+    dtype: str
+    block: str = ""
+    rows: int = 0
+    value: Any = None
+
+
+def write_placed(path: str | Path, writes: list[Write]) -> None:
+    """On a worker: the part at `path` laid out by `writes` in the folder's files (opened,
+    written at their places, fsynced)."""
+    with open(path, "rb") as source:
+        footer = read_footer(path, source)
+        opened: dict[str, int] = {}
+        try:
+            for write in writes:
+                if write.file not in opened:
+                    opened[write.file] = os.open(write.file, os.O_WRONLY)
+                _write(source, footer, write, opened[write.file], Path(path))
+            for fd in opened.values():
+                os.fsync(fd)
+        finally:
+            for fd in opened.values():
+                os.close(fd)
+
+
+def _write(source: Any, footer: PartFooter, write: Write, sink: int, path: Path) -> None:
+    dtype = np.dtype(write.dtype)
+    if write.kind == "copy":
+        at, nbytes, held, _ = footer.blocks[write.block]
+        if held == dtype:  # as a worker's part holds it: not a byte through this process
+            copy_range(source.fileno(), at, sink, write.offset, nbytes, path)
+            return
+        values = _block(source, footer, write.block, path).astype(dtype)
+    elif write.kind == "renumber":
+        codes = _block(source, footer, write.block, path)
+        values = np.asarray(write.value, dtype=dtype)[codes]
+    elif write.kind == "fill":
+        values = np.full(write.rows, write.value, dtype=dtype)
+    elif write.kind == "count":
+        values = np.arange(write.value, write.value + write.rows, dtype=dtype)
+    elif write.kind == "ends":
+        sizes = _block(source, footer, write.block, path)
+        values = (write.value + np.cumsum(sizes, dtype=np.int64)).astype(dtype)
+    else:
+        raise ValueError(f"unknown write {write.kind!r}")
+    data = memoryview(np.ascontiguousarray(values)).cast("B")
+    offset = write.offset
+    while len(data):
+        done = os.pwrite(sink, data, offset)
+        data, offset = data[done:], offset + done
+
+
+def _block(source: Any, footer: PartFooter, name: str, path: Path) -> np.ndarray:
+    at, nbytes, dtype, shape = footer.blocks[name]
+    data = os.pread(source.fileno(), nbytes, at)
+    if len(data) != nbytes:
+        raise OSError(f"{path}: shorter than it was")
+    return np.frombuffer(data, dtype=dtype).reshape(shape)

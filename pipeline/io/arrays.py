@@ -28,14 +28,13 @@ output checks are `array_folders.py`'s.
 import os
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from pipeline.grid import CELLS, parse_puzzles
-from pipeline.io.sidecars import copy_bytes
 
 GRID_COLUMNS = ("puzzle", "solution")
 VALID_SUFFIX = ".valid"  # `<name>.valid.npy`: False where a column's value is null
@@ -231,15 +230,10 @@ class NpyAppender:
             written = os.pwrite(fd, data, offset)
             data, offset = data[written:], offset + written
 
-    def copy_from(self, source: BinaryIO, offset: int, rows: int) -> None:
-        """Append `rows` rows that `source` holds from `offset` on, as this file holds them
-        (its dtype, raw): copied in the kernel, not through this process (`copy_bytes`; a
-        worker's part joined by the client, `io.array_parts`)."""
-        self._file.flush()
-        source.seek(offset)
-        self._file.seek(self._size + self.rows * self._row_bytes)
-        copy_bytes(source, self._file, rows * self._row_bytes, Path(source.name))
-        self.rows += rows
+    def place(self, rows: int) -> int:
+        """Room for `rows` more rows, written by others (`io.array_parts.write_placed`, on
+        Dask workers) at the byte offset returned, before `close`."""
+        return self._size + self.reserve(rows) * self._row_bytes
 
     def close(self) -> None:
         """Write the header again with the real row count, and flush the file to disk."""

@@ -41,7 +41,7 @@ import pyarrow as pa
 
 from pipeline.errors import InputError
 from pipeline.io.array_folders import NpyFolder
-from pipeline.io.array_parts import ArrayPart, array_part_bytes
+from pipeline.io.array_parts import PartFooter, Write, array_part_bytes
 from pipeline.io.arrays import column_blocks
 from pipeline.waiting import result_of
 
@@ -213,43 +213,48 @@ class HrmSet:
             if then is not None:
                 then()
 
-    def copy_part(self, part: ArrayPart) -> None:
-        """Append a part a worker kept (`HrmArrays.part_bytes`): its cells copied in the
-        kernel (no row through this process), its group sizes read (4 bytes a group), its
-        other columns as `NpyFolder.copy_part` copies them."""
-        self._written(wait=True)
+    def place(self, parts: list[PartFooter]) -> list[list[Write]]:
+        """Lay out the parts that Dask workers kept (`HrmArrays.part_bytes`), in order, as
+        `append` would append them: room made for their examples, and for each part the
+        writes that fill it (`io.array_parts.write_placed`, on the workers: the cells copied,
+        HRM's index files made there; no row through this process). For a split of no
+        examples yet."""
         inputs, labels, sizes = CELL_BLOCKS
-        n = part.rows(inputs)
-        if self.examples + n > MAX_EXAMPLES:
-            raise self._too_many()
-        first = self.examples
-        part.copy(inputs, self._inputs)
-        part.copy(labels, self._labels)
-        group_sizes = part.read(sizes)
-        ends = first + np.cumsum(group_sizes, dtype=np.int64)
-        self.examples += n
-        self.groups += len(group_sizes)
-        self._append_indices(first, ends)
-        self.folder.copy_part(part)
-        self._check_rows(first, n)
+        extras = self.folder.place(parts)
+        placed = []
+        for part, writes in zip(parts, extras, strict=True):
+            n, groups = part.rows(inputs), part.rows(sizes)
+            if self.examples + n > MAX_EXAMPLES:
+                raise self._too_many()
+            first = self.examples
+            cells = [
+                Write("copy", str(f.path), f.place(n), f.dtype.str, block, n)
+                for f, block in ((self._inputs, inputs), (self._labels, labels))
+            ]
+            ids, numbers, ends = self._identifiers, self._puzzles, self._groups
+            index = [
+                Write("fill", str(ids.path), ids.place(n), ids.dtype.str, rows=n, value=0),
+                Write("count", str(numbers.path), numbers.place(n), numbers.dtype.str,
+                      rows=n, value=first + 1),
+                Write("ends", str(ends.path), ends.place(groups), ends.dtype.str, sizes, groups,
+                      first),
+            ]  # fmt: skip
+            self.examples += n
+            self.groups += groups
+            extra = next(iter(self.folder.layout), None)  # `NpyFolder.place`: they agree
+            if extra is not None and part.rows(extra) != n:
+                raise ValueError(f"{part.rows(extra)} rows of extra columns for {n} examples")
+            placed.append([*cells, *index, *writes])
+        return placed
 
     def _append_rows(self, first: int, ends: np.ndarray, extras: dict[str, Any]) -> None:
         """The files of one row an example (or a group), appended in order: examples `first`
         to `ends[-1]`, in groups ending at `ends`, and their extra columns."""
-        n = self._append_indices(first, ends)
-        self.folder.append(extras)
-        self._check_rows(first, n)
-
-    def _append_indices(self, first: int, ends: np.ndarray) -> int:
-        """HRM's index files for examples `first` to `ends[-1]`, in groups ending at `ends`;
-        the examples."""
         n = (int(ends[-1]) if len(ends) else first) - first
         self._identifiers.append(np.zeros(n, np.int32))
         self._puzzles.append(np.arange(first + 1, first + n + 1, dtype=np.int32))
         self._groups.append(ends.astype(np.int32))
-        return n
-
-    def _check_rows(self, first: int, n: int) -> None:
+        self.folder.append(extras)
         if self.folder.layout and self.folder.rows != first + n:
             raise ValueError(f"{self.folder.rows - first} rows of extra columns for {n} examples")
 

@@ -11,8 +11,8 @@ process's is its own. A lock file this tool did not make is never used or delete
 
 A file is written to its temporary name, flushed to disk, then renamed over its destination
 (`write_atomically`): readers see the old file or the whole new one, never a part, even after
-`kill -9`; `fsync_dir` makes a rename durable. `copy_bytes` copies a file's bytes into
-another in the kernel (a join's parts into its output).
+`kill -9`; `fsync_dir` makes a rename durable. `copy_bytes` and `copy_range` copy a
+file's bytes into another in the kernel (a join's parts into its output).
 """
 
 import fcntl
@@ -115,28 +115,35 @@ def write_atomically(path: Path, write: Callable[[Any], object]) -> None:
 
 
 def copy_bytes(source: Any, sink: Any, left: int, path: Path) -> None:
-    """Copy `left` bytes from where `source` stands to the end of `sink`: in the kernel
-    (`copy_file_range`: no byte through this process's memory; a reflink on file systems
-    that share blocks) where it can, else a block at a time."""
+    """Copy `left` bytes from where the file `source` stands to where `sink` stands (`copy_range`),
+    both left standing past them."""
     sink.flush()
     at, out = source.tell(), sink.tell()
-    copy_range = getattr(os, "copy_file_range", None)
-    while left and copy_range is not None:
+    copy_range(source.fileno(), at, sink.fileno(), out, left, path)
+    source.seek(at + left)
+    sink.seek(out + left)
+
+
+def copy_range(source: int, at: int, sink: int, out: int, left: int, path: Path) -> None:
+    """Copy `left` bytes of the file `source` (a descriptor; `path`, for errors) from offset
+    `at` into the file `sink` at offset `out`: in the kernel (`copy_file_range`: no byte
+    through this process's memory; a reflink on file systems that share blocks) where it
+    can, else a block at a time."""
+    copy = getattr(os, "copy_file_range", None)
+    while left and copy is not None:
         try:
-            done = copy_range(source.fileno(), sink.fileno(), left, at, out)
+            done = copy(source, sink, left, at, out)
         except OSError:  # another file system, or none that can: copy it here
             break
         if not done:
             raise OSError(f"{path}: shorter than it was")
         at, out, left = at + done, out + done, left - done
-    source.seek(at)
-    sink.seek(out)
     while left:
-        block = source.read(min(left, COPY_BLOCK))
+        block = os.pread(source, min(left, COPY_BLOCK), at)
         if not block:
             raise OSError(f"{path}: shorter than it was")
-        sink.write(block)
-        left -= len(block)
+        done = os.pwrite(sink, block, out)
+        at, out, left = at + done, out + done, left - done
 
 
 def process_alive(pid: int) -> bool:

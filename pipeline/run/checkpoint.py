@@ -45,7 +45,7 @@ from pipeline.io.writers import write_atomically
 from pipeline.run.dataset_output import write_dataset
 from pipeline.run.finished import RUN_KEY
 from pipeline.run.join import JOURNAL, Copied, Waiting, join_freeing, joined_path, read_journal
-from pipeline.run.join_arrays import ARRAY_FORMATS, join_array_parts
+from pipeline.run.join_arrays import Folder, Mapper, finish, lay_out
 from pipeline.run.kept_parts import (
     COUNTS,
     META,
@@ -97,6 +97,7 @@ class Checkpoint:
         self.resumable = resumable  # else a failed run keeps nothing: its errors say so
         self.dataset = False  # `-o DIR/`: the parts become the files (`run.dataset_output`)
         self.head = b""  # text the joined output starts with (a CSV header no part carries)
+        self.laid_out: Folder | None = None  # a folder of arrays the workers wrote (`lay_out`)
         self.folder = output.with_name(CHECKPOINT.format(name=output.name))
         self.check_ours()
 
@@ -286,22 +287,14 @@ class Checkpoint:
         not hold rows 0 .. `rows` - 1 exactly (`empty`: the table of no rows). The join
         copies a part at a time and frees each (`join.py`): it needs room for the largest
         part more, not for the output twice."""
-        self._drop_repeats()
+        if self.laid_out is not None:  # a folder of arrays, its rows written already
+            laid_out, self.laid_out = self.laid_out, None
+            try:
+                return finish(laid_out, self.output, self.format, metadata)
+            except OSError as e:
+                raise InputError(f"{self.output}: {e.strerror or e}; {_NONE_KEPT}") from None
         copied = read_journal(self.folder)
-        parts = [p for p in self._parts() if p.path.name not in {c.name for c in copied}]
-        held = 0
-        for part in [*copied, *parts]:
-            if part.start != held:
-                raise CheckpointError(
-                    f"{self.folder}: rows {held:,} to {part.start - 1:,} are missing; "
-                    f"refusing to write {self.output} without them"
-                )
-            held += part.rows
-        if held != rows:
-            raise CheckpointError(
-                f"{self.folder}: holds {held:,} rows where the input has {rows:,}; "
-                f"refusing to write {self.output}"
-            )
+        parts = self._covering(rows, copied)
         try:
             recorded = json.loads((self.folder / META).read_text())
         except (OSError, ValueError):
@@ -319,14 +312,6 @@ class Checkpoint:
                 f"free beside it, and {size_text(free)} are; {kept}; "
                 f"{_FREE_THEN_RESUME if self.resumable else 'make room, then run it again'}"
             )
-        if self.format in ARRAY_FORMATS:  # a folder of arrays (`join_arrays`)
-            paths = [p.path for p in parts]
-            try:
-                return join_array_parts(paths, self.output, self.format, empty.schema, metadata)
-            except OSError as e:
-                raise InputError(
-                    f"{self.output}: {e.strerror or e} while joining the parts; {kept}; {_AGAIN}"
-                ) from None
         noted = noted_counts(self.folder)
         waiting = [Waiting(p.path, p.start, p.rows, p.source, p.first_row) for p in parts]
         by_name = {p.path.name: p for p in parts}
@@ -354,7 +339,42 @@ class Checkpoint:
                 f"{_then_resume(e) if self.resumable else _AGAIN}"
             ) from None
 
+    def lay_out(self, rows: int, schema: pa.Schema, mapper: Mapper) -> None:
+        """A folder of arrays' parts (`rows` rows) laid out in its files by the workers
+        (`mapper`), before they go: `commit` then ends it (`join_arrays`)."""
+        parts = self._covering(rows, [])
+        try:
+            paths = [p.path for p in parts]
+            self.laid_out = lay_out(paths, self.output, self.format, schema, mapper)
+        except OSError as e:
+            raise InputError(
+                f"{self.output}: {e.strerror or e} while writing the parts; {_NONE_KEPT}; {_AGAIN}"
+            ) from None
+
+    def _covering(self, rows: int, copied: list[Copied]) -> list[StoredPart]:
+        """The parts to join (after those `copied` already), a part kept twice once; a
+        `CheckpointError` unless they hold rows 0 .. `rows` - 1 exactly."""
+        self._drop_repeats()
+        parts = [p for p in self._parts() if p.path.name not in {c.name for c in copied}]
+        held = 0
+        for part in [*copied, *parts]:
+            if part.start != held:
+                raise CheckpointError(
+                    f"{self.folder}: rows {held:,} to {part.start - 1:,} are missing; "
+                    f"refusing to write {self.output} without them"
+                )
+            held += part.rows
+        if held != rows:
+            raise CheckpointError(
+                f"{self.folder}: holds {held:,} rows where the input has {rows:,}; "
+                f"refusing to write {self.output}"
+            )
+        return parts
+
     def remove(self) -> None:
+        if self.laid_out is not None:  # not committed: the folder being made deleted
+            self.laid_out.__exit__(None, None, None)
+            self.laid_out = None
         shutil.rmtree(self.folder, ignore_errors=True)
 
     def _parts(self) -> list[StoredPart]:

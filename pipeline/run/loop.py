@@ -247,10 +247,20 @@ class Run:
         return done / wall if wall > 0 else 0.0
 
     def finish(self) -> None:
-        """Every batch is done: let the workers go, and complete the bar."""
+        """Every batch is done: let the workers go (a folder of arrays' rows written by them
+        first, `Checkpoint.lay_out`), and complete the bar."""
         if self._finished:
             return
         self._finished = True
+        sink = self.sink
+        if (
+            self.slicer is not None
+            and isinstance(sink, Checkpoint)
+            and sink.format in ARRAY_FORMATS
+        ):
+            assert self.schema is not None  # a folder of arrays: the workers write its rows
+            self.slicer.place()
+            sink.lay_out(self.rows, self.schema, self.job.executor.map_unordered)
         self.job.executor.close()
         bar = self.show_progress()
         bar.total = bar.n
