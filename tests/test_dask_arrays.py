@@ -256,3 +256,23 @@ def test_augment_to_npy_of_nothing_on_dask_is_the_columns_alone(tmp_path):
                                executor=executor, workers=2, progress=False)  # fmt: skip
         assert summary.copies == 0
     _same_folder(outs["local"], outs["dask"])
+
+
+def test_augment_to_hrm_on_a_real_cluster_with_a_worker_killed(corpus, tmp_path):
+    """Worker processes apart from the client write the folder's files; one of them killed
+    (kill -9) while it holds a batch changes nothing."""
+    from pipeline.jobs.augment.job import augment_file
+    from tests.test_dask import run_with_a_worker_killed
+
+    local = tmp_path / "local" / "train"
+    local.parent.mkdir()
+    augment_file(corpus, local, copies=2, seed=5, batch_size=50, format="hrm", workers=1,
+                 progress=False)  # fmt: skip
+    out = tmp_path / "dask" / "train"
+    out.parent.mkdir()
+    args = ["augment", corpus, "-o", out, "--format", "hrm", "--copies", "2", "--seed", "5",
+            "--batch-size", "50"]  # fmt: skip
+    code, stderr = run_with_a_worker_killed(args, tmp_path, "augment", slice_rows=200)
+    assert code == 0, stderr
+    _same_folder(local, out)
+    assert not out.with_name(out.name + ".partial").exists()
