@@ -20,6 +20,7 @@ from pipeline.jobs.split.job import split_file
 from pipeline.symmetry import random_symmetries
 from tests.conftest import command
 from tests.test_dask import refuse_on_the_client, run_with_a_worker_killed
+from tests.test_dask_arrays import _same_folder
 from tests.test_remote import server  # noqa: F401 - the HTTP server fixture
 
 pytest.importorskip("distributed")
@@ -125,16 +126,40 @@ def test_an_empty_corpus_on_dask(tmp_path):
     _same_split(tmp_path / "local", tmp_path / "dask", expected, manifest)
 
 
-def test_arrays_on_dask_stay_on_the_client_and_say_so(corpus, tmp_path):
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"seed": 3, "format": "npy"},
+        {"seed": 4, "format": "hrm", "augment": 2},
+        {"seed": 5, "format": "hrm", "augment": 1, "subsample": 300},
+    ],
+    ids=["npy", "hrm-augmented", "hrm-subsample"],
+)
+def test_arrays_on_dask_equal_local(corpus, tmp_path, monkeypatch, options):
+    """Folders of arrays too: the workers write their rows (`run.join_arrays`), byte for byte
+    the local run's files (`meta.json`'s run figures aside)."""
+    local = tmp_path / "local"
+    expected = _split(corpus, local, **options)
+    _no_row_through_the_client(monkeypatch)
+    monkeypatch.setenv("SUDOKU_PIPELINE_SLICE_ROWS", str(3 * BATCH))
+    out = tmp_path / "dask"
+    manifest = _split(corpus, out, executor="dask", workers=2, **options)
+    for name in NAMES:
+        _same_folder(local / name, out / name)
+    a, b = json.loads(expected.to_json()), json.loads(manifest.to_json())
+    for key in (*VARIES, "output"):
+        a.pop(key, None), b.pop(key, None)
+    sums_a, sums_b = a.pop("sha256"), b.pop("sha256")  # meta.json: its run figures differ
+    assert {k: v for k, v in sums_a.items() if not k.endswith("meta.json")} == {
+        k: v for k, v in sums_b.items() if not k.endswith("meta.json")
+    }
+    assert a == b
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["dask", "local"]  # nothing left
+
+
+def test_arrays_on_dask_say_nothing_of_the_client(corpus, tmp_path):
     run = command("split", corpus, "-o", tmp_path / "out", "--format", "npy",
                   "--executor", "dask", "--workers", "1")  # fmt: skip
-    assert run.returncode == 0, run.stderr
-    assert (
-        f"note: on Dask, this process reads {corpus} and writes the output itself (its folder "
-        "of arrays is appended to here, in order)"
-    ) in run.stderr
-    run = command("split", corpus, "-o", tmp_path / "out2", "--executor", "dask",
-                  "--workers", "1")  # fmt: skip
     assert run.returncode == 0, run.stderr
     assert "note:" not in run.stderr
 
@@ -178,15 +203,20 @@ def test_a_full_disk_on_a_worker_is_one_line_and_leaves_nothing(corpus, tmp_path
     assert list(tmp_path.iterdir()) == []
 
 
-def test_on_a_running_cluster_a_worker_killed_mid_run_changes_nothing(corpus, tmp_path):
+@pytest.mark.parametrize("fmt", ["parquet", "hrm"])
+def test_on_a_running_cluster_a_worker_killed_mid_run_changes_nothing(corpus, tmp_path, fmt):
     """A real scheduler and two worker processes: the worker holding a slice's batch is
-    killed (kill -9); Dask gives its tasks to the other, and the splits are a local run's."""
+    killed (kill -9); Dask gives its tasks to the other, and the splits are a local run's
+    (HRM's folders written by the worker processes, apart from the client)."""
     local, out = tmp_path / "local", tmp_path / "dask"
-    _split(corpus, local, seed=2)
-    args = ["split", corpus, "-o", out, "--seed", 2, "--batch-size", BATCH]
+    _split(corpus, local, seed=2, format=fmt)
+    args = ["split", corpus, "-o", out, "--seed", 2, "--batch-size", BATCH, "--format", fmt]
     code, err = run_with_a_worker_killed(args, tmp_path, "split", slice_rows=3 * BATCH)
     assert code == 0, err
     for name in NAMES:
+        if fmt == "hrm":
+            _same_folder(local / name, out / name)
+            continue
         assert pl.read_parquet(out / f"{name}.parquet").equals(
             pl.read_parquet(local / f"{name}.parquet")
         )

@@ -30,7 +30,7 @@ _OWN_TEMPORARY = re.compile(r"\.(run\.json|part-.+|shard-.+)\.tmp-\d+")
 # `shard-...`: the scratch of a job whose whole-corpus steps run on the workers (`run.scratch`)
 _OWN = re.compile(
     r"run\.json|counts\.jsonl|join\.jsonl|joined\.(parquet|csv|jsonl)"
-    r"|shard-[a-z]+-\d+\.(arrow|parquet|zst)"
+    r"|shard-[a-z]+-\d+\.(arrow|parquet|zst|arrays)"
 )
 
 

@@ -252,13 +252,9 @@ class Run:
         if self._finished:
             return
         self._finished = True
-        sink = self.sink
-        if (
-            self.slicer is not None
-            and isinstance(sink, Checkpoint)
-            and sink.format in ARRAY_FORMATS
-        ):
-            assert self.schema is not None  # a folder of arrays: the workers write its rows
+        sink, spec = self.sink, self.job.spec
+        if isinstance(sink, Checkpoint) and sink.format in ARRAY_FORMATS and spec.sink == "parts":
+            assert self.slicer is not None and self.schema is not None  # the workers write it
             self.slicer.place()
             sink.lay_out(self.rows, self.schema, self.job.executor.map_unordered)
         self.job.executor.close()

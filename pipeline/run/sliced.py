@@ -105,9 +105,9 @@ class Kept:
 def sliced(job: Job) -> bool:
     """Whether `job` runs sliced: the Dask executor, a resumable job writing a file, or a job
     whose parts are joined as they come (augment) writing a file or a folder of arrays (its
-    parts joined by `join_arrays`), or a job whose whole-corpus steps run on the workers
-    (`Job.shards`: validate; split, to Parquet) writing such a file; inputs that the workers
-    can open (files, and URLs read by ranges: not standard input or a pipe);
+    parts laid out by `join_arrays`), or a job whose whole-corpus steps run on the workers
+    (`Job.shards`: validate, writing such a file; split, writing its folder); inputs that the
+    workers can open (files, and URLs read by ranges: not standard input or a pipe);
     `SUDOKU_PIPELINE_DASK_SLICES=0` keeps the client reading and writing (as before, for
     measuring)."""
     spec = job.spec
@@ -117,7 +117,8 @@ def sliced(job: Job) -> bool:
         and (
             (spec.sink == "checkpoint" and spec.resumable)
             or (spec.sink == "parts" and job.format in (*KEPT_FORMATS, *ARRAY_FORMATS))
-            or (spec.sink in ("tables", "folder") and job.shards and job.format in KEPT_FORMATS)
+            or (spec.sink == "tables" and job.shards and job.format in KEPT_FORMATS)
+            or (spec.sink == "folder" and job.shards)
         )
         and job.output is not None
         and job.inputs is not None
@@ -151,8 +152,6 @@ def on_the_client(job: Job) -> str | None:
             why = "the workers cannot open a stream"
     elif job.output is None:
         why = "the output goes to stdout"
-    elif job.format in ("npy", "hrm"):
-        why = "its folder of arrays is appended to here, in order"
     else:
         why = _WHOLE.get(job.spec.name, f"{job.spec.name} writes its output here")
     work = _WORK.get(job.spec.name, "work on")

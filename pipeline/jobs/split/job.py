@@ -114,7 +114,7 @@ def split_file(
         kernels=search.kernels(),
         reserved=added_columns(split.rate),
         expanded=True,
-        shards=True,  # on Dask, to Parquet: the cut's steps on the workers (`sharded`)
+        shards=True,  # on Dask: the cut's steps on the workers (`sharded`)
     )
     assert job.inputs is not None
     if split.needs_rating and RATING not in job.inputs.first.extra_schema.names:
@@ -176,7 +176,7 @@ def _run(
         metadata = job.metadata(read, split.as_dict() | settings, rate)
         identities: dict[int, dict[str, object]] = {}  # the inputs' sizes and sha256s
         if sharded is not None:
-            written = sharded.write(split_of, tmp, metadata, empty)
+            written = sharded.write(split_of, tmp, metadata, empty, fmt)
             inputs: list[Path | UrlFile] = [
                 Path(name) if remote is None else UrlFile.of(remote)
                 for name, remote in zip(job.inputs.names, remotes, strict=True)

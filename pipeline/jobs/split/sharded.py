@@ -5,7 +5,7 @@ client holds only the cut's small columns.
     sharded = ShardedSplit(run, options, search, sources)   # in `job._run`, when `run.sliced`
     read, wrong = sharded.keep(by_input, left_out)          # round 1: the rows kept
     split_of, groups, strata = sharded.cut()                # here: the cut's small columns
-    written = sharded.write(split_of, tmp, metadata)        # rounds 2-4, the splits joined
+    written = sharded.write(split_of, tmp, metadata, empty, fmt)  # rounds 2-4, the splits
     sums = sharded.digests([...])                           # each file's sha256, on a worker
 
 The rounds of tasks, each writing into the checkpoint folder beside the output (`<output>
@@ -19,15 +19,17 @@ The rounds of tasks, each writing into the checkpoint folder beside the output (
    the splits' buckets by the top bits of their order key (a hash of seed and puzzle, as on
    one machine: `spill`), one record batch a bucket (`shard-routed-...`).
 3. **sort**, a task a bucket: that bucket's rows from every slice, in input order, sorted by
-   key, exact repeats dropped (`spill.sort_bucket`), written as a Parquet part
-   (`shard-part-...`); with `--subsample`, the training split's buckets are kept sorted
-   instead (`shard-sorted-...`) and
+   key, exact repeats dropped (`spill.sort_bucket`), written as a part (`shard-part-...`:
+   Parquet; or a folder of arrays' part, `run.join_arrays`, each row in HRM's layout a group
+   of itself and its copies, `hrm_writer.hrm_chunk`); with `--subsample`, the training
+   split's buckets are kept sorted instead (`shard-sorted-...`) and
 4. **take**, a task a bucket of the training split that the subsample reaches: its first rows
-   (as many as the buckets before it leave room for) written as a Parquet part.
+   (as many as the buckets before it leave room for) written as a part.
 
-Then the client joins each split's parts, in bucket order, by their footers (the rows of a
-split in key order, as one machine writes them; a row group a bucket, not 100,000 rows), and
-the workers take the sha256 of the inputs and of the splits' files. The splits, their rows and
+Then the client joins each split's Parquet parts, in bucket order, by their footers (the
+rows of a split in key order, as one machine writes them; a row group a bucket, not 100,000
+rows), or has the workers lay out a folder of arrays' parts in its files (`join_arrays`),
+and the workers take the sha256 of the inputs and of the splits' files. The splits, their rows and
 order, and the manifest's counts are a local run's; the client reads no row and holds about
 8-16 bytes a kept row (the small columns) while it cuts.
 """
@@ -40,13 +42,16 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 
+from pipeline.io.arrays import column_arrays
 from pipeline.io.dataset import Dataset
+from pipeline.io.hrm_folders import HrmArrays
 from pipeline.io.remote import remote_digest
 from pipeline.io.url_slices import UrlFile
-from pipeline.io.writers import PartWriter, Target, encode
+from pipeline.io.writers import EXTENSIONS, PartWriter, Target, encode
 from pipeline.jobs.solve.batch import SolveOptions
 from pipeline.jobs.split.batch import GROUP, split_record_batch
 from pipeline.jobs.split.hashing import ROW_ORDER, hash_rows, string_bytes
+from pipeline.jobs.split.hrm_writer import extras_of, hrm_chunk
 from pipeline.jobs.split.manifest import sha256_of
 from pipeline.jobs.split.options import SplitOptions
 from pipeline.jobs.split.plan import cut, small_columns
@@ -56,9 +61,11 @@ from pipeline.jobs.split.spill import (
     arrow_of,
     bucket_bits,
     bucket_codes,
+    check_hrm_room,
     frame_of,
     sort_bucket,
 )
+from pipeline.run.join_arrays import array_part_of, finish, lay_out
 from pipeline.run.loop import Run
 from pipeline.run.scratch import (
     clear,
@@ -94,6 +101,8 @@ class Bucket(NamedTuple):
     rows: int
     repeats: int
     part: str | None
+    examples: int = 0  # hrm: the rows and their copies
+    short: int = 0  # hrm: rows with fewer distinct copies than asked
 
 
 class ShardedSplit:
@@ -145,18 +154,28 @@ class ShardedSplit:
         return cut(small, self.options)
 
     def write(
-        self, split_of: np.ndarray, folder: Path, metadata: dict[str, Any], empty: pa.Table
+        self,
+        split_of: np.ndarray,
+        folder: Path,
+        metadata: dict[str, Any],
+        empty: pa.Table,
+        fmt: str = "parquet",
     ) -> Written:
-        """Rounds 2-4, then each split joined into `folder` as `<name>.parquet` with the run's
+        """Rounds 2-4, then each split made in `folder` in `fmt` (`<name>.parquet`, joined
+        here; or the folder of arrays `<name>/`, written by the workers) with the run's
         `metadata` (`empty`: the kept rows' table of no rows, for a schema when no slice
         kept any). What was written, as `spill.write_splits` says it."""
         options = self.options
         names = options.names
         schema = self.schema or empty.schema
-        out = arrow_of(frame_of(schema.empty_table(), self.sources)).schema  # as written
+        nothing = frame_of(schema.empty_table(), self.sources)
+        out = arrow_of(nothing).schema  # as written
         kept_rows = sum(k.kept for k in self.kept)
         row_bytes = sum(k.nbytes for k in self.kept) / max(kept_rows, 1)
         sizes = np.bincount(split_of.astype(np.int64), minlength=len(names))
+        if fmt == "hrm":
+            check_hrm_room(options, [int(size) for size in sizes])
+        copies = options.augment if fmt == "hrm" else 0  # the training split's, in HRM's
         bits = [bucket_bits(int(size), row_bytes) for size in sizes]
         firsts = np.cumsum([0, *(1 << b for b in bits)]).tolist()  # each split's first bucket
         slices = [k for k in self.kept if k.kept]
@@ -172,13 +191,14 @@ class ShardedSplit:
         indices = [k.index for k in slices]
         sorts = [
             (self.folder, number, indices, options.seed, self.sources, out,
-             subsample is not None and number < firsts[1])
+             subsample is not None and number < firsts[1], fmt,
+             copies if number < firsts[1] else 0)
             for number in range(firsts[-1])
         ] if slices else []  # fmt: skip
         buckets = {b.number: b for b in self.executor.map_unordered(_sort_bucket, sorts)}
         written = Written()
         if subsample is not None:
-            self._take(buckets, firsts[1], subsample, written, out)
+            self._take(buckets, firsts[1], subsample, written, (out, fmt, copies, options.seed))
         read = [  # every round's scratch, read by now: deleted on the workers
             [self.folder / scratch_name("kept", i), self.folder / scratch_name("routed", i)]
             for i in indices
@@ -191,6 +211,16 @@ class ShardedSplit:
             parts = [buckets[n] for n in range(firsts[s], firsts[s + 1]) if n in buckets]
             written.rows[name] = sum(b.rows for b in parts)
             written.repeats += sum(b.repeats for b in parts)
+            if fmt != "parquet":  # a folder of arrays: its rows written by the workers
+                paths = [self.folder / b.part for b in parts if b.part is not None]
+                columns = extras_of(nothing).schema if fmt == "hrm" else out
+                mapper = self.executor.map_unordered
+                made = lay_out(paths, folder / name, fmt, columns, mapper)
+                finish(made, folder / name, fmt, metadata)
+                if fmt == "hrm":
+                    written.examples[name] = sum(b.examples for b in parts)
+                    written.short += sum(b.short for b in parts)
+                continue
             # the one writer's join of Parquet parts (by their footers; fsynced, renamed)
             writer = PartWriter(Target(folder / f"{name}.parquet", "parquet"))
             try:
@@ -208,10 +238,11 @@ class ShardedSplit:
         count: int,
         subsample: int,
         written: Written,
-        out: pa.Schema,
+        making: tuple[pa.Schema, str, int, int],
     ) -> None:
         """Round 4: the training split's first `subsample` rows, from its sorted buckets
-        (`count` of them), made its parts; its rows and groups noted in `written`."""
+        (`count` of them), made its parts (`making`: as `_part_of` makes them); its rows and
+        groups noted in `written`."""
         room, takes = subsample, []
         total = 0
         for number in range(count):
@@ -222,11 +253,11 @@ class ShardedSplit:
             take = min(room, bucket.rows)
             room -= take
             if take:
-                takes.append((self.folder, number, take, out))
+                takes.append((self.folder, number, take, making))
             buckets[number] = bucket._replace(rows=take)
         groups = []
-        for number, part, group_ids in self.executor.map_unordered(_take_rows, takes):
-            buckets[number] = buckets[number]._replace(part=part)
+        for number, made, group_ids in self.executor.map_unordered(_take_rows, takes):
+            buckets[number] = made._replace(repeats=buckets[number].repeats)
             groups.append(group_ids)
         written.subsampled_from = total
         written.train_groups = len(np.unique(np.concatenate(groups))) if groups else 0
@@ -286,32 +317,50 @@ def _route_slice(item: tuple[Any, ...]) -> None:
 
 
 def _sort_bucket(item: tuple[Any, ...]) -> Bucket:
-    """Round 3: a bucket's rows from every slice, sorted, repeats dropped; a Parquet part
+    """Round 3: a bucket's rows from every slice, sorted, repeats dropped; a part in `fmt`
     (or, `keep_sorted`, an Arrow scratch for round 4)."""
-    folder, number, indices, seed, sources, out, keep_sorted = item
+    folder, number, indices, seed, sources, out, keep_sorted, fmt, copies = item
     table = pa.Table.from_batches(
         [read_batch(folder / scratch_name("routed", i), number) for i in indices]
     )
     if not table.num_rows:
         return Bucket(number, 0, 0, None)
     keys = hash_rows(string_bytes(table.column("puzzle")), seed, ROW_ORDER)
-    frame, repeats = sort_bucket(frame_of(table, sources), keys)
-    rows = arrow_of(frame).cast(out)
+    frame, repeats = sort_bucket(frame_of(table, sources), keys, with_keys=fmt == "hrm")
     if keep_sorted:
-        write_batches(folder / scratch_name("sorted", number), [rows])
-        return Bucket(number, rows.num_rows, repeats, None)
-    name = scratch_name("part", number, "parquet")
-    keep(folder / name, encode(rows, "parquet"))
-    return Bucket(number, rows.num_rows, repeats, name)
+        write_batches(folder / scratch_name("sorted", number), [arrow_of(frame)])
+        return Bucket(number, len(frame), repeats, None)
+    return _part_of(frame, folder, number, (out, fmt, copies, seed))._replace(repeats=repeats)
 
 
-def _take_rows(item: tuple[Any, ...]) -> tuple[int, str, np.ndarray]:
-    """Round 4: a sorted bucket's first `take` rows made a Parquet part; their group ids."""
-    folder, number, take, out = item
-    rows = read_table(folder / scratch_name("sorted", number), out).slice(0, take)
-    name = scratch_name("part", number, "parquet")
-    keep(folder / name, encode(rows, "parquet"))
-    return number, name, rows.column(GROUP).to_numpy()
+def _take_rows(item: tuple[Any, ...]) -> tuple[int, Bucket, np.ndarray]:
+    """Round 4: a sorted bucket's first `take` rows made a part; their group ids."""
+    folder, number, take, making = item
+    rows = read_table(folder / scratch_name("sorted", number)).slice(0, take)
+    frame = pl.from_arrow(rows)
+    assert isinstance(frame, pl.DataFrame)
+    return number, _part_of(frame, folder, number, making), frame[GROUP].to_numpy()
+
+
+def _part_of(
+    frame: pl.DataFrame, folder: Path, number: int, making: tuple[pa.Schema, str, int, int]
+) -> Bucket:
+    """A bucket's rows, sorted, kept as a part of its split (`making`: the split's schema
+    as written, its format, the copies of each row in HRM's layout, the seed): a Parquet
+    file, or a folder of arrays' part (`run.join_arrays`), each row a group of itself and
+    its copies in HRM's (`hrm_writer.hrm_chunk`, the local run's)."""
+    out, fmt, copies, seed = making
+    examples, short = len(frame), 0
+    if fmt == "hrm":
+        chunk = hrm_chunk((frame, column_arrays(extras_of(frame)), None), copies, seed)
+        data = array_part_of(HrmArrays(chunk.inputs, chunk.labels, chunk.sizes, chunk.extras))
+        examples, short = len(chunk.inputs), chunk.short
+    else:
+        rows = arrow_of(frame).cast(out)
+        data = encode(rows, "parquet") if fmt == "parquet" else array_part_of(column_arrays(rows))
+    name = scratch_name("part", number, EXTENSIONS[fmt])
+    keep(folder / name, data)
+    return Bucket(number, len(frame), 0, name, examples, short)
 
 
 def _digest(item: tuple[int, Path | UrlFile]) -> tuple[int, tuple[int, str]]:

@@ -195,14 +195,8 @@ def write_splits(
     options = kept.options
     names = options.names
     sizes = [int((split_of == s).sum()) for s in range(len(names))]
-    if fmt == "hrm":  # past HRM's int32 indices: said before any file is written
-        most = min(sizes[0], options.subsample or sizes[0]) * (options.augment + 1)
-        if most > MAX_EXAMPLES:
-            raise InputError(
-                f"{names[0]} would hold up to {most:,} examples, more than the "
-                f"{MAX_EXAMPLES:,} HRM's int32 indices count: ask fewer "
-                "--augment copies or a --subsample"
-            )
+    if fmt == "hrm":
+        check_hrm_room(options, sizes)
         write_identifiers(folder)
     bits = [bucket_bits(size, kept.bytes / max(kept.rows, 1)) for size in sizes]
     buckets = _route(kept, split_of, bits)
@@ -236,6 +230,18 @@ def write_splits(
         if digests is not None:
             digests.start(written_files(folder, files_of([name], fmt)))
     return written
+
+
+def check_hrm_room(options: SplitOptions, sizes: list[int]) -> None:
+    """Past HRM's int32 indices, said before any file is written (`sizes`: each split's
+    rows)."""
+    most = min(sizes[0], options.subsample or sizes[0]) * (options.augment + 1)
+    if most > MAX_EXAMPLES:
+        raise InputError(
+            f"{options.names[0]} would hold up to {most:,} examples, more than the "
+            f"{MAX_EXAMPLES:,} HRM's int32 indices count: ask fewer --augment copies or a "
+            "--subsample"
+        )
 
 
 def _first_rows(
