@@ -46,6 +46,7 @@ import pyarrow as pa
 
 from pipeline.errors import InputError, printable
 from pipeline.io.dataset import Dataset
+from pipeline.io.inputs import Inputs
 from pipeline.io.slices import (
     Slice,
     count_rows,
@@ -126,7 +127,7 @@ def sliced(job: Job) -> bool:
 
 # Why a job reads and writes on the client whatever its inputs (and what its workers do)
 _WHOLE = {
-    "validate": "its leak audit (--against) needs the training inputs and the input in one place",
+    "validate": "a training input (--against) is one the workers cannot read themselves",
 }
 _WORK = {"solve": "solve", "validate": "check", "score": "score", "augment": "augment"}
 
@@ -290,33 +291,20 @@ class SlicedRun:
         self.job, self.checkpoint = job, checkpoint
         self.folder = str(checkpoint.folder.resolve())
         self.rows = 0  # every input row (known once planned)
+        self.slices = 0  # slices planned (their numbers: 0 ..)
         self.todo: list[Planned] = []
         self._recipes: list[Dataset] = []
 
     def prepare(self, resumed: Progress | None) -> Progress:
         """Check the workers, plan and count the slices; on a resume (`resumed`: what the
         checkpoint holds), keep the slices done and clear the rest. What is done already."""
-        job, executor = self.job, self.job.executor
+        job = self.job
         assert job.inputs is not None
-        self._check_workers()
+        self._check_workers(job.inputs.datasets)
         self._recipes = [recipe(ds) for ds in job.inputs.datasets]
-        per_slice = int(os.environ.get(SLICE_ROWS) or SLICE_BATCHES * job.batch_size)
-        plan = plan_slices(job.inputs, max(1, per_slice))
-        uncounted = [
-            (i, self._recipes[p.source], p, self.folder)
-            for i, p in enumerate(plan)
-            if p.rows is None
-        ]
-        counted = {i: p.rows for i, p in enumerate(plan) if p.rows is not None}
-        for index, rows in executor.map_unordered(_count, uncounted):
-            counted[index] = rows
-        planned, start, first_rows = [], 0, [0] * len(job.inputs.datasets)
-        for i, piece in enumerate(plan):
-            rows = counted[i] or 0
-            planned.append(Planned(i, piece, start, first_rows[piece.source], rows))
-            start += rows
-            first_rows[piece.source] += rows
-        self.rows = start
+        planned = self._plan(job.inputs, self._recipes, 0)
+        self.slices = len(planned)
+        self.rows = sum(p.rows for p in planned)
         done = Progress()
         if resumed is None:
             self.todo = [p for p in planned if p.rows]
@@ -343,13 +331,44 @@ class SlicedRun:
         self.checkpoint.discard({h[0] for h in held} - inside)
         return done
 
-    def _check_workers(self) -> None:
-        """Every worker sees the checkpoint folder and the inputs, or `InputError`."""
+    def plan_more(self, inputs: Inputs) -> tuple[list[Planned], list[Dataset]]:
+        """Inputs a job reads beside its own (validate's training inputs, `--against`), cut
+        and counted as its own are, after the workers are checked to see them: their slices
+        (numbered after every slice planned so far; `start`: the place of the first row among
+        these inputs' rows, `first_row`: in its input) and the recipes to read them by."""
+        self._check_workers(inputs.datasets)
+        recipes = [recipe(ds) for ds in inputs.datasets]
+        planned = self._plan(inputs, recipes, self.slices)
+        self.slices += len(planned)
+        return [p for p in planned if p.rows], recipes
+
+    def _plan(self, inputs: Inputs, recipes: list[Dataset], first: int) -> list[Planned]:
+        """The slices of `inputs`, numbered from `first`, text slices counted on the workers."""
         job = self.job
-        assert job.inputs is not None
+        per_slice = int(os.environ.get(SLICE_ROWS) or SLICE_BATCHES * job.batch_size)
+        plan = plan_slices(inputs, max(1, per_slice))
+        uncounted = [
+            (first + i, recipes[p.source], p, self.folder)
+            for i, p in enumerate(plan)
+            if p.rows is None
+        ]
+        counted = {first + i: p.rows for i, p in enumerate(plan) if p.rows is not None}
+        for index, rows in job.executor.map_unordered(_count, uncounted):
+            counted[index] = rows
+        planned, start, first_rows = [], 0, [0] * len(inputs.datasets)
+        for i, piece in enumerate(plan, first):
+            rows = counted[i] or 0
+            planned.append(Planned(i, piece, start, first_rows[piece.source], rows))
+            start += rows
+            first_rows[piece.source] += rows
+        return planned
+
+    def _check_workers(self, datasets: list[Dataset]) -> None:
+        """Every worker sees the checkpoint folder and `datasets`, or `InputError`."""
+        job = self.job
         token = zlib.crc32((self.checkpoint.folder / "run.json").read_bytes())
         inputs: list[tuple[str, int] | UrlFile] = []
-        for ds in job.inputs.datasets:
+        for ds in datasets:
             remote = ds.remote_file
             if remote is None:
                 inputs.append((str(ds.path.resolve()), ds.path.stat().st_size))
