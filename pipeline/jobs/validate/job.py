@@ -14,7 +14,9 @@ ids of the batches before (`merge.SpooledIds`).
 With `against` (a leak audit, `leaks`), the training inputs are streamed through the same
 workers before the input and once more after it, for the few rows a leak may copy; the leaks
 are known only then, so each batch's findings wait in the spool until the leaks are put in
-place among them.
+place among them. On Dask (input and training files the workers can open), the workers do
+all of it, the audit hash-partitioned among them as the repeats are (`sharded`,
+`leak_shards`): no row passes through the client.
 """
 
 from dataclasses import asdict

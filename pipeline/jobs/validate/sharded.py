@@ -19,6 +19,11 @@ Three rounds of tasks, each writing what it makes into the checkpoint folder bes
    from each shard's file (sorted by row: two binary searches a shard), put in place, encoded
    in the output's format and kept as a part at the slice's first row.
 
+With a leak audit (`--against TRAIN`), the training inputs are sliced too, and each round does
+the audit's share beside (`leak_shards`): round 1 also cuts the input's form keys and TRAIN's
+into the shards, with the packed puzzles and forms; a round per shard after round 2 confirms
+the hits word for word; round 3 puts each slice's leaks in place.
+
 The client plans the slices, adds up the slices' tallies (counts, first examples, clues: a few
 KB a slice) and, at the end, joins the parts by their footers as `solve`'s are joined (parts
 renamed to their places in order first, as `augment`'s: `SlicedRun.place`). It holds no key
