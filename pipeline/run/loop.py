@@ -54,7 +54,8 @@ from pipeline.run.checkpoint import Checkpoint, Progress
 from pipeline.run.finished import finished_output
 from pipeline.run.job import HiddenBar, Job, sigterm_as_interrupt
 from pipeline.run.parts import Part, Task, ramp_up
-from pipeline.run.sliced import Kept, SlicedRun, on_the_client, sliced
+from pipeline.run.sliced import Kept, SlicedRun
+from pipeline.run.slicing import on_the_client, sliced
 
 if TYPE_CHECKING:
     from tqdm import tqdm

@@ -2,10 +2,9 @@
 executor's way for a resumable job writing a file (solve, score), and for augment to a
 Parquet file, so that no byte of data passes through the client.
 
-    slicer = SlicedRun(job, checkpoint)          # `run.loop.running` makes it when `sliced(job)`
+    slicer = SlicedRun(job, checkpoint)    # `run.loop.running` makes it when `slicing.sliced(job)`
     resumed = slicer.prepare(progress)           # workers checked, slices planned and counted
     for kept in slicer.results(solve_part, options, fmt): ...   # as slices finish
-    on_the_client(job)       # a Dask run that is not sliced: why the client reads and writes
 
 The client (this process):
 
@@ -44,7 +43,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from pipeline.errors import InputError, printable
+from pipeline.errors import InputError
 from pipeline.io.dataset import Dataset
 from pipeline.io.inputs import Inputs
 from pipeline.io.slices import (
@@ -54,18 +53,15 @@ from pipeline.io.slices import (
     plan_slices,
     recipe,
     slice_batches,
-    sliceable,
 )
-from pipeline.io.url_slices import URL_PROBLEM, UrlFile, why_not_sliced
+from pipeline.io.url_slices import URL_PROBLEM, UrlFile
 from pipeline.run.checkpoint import Checkpoint, Progress
 from pipeline.run.job import Job
 from pipeline.run.parts import Part, Task, keep_part
 from pipeline.run.scratch import scratch_name
 
-SWITCH = "SUDOKU_PIPELINE_DASK_SLICES"  # "0": the client reads and writes every byte (before)
 SLICE_ROWS = "SUDOKU_PIPELINE_SLICE_ROWS"  # rows a slice (default: `SLICE_BATCHES` batches)
 SLICE_BATCHES = 4
-KEPT_FORMATS = ("parquet", "csv", "jsonl")  # what a checkpoint keeps parts of
 
 
 @dataclass(frozen=True)
@@ -100,66 +96,6 @@ class Kept:
             for value, n in counts.items():
                 total[value] = total.get(value, 0) + n
         return total
-
-
-def sliced(job: Job) -> bool:
-    """Whether `job` runs sliced: the Dask executor, a resumable job writing a file, or a job
-    whose parts are joined as they come (augment) writing a file a checkpoint can hold
-    (Parquet: not a folder of arrays), or a job whose whole-corpus steps run on the workers
-    (`Job.shards`: validate; split, to Parquet) writing such a file; inputs that the workers
-    can open (files, and URLs read by ranges: not standard input or a pipe);
-    `SUDOKU_PIPELINE_DASK_SLICES=0` keeps the client reading and writing (as before, for
-    measuring)."""
-    spec = job.spec
-    return (
-        job.executor_kind == "dask"
-        and os.environ.get(SWITCH, "1") != "0"
-        and (
-            (spec.sink == "checkpoint" and spec.resumable)
-            or (spec.sink == "parts" and job.format in KEPT_FORMATS)
-            or (spec.sink in ("tables", "folder") and job.shards and job.format in KEPT_FORMATS)
-        )
-        and job.output is not None
-        and job.inputs is not None
-        and all(sliceable(ds) for ds in job.inputs.datasets)
-    )
-
-
-# Why a job reads and writes on the client whatever its inputs (and what its workers do)
-_WHOLE = {
-    "validate": "a training input (--against) is one the workers cannot read themselves",
-}
-_WORK = {"solve": "solve", "validate": "check", "score": "score", "augment": "augment"}
-
-
-def on_the_client(job: Job) -> str | None:
-    """Why a run on Dask reads its inputs and writes its output in this process (the client),
-    the workers only working on the batches it sends them, as one line (`note: ...`); None
-    when its workers read and write themselves (`sliced`), or it is not on Dask."""
-    if job.executor_kind != "dask" or job.inputs is None or sliced(job):
-        return None
-    datasets = job.inputs.datasets
-    reads = datasets[0].location if len(datasets) == 1 else "the inputs"
-    cannot = next((ds for ds in datasets if not sliceable(ds)), None)
-    if os.environ.get(SWITCH, "1") == "0":
-        why = f"{SWITCH}=0"
-    elif cannot is not None:
-        reads = "standard input" if cannot.from_stdin else cannot.location
-        if cannot.url is not None:
-            why = why_not_sliced(cannot)
-        else:
-            why = "the workers cannot open a stream"
-    elif job.output is None:
-        why = "the output goes to stdout"
-    elif job.format in ("npy", "hrm"):
-        why = "its folder of arrays is appended to here, in order"
-    else:
-        why = _WHOLE.get(job.spec.name, f"{job.spec.name} writes its output here")
-    work = _WORK.get(job.spec.name, "work on")
-    return (
-        f"on Dask, this process reads {printable(reads)} and writes the output itself ({why}); "
-        f"the workers {work} the batches it sends them"
-    )
 
 
 def check_storage(folder: str, token: int, inputs: list[tuple[str, int] | UrlFile]) -> str | None:
