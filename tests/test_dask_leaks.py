@@ -19,6 +19,7 @@ from pipeline.jobs.validate import validate_file
 from pipeline.pencilmarks import candidates_of, format_pencilmarks
 from pipeline.symmetry import random_symmetries
 from tests.test_dask import refuse_on_the_client, run_with_a_worker_killed
+from tests.test_remote import server  # noqa: F401 - the HTTP server fixture
 
 pytest.importorskip("distributed")
 
@@ -212,4 +213,37 @@ def test_on_a_running_cluster_a_worker_killed_mid_run_changes_nothing(puzzles, t
     args = ["validate", test, "-o", out, "--against", train, "--batch-size", BATCH]
     code, err = run_with_a_worker_killed(args, tmp_path, "validate", slice_rows=2 * BATCH)
     assert code == 1, err  # leaks: exit 1
+    assert pl.read_parquet(out).equals(pl.read_parquet(local))
+
+
+def test_a_training_input_at_a_url_is_read_by_the_workers(puzzles, server, tmp_path,  # noqa: F811
+                                                          monkeypatch):  # fmt: skip
+    """TRAIN at a URL read by ranges: the workers download its slices (each kept once, as
+    the input's are) and the audit is a local run's."""
+    write(server.folder / "train.csv", puzzles[:300], "t")
+    test = write(tmp_path / "test.csv", puzzles[250:400] + disguised(puzzles[:30], seed=10))
+    expected = same_as_local(tmp_path, monkeypatch, test, str(server / "train.csv"), fmt="csv")
+    assert expected.against["exact"] == 50 and expected.against["in_disguise"] == 30
+
+
+def test_a_training_input_the_workers_cannot_open_keeps_the_client_reading(puzzles, server,  # noqa: F811
+                                                                           tmp_path):  # fmt: skip
+    """TRAIN at a URL whose server takes no range requests: the workers cannot read slices
+    of it, so this process reads (TRAIN twice, as a local run), says why, and finds what a
+    local run finds."""
+    from tests.conftest import command
+
+    write(server.folder / "train.csv", puzzles[:300], "t")
+    server.ranges = False
+    test = write(tmp_path / "test.csv", puzzles[250:400])
+    local, out = tmp_path / "local.parquet", tmp_path / "dask.parquet"
+    _validate(test, local, str(server / "train.csv"))
+    run = command("validate", test, "--against", server / "train.csv", "-o", out,
+                  "--executor", "dask", "--workers", "1")  # fmt: skip
+    assert run.returncode == 1, run.stderr  # leaks are errors
+    assert [line for line in run.stderr.splitlines() if line.startswith("note:")] == [
+        f"note: on Dask, this process reads {test} and writes the output itself (a training "
+        "input (--against) is one the workers cannot read themselves); the workers check the "
+        "batches it sends them"
+    ]
     assert pl.read_parquet(out).equals(pl.read_parquet(local))
