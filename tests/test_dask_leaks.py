@@ -202,16 +202,17 @@ def test_the_command_on_dask_says_no_note(puzzles, tmp_path):
     assert pl.read_parquet(out).filter(pl.col("code") == "leak").height == 50
 
 
-def test_on_a_running_cluster_a_worker_killed_mid_run_changes_nothing(puzzles, tmp_path):
+@pytest.mark.parametrize("held", ["validate", "validate-train"])
+def test_on_a_running_cluster_a_worker_killed_mid_run_changes_nothing(puzzles, tmp_path, held):
     """A real scheduler and two worker processes: the worker holding the first batch of the
-    input is killed (kill -9); Dask gives its tasks to the other, and the leaks found (and
-    every other finding) are a local run's."""
+    input (or of TRAIN) is killed (kill -9); Dask gives its tasks to the other, and the leaks
+    found (and every other finding) are a local run's."""
     test = write(tmp_path / "test.csv", puzzles[300:500] + disguised(puzzles[:80], seed=9))
     train = write(tmp_path / "train.csv", puzzles[:350])
     local, out = tmp_path / "local.parquet", tmp_path / "dask.parquet"
     _validate(test, local, train)
     args = ["validate", test, "-o", out, "--against", train, "--batch-size", BATCH]
-    code, err = run_with_a_worker_killed(args, tmp_path, "validate", slice_rows=2 * BATCH)
+    code, err = run_with_a_worker_killed(args, tmp_path, held, slice_rows=2 * BATCH)
     assert code == 1, err  # leaks: exit 1
     assert pl.read_parquet(out).equals(pl.read_parquet(local))
 

@@ -136,37 +136,65 @@ def _train_slice(item: tuple[int, tuple[Any, ...]]) -> tuple[int, TrainSlice]:
     return position, train_slice(ds, planned, batch_size, folder, shards)
 
 
+class TrainBatch(NamedTuple):
+    """A batch of TRAIN read on a worker: its 81-cell puzzles (`plain`: their places in the
+    batch) with their form keys, words and ids (with `keyed`), and what took no part."""
+
+    plain: np.ndarray
+    keys: np.ndarray | None
+    words: np.ndarray | None
+    ids: pa.Array | None
+    malformed: int
+    examples: list[dict[str, Any]]  # the batch's first malformed rows: row, message
+    pencilmarks: int
+
+
+def train_batch(batch: pa.RecordBatch, keyed: bool) -> TrainBatch:
+    """What round 1 keeps of a batch of TRAIN (`leaks.train_keys`'s rules: pencilmark rows
+    skipped, malformed ones counted), the form keys and words with `keyed`."""
+    parsed = parse_puzzles(batch.column(batch.schema.get_field_index("puzzle")), pencilmarks=True)
+    marks = parsed.pencilmark
+    if marks is None:
+        marks = np.zeros(batch.num_rows, np.bool_)
+    plain = np.flatnonzero(parsed.ok & ~marks)
+    bad = np.flatnonzero(~parsed.ok)
+    numbers = batch.column(batch.schema.get_field_index("row")).to_numpy()
+    examples = [
+        {"row": int(numbers[i]), "message": parsed.errors[int(i)].as_py()}
+        for i in bad[:EXAMPLES].tolist()
+    ]
+    keys = words = ids = None
+    if keyed:
+        grids = parsed.grids[plain]
+        form = packed_cells(canonical_grids(grids))
+        words = np.concatenate([packed_cells(grids), form], axis=1)
+        keys = packed_keys(form, np.ones(len(plain), np.bool_))[:, 0]
+        if (own := optional_column(batch, "id")) is not None:
+            ids = own.take(pa.array(plain)).cast(pa.string())
+    pencilmarks = int(np.count_nonzero(parsed.ok & marks))
+    return TrainBatch(plain, keys, words, ids, len(bad), examples, pencilmarks)
+
+
 def train_slice(
     ds: Dataset, planned: Planned, batch_size: int, folder: str, shards: int
 ) -> TrainSlice:
-    """Round 1 on a worker, a TRAIN slice: its puzzles' form keys, rows and words, by shard."""
+    """Round 1 on a worker, a TRAIN slice: its puzzles' form keys, rows and words, by shard;
+    what its rows held. With `shards` 0, counted only."""
     keys, rows, words, ids = [], [], [], []
     malformed = pencilmarks = 0
     examples: list[dict[str, Any]] = []
     at = planned.start  # the place of the slice's first row among every TRAIN input's rows
     for batch in planned_batches(ds, planned, batch_size, folder):
-        puzzles = batch.column(batch.schema.get_field_index("puzzle"))
-        parsed = parse_puzzles(puzzles, pencilmarks=True)
-        marks = parsed.pencilmark
-        if marks is None:
-            marks = np.zeros(batch.num_rows, np.bool_)
-        plain = np.flatnonzero(parsed.ok & ~marks)
-        pencilmarks += int(np.count_nonzero(parsed.ok & marks))
-        bad = np.flatnonzero(~parsed.ok)
-        malformed += len(bad)
-        numbers = batch.column(batch.schema.get_field_index("row")).to_numpy()
-        examples += [
-            {"row": int(numbers[i]), "message": parsed.errors[int(i)].as_py()}
-            for i in bad[: EXAMPLES - len(examples)].tolist()
-        ]
-        if shards and len(plain):
-            grids = parsed.grids[plain]
-            form = packed_cells(canonical_grids(grids))
-            words.append(np.concatenate([packed_cells(grids), form], axis=1))
-            keys.append(packed_keys(form, np.ones(len(plain), np.bool_))[:, 0])
-            rows.append(at + plain)
-            if (own := optional_column(batch, "id")) is not None:
-                ids.append(own.take(pa.array(plain)).cast(pa.string()))
+        read = train_batch(batch, shards > 0)
+        malformed += read.malformed
+        pencilmarks += read.pencilmarks
+        examples += read.examples[: EXAMPLES - len(examples)]
+        if read.keys is not None and read.words is not None:
+            keys.append(read.keys)
+            words.append(read.words)
+            rows.append(at + read.plain)
+            if read.ids is not None:
+                ids.append(read.ids)
         at += batch.num_rows
     if shards:
         found = ids if ds.id_column is not None else None
