@@ -7,7 +7,8 @@ act on a run that is certainly mid-way (kill the worker, or the scheduler) inste
 With `HOLD_JOB=augment`, an augment run's batches are held. With `HOLD_JOB=validate` (or
 `split`), the batches of a validate (or split) run on Dask are
 held instead, as their slices' first round reads them (`jobs.validate.sharded`,
-`jobs.split.sharded`).
+`jobs.split.sharded`); with `HOLD_JOB=validate-train`, the batches of the training inputs
+of a leak audit (`validate --against`: `jobs.validate.leak_shards`).
 """
 
 import os
@@ -17,6 +18,7 @@ from pathlib import Path
 import pipeline.jobs.augment.job
 import pipeline.jobs.solve.job
 import pipeline.jobs.split.sharded
+import pipeline.jobs.validate.leak_shards
 import pipeline.jobs.validate.sharded
 
 HOLD_FROM_ROW = int(os.environ["HOLD_FROM_ROW"])
@@ -37,6 +39,7 @@ _PLACES = {
     "augment": (pipeline.jobs.augment.job, "augment_part"),
     "validate": (pipeline.jobs.validate.sharded, "validate_record_batch"),
     "split": (pipeline.jobs.split.sharded, "split_record_batch"),
+    "validate-train": (pipeline.jobs.validate.leak_shards, "train_batch"),  # --against's TRAIN
 }
 _module, _name = _PLACES[HOLD_JOB]
 _own = getattr(getattr(_module, _name), "__wrapped__", getattr(_module, _name))

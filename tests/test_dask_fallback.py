@@ -1,9 +1,10 @@
 """What runs on the Dask client, and says so: with `--executor dask`, the workers read their
 own slices and keep their own parts only for input files they can open themselves; standard
 input (`-`), a pipe or a URL, output to stdout, folders of arrays (`augment`'s and
-`split`'s), and `validate`'s leak audit are read and written by this process, the batches
-sent to the workers and their results sent back. A run that falls back so says it in
-one line (a `note:`, unless `--quiet`), naming why; its output is the local executor's.
+`split`'s), and `validate`'s leak audit against a training input the workers cannot open
+are read and written by this process, the batches sent to the workers and their results sent
+back. A run that falls back so says it in one line (a `note:`, unless `--quiet`), naming why;
+its output is the local executor's.
 (`enumerate` takes no `--executor`: it runs on this machine's threads.)
 
 The cluster here is a LocalCluster (`--workers 1`), as tests/test_dask.py's quicker tests use.
@@ -66,9 +67,9 @@ def test_output_to_stdout_on_dask_is_written_by_the_client(corpus):
     ]
 
 
-def test_validate_on_dask_reads_on_the_client_only_for_a_leak_audit(corpus, tmp_path):
-    """A file's validate runs on the workers (tests/test_dask_validate.py), and says nothing;
-    a leak audit (`--against`) reads the training inputs and the input here, and says so."""
+def test_validate_on_dask_says_nothing_with_or_without_a_leak_audit(corpus, tmp_path):
+    """A file's validate runs on the workers (tests/test_dask_validate.py), and so does its
+    leak audit against training files (`--against`, tests/test_dask_leaks.py): nothing said."""
     run = command("validate", corpus, "-o", tmp_path / "findings.parquet", *ON_DASK)
     assert run.returncode == 0, run.stderr
     assert _notes(run.stderr) == []
@@ -77,11 +78,7 @@ def test_validate_on_dask_reads_on_the_client_only_for_a_leak_audit(corpus, tmp_
     run = command("validate", corpus, "--against", train, "-o", tmp_path / "f.parquet",
                   *ON_DASK, "--exit-zero")  # fmt: skip
     assert run.returncode == 0, run.stderr
-    assert _notes(run.stderr) == [
-        f"note: on Dask, this process reads {corpus} and writes the output itself (its leak "
-        "audit (--against) needs the training inputs and the input in one place); the workers "
-        "check the batches it sends them"
-    ]
+    assert _notes(run.stderr) == []
 
 
 def test_input_files_on_dask_say_nothing(corpus, tmp_path):

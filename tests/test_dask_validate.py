@@ -125,23 +125,6 @@ def test_a_task_run_twice_writes_the_same(corpus, tmp_path, monkeypatch):
     assert pl.read_parquet(out).equals(pl.read_parquet(local))
 
 
-def test_a_leak_audit_on_dask_stays_on_the_client(corpus, tmp_path):
-    from tests.conftest import command
-
-    path, train = tmp_path / "test.csv", tmp_path / "train.csv"
-    corpus.slice(0, 400).write_csv(path)
-    corpus.slice(300, 400).write_csv(train)
-    run = command(
-        "validate", path, "--against", train, "-o", tmp_path / "f.parquet",
-        "--executor", "dask", "--workers", "1",
-    )  # fmt: skip
-    assert run.returncode == 1, run.stderr  # leaks are errors
-    assert (
-        f"note: on Dask, this process reads {path} and writes the output itself (its leak "
-        "audit (--against) needs the training inputs and the input in one place)"
-    ) in run.stderr
-
-
 @pytest.mark.parametrize("fmt", ["parquet", "csv"])
 def test_an_empty_input_on_dask_is_an_empty_findings_file(tmp_path, fmt):
     path = tmp_path / "empty.csv"

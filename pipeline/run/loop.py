@@ -55,7 +55,8 @@ from pipeline.run.finished import finished_output
 from pipeline.run.job import HiddenBar, Job, sigterm_as_interrupt
 from pipeline.run.join_arrays import ARRAY_FORMATS, skipped_in
 from pipeline.run.parts import Part, Task, ramp_up
-from pipeline.run.sliced import Kept, SlicedRun, on_the_client, sliced
+from pipeline.run.sliced import Kept, SlicedRun
+from pipeline.run.slicing import on_the_client, sliced
 
 if TYPE_CHECKING:
     from tqdm import tqdm

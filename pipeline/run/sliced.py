@@ -2,10 +2,9 @@
 executor's way for a resumable job writing a file (solve, score), and for augment to a
 Parquet file, so that no byte of data passes through the client.
 
-    slicer = SlicedRun(job, checkpoint)          # `run.loop.running` makes it when `sliced(job)`
+    slicer = SlicedRun(job, checkpoint)    # `run.loop.running` makes it when `slicing.sliced(job)`
     resumed = slicer.prepare(progress)           # workers checked, slices planned and counted
     for kept in slicer.results(solve_part, options, fmt): ...   # as slices finish
-    on_the_client(job)       # a Dask run that is not sliced: why the client reads and writes
 
 The client (this process):
 
@@ -44,8 +43,9 @@ from typing import Any
 
 import pyarrow as pa
 
-from pipeline.errors import InputError, printable
+from pipeline.errors import InputError
 from pipeline.io.dataset import Dataset
+from pipeline.io.inputs import Inputs
 from pipeline.io.slices import (
     Slice,
     count_rows,
@@ -53,19 +53,15 @@ from pipeline.io.slices import (
     plan_slices,
     recipe,
     slice_batches,
-    sliceable,
 )
-from pipeline.io.url_slices import URL_PROBLEM, UrlFile, why_not_sliced
+from pipeline.io.url_slices import URL_PROBLEM, UrlFile
 from pipeline.run.checkpoint import Checkpoint, Progress
 from pipeline.run.job import Job
-from pipeline.run.join_arrays import ARRAY_FORMATS
 from pipeline.run.parts import Part, Task, keep_part
 from pipeline.run.scratch import scratch_name
 
-SWITCH = "SUDOKU_PIPELINE_DASK_SLICES"  # "0": the client reads and writes every byte (before)
 SLICE_ROWS = "SUDOKU_PIPELINE_SLICE_ROWS"  # rows a slice (default: `SLICE_BATCHES` batches)
 SLICE_BATCHES = 4
-KEPT_FORMATS = ("parquet", "csv", "jsonl")  # what a checkpoint keeps parts of
 
 
 @dataclass(frozen=True)
@@ -100,65 +96,6 @@ class Kept:
             for value, n in counts.items():
                 total[value] = total.get(value, 0) + n
         return total
-
-
-def sliced(job: Job) -> bool:
-    """Whether `job` runs sliced: the Dask executor, a resumable job writing a file, or a job
-    whose parts are joined as they come (augment) writing a file or a folder of arrays (its
-    parts laid out by `join_arrays`), or a job whose whole-corpus steps run on the workers
-    (`Job.shards`: validate, writing such a file; split, writing its folder); inputs that the
-    workers can open (files, and URLs read by ranges: not standard input or a pipe);
-    `SUDOKU_PIPELINE_DASK_SLICES=0` keeps the client reading and writing (as before, for
-    measuring)."""
-    spec = job.spec
-    return (
-        job.executor_kind == "dask"
-        and os.environ.get(SWITCH, "1") != "0"
-        and (
-            (spec.sink == "checkpoint" and spec.resumable)
-            or (spec.sink == "parts" and job.format in (*KEPT_FORMATS, *ARRAY_FORMATS))
-            or (spec.sink == "tables" and job.shards and job.format in KEPT_FORMATS)
-            or (spec.sink == "folder" and job.shards)
-        )
-        and job.output is not None
-        and job.inputs is not None
-        and all(sliceable(ds) for ds in job.inputs.datasets)
-    )
-
-
-# Why a job reads and writes on the client whatever its inputs (and what its workers do)
-_WHOLE = {
-    "validate": "its leak audit (--against) needs the training inputs and the input in one place",
-}
-_WORK = {"solve": "solve", "validate": "check", "score": "score", "augment": "augment"}
-
-
-def on_the_client(job: Job) -> str | None:
-    """Why a run on Dask reads its inputs and writes its output in this process (the client),
-    the workers only working on the batches it sends them, as one line (`note: ...`); None
-    when its workers read and write themselves (`sliced`), or it is not on Dask."""
-    if job.executor_kind != "dask" or job.inputs is None or sliced(job):
-        return None
-    datasets = job.inputs.datasets
-    reads = datasets[0].location if len(datasets) == 1 else "the inputs"
-    cannot = next((ds for ds in datasets if not sliceable(ds)), None)
-    if os.environ.get(SWITCH, "1") == "0":
-        why = f"{SWITCH}=0"
-    elif cannot is not None:
-        reads = "standard input" if cannot.from_stdin else cannot.location
-        if cannot.url is not None:
-            why = why_not_sliced(cannot)
-        else:
-            why = "the workers cannot open a stream"
-    elif job.output is None:
-        why = "the output goes to stdout"
-    else:
-        why = _WHOLE.get(job.spec.name, f"{job.spec.name} writes its output here")
-    work = _WORK.get(job.spec.name, "work on")
-    return (
-        f"on Dask, this process reads {printable(reads)} and writes the output itself ({why}); "
-        f"the workers {work} the batches it sends them"
-    )
 
 
 def check_storage(folder: str, token: int, inputs: list[tuple[str, int] | UrlFile]) -> str | None:
@@ -290,33 +227,20 @@ class SlicedRun:
         self.job, self.checkpoint = job, checkpoint
         self.folder = str(checkpoint.folder.resolve())
         self.rows = 0  # every input row (known once planned)
+        self.slices = 0  # slices planned (their numbers: 0 ..)
         self.todo: list[Planned] = []
         self._recipes: list[Dataset] = []
 
     def prepare(self, resumed: Progress | None) -> Progress:
         """Check the workers, plan and count the slices; on a resume (`resumed`: what the
         checkpoint holds), keep the slices done and clear the rest. What is done already."""
-        job, executor = self.job, self.job.executor
+        job = self.job
         assert job.inputs is not None
-        self._check_workers()
+        self._check_workers(job.inputs.datasets)
         self._recipes = [recipe(ds) for ds in job.inputs.datasets]
-        per_slice = int(os.environ.get(SLICE_ROWS) or SLICE_BATCHES * job.batch_size)
-        plan = plan_slices(job.inputs, max(1, per_slice))
-        uncounted = [
-            (i, self._recipes[p.source], p, self.folder)
-            for i, p in enumerate(plan)
-            if p.rows is None
-        ]
-        counted = {i: p.rows for i, p in enumerate(plan) if p.rows is not None}
-        for index, rows in executor.map_unordered(_count, uncounted):
-            counted[index] = rows
-        planned, start, first_rows = [], 0, [0] * len(job.inputs.datasets)
-        for i, piece in enumerate(plan):
-            rows = counted[i] or 0
-            planned.append(Planned(i, piece, start, first_rows[piece.source], rows))
-            start += rows
-            first_rows[piece.source] += rows
-        self.rows = start
+        planned = self._plan(job.inputs, self._recipes, 0)
+        self.slices = len(planned)
+        self.rows = sum(p.rows for p in planned)
         done = Progress()
         if resumed is None:
             self.todo = [p for p in planned if p.rows]
@@ -343,13 +267,44 @@ class SlicedRun:
         self.checkpoint.discard({h[0] for h in held} - inside)
         return done
 
-    def _check_workers(self) -> None:
-        """Every worker sees the checkpoint folder and the inputs, or `InputError`."""
+    def plan_more(self, inputs: Inputs) -> tuple[list[Planned], list[Dataset]]:
+        """Inputs a job reads beside its own (validate's training inputs, `--against`), cut
+        and counted as its own are, after the workers are checked to see them: their slices
+        (numbered after every slice planned so far; `start`: the place of the first row among
+        these inputs' rows, `first_row`: in its input) and the recipes to read them by."""
+        self._check_workers(inputs.datasets)
+        recipes = [recipe(ds) for ds in inputs.datasets]
+        planned = self._plan(inputs, recipes, self.slices)
+        self.slices += len(planned)
+        return [p for p in planned if p.rows], recipes
+
+    def _plan(self, inputs: Inputs, recipes: list[Dataset], first: int) -> list[Planned]:
+        """The slices of `inputs`, numbered from `first`, text slices counted on the workers."""
         job = self.job
-        assert job.inputs is not None
+        per_slice = int(os.environ.get(SLICE_ROWS) or SLICE_BATCHES * job.batch_size)
+        plan = plan_slices(inputs, max(1, per_slice))
+        uncounted = [
+            (first + i, recipes[p.source], p, self.folder)
+            for i, p in enumerate(plan)
+            if p.rows is None
+        ]
+        counted = {first + i: p.rows for i, p in enumerate(plan) if p.rows is not None}
+        for index, rows in job.executor.map_unordered(_count, uncounted):
+            counted[index] = rows
+        planned, start, first_rows = [], 0, [0] * len(inputs.datasets)
+        for i, piece in enumerate(plan, first):
+            rows = counted[i] or 0
+            planned.append(Planned(i, piece, start, first_rows[piece.source], rows))
+            start += rows
+            first_rows[piece.source] += rows
+        return planned
+
+    def _check_workers(self, datasets: list[Dataset]) -> None:
+        """Every worker sees the checkpoint folder and `datasets`, or `InputError`."""
+        job = self.job
         token = zlib.crc32((self.checkpoint.folder / "run.json").read_bytes())
         inputs: list[tuple[str, int] | UrlFile] = []
-        for ds in job.inputs.datasets:
+        for ds in datasets:
             remote = ds.remote_file
             if remote is None:
                 inputs.append((str(ds.path.resolve()), ds.path.stat().st_size))

@@ -14,20 +14,23 @@ ids of the batches before (`merge.SpooledIds`).
 With `against` (a leak audit, `leaks`), the training inputs are streamed through the same
 workers before the input and once more after it, for the few rows a leak may copy; the leaks
 are known only then, so each batch's findings wait in the spool until the leaks are put in
-place among them.
+place among them. On Dask (input and training files the workers can open), the workers do
+all of it, the audit hash-partitioned among them as the repeats are (`sharded`,
+`leak_shards`): no row passes through the client.
 """
 
 from dataclasses import asdict
 from pathlib import Path
-from typing import Unpack
+from typing import Any, Unpack
 
 from pipeline.errors import InputError
-from pipeline.io.inputs import expand, open_names
+from pipeline.io.inputs import Inputs, expand, open_names
+from pipeline.io.slices import sliceable
 from pipeline.jobs import JOBS
 from pipeline.jobs.validate.batch import ValidateOptions, validate_task
 from pipeline.jobs.validate.catalogue import findings_schema
 from pipeline.jobs.validate.duplicates import RepeatFinder
-from pipeline.jobs.validate.leaks import LeakAudit, Leaks, check_against, no_leaks
+from pipeline.jobs.validate.leaks import LeakAudit, check_against, no_leaks
 from pipeline.jobs.validate.merge import SpooledIds, batch_findings, with_leaks
 from pipeline.jobs.validate.sharded import validate_sharded
 from pipeline.jobs.validate.summary import EXAMPLES, FindingsTally, ValidationSummary
@@ -80,33 +83,35 @@ def validate_file(
         kernels=checks.kernels(),
         batch_size=MINIMAL_BATCH_SIZE if minimal else DEFAULT_BATCH_SIZE,
         passthrough=False,
-        shards=against is None,  # a leak audit reads the training inputs on the client
+        shards=True,
     )
     assert job.inputs is not None
     if job.inputs.several:
         raise InputError("validate takes one input at a time")
-    audit = None
+    train = None
     if train_names is not None:
         check_against(job.inputs.names, train_names, job.output)
         reading = job.reading.dataset_options() | {"solution_column": None}
         train = open_names(train_names, batch_size=job.batch_size, passthrough=False, **reading)
-        audit = LeakAudit(train.names, train.batches)
-    return _run(job, checks, audit)
+        # on Dask, the audit is sharded as the repeats are when the workers can read TRAIN too
+        job.shards = all(sliceable(ds) for ds in train.datasets)
+    return _run(job, checks, train)
 
 
-def _run(job: Job, checks: ValidateOptions, audit: LeakAudit | None) -> ValidationSummary:
+def _run(job: Job, checks: ValidateOptions, train: Inputs | None) -> ValidationSummary:
     """The validate job, on the run loop."""
     assert job.inputs is not None
     ds = job.inputs.first
     id_type = ds.schema.field("id").type if ds.id_column is not None else None
-    tally = FindingsTally(keep_error_rows=audit is not None)
+    tally = FindingsTally(keep_error_rows=train is not None)
     repeats = RepeatFinder(checks.symmetry)
     leaks = no_leaks([])
     with running(job, findings_schema(id_type), group_rows=_ROW_GROUP_ROWS) as run:
-        if run.sliced:  # on Dask: the workers read, find the repeats and write (`sharded`)
-            rows, tally = validate_sharded(run, checks, id_type)
+        if run.sliced:  # on Dask: the workers read, audit, find the repeats and write (`sharded`)
+            rows, tally, against = validate_sharded(run, checks, id_type, train)
             run.finish()
-            return _summary(job, run, checks, tally, rows, None, leaks)
+            return _summary(job, run, checks, tally, rows, against)
+        audit = None if train is None else LeakAudit(train.names, train.batches)
         ids = SpooledIds(run.spool()) if id_type is not None else None
         held = run.spool() if audit is not None else None  # findings, till the leaks are known
         batches: list[tuple[int, int, int]] = []  # (first row, rows, number in `held`)
@@ -132,7 +137,8 @@ def _run(job: Job, checks: ValidateOptions, audit: LeakAudit | None) -> Validati
             for start, rows, number in batches:
                 run.write(with_leaks(held.read(number), start, rows, leaks, ids))
         tally.add_late("leak", leaks.rows, leaks.findings(0, min(EXAMPLES, len(leaks.rows))))
-        return _summary(job, run, checks, tally, run.read, audit, leaks)
+        against = None if audit is None else audit.summary(leaks)
+        return _summary(job, run, checks, tally, run.read, against)
 
 
 def _summary(
@@ -141,8 +147,7 @@ def _summary(
     checks: ValidateOptions,
     tally: FindingsTally,
     rows: int,
-    audit: LeakAudit | None,
-    leaks: Leaks,
+    against: dict[str, Any] | None,
 ) -> ValidationSummary:
     """The run's summary, and its metadata into the output as it is committed."""
     assert job.inputs is not None
@@ -155,7 +160,7 @@ def _summary(
         rows_per_s=rows / wall if wall > 0 else 0.0,
         workers=job.executor.workers,
         minimal=checks.minimal,
-        against=None if audit is None else audit.summary(leaks),
+        against=against,
     )
     extra = {} if summary.against is None else {"against": summary.against}
     summary.metadata = job.metadata(

@@ -274,6 +274,23 @@ def confirm(hits: TestHits, candidates: Iterable[TrainCandidates]) -> Leaks:
     train_rows = np.concatenate(
         [np.zeros(0, np.int64), *(c.train_rows + offsets[c.source] for c in found)]
     )
+    rows, g, exact = first_copies(hits.rows(), hits.packed(), train_rows, train_packed)
+    sources = np.searchsorted(offsets, g, side="right") - 1
+    train_ids = None
+    if found and found[0].ids is not None:
+        ids = pa.concat_arrays([c.ids for c in found if c.ids is not None]).to_pylist()
+        by_row = dict(zip(train_rows.tolist(), ids, strict=True))
+        train_ids = [by_row[r] for r in g.tolist()]
+    return Leaks(rows, sources.astype(np.int64), g - offsets[sources], exact, train_ids, names)
+
+
+def first_copies(
+    rows: np.ndarray, packed: np.ndarray, train_rows: np.ndarray, train_packed: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The TEST `rows` (their puzzles and forms `packed`, `(n, 12)`) that some TRAIN row
+    (`train_rows`: numbered across the inputs, with `train_packed`) holds, compared word for
+    word: those rows (ascending), the first TRAIN row holding each exactly, or else the first
+    holding it in disguise, and whether exactly."""
     puzzle, form = [f"w{j}" for j in range(_WORDS)], [f"w{j}" for j in range(_WORDS, 2 * _WORDS)]
 
     def frame(rows: np.ndarray, packed: np.ndarray, name: str) -> pl.DataFrame:
@@ -283,23 +300,16 @@ def confirm(hits: TestHits, candidates: Iterable[TrainCandidates]) -> Leaks:
     train = frame(train_rows, train_packed, "g")
     first_form = train.group_by(form).agg(pl.col("g").min().alias("form_g"))
     first_exact = train.group_by(puzzle).agg(pl.col("g").min().alias("exact_g"))
-    test = frame(hits.rows(), hits.packed(), "row")
     joined = (
-        test.join(first_form, on=form, how="left")
+        frame(rows, packed, "row")
+        .join(first_form, on=form, how="left")
         .join(first_exact, on=puzzle, how="left")
         .filter(pl.col("form_g").is_not_null())
         .sort("row")
     )
     exact = joined["exact_g"].is_not_null().to_numpy()
     g = joined.select(pl.coalesce("exact_g", "form_g"))[:, 0].to_numpy().astype(np.int64)
-    sources = np.searchsorted(offsets, g, side="right") - 1
-    train_ids = None
-    if found and found[0].ids is not None:
-        ids = pa.concat_arrays([c.ids for c in found if c.ids is not None]).to_pylist()
-        by_row = dict(zip(train_rows.tolist(), ids, strict=True))
-        train_ids = [by_row[r] for r in g.tolist()]
-    rows = joined["row"].to_numpy().astype(np.int64)
-    return Leaks(rows, sources.astype(np.int64), g - offsets[sources], exact, train_ids, names)
+    return joined["row"].to_numpy().astype(np.int64), g, exact
 
 
 def no_leaks(names: list[str]) -> Leaks:

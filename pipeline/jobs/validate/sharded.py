@@ -19,6 +19,11 @@ Three rounds of tasks, each writing what it makes into the checkpoint folder bes
    from each shard's file (sorted by row: two binary searches a shard), put in place, encoded
    in the output's format and kept as a part at the slice's first row.
 
+With a leak audit (`--against TRAIN`), the training inputs are sliced too, and each round does
+the audit's share beside (`leak_shards`): round 1 also cuts the input's form keys and TRAIN's
+into the shards, with the packed puzzles and forms; a round per shard after round 2 confirms
+the hits word for word; round 3 puts each slice's leaks in place.
+
 The client plans the slices, adds up the slices' tallies (counts, first examples, clues: a few
 KB a slice) and, at the end, joins the parts by their footers as `solve`'s are joined (parts
 renamed to their places in order first, as `augment`'s: `SlicedRun.place`). It holds no key
@@ -36,12 +41,24 @@ import numpy as np
 import pyarrow as pa
 
 from pipeline.io.dataset import Dataset
+from pipeline.io.inputs import Inputs
 from pipeline.io.writers import encode
 from pipeline.jobs.validate.batch import ValidateOptions, validate_record_batch
 from pipeline.jobs.validate.catalogue import findings_schema, sort_findings
 from pipeline.jobs.validate.checks import duplicate_findings
 from pipeline.jobs.validate.duplicates import DuplicateIndex, Repeats, symmetric_only
-from pipeline.jobs.validate.summary import FindingsTally
+from pipeline.jobs.validate.leak_shards import (
+    LEAKS,
+    PROBES,
+    TRAIN,
+    leak_items,
+    leaks_of_shard,
+    plan_audit,
+    slice_leaks,
+    train_round,
+    write_probes,
+)
+from pipeline.jobs.validate.summary import EXAMPLES, FindingsTally
 from pipeline.run.loop import Run
 from pipeline.run.parts import Part, keep_part
 from pipeline.run.scratch import (
@@ -67,11 +84,13 @@ def shard_count(rows: int, workers: int) -> int:
 
 
 class Checked(NamedTuple):
-    """What a slice's checks send back: its index, rows, and the tally of its findings."""
+    """What a slice's checks send back: its index, rows, the tally of its findings and its
+    pencilmark rows (not audited for leaks)."""
 
     index: int
     rows: int
     tally: FindingsTally
+    pencilmarks: int = 0
 
 
 class Written(NamedTuple):
@@ -82,46 +101,75 @@ class Written(NamedTuple):
     part: str
     findings: int
     tally: FindingsTally
+    exact: int = 0  # leaks (`--against`)
+    in_disguise: int = 0
 
 
 def validate_sharded(
-    run: Run, checks: ValidateOptions, id_type: pa.DataType | None
-) -> tuple[int, FindingsTally]:
-    """The three rounds (see the module) of a sliced validate run; the rows read and the
-    summary's tally. The parts are kept in the checkpoint; `run.commit` joins them."""
+    run: Run, checks: ValidateOptions, id_type: pa.DataType | None, train: Inputs | None = None
+) -> tuple[int, FindingsTally, dict[str, Any] | None]:
+    """The three rounds (see the module) of a sliced validate run, with a leak audit against
+    `train` (`leak_shards`) when given; the rows read, the summary's tally and its `against`.
+    The parts are kept in the checkpoint; `run.commit` joins them."""
     slicer, executor = run.slicer, run.job.executor
     assert slicer is not None
     folder = slicer.folder
     planned = slicer.todo
-    shards = shard_count(slicer.rows, executor.workers)
+    audit = plan_audit(slicer, train) if train is not None else None
+    shards = shard_count(slicer.rows + (audit.rows if audit else 0), executor.workers)
     bar = run.show_progress()
     bar.total = slicer.rows
     tallies: dict[int, FindingsTally] = {}
     for checked in slicer.each(_check_slice, checks, shards):
         tallies[checked.index] = checked.tally
         bar.update(checked.rows)
+        if audit is not None:
+            audit.pencilmarks += checked.pencilmarks
+    if audit is not None:  # with no row to audit, TRAIN is counted only
+        train_round(slicer, audit, shards if planned else 0)
     fmt, schema = run.job.format, findings_schema(id_type)
     if fmt == "csv":  # no part carries the header (any of them may hold no row)
         run.start_with(encode(schema.empty_table(), "csv", header=True))
     if not planned:  # no row: no shard, and no part (the output: the header or schema alone)
-        return 0, FindingsTally()
+        return 0, FindingsTally(), audit.summary() if audit else None
     indices = [p.index for p in planned]
     starts = [p.start for p in planned]
     kinds = ("keys", "forms") if checks.symmetry else ("keys",)
     items = [(folder, shard, indices, starts, kinds) for shard in range(shards)]
     for _ in executor.map_unordered(_repeats_of_shard, items):
         pass
+    against = None
+    if audit is not None:
+        for _ in executor.map_unordered(
+            leaks_of_shard, leak_items(audit, folder, shards, indices, starts)
+        ):
+            pass
+        against = (audit.names, audit.offsets)
     written = executor.map_unordered(
         _write_findings,
-        [(folder, p, k, shards, checks.symmetry, fmt, schema) for k, p in enumerate(planned)],
+        [
+            (folder, p, k, shards, checks.symmetry, fmt, schema, against)
+            for k, p in enumerate(planned)
+        ],
     )
     repeats: dict[int, FindingsTally] = {}
     for done in written:
         repeats[done.index] = done.tally
         run.rows += done.findings
+        if audit is not None:
+            audit.exact += done.exact
+            audit.in_disguise += done.in_disguise
+    audited = (PROBES,) if audit is not None else ()
     read = [  # every round's scratch, read by now: deleted on the workers
-        [Path(folder) / scratch_name(kind, i) for kind in ("checks", *kinds)] for i in indices
-    ] + [[Path(folder) / scratch_name(_KINDS[kind], n) for kind in kinds] for n in range(shards)]
+        [Path(folder) / scratch_name(kind, i) for kind in ("checks", *kinds, *audited)]
+        for i in indices
+    ] + [
+        [Path(folder) / scratch_name(_KINDS[kind], n) for kind in kinds]
+        + ([Path(folder) / scratch_name(LEAKS, n)] if audit is not None else [])
+        for n in range(shards)
+    ]
+    if audit is not None:
+        read += [[Path(folder) / scratch_name(TRAIN, i)] for i in audit.indices]
     for _ in executor.map_unordered(clear, read):
         pass
     tally = FindingsTally()
@@ -129,7 +177,7 @@ def validate_sharded(
         tally.merge(tallies[index])
     for index in indices:
         tally.merge(repeats[index])
-    return slicer.rows, tally
+    return slicer.rows, tally, audit.summary() if audit else None
 
 
 # --- on the workers ------------------------------------------------------------------------
@@ -144,8 +192,9 @@ def _check_slice(item: tuple[Any, ...]) -> Checked:
     findings: list[pa.Table] = []
     keys: list[np.ndarray] = []
     forms: list[np.ndarray] = []
+    packed: list[np.ndarray] = []
     ids: list[pa.Array] = []
-    rows = 0
+    rows = pencilmarks = 0
     for batch in planned_batches(ds, planned, batch_size, folder):
         report = validate_record_batch(batch, checks)
         tally.add(report.findings, report.clues)
@@ -153,9 +202,12 @@ def _check_slice(item: tuple[Any, ...]) -> Checked:
         keys.append(report.keys)
         if report.forms is not None:
             forms.append(report.forms)
+        if report.packed is not None:
+            packed.append(report.packed)
         if report.ids is not None:
             ids.append(report.ids)
         rows += report.rows
+        pencilmarks += report.pencilmarks
     where = Path(folder)
     numbers = np.arange(planned.start, planned.start + rows, dtype=np.int64)
     own_ids = pa.concat_arrays(ids) if ids else None
@@ -163,11 +215,14 @@ def _check_slice(item: tuple[Any, ...]) -> Checked:
         where / scratch_name("checks", planned.index),
         [pa.concat_tables(findings).unify_dictionaries().combine_chunks()],
     )
-    for kind, found in (("keys", keys), ("forms", forms)):
+    for kind, found in (("keys", keys), ("forms", forms if checks.symmetry else [])):
         if found:
             batches = _by_shard(np.concatenate(found), numbers, own_ids, shards)
             write_batches(where / scratch_name(kind, planned.index), batches)
-    return Checked(planned.index, rows, tally)
+    if checks.leaks and forms:
+        probes = np.concatenate(forms), np.concatenate(packed)
+        write_probes(where, planned.index, *probes, numbers, own_ids, shards)
+    return Checked(planned.index, rows, tally, pencilmarks)
 
 
 def _by_shard(
@@ -219,7 +274,7 @@ def _repeats_of_shard(item: tuple[Any, ...]) -> int:
 
 def _write_findings(item: tuple[Any, ...]) -> Written:
     """Round 3 on a worker: a slice's findings with its repeats in place, kept as a part."""
-    folder, planned, position, shards, symmetry, fmt, schema = item
+    folder, planned, position, shards, symmetry, fmt, schema, against = item
     where = Path(folder)
     checked = read_table(where / scratch_name("checks", planned.index), schema)
     exact = _repeats_of_slice(where, "repeats", shards, position)
@@ -247,17 +302,27 @@ def _write_findings(item: tuple[Any, ...]) -> Written:
         elif id_type is not None:
             own = pa.nulls(len(rows), id_type)
         tables.append(duplicate_findings(rows, first, own, of, code))
+    tally = FindingsTally()
+    tally.add_repeats(repeats)
+    exact = in_disguise = 0
+    if against is not None:  # the slice's leaks, put in place as on one machine (`with_leaks`)
+        leaks, own = slice_leaks(where, shards, position, *against)
+        if leaks.any():
+            errors = checked.column("level").combine_chunks().indices.to_numpy() == 0
+            earlier = np.unique(checked.column("row").to_numpy()[errors])
+            tables.append(leaks.findings(0, len(leaks.rows), own).cast(schema))
+            examples = leaks.findings(0, min(EXAMPLES, len(leaks.rows)))
+            tally.add_late("leak", leaks.rows, examples, earlier)
+            exact, in_disguise = leaks.counts().values()
     table = sort_findings(pa.concat_tables(tables)) if len(tables) > 1 else checked
     table = table.cast(schema)
     data = encode(table, fmt, header=False)
     part = Part(planned.start, table.num_rows, 0, planned.first_row, data)
-    tally = FindingsTally()
-    tally.add_repeats(repeats)
     try:
         name = keep_part(where, part, fmt)
     except OSError as e:
         raise not_kept(where, e) from None
-    return Written(planned.index, name, table.num_rows, tally)
+    return Written(planned.index, name, table.num_rows, tally, exact, in_disguise)
 
 
 def _repeats_of_slice(folder: Path, kind: str, shards: int, position: int) -> dict[str, Any]:

@@ -166,17 +166,21 @@ class FindingsTally:
                 self.codes[code] += len(rows) - min(EXAMPLES, len(rows))
                 self.levels[CODES[code]] += len(rows) - min(EXAMPLES, len(rows))
 
-    def add_late(self, code: str, rows: np.ndarray, examples: pa.Table) -> None:
+    def add_late(
+        self, code: str, rows: np.ndarray, examples: pa.Table, earlier: np.ndarray | None = None
+    ) -> None:
         """Findings of `code` for `rows` (distinct), found over the whole input at the end
-        (leaks), with the first of them (`examples`); after every `add`."""
+        (leaks), with the first of them (`examples`); after every `add`. `earlier`: the rows
+        with errors already counted, when this tally did not keep them (a slice's, on Dask)."""
         if not len(rows):
             return
         self.codes[code] += len(rows)
         self.levels[CODES[code]] += len(rows)
         self._examples(examples)
         if CODES[code] == "error":
-            earlier = self._error_rows or [np.zeros(0, np.int64)]
-            self.rows_with_errors += len(np.setdiff1d(rows, np.concatenate(earlier)))
+            if earlier is None:
+                earlier = np.concatenate(self._error_rows or [np.zeros(0, np.int64)])
+            self.rows_with_errors += len(np.setdiff1d(rows, earlier))
 
     def summary(self, **run: Any) -> ValidationSummary:
         order = {code: i for i, code in enumerate(CODES)}
