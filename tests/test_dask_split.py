@@ -220,3 +220,24 @@ def test_on_a_running_cluster_a_worker_killed_mid_run_changes_nothing(corpus, tm
         assert pl.read_parquet(out / f"{name}.parquet").equals(
             pl.read_parquet(local / f"{name}.parquet")
         )
+
+
+def test_hrm_from_stdin_on_a_scheduler_started_apart(corpus, tmp_path):
+    """The client writes HRM's folders itself here (a stream: not sliced), making the copies
+    on this machine's threads: their count is this machine's, not the cluster's workers'
+    (unknown until connected; it was 0: "workers must be between 1 and 1,024, not 0")."""
+    from tests.test_dask import dask_cluster
+
+    local = tmp_path / "local"
+    _split(corpus, local, seed=2, format="hrm", augment=1)
+    out = tmp_path / "dask"
+    with dask_cluster(tmp_path / "cluster", workers=1) as cluster:
+        run = command("split", "-", "-o", out, "--format", "hrm", "--augment", 1, "--seed", 2,
+                      "--batch-size", BATCH, "--executor", "dask", "--scheduler",
+                      cluster.address, "--quiet", input=corpus.read_text())  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    for name in NAMES:  # the same arrays (`meta.json` names the input: here, stdin)
+        files = sorted(p.name for p in (local / name).iterdir() if p.name != "meta.json")
+        assert files == sorted(p.name for p in (out / name).iterdir() if p.name != "meta.json")
+        for file in files:
+            assert (out / name / file).read_bytes() == (local / name / file).read_bytes(), file

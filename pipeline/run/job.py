@@ -27,7 +27,7 @@ from pipeline.errors import InputError, printable
 from pipeline.io.array_folders import check_array_folder
 from pipeline.io.inputs import STDIN, Inputs, expand, open_names
 from pipeline.io.output import STDOUT, Target, check_output, default_output, free_space, size_text
-from pipeline.io.runinfo import package_version, run_metadata
+from pipeline.io.runinfo import package_version, run_metadata, usable_cpus
 from pipeline.io.stdin import is_stream
 from pipeline.run.dataset_output import check_dataset_folder, wants_dataset
 from pipeline.run.executors import Executor, make_executor
@@ -98,6 +98,16 @@ class Job:
     def format(self) -> str:
         """The output's format (parquet, csv, jsonl, npy; or a folder's: split's)."""
         return "parquet" if self.target is None else self.target.format
+
+    def local_threads(self) -> int:
+        """Threads this process may use for its own work (HRM's copies and files, sha256s):
+        as many as its workers, when they run here, at most this machine's usable CPUs; with
+        a cluster's scheduler, this machine's, whatever the cluster's workers (unknown until
+        connected)."""
+        here = usable_cpus()
+        if self.scheduler is not None:
+            return here
+        return max(1, min(self.executor.workers, here))
 
     def wall(self) -> float:
         """Seconds since the job started."""

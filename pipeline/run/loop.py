@@ -46,7 +46,6 @@ import pyarrow as pa
 
 from pipeline.errors import ExecutorLost, InputError, RunFailed, RunInterrupted
 from pipeline.io.output_folders import folder_in_making, put_in_place
-from pipeline.io.runinfo import usable_cpus
 from pipeline.io.sidecars import SPOOL, OutputLock, clear_stale_temporaries, findings_spool
 from pipeline.io.text_columns import check_text_columns
 from pipeline.io.writers import PartWriter, Spool, TableWriter
@@ -129,7 +128,7 @@ class Run:
                 if self.slicer is not None:
                     self.resumed = self.slicer.prepare(None)
         elif job.spec.sink in ("checkpoint", "parts") and target is not None:
-            writers = min(job.executor.workers, usable_cpus())  # this machine's (HRM's folders)
+            writers = job.local_threads()  # this machine's (HRM's folders)
             self.sink = PartWriter(target, self.schema, writers)
         elif job.spec.sink == "tables" and target is not None:
             assert self.schema is not None

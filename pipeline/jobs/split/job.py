@@ -20,7 +20,6 @@ import pyarrow as pa
 
 from pipeline.errors import InputError
 from pipeline.io.inputs import expand
-from pipeline.io.runinfo import usable_cpus
 from pipeline.io.url_slices import UrlFile
 from pipeline.jobs import JOBS
 from pipeline.jobs.solve.batch import SolveOptions
@@ -145,7 +144,7 @@ def _run(
     read, wrong, by_input = 0, 0, Counter()
     sources = [str(name) for name in job.inputs.names] if job.inputs.several else None
     remotes = [ds.remote_file for ds in job.inputs.datasets]
-    threads = min(job.executor.workers, usable_cpus())  # this machine's: copies, sha256s
+    threads = job.local_threads()  # this machine's: copies, sha256s
     with running(job) as run, Digests(threads) as digests:
         assert run.folder is not None
         tmp = run.folder
