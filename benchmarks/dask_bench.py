@@ -3,7 +3,7 @@
 against them.
 
     taskset -c 0 nice -n 10 python -m benchmarks.dask_bench [--rows 1000000] [--write FILE]
-        [--command validate|split|augment]
+        [--command validate|against|split|split-hrm|augment]
 
 Kaggle-style rows (kaggle1m_first9999 in ../shared/data, `quizzes,solutions`, repeated up to
 `--rows`, and `--small` rows for the fixed costs), as CSV and as Parquet (row groups of
@@ -20,19 +20,26 @@ every row a `duplicate` finding, the most the repeats' rounds can have to carry.
 splits; after: the workers keep, shuffle and write them, the client cuts from the small
 columns), its splits checked equal: nearly every row a repeat, left out. `--command augment`
 measures `augment --format hrm --copies 1` into HRM's folder of arrays (before: the client
-appends each batch's arrays; after: the workers keep each batch's arrays as one file and the
-client copies them into the folder's files in the kernel), its folders checked equal.
+appends each batch's arrays; after: the workers keep each batch's arrays as one file, the
+client makes room for their rows and the workers write them there), its folders checked
+equal. `--command split-hrm` measures `split --format hrm --augment 1` (before: the client
+keeps the rows, cuts and writes the folders; after: the workers make HRM's groups and write
+them). `--command against` measures `validate --against` the small corpus (every row a leak,
+the most the audit's rounds can carry; before: the client indexes the training keys and
+finds the leaks).
 """
 
 import argparse
 import datetime
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
 import tempfile
 import time
+from functools import partial
 from pathlib import Path
 
 import polars as pl
@@ -86,21 +93,42 @@ def start_cluster(folder: Path) -> tuple[str, list[subprocess.Popen]]:
     return address, started
 
 
+# What each `--command` runs: the command line after the input (`TRAIN`: the training input
+# of a leak audit), and what its output is named by (a folder: "")
+COMMANDS = {
+    "solve": (["solve", "--force"], ".parquet"),
+    "validate": (["validate", "--force", "--exit-zero"], ".parquet"),
+    "against": (["validate", "--force", "--exit-zero", "--against", "TRAIN"], ".parquet"),
+    "split": (["split"], ""),  # a split's folder of its own is replaced without --force
+    "split-hrm": (["split", "--format", "hrm", "--augment", "1"], ""),
+    "augment": (["augment", "--force", "--format", "hrm", "--copies", "1"], ""),
+}
+INTO = {
+    "solve": "Parquet",
+    "validate": "Parquet",
+    "against": "Parquet (`--against` the 9,999 puzzles: every row a leak)",
+    "split": "Parquet",
+    "split-hrm": "HRM's folders of arrays (`--format hrm --augment 1`)",
+    "augment": "HRM's folder of arrays (`--format hrm --copies 1`)",
+}
+
+
 def client_cpu(
-    source: Path, out: Path, address: str, legacy: bool, command: str = "solve"
+    source: Path,
+    out: Path,
+    address: str,
+    legacy: bool,
+    command: str = "solve",
+    train: Path | None = None,
 ) -> tuple[float, float]:
     """(client CPU s, wall s) of one run of `command` on the cluster."""
     env = {**os.environ, "SUDOKU_PIPELINE_COMPILE_AHEAD": "0"}
     if legacy:
         env["SUDOKU_PIPELINE_DASK_SLICES"] = "0"
-    args = [str(BIN / "sudoku-pipeline"), command, str(source), "-o", str(out), "--quiet",
-            "--executor", "dask", "--scheduler", address]  # fmt: skip
-    if command != "split":  # a split's folder of its own is replaced without
-        args.append("--force")
-    if command == "validate":
-        args.append("--exit-zero")
-    if command == "augment":
-        args += ["--format", "hrm", "--copies", "1"]
+    line, _ = COMMANDS[command]
+    line = [str(train) if word == "TRAIN" else word for word in line]
+    args = [str(BIN / "sudoku-pipeline"), line[0], str(source), *line[1:], "-o", str(out),
+            "--quiet", "--executor", "dask", "--scheduler", address]  # fmt: skip
     start = time.perf_counter()
     process = subprocess.Popen(args, env=env, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL)
     _, status, usage = os.wait4(process.pid, 0)
@@ -110,35 +138,33 @@ def client_cpu(
     return usage.ru_utime + usage.ru_stime, wall
 
 
-SUFFIX = {"solve": ".parquet", "validate": ".parquet", "split": "", "augment": ""}  # "": a folder
-
-
-INTO = {
-    "solve": "Parquet",
-    "validate": "Parquet",
-    "split": "Parquet",
-    "augment": "HRM's folder of arrays (`--format hrm --copies 1`)",
-}
-
-
-def _same(before: Path, after: Path, command: str) -> bool:
-    """Whether two runs' outputs hold the same rows (timing columns aside)."""
-    if command == "split":
-        return all(
-            pl.read_parquet(before / f"{name}.parquet").equals(
-                pl.read_parquet(after / f"{name}.parquet")
-            )
-            for name in ("train", "val", "test")
+def _same(before: Path, after: Path) -> bool:
+    """Whether two runs' outputs hold the same rows (timing columns aside): a Parquet file's
+    table, or a folder's files (Parquet tables, other files byte for byte, but what says how
+    a run went: `meta.json`, `manifest.json`)."""
+    if before.is_file():
+        timing = ["solve_ns"]
+        return (
+            pl.read_parquet(before)
+            .drop(timing, strict=False)
+            .equals(pl.read_parquet(after).drop(timing, strict=False))
         )
-    if command == "augment":  # the same files, the same bytes (`meta.json`: the run's figures)
-        files = [sorted(p.name for p in folder.iterdir()) for folder in (before, after)]
-        return files[0] == files[1] and all(
-            (before / name).read_bytes() == (after / name).read_bytes()
-            for name in files[0]
-            if name != "meta.json"
-        )
-    timing = ["solve_ns"] if command == "solve" else []
-    return pl.read_parquet(before).drop(timing).equals(pl.read_parquet(after).drop(timing))
+    files = [
+        sorted(p.relative_to(folder) for p in folder.rglob("*") if p.is_file())
+        for folder in (before, after)
+    ]
+    if files[0] != files[1]:
+        return False
+    for name in files[0]:
+        if name.name in ("meta.json", "manifest.json"):
+            continue
+        if name.suffix == ".parquet":
+            same = pl.read_parquet(before / name).equals(pl.read_parquet(after / name))
+        else:
+            same = (before / name).read_bytes() == (after / name).read_bytes()
+        if not same:
+            return False
+    return True
 
 
 def main() -> None:
@@ -147,35 +173,28 @@ def main() -> None:
     parser.add_argument("--small", type=int, default=10_000, help="rows of the fixed-cost run")
     parser.add_argument("--repeats", type=int, default=2)
     parser.add_argument("--write", type=Path, help="record the table in this Markdown file")
-    commands = ("solve", "validate", "split", "augment")
-    parser.add_argument("--command", choices=commands, default="solve")
+    parser.add_argument("--command", choices=tuple(COMMANDS), default="solve")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="dask-bench-") as tmp:
         folder = Path(tmp)
         small = corpus(folder / "small", args.small)
         inputs = corpus(folder / "large", args.rows)
+        train = folder / "train.csv"  # `against`'s training input: the small corpus's rows
+        shutil.copyfile(small[0], train)
         address, started = start_cluster(folder)
+        run = partial(client_cpu, address=address, command=args.command, train=train)
         lines = []
         try:
             for k, source in enumerate(inputs):
                 outputs = {}
                 for legacy in (True, False):
                     kind = "before" if legacy else "after"
-                    out = folder / f"{source.suffix[1:]}-{kind}{SUFFIX[args.command]}"
+                    out = folder / f"{source.suffix[1:]}-{kind}{COMMANDS[args.command][1]}"
+                    small_out = folder / f"small-out{COMMANDS[args.command][1]}"
                     fixed = min(
-                        client_cpu(
-                            small[k],
-                            folder / f"small-out{SUFFIX[args.command]}",
-                            address,
-                            legacy,
-                            args.command,
-                        )
-                        for _ in range(args.repeats)
+                        run(small[k], small_out, legacy=legacy) for _ in range(args.repeats)
                     )[0]
-                    runs = [
-                        client_cpu(source, out, address, legacy, args.command)
-                        for _ in range(args.repeats)
-                    ]
+                    runs = [run(source, out, legacy=legacy) for _ in range(args.repeats)]
                     cpu, wall = min(runs)
                     marginal = (cpu - fixed) * 1e6 / (args.rows - args.small)
                     outputs[legacy] = out
@@ -185,7 +204,7 @@ def main() -> None:
                         f"**{marginal:.3f}** | {wall:.2f} |"
                     )
                     print(lines[-1], flush=True)
-                if not _same(outputs[True], outputs[False], args.command):
+                if not _same(outputs[True], outputs[False]):
                     raise SystemExit(f"{source.name}: the outputs before and after differ")
         finally:
             for process in reversed(started):
@@ -212,8 +231,12 @@ def main() -> None:
             write_section(args.write, "dask-client", body)
         elif args.command == "validate":
             write_section(args.write, "dask-client-validate", body)
+        elif args.command == "against":
+            write_section(args.write, "dask-client-against", body)
         elif args.command == "split":
             write_section(args.write, "dask-client-split", body)
+        elif args.command == "split-hrm":
+            write_section(args.write, "dask-client-split-hrm", body)
         else:
             write_section(args.write, "dask-client-augment", body)
 
