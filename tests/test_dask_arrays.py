@@ -276,3 +276,23 @@ def test_augment_to_hrm_on_a_real_cluster_with_a_worker_killed(corpus, tmp_path)
     assert code == 0, stderr
     _same_folder(local, out)
     assert not out.with_name(out.name + ".partial").exists()
+
+
+def test_a_relative_output_on_a_real_cluster(corpus, tmp_path):
+    """`-o train` in the client's folder: the worker processes, elsewhere, write the folder's
+    files where the client makes them, not under their own working folder."""
+    from pipeline.jobs.augment.job import augment_file
+    from tests.conftest import command
+    from tests.test_dask import dask_cluster
+
+    local = tmp_path / "local"
+    augment_file(corpus, local, copies=1, seed=5, batch_size=50, format="npy", workers=1,
+                 progress=False)  # fmt: skip
+    here = tmp_path / "here"
+    here.mkdir()
+    with dask_cluster(tmp_path / "cluster", workers=1) as cluster:
+        run = command("augment", corpus, "-o", "train", "--format", "npy", "--copies", 1,
+                      "--seed", 5, "--batch-size", 50, "--executor", "dask", "--scheduler",
+                      cluster.address, "--quiet", cwd=here)  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    _same_folder(local, here / "train")

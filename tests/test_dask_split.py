@@ -241,3 +241,21 @@ def test_hrm_from_stdin_on_a_scheduler_started_apart(corpus, tmp_path):
         assert files == sorted(p.name for p in (out / name).iterdir() if p.name != "meta.json")
         for file in files:
             assert (out / name / file).read_bytes() == (local / name / file).read_bytes(), file
+
+
+def test_a_relative_output_on_a_real_cluster(corpus, tmp_path):
+    """`-o out` in the client's folder: worker processes, elsewhere, write the splits'
+    folders where the client makes them, not under their own working folder."""
+    from tests.test_dask import dask_cluster
+
+    local = tmp_path / "local"
+    _split(corpus, local, seed=2, format="npy")
+    here = tmp_path / "here"
+    here.mkdir()
+    with dask_cluster(tmp_path / "cluster", workers=1) as cluster:
+        run = command("split", corpus, "-o", "out", "--format", "npy", "--seed", 2,
+                      "--batch-size", BATCH, "--executor", "dask", "--scheduler",
+                      cluster.address, "--quiet", cwd=here)  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    for name in NAMES:
+        _same_folder(local / name, here / "out" / name)

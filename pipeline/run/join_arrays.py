@@ -19,6 +19,7 @@ checked to see before any work. A job that writes a folder of arrays does not re
 (augment): a stopped run leaves neither folder nor parts.
 """
 
+import os
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -55,6 +56,8 @@ def lay_out(paths: list[Path], output: Path, fmt: str, schema: pa.Schema, mapper
     arrays `output` in `fmt` (`schema`: its columns; for hrm, those beside the cells), being
     made beside it: returned open, for `finish` (or, on any error, to leave, which deletes
     it)."""
+    output = Path(os.path.abspath(output))  # the workers' paths: not relative to their cwd
+    paths = [Path(os.path.abspath(path)) for path in paths]
     folder: Folder = HrmSet(output, schema) if fmt == "hrm" else NpyFolder(output, schema)
     folder.__enter__()
     try:
