@@ -56,7 +56,7 @@ Ideas measured here and not kept are listed in docs/BENCHMARKS.md
 import numpy as np
 
 from pipeline.compiled import kernel, kernel_part
-from pipeline.kernels.bits import lowest_bit_index, now_ns, unowned
+from pipeline.kernels.bits import now_ns, unowned, write_digits
 from pipeline.kernels.codes import INVALID, LIMIT, MULTIPLE, SOLVED, UNSOLVABLE
 from pipeline.kernels.fast_board import CHOICE, FIELD
 from pipeline.kernels.fast_calls import call_propagate
@@ -100,14 +100,7 @@ def _restrict(board: np.ndarray, digit: int, m0: int, m1: int, m2: int) -> int:
 
 @kernel_part
 def _write_solution(board: np.ndarray, out: np.ndarray) -> None:
-    for slot in range(27):
-        cells = board[slot]
-        band = slot // 9
-        digit = slot - 9 * band + 1
-        base = 27 * band
-        while cells:
-            out[base + lowest_bit_index(cells)] = digit
-            cells &= cells - 1
+    write_digits(board, out)
 
 
 @kernel_part

@@ -4,7 +4,7 @@ givens all at once, with their clash check, or pencilmark candidates."""
 import numpy as np
 
 from pipeline.compiled import kernel_part
-from pipeline.kernels.bits import lowest_bit_index, popcount
+from pipeline.kernels.bits import lowest_bit_index, popcount, value_masks
 from pipeline.kernels.fast_board import (
     BOX_CELLS,
     ROW_CELLS,
@@ -24,16 +24,11 @@ def _load_givens(givens: np.ndarray, board: np.ndarray, given: np.ndarray) -> bo
 
     A digit's givens clash exactly when they fill fewer distinct rows, or boxes, or columns
     than there are of them; the check counts these over all digits at once. `given`: scratch,
-    30 int64 (one (value, band) mask each, value 0 for blanks)."""
-    for slot in range(30):
-        given[slot] = 0
-    for band in range(3):
-        base = 27 * band
-        for position in range(27):
-            value = givens[base + position]
-            if value > 9:
-                return False
-            given[3 * value + band] |= 1 << position  # no branch on blanks: a coin toss
+    30 int64 (one (value, band) mask each, value 0 for blanks), filled by vector compares
+    (`bits.value_masks`: a cell at a time, a load and a store on one word, was 6% slower on
+    Kaggle rows)."""
+    if value_masks(givens, given):
+        return False
     unsolved0 = given[0]
     unsolved1 = given[1]
     unsolved2 = given[2]
