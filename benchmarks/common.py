@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from pipeline.io.opening import read_puzzles
-from pipeline.io.runinfo import cpu_model
+from pipeline.io.runinfo import cpu_model, vector_extension
 
 SHARED_DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data"
 SETS = {
@@ -37,7 +37,10 @@ def available_sets() -> dict[str, np.ndarray]:
 
 def machine() -> str:
     """The machine, as the benchmark tables name it (the run metadata's CPU and Python)."""
-    return f"{cpu_model()}, {os.cpu_count()} cores, Python {platform.python_version()}"
+    return (
+        f"{cpu_model()} ({vector_extension()}), {os.cpu_count()} cores, "
+        f"Python {platform.python_version()}"
+    )
 
 
 def best_of(repeats: int, fn: Callable[[], object]) -> float:

@@ -39,6 +39,31 @@ def cpu_model() -> str:
     return platform.processor() or platform.machine()
 
 
+def vector_extension() -> str:
+    """The widest vector instructions the CPU offers, as the benchmark tables name a machine:
+    `AVX-512`, `AVX2`, `SSE4.2`, `NEON` or `none`. numba compiles the kernels for the CPU at
+    hand (the vector operations of `pipeline.kernels.bits` become these instructions, or
+    narrower ones), and the speed ratios against other solvers move with it: the same
+    "AMD EPYC" name covers VMs with and without AVX-512."""
+    flags: set[str] = set()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith(("flags", "Features")):
+                flags = set(line.split(":", 1)[1].split())
+                break
+    except OSError:
+        pass
+    if {"avx512f", "avx512bw"} <= flags:
+        return "AVX-512"
+    if "avx2" in flags:
+        return "AVX2"
+    if "sse4_2" in flags:
+        return "SSE4.2"
+    if "asimd" in flags or platform.machine().lower() in ("arm64", "aarch64"):
+        return "NEON"
+    return "none"
+
+
 def versions() -> dict[str, str]:
     """This tool's version and those of the libraries that shape its results and speed."""
     return {
@@ -78,7 +103,12 @@ def _cgroup_quota() -> float | None:
 
 def machine() -> dict[str, Any]:
     """`versions` and `cpu` entries of the metadata."""
-    cpu = {"model": cpu_model(), "count": os.cpu_count(), "usable": usable_cpus()}
+    cpu = {
+        "model": cpu_model(),
+        "vectors": vector_extension(),
+        "count": os.cpu_count(),
+        "usable": usable_cpus(),
+    }
     return {"versions": versions(), "cpu": cpu}
 
 

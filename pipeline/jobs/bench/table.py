@@ -108,8 +108,10 @@ class BenchResult:
         cpu, versions = meta.get("cpu") or {}, meta.get("versions") or {}
         if cpu or versions:
             listed = ", ".join(f"{k.replace('_', '-')} {v}" for k, v in versions.items())
+            vectors = f" ({cpu['vectors']})" if cpu.get("vectors") else ""
             lines.append(
-                f"machine: {cpu.get('model', '?')}, {cpu.get('count', '?')} cores; {listed}; "
+                f"machine: {cpu.get('model', '?')}{vectors}, {cpu.get('count', '?')} cores; "
+                f"{listed}; "
                 f"started {meta.get('started_at', '?')}."
             )
         if meta.get("options"):
