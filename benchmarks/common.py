@@ -12,8 +12,9 @@ from pathlib import Path
 
 import numpy as np
 
+from pipeline.cpu import instructions
 from pipeline.io.opening import read_puzzles
-from pipeline.io.runinfo import cpu_model, vector_extension
+from pipeline.io.runinfo import cpu_model
 
 SHARED_DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data"
 SETS = {
@@ -38,7 +39,7 @@ def available_sets() -> dict[str, np.ndarray]:
 def machine() -> str:
     """The machine, as the benchmark tables name it (the run metadata's CPU and Python)."""
     return (
-        f"{cpu_model()} ({vector_extension()}), {os.cpu_count()} cores, "
+        f"{cpu_model()} ({instructions()}), {os.cpu_count()} cores, "
         f"Python {platform.python_version()}"
     )
 

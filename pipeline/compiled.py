@@ -41,6 +41,8 @@ from typing import Any
 from numba import njit
 from numba.core import caching, event
 
+from pipeline.cpu import fast_pext
+
 PACKAGE = Path(__file__).resolve().parent
 _APP = "sudoku-pipeline"
 
@@ -100,6 +102,7 @@ KERNEL_SOURCES = (
     "kernels/",
     "rating/",
     "compiled.py",
+    "cpu.py",
     "limits.py",
     "plugins/library_batch.py",
     "plugins/library_calls.py",
@@ -134,6 +137,7 @@ def kernel_sources_stamp() -> str:
                 content = b"(none)"
             relative = source.relative_to(PACKAGE).as_posix()
             digest.update(f"{relative} {len(content)}\n".encode() + content)
+        digest.update(f"pext {fast_pext()}\n".encode())  # an instruction chosen at compile
         _stamp.append(digest.hexdigest())
     return _stamp[0]
 

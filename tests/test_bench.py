@@ -129,8 +129,14 @@ def test_machine_versions_and_options_in_json_and_footer(datasets):
                                "repeats": 1}  # fmt: skip
     assert data["rows"][0]["rates"] == [data["rows"][0]["puzzles_per_s"]]
     footer = result.to_markdown().split("\n\n", 1)[1]
-    assert meta["cpu"]["vectors"] in ("AVX-512", "AVX2", "SSE4.2", "NEON", "none")
-    cpu = f"{meta['cpu']['model']} ({meta['cpu']['vectors']})"
+    assert meta["cpu"]["instructions"].split(", ")[0] in (
+        "AVX-512",
+        "AVX2",
+        "SSE4.2",
+        "NEON",
+        "none",
+    )
+    cpu = f"{meta['cpu']['model']} ({meta['cpu']['instructions']})"
     assert f"machine: {cpu}, {meta['cpu']['count']} cores; " in footer
     assert f"numba {meta['versions']['numba']}" in footer
     assert "options: strategy mrv, solutions 2, max_nodes 5000, budgets mrv 5,000, rows 10, " in (

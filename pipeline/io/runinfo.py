@@ -10,6 +10,7 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
+from pipeline.cpu import cpu_model, instructions
 from pipeline.io.dataset import Dataset
 
 METADATA_KEY = b"sudoku_pipeline"  # the Parquet key-value metadata entry of every output
@@ -26,42 +27,6 @@ def package_version(name: str = PACKAGE) -> str:
         return version(name)
     except PackageNotFoundError:
         return "0.0.0"
-
-
-def cpu_model() -> str:
-    """The CPU's model name (Linux /proc/cpuinfo), else what `platform` knows."""
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
-
-
-def vector_extension() -> str:
-    """The widest vector instructions the CPU offers, as the benchmark tables name a machine:
-    `AVX-512`, `AVX2`, `SSE4.2`, `NEON` or `none`. numba compiles the kernels for the CPU at
-    hand (the vector operations of `pipeline.kernels.bits` become these instructions, or
-    narrower ones), and the speed ratios against other solvers move with it: the same
-    "AMD EPYC" name covers VMs with and without AVX-512."""
-    flags: set[str] = set()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith(("flags", "Features")):
-                flags = set(line.split(":", 1)[1].split())
-                break
-    except OSError:
-        pass
-    if {"avx512f", "avx512bw"} <= flags:
-        return "AVX-512"
-    if "avx2" in flags:
-        return "AVX2"
-    if "sse4_2" in flags:
-        return "SSE4.2"
-    if "asimd" in flags or platform.machine().lower() in ("arm64", "aarch64"):
-        return "NEON"
-    return "none"
 
 
 def versions() -> dict[str, str]:
@@ -105,7 +70,7 @@ def machine() -> dict[str, Any]:
     """`versions` and `cpu` entries of the metadata."""
     cpu = {
         "model": cpu_model(),
-        "vectors": vector_extension(),
+        "instructions": instructions(),
         "count": os.cpu_count(),
         "usable": usable_cpus(),
     }

@@ -180,3 +180,29 @@ def write_digits(typingctx, board, out):  # noqa: ANN001, ANN201
         return context.get_dummy_value()
 
     return types.none(board, out), codegen
+
+
+@intrinsic
+def row_box_triads(typingctx, cells):  # noqa: ANN001, ANN201
+    """The 9-bit set of a band's row-box triads (bit 3 * row + box) holding at least one of
+    the band's 27-bit `cells`: each triad's three bits or-ed onto its first (`x | x >> 1 |
+    x >> 2`), then those nine bits gathered by one `pext` (BMI2). Only where
+    `pipeline.cpu.fast_pext()`: elsewhere the instruction is missing or slow, and
+    `fast_board._triad_pattern` reads three tables instead."""
+
+    def codegen(context, builder, signature, args):  # noqa: ANN001, ANN202
+        half = ir.IntType(32)
+        x = builder.trunc(args[0], half)
+        x = builder.or_(
+            x,
+            builder.or_(
+                builder.lshr(x, ir.Constant(half, 1)), builder.lshr(x, ir.Constant(half, 2))
+            ),
+        )
+        pext = builder.module.declare_intrinsic(
+            "llvm.x86.bmi.pext.32", fnty=ir.FunctionType(half, [half, half])
+        )
+        firsts = ir.Constant(half, sum(1 << (3 * triad) for triad in range(9)))
+        return builder.zext(builder.call(pext, [x, firsts]), ir.IntType(64))
+
+    return types.int64(cells), codegen

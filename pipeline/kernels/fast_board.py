@@ -3,6 +3,8 @@ states propagation ends in, the lookup tables (`fast_tables`), and the small bit
 every stage shares."""
 
 from pipeline.compiled import kernel_part
+from pipeline.cpu import fast_pext
+from pipeline.kernels.bits import row_box_triads
 from pipeline.kernels.fast_tables import ROW_MASK, build
 
 _T = build()
@@ -30,13 +32,26 @@ STUCK = 2
 
 
 @kernel_part
-def _triad_pattern(cells: int) -> int:
-    """The 9-bit set of row-box triads of a band that hold at least one of `cells`."""
+def _triads_by_tables(cells: int) -> int:
+    """The 9-bit set of row-box triads of a band that hold at least one of `cells`: three
+    table loads, one a row (for CPUs without a fast `pext`)."""
     return (
         ROW_TRIADS[cells & ROW_MASK]
         | (ROW_TRIADS[(cells >> 9) & ROW_MASK] << 3)
         | (ROW_TRIADS[(cells >> 18) & ROW_MASK] << 6)
     ) & 511  # (the masks spare numba's checks for negative indices)
+
+
+@kernel_part
+def _triads_by_pext(cells: int) -> int:
+    """`_triads_by_tables` by one `pext` (`bits.row_box_triads`): every set 3-9% faster on
+    one core of an AMD EPYC (Zen 3 class), Kaggle rows and 17-clue the most (docs/BENCHMARKS.md,
+    "Ideas measured"). The band update's critical path runs through it into `KEPT_CELLS`."""
+    return row_box_triads(cells)
+
+
+# Chosen once, when the kernels are compiled (`pipeline.cpu.fast_pext`, in their cache's stamp).
+_triad_pattern = _triads_by_pext if fast_pext() else _triads_by_tables
 
 
 @kernel_part

@@ -108,7 +108,7 @@ class BenchResult:
         cpu, versions = meta.get("cpu") or {}, meta.get("versions") or {}
         if cpu or versions:
             listed = ", ".join(f"{k.replace('_', '-')} {v}" for k, v in versions.items())
-            vectors = f" ({cpu['vectors']})" if cpu.get("vectors") else ""
+            vectors = f" ({cpu['instructions']})" if cpu.get("instructions") else ""
             lines.append(
                 f"machine: {cpu.get('model', '?')}{vectors}, {cpu.get('count', '?')} cores; "
                 f"{listed}; "
