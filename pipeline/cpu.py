@@ -66,11 +66,13 @@ def fast_pext() -> bool:
     """Whether the kernels gather a band's triads with `pext`: the CPU has BMI2 and runs it in
     hardware (Intel since Haswell, AMD since Zen 3; Zen 1 and 2 run it in microcode, tens to
     hundreds of cycles), numba compiles for this CPU (not for a portable `NUMBA_CPU_NAME`),
-    unless `SUDOKU_PIPELINE_PEXT` says otherwise."""
+    unless `SUDOKU_PIPELINE_PEXT` says otherwise (never without BMI2)."""
+    if "bmi2" not in cpu_flags():
+        return False  # whatever the override says: the instruction would not run
     forced = os.environ.get(PEXT_ENV, "").strip()
     if forced in ("0", "1"):
         return forced == "1"
-    if os.environ.get("NUMBA_CPU_NAME", "host") != "host" or "bmi2" not in cpu_flags():
+    if os.environ.get("NUMBA_CPU_NAME", "host") != "host":
         return False
     info = _cpuinfo()
     if info.get("vendor_id") in ("AuthenticAMD", "HygonGenuine"):

@@ -139,6 +139,12 @@ def test_pext_only_where_the_cpu_runs_it_in_hardware(monkeypatch: pytest.MonkeyP
     monkeypatch.setenv(cpu.PEXT_ENV, "0")
     monkeypatch.delenv("NUMBA_CPU_NAME")
     assert not cpu.fast_pext()
+    _cpu(monkeypatch, "AuthenticAMD", 23, "avx2 bmi2")
+    monkeypatch.setenv(cpu.PEXT_ENV, "1")  # forced on, where it runs slowly
+    assert cpu.fast_pext()
+    _cpu(monkeypatch, "GenuineIntel", 6, "avx2")
+    monkeypatch.setenv(cpu.PEXT_ENV, "1")  # never where it would not run
+    assert not cpu.fast_pext()
 
 
 _SOLVE = """

@@ -2,7 +2,8 @@
 without reference counting, and three vector operations of the `fast` kernel (a band's eight
 digits cleared at once; a grid's cells compared with every value, and a board's digits written
 back, 32 bytes at a time: `value_masks` and `write_digits` took Kaggle rows from 0.96 to 1.06M
-puzzles/s on one core, docs/BENCHMARKS.md "Ideas measured").
+puzzles/s on one core, docs/BENCHMARKS.md "Ideas measured"), and a band's triads gathered by
+`pext` where the CPU runs it fast (`row_box_triads`, `pipeline.cpu.fast_pext`).
 
 All of them compile to single instructions or a vDSO call and keep `cache=True` working
 (no ctypes function pointers baked into the compiled code).

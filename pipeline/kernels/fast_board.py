@@ -44,7 +44,7 @@ def _triads_by_tables(cells: int) -> int:
 
 @kernel_part
 def _triads_by_pext(cells: int) -> int:
-    """`_triads_by_tables` by one `pext` (`bits.row_box_triads`): every set 3-9% faster on
+    """`_triads_by_tables` by one `pext` (`bits.row_box_triads`): every set 3-13% faster on
     one core of an AMD EPYC (Zen 3 class), Kaggle rows and 17-clue the most (docs/BENCHMARKS.md,
     "Ideas measured"). The band update's critical path runs through it into `KEPT_CELLS`."""
     return row_box_triads(cells)
