@@ -2,8 +2,6 @@
 checked against a small pure-Python counter and, when its library is built, against tdoku."""
 
 import ctypes
-import os
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -11,6 +9,7 @@ from conftest import shared_puzzles
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from numba import njit
+from tdoku_library import SKIP_REASON, tdoku_library
 
 from pipeline.jobs.generate.puzzles import random_full_grids
 from pipeline.kernels import STRATEGIES, codes, find_two_solutions, solve_grids
@@ -139,23 +138,6 @@ def test_bad_limits_are_refused(bad):
         solve_grids(np.zeros((1, 81), np.uint8), solutions=bad)
 
 
-def tdoku_library() -> ctypes.CDLL | None:
-    """tdoku's shared library: TDOKU_LIB, or beside TDOKU_BENCH's run_benchmark."""
-    paths = [os.environ.get("TDOKU_LIB")]
-    bench = os.environ.get("TDOKU_BENCH")
-    if bench:
-        paths.append(str(Path(bench).parent / "libtdoku_shared.so"))
-    for path in paths:
-        if path and Path(path).is_file():
-            library = ctypes.CDLL(path)
-            solve = library.TdokuSolverDpllTriadSimd
-            solve.restype = ctypes.c_size_t
-            solve.argtypes = [ctypes.c_char_p, ctypes.c_size_t, ctypes.c_uint32,
-                              ctypes.c_char_p, ctypes.POINTER(ctypes.c_size_t)]  # fmt: skip
-            return library
-    return None
-
-
 def tdoku_counts(library: ctypes.CDLL, grids: np.ndarray, limit: int) -> list[int]:
     out = ctypes.create_string_buffer(82)
     guesses = ctypes.c_size_t()
@@ -169,7 +151,7 @@ def tdoku_counts(library: ctypes.CDLL, grids: np.ndarray, limit: int) -> list[in
 def test_counts_agree_with_tdoku():
     library = tdoku_library()
     if library is None:
-        pytest.skip("tdoku's library not found (set TDOKU_LIB or TDOKU_BENCH)")
+        pytest.skip(SKIP_REASON)
     grids = shared_puzzles("puzzles7_serg_benchmark.txt", 300)
     limit = 5000
     found = solve_grids(grids, solutions=limit)
@@ -276,7 +258,7 @@ def pencilmark_line(candidates: np.ndarray) -> bytes:
 def test_pencilmark_counts_agree_with_tdoku():
     library = tdoku_library()
     if library is None:
-        pytest.skip("tdoku's library not found (set TDOKU_LIB or TDOKU_BENCH)")
+        pytest.skip(SKIP_REASON)
     rng = np.random.default_rng(5)
     candidates = grid_candidates(blanked(5, 60, 56))
     for row in candidates:

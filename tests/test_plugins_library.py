@@ -2,7 +2,6 @@
 through the pipeline; a lying one to prove its answers are checked, never trusted; and tdoku's
 own library, when it is built, agreeing with our verdicts on public puzzles."""
 
-import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -11,6 +10,7 @@ import numpy as np
 import polars as pl
 import pytest
 from conftest import SHARED_DATA, assert_one_line_error, cli, shared_puzzles
+from tdoku_library import SKIP_REASON, tdoku_path
 
 from pipeline.grid import format_grids
 from pipeline.kernels import codes, solve_grids
@@ -254,21 +254,11 @@ def test_a_missing_library_or_symbol_is_one_error_line(
     assert not out.exists()
 
 
-def _tdoku_library() -> Path | None:
-    named = os.environ.get("TDOKU_LIB")
-    if named:
-        return Path(named)
-    bench = os.environ.get("TDOKU_BENCH")
-    guess = Path(bench).with_name("libtdoku_shared.so") if bench else None
-    default = Path("/work/tdoku/build/libtdoku_shared.so")
-    return guess if guess and guess.exists() else (default if default.exists() else None)
-
-
 @pytest.mark.parametrize("name", ["puzzles3_magictour_top1465.txt", "kaggle1m_first9999.csv"])
 def test_tdoku_through_the_pipeline_agrees_with_our_verdicts(name: str) -> None:
-    lib = _tdoku_library()
-    if lib is None or not lib.exists():
-        pytest.skip("tdoku's library is not built (TDOKU_LIB, TDOKU_BENCH)")
+    lib = tdoku_path()
+    if lib is None:
+        pytest.skip(SKIP_REASON)
     grids = shared_puzzles(name, limit=300)
     ours = solve_grids(grids)
     spec = parse_spec(f"c:{lib}:TdokuSolverDpllTriadSimd")

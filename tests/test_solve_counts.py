@@ -4,7 +4,6 @@ against tdoku's library itself."""
 
 import ctypes
 import random
-from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
@@ -13,8 +12,7 @@ from pipeline.jobs.generate.puzzles import generate
 from pipeline.jobs.solve.frame import solve_batch
 from tests.conftest import cli
 from tests.reference_count import candidates_from_text, count_solutions
-
-TDOKU = Path("/work/tdoku/build/libtdoku_shared.so")
+from tests.tdoku_library import SKIP_REASON, tdoku_library
 
 
 def verdict_of(count: int) -> set[str]:
@@ -115,14 +113,10 @@ def test_pencilmark_counts_agree_with_the_reference():
 
 @pytest.fixture(scope="module")
 def tdoku() -> ctypes.CDLL:
-    if not TDOKU.exists():
-        pytest.skip(f"{TDOKU} is not built")
-    lib = ctypes.CDLL(str(TDOKU))
-    lib.TdokuSolverDpllTriadSimd.restype = ctypes.c_size_t
-    size = ctypes.c_size_t
-    lib.TdokuSolverDpllTriadSimd.argtypes = [ctypes.c_char_p, size, ctypes.c_uint32,
-                                             ctypes.c_char_p, ctypes.POINTER(size)]  # fmt: skip
-    return lib
+    library = tdoku_library()
+    if library is None:
+        pytest.skip(SKIP_REASON)
+    return library
 
 
 def tdoku_count(lib: ctypes.CDLL, puzzle: str, limit: int) -> int:
