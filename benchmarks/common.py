@@ -1,5 +1,7 @@
-"""Helpers shared by the benchmark scripts: the public sets, the machine, timing."""
+"""Helpers shared by the benchmark scripts (and the tests that check our answers against
+tdoku): the public sets, the machine, timing, tdoku's library."""
 
+import ctypes
 import os
 import platform
 import re
@@ -25,6 +27,29 @@ SETS = {
     "serg_benchmark": "puzzles7_serg_benchmark.txt",
     "kaggle_first9999": "kaggle1m_first9999.csv",
 }
+
+
+def tdoku_path() -> Path | None:
+    """tdoku's shared library: `TDOKU_LIB`, else `libtdoku_shared.so` beside `TDOKU_BENCH`'s
+    `run_benchmark`; None when neither names a file that exists."""
+    candidates = [os.environ.get("TDOKU_LIB")]
+    bench = os.environ.get("TDOKU_BENCH")
+    if bench:
+        candidates.append(str(Path(bench).with_name("libtdoku_shared.so")))
+    return next((Path(c) for c in candidates if c and Path(c).is_file()), None)
+
+
+def tdoku_library() -> ctypes.CDLL | None:
+    """`tdoku_path()` loaded, its solver's signature declared; None when not built."""
+    path = tdoku_path()
+    if path is None:
+        return None
+    library = ctypes.CDLL(str(path))
+    solve = library.TdokuSolverDpllTriadSimd
+    solve.restype = ctypes.c_size_t
+    solve.argtypes = [ctypes.c_char_p, ctypes.c_size_t, ctypes.c_uint32,
+                      ctypes.c_char_p, ctypes.POINTER(ctypes.c_size_t)]  # fmt: skip
+    return library
 
 
 def load_set(file_name: str) -> np.ndarray:

@@ -26,32 +26,11 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks.common import SETS, SHARED_DATA, load_set, machine, write_section
+from benchmarks.common import SETS, SHARED_DATA, load_set, machine, tdoku_library, write_section
 from pipeline.kernels.fast import solve_kernel
 from pipeline.kernels.fast_entries import search_entries
 
 SAMPLE = 500  # 17-clue puzzles with two clues removed
-
-
-def tdoku_library() -> ctypes.CDLL | None:
-    """tdoku's shared library: TDOKU_LIB, or libtdoku_shared.so beside TDOKU_BENCH."""
-    paths = [os.environ.get("TDOKU_LIB")]
-    if os.environ.get("TDOKU_BENCH"):
-        paths.append(str(Path(os.environ["TDOKU_BENCH"]).parent / "libtdoku_shared.so"))
-    for path in paths:
-        if path and Path(path).is_file():
-            library = ctypes.CDLL(path)
-            solve = library.TdokuSolverDpllTriadSimd
-            solve.restype = ctypes.c_size_t
-            solve.argtypes = [
-                ctypes.c_char_p,
-                ctypes.c_size_t,
-                ctypes.c_uint32,
-                ctypes.c_char_p,
-                ctypes.POINTER(ctypes.c_size_t),
-            ]
-            return library
-    return None
 
 
 def sets(seed: int) -> dict[str, np.ndarray]:

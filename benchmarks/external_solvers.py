@@ -34,7 +34,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from benchmarks.common import SETS, SHARED_DATA, machine, write_section
+from benchmarks.common import SETS, SHARED_DATA, machine, tdoku_path, write_section
 
 ENV = "TDOKU_BENCH"
 SYMBOL = "TdokuSolverDpllTriadSimd"
@@ -78,14 +78,6 @@ def batch_shim(library: Path, folder: Path) -> Path | None:
         check=True,
     )
     return built
-
-
-def tdoku_library() -> Path | None:
-    """tdoku's shared library: TDOKU_LIB, else beside TDOKU_BENCH; None when not built."""
-    named = os.environ.get("TDOKU_LIB")
-    bench = os.environ.get(ENV)
-    path = Path(named) if named else Path(bench).with_name("libtdoku_shared.so") if bench else None
-    return path if path is not None and path.is_file() else None
 
 
 def table(names: list[str], library: Path, binary: str, repeats: int, shim: Path | None) -> str:
@@ -158,7 +150,7 @@ def main() -> None:
     args = parser.parse_args()
     if args.cpu in os.sched_getaffinity(0):
         os.sched_setaffinity(0, {args.cpu})  # tdoku, a child process, inherits it
-    binary, library = os.environ.get(ENV), tdoku_library()
+    binary, library = os.environ.get(ENV), tdoku_path()
     names = args.sets.split(",") if args.sets else list(FLOORS)
     names = [n for n in names if (SHARED_DATA / SETS[n]).exists()]
     if not binary or library is None or not names:

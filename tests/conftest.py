@@ -16,6 +16,7 @@ from pipeline.cli import app
 from pipeline.io.opening import read_puzzles
 
 SHARED_DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data"
+TDOKU_SKIP = "tdoku's library is not built (set TDOKU_LIB or TDOKU_BENCH)"
 
 
 def shared_puzzles(name: str, limit: int | None = None) -> np.ndarray:

@@ -5,12 +5,12 @@ import ctypes
 
 import numpy as np
 import pytest
-from conftest import shared_puzzles
+from conftest import TDOKU_SKIP, shared_puzzles
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from numba import njit
-from tdoku_library import SKIP_REASON, tdoku_library
 
+from benchmarks.common import tdoku_library
 from pipeline.jobs.generate.puzzles import random_full_grids
 from pipeline.kernels import STRATEGIES, codes, find_two_solutions, solve_grids
 from pipeline.kernels.candidates import ALL_CANDIDATES, grid_candidates
@@ -151,7 +151,7 @@ def tdoku_counts(library: ctypes.CDLL, grids: np.ndarray, limit: int) -> list[in
 def test_counts_agree_with_tdoku():
     library = tdoku_library()
     if library is None:
-        pytest.skip(SKIP_REASON)
+        pytest.skip(TDOKU_SKIP)
     grids = shared_puzzles("puzzles7_serg_benchmark.txt", 300)
     limit = 5000
     found = solve_grids(grids, solutions=limit)
@@ -258,7 +258,7 @@ def pencilmark_line(candidates: np.ndarray) -> bytes:
 def test_pencilmark_counts_agree_with_tdoku():
     library = tdoku_library()
     if library is None:
-        pytest.skip(SKIP_REASON)
+        pytest.skip(TDOKU_SKIP)
     rng = np.random.default_rng(5)
     candidates = grid_candidates(blanked(5, 60, 56))
     for row in candidates:

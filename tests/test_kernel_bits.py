@@ -15,6 +15,7 @@ from numba import njit
 
 from pipeline import cpu
 from pipeline.cpu import cpu_flags
+from pipeline.grid import parse_puzzles
 from pipeline.kernels.bits import value_masks, write_digits
 from pipeline.kernels.fast_board import _triads_by_pext, _triads_by_tables
 
@@ -163,10 +164,8 @@ def test_the_kernel_answers_the_same_with_pext_or_tables(tmp_path: Path) -> None
     solutions and nodes."""
     from pipeline.kernels import solve_grids
 
-    rows = SAMPLE.read_text().splitlines()[1:200]
-    grids = np.array(
-        [[0 if c == "." else int(c) for c in row.split(",")[1]] for row in rows], np.uint8
-    )
+    puzzles = [row.split(",")[1] for row in SAMPLE.read_text().splitlines()[1:200]]
+    grids = parse_puzzles(puzzles).grids
     np.save(tmp_path / "grids.npy", grids)
     here = solve_grids(grids)
     other = "0" if cpu.fast_pext() else "1"

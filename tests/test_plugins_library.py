@@ -9,9 +9,9 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 import pytest
-from conftest import SHARED_DATA, assert_one_line_error, cli, shared_puzzles
-from tdoku_library import SKIP_REASON, tdoku_path
+from conftest import SHARED_DATA, TDOKU_SKIP, assert_one_line_error, cli, shared_puzzles
 
+from benchmarks.common import tdoku_path
 from pipeline.grid import format_grids
 from pipeline.kernels import codes, solve_grids
 from pipeline.plugins import parse_spec
@@ -258,7 +258,7 @@ def test_a_missing_library_or_symbol_is_one_error_line(
 def test_tdoku_through_the_pipeline_agrees_with_our_verdicts(name: str) -> None:
     lib = tdoku_path()
     if lib is None:
-        pytest.skip(SKIP_REASON)
+        pytest.skip(TDOKU_SKIP)
     grids = shared_puzzles(name, limit=300)
     ours = solve_grids(grids)
     spec = parse_spec(f"c:{lib}:TdokuSolverDpllTriadSimd")

@@ -8,11 +8,11 @@ import random
 import pyarrow.parquet as pq
 import pytest
 
+from benchmarks.common import tdoku_library
 from pipeline.jobs.generate.puzzles import generate
 from pipeline.jobs.solve.frame import solve_batch
-from tests.conftest import cli
+from tests.conftest import TDOKU_SKIP, cli
 from tests.reference_count import candidates_from_text, count_solutions
-from tests.tdoku_library import SKIP_REASON, tdoku_library
 
 
 def verdict_of(count: int) -> set[str]:
@@ -115,7 +115,7 @@ def test_pencilmark_counts_agree_with_the_reference():
 def tdoku() -> ctypes.CDLL:
     library = tdoku_library()
     if library is None:
-        pytest.skip(SKIP_REASON)
+        pytest.skip(TDOKU_SKIP)
     return library
 
 

@@ -108,9 +108,9 @@ class BenchResult:
         cpu, versions = meta.get("cpu") or {}, meta.get("versions") or {}
         if cpu or versions:
             listed = ", ".join(f"{k.replace('_', '-')} {v}" for k, v in versions.items())
-            vectors = f" ({cpu['instructions']})" if cpu.get("instructions") else ""
+            used = f" ({cpu['instructions']})" if cpu.get("instructions") else ""
             lines.append(
-                f"machine: {cpu.get('model', '?')}{vectors}, {cpu.get('count', '?')} cores; "
+                f"machine: {cpu.get('model', '?')}{used}, {cpu.get('count', '?')} cores; "
                 f"{listed}; "
                 f"started {meta.get('started_at', '?')}."
             )
