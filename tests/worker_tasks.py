@@ -1,5 +1,5 @@
-"""Tasks for worker processes in tests/test_executors.py: in a module of their own, light to
-import, since every worker process imports it to run them."""
+"""Tasks for worker processes in tests/test_executors.py and tests/test_heap.py: in a module
+of their own, light to import, since every worker process imports it to run them."""
 
 import multiprocessing
 import os
@@ -59,3 +59,24 @@ def square_or_fail(item: int) -> int:
     if item == 3:
         raise ValueError("no 3 here")
     return item * item
+
+
+def mapped_bytes_for_a_big_array(item: int) -> int:
+    """Bytes glibc's malloc holds mapped apart from its heap (`mallinfo2().hblkhd`) while an
+    8 MiB array is alive: 8 MiB or more by default, less once the process keeps freed memory
+    on its heap (pipeline/run/heap.py)."""
+    import ctypes
+
+    import numpy as np
+
+    class MallInfo2(ctypes.Structure):
+        _fields_ = [(name, ctypes.c_size_t) for name in (
+            "arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks", "fsmblks", "uordblks",
+            "fordblks", "keepcost")]  # fmt: skip
+
+    mallinfo2 = ctypes.CDLL("libc.so.6").mallinfo2
+    mallinfo2.restype = MallInfo2
+    array = np.ones(8 << 20, np.uint8)
+    mapped = int(mallinfo2().hblkhd)
+    del array
+    return mapped

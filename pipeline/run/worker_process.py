@@ -49,6 +49,7 @@ from typing import Any
 
 from pipeline import waiting
 from pipeline.errors import ExecutorLost
+from pipeline.run.heap import keep_freed_memory
 
 READY = "ready"
 FAILED = "failed"  # the worker could not load its kernels
@@ -222,6 +223,7 @@ def _serve(tasks: Connection, results: Connection, warm: Callable[[], None] | No
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if hasattr(signal, "pthread_sigmask"):  # blocked while it was forked: see the docstring
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})
+    keep_freed_memory()  # the worker's batches reuse the memory the last one freed
     inbox: queue.SimpleQueue[Any] = queue.SimpleQueue()
     threading.Thread(target=_receive_tasks, args=(tasks, inbox), daemon=True).start()
     try:
