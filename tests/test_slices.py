@@ -24,13 +24,15 @@ def whole(name: str | Path) -> pa.Table:
     return pa.Table.from_batches([b for _, b in inputs.batches()], inputs.schema)
 
 
-def sliced(name: str | Path, slice_bytes: int | None, rows_per_slice: int = 4) -> pa.Table:
+def sliced(
+    name: str | Path, slice_bytes: int | None, rows_per_slice: int = 4, workers: int = 0
+) -> pa.Table:
     """The input (a path or a URL) read slice by slice, each from a recipe that went through
     pickle (as a task's arguments go to a worker)."""
     inputs = open_inputs([str(name)], batch_size=3)
     ds = pickle.loads(pickle.dumps(recipe(inputs.first)))
     batches, first = [], 0
-    for piece in plan_slices(inputs, rows_per_slice, slice_bytes):
+    for piece in plan_slices(inputs, rows_per_slice, slice_bytes, workers):
         piece = pickle.loads(pickle.dumps(piece))
         rows = count_rows(ds, piece)
         got = list(slice_batches(ds, piece, first, 3))
@@ -86,6 +88,35 @@ def test_parquet_slices_are_runs_of_row_groups(tmp_path):
     assert [p.groups for p in pieces] == [(0, 1), (2, 3)]
     assert [p.first_row for p in pieces] == [0, 6]
     assert sliced(path, None, 5).equals(whole(path))
+
+
+def test_slices_for_workers_shrink_towards_the_end(tmp_path):
+    """Workers take the slices as they finish their last, so a run ends when its last slice
+    does: for 2 workers, 4,000 rows cut 800 at most are cut shorter and shorter, down to 50
+    (800 / 16), so that no worker is left alone with a long last slice."""
+    path = tmp_path / "p.txt"
+    path.write_text("".join(f"{PUZZLE}\n" for _ in range(4000)))
+    inputs = open_inputs([str(path)], batch_size=3)
+    ds = recipe(inputs.first)
+
+    def rows(workers: int) -> list[int]:
+        return [count_rows(ds, p) for p in plan_slices(inputs, 800, workers=workers)]
+
+    assert rows(0) == [800] * 5
+    shrinking = rows(2)
+    assert sum(shrinking) == 4000
+    assert shrinking[:3] == [800, 800, 600]  # a quarter of what is left, 800 at most
+    assert shrinking == sorted(shrinking, reverse=True)
+    assert shrinking[-4:-1] == [50, 50, 50] and shrinking[-1] <= 50
+    assert sliced(path, None, 800, workers=2).equals(whole(path))
+
+
+def test_parquet_slices_for_workers_shrink_by_whole_row_groups(tmp_path):
+    path = tmp_path / "x.parquet"
+    pl.DataFrame({"puzzle": [PUZZLE] * 30}).write_parquet(path, row_group_size=3)
+    inputs = open_inputs([str(path)], batch_size=3)
+    assert [p.rows for p in plan_slices(inputs, 12, workers=1)] == [12, 9, 6, 3]
+    assert [p.rows for p in plan_slices(inputs, 12)] == [12, 12, 6]
 
 
 def test_a_worker_that_does_not_share_the_storage_says_why(tmp_path):

@@ -60,7 +60,8 @@ from pipeline.run.job import Job
 from pipeline.run.parts import Part, Task, keep_part
 from pipeline.run.scratch import scratch_name
 
-SLICE_ROWS = "SUDOKU_PIPELINE_SLICE_ROWS"  # rows a slice (default: `SLICE_BATCHES` batches)
+SLICE_ROWS = "SUDOKU_PIPELINE_SLICE_ROWS"  # rows a slice (default: `SLICE_BATCHES` batches,
+# fewer towards the end: `io.slices.shrinking_rows`)
 SLICE_BATCHES = 4
 
 
@@ -281,8 +282,10 @@ class SlicedRun:
     def _plan(self, inputs: Inputs, recipes: list[Dataset], first: int) -> list[Planned]:
         """The slices of `inputs`, numbered from `first`, text slices counted on the workers."""
         job = self.job
-        per_slice = int(os.environ.get(SLICE_ROWS) or SLICE_BATCHES * job.batch_size)
-        plan = plan_slices(inputs, max(1, per_slice))
+        given = os.environ.get(SLICE_ROWS)  # every slice this size: no shrinking at the end
+        per_slice = int(given or SLICE_BATCHES * job.batch_size)
+        workers = 0 if given else max(1, job.executor.workers)
+        plan = plan_slices(inputs, max(1, per_slice), workers=workers)
         uncounted = [
             (first + i, recipes[p.source], p, self.folder)
             for i, p in enumerate(plan)
