@@ -105,7 +105,7 @@ def test_slices_for_workers_shrink_towards_the_end(tmp_path):
     assert rows(0) == [800] * 5
     shrinking = rows(2)
     assert sum(shrinking) == 4000
-    assert shrinking[:3] == [800, 800, 600]  # a quarter of what is left, 800 at most
+    assert shrinking[:3] == [500, 437, 382]  # an eighth of what is left, 800 at most
     assert shrinking == sorted(shrinking, reverse=True)
     assert shrinking[-4:-1] == [50, 50, 50] and shrinking[-1] <= 50
     assert sliced(path, None, 800, workers=2).equals(whole(path))
@@ -115,7 +115,7 @@ def test_parquet_slices_for_workers_shrink_by_whole_row_groups(tmp_path):
     path = tmp_path / "x.parquet"
     pl.DataFrame({"puzzle": [PUZZLE] * 30}).write_parquet(path, row_group_size=3)
     inputs = open_inputs([str(path)], batch_size=3)
-    assert [p.rows for p in plan_slices(inputs, 12, workers=1)] == [12, 9, 6, 3]
+    assert [p.rows for p in plan_slices(inputs, 12, workers=1)] == [9, 6, 3, 3, 3, 3, 3]
     assert [p.rows for p in plan_slices(inputs, 12)] == [12, 12, 6]
 
 

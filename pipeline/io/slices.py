@@ -129,16 +129,18 @@ def plan_slices(
 
 def shrinking_rows(rows_left: float, most: int, workers: int) -> int:
     """The rows of the next slice when `rows_left` rows are still to cut: `most`, or with
-    `workers`, at most a share of what is left (1 / (2 x workers)), and at least `most` / 16.
+    `workers`, at most a share of what is left (1 / (4 x workers)), and at least `most` / 16.
 
     Workers take slices as they finish their last, so a run ends when its last slice does:
     with slices of `most` rows throughout, a worker could be left alone with a long one. On
     979,240 hard rows (17-clue and forum_hardest_1905_11+), 2 worker threads, the fifth and
     last slice of 200,000 rows ran 5.1 s alone: `solve --executor dask` took 20.6 s against
-    17.9 s with local threads. Shrinking, the last slices hold 12,500 rows."""
+    17.9 s with local threads. Shrinking, the last slices hold 12,500 rows, and the workers
+    ended 0.5 s apart. (A share of 1 / (2 x workers) left them 1.3 s apart: each worker holds
+    two slices queued, `DaskExecutor.in_flight_per_worker`.)"""
     if workers <= 0:
         return most
-    share = int(rows_left // (2 * workers))
+    share = int(rows_left // (4 * workers))
     return max(1, most // 16, min(most, share))
 
 
