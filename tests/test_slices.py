@@ -11,7 +11,14 @@ import pyarrow as pa
 import pytest
 
 from pipeline.io.inputs import open_inputs
-from pipeline.io.slices import RangeBytes, count_rows, plan_slices, recipe, slice_batches
+from pipeline.io.slices import (
+    RangeBytes,
+    count_rows,
+    plan_slices,
+    recipe,
+    shrinking_rows,
+    slice_batches,
+)
 from pipeline.run.sliced import check_storage
 
 PUZZLE = "4.....8.5.3..........7......2.....6.....8.4......1.......6.3.7.5..2.....1.4......"
@@ -92,31 +99,47 @@ def test_parquet_slices_are_runs_of_row_groups(tmp_path):
 
 def test_slices_for_workers_shrink_towards_the_end(tmp_path):
     """Workers take the slices as they finish their last, so a run ends when its last slice
-    does: for 2 workers, 4,000 rows cut 800 at most are cut shorter and shorter, down to 50
-    (800 / 16), so that no worker is left alone with a long last slice."""
+    does: for 2 workers, 40,000 rows cut 16,000 at most are cut shorter and shorter (an
+    eighth of what is left), down to 1,000 (16,000 / 16), so that no worker is left alone
+    with a long last slice."""
     path = tmp_path / "p.txt"
-    path.write_text("".join(f"{PUZZLE}\n" for _ in range(4000)))
+    path.write_text("".join(f"{PUZZLE}\n" for _ in range(40_000)))
     inputs = open_inputs([str(path)], batch_size=3)
     ds = recipe(inputs.first)
 
     def rows(workers: int) -> list[int]:
-        return [count_rows(ds, p) for p in plan_slices(inputs, 800, workers=workers)]
+        return [count_rows(ds, p) for p in plan_slices(inputs, 16_000, workers=workers)]
 
-    assert rows(0) == [800] * 5
+    assert rows(0) == [16_000, 16_000, 8_000]
     shrinking = rows(2)
-    assert sum(shrinking) == 4000
-    assert shrinking[:3] == [500, 437, 382]  # an eighth of what is left, 800 at most
+    assert sum(shrinking) == 40_000
+    assert shrinking[:3] == [5_000, 4_375, 3_828]
     assert shrinking == sorted(shrinking, reverse=True)
-    assert shrinking[-4:-1] == [50, 50, 50] and shrinking[-1] <= 50
-    assert sliced(path, None, 800, workers=2).equals(whole(path))
+    assert shrinking[-4:-1] == [1_000] * 3 and shrinking[-1] <= 1_000
+
+
+def test_the_smallest_slice_grows_with_the_workers():
+    """At most about a thousand tasks a second for the scheduler, however many workers."""
+    assert shrinking_rows(1e9, 200_000, 0) == 200_000  # no workers said: one size
+    assert shrinking_rows(1e9, 200_000, 2) == 200_000  # much left: the most
+    assert shrinking_rows(10_000, 200_000, 2) == 12_500  # little left: a sixteenth
+    assert shrinking_rows(10_000, 200_000, 100) == 40_000  # 400 rows a worker
+    assert shrinking_rows(10_000, 200_000, 1_000) == 200_000  # never more than the most
+
+
+def test_slices_read_with_workers_give_the_whole_input(tmp_path):
+    path = tmp_path / "p.txt"
+    path.write_text("".join(f"{PUZZLE}\n" for _ in range(5_000)))
+    assert sliced(path, None, 1_600, workers=1).equals(whole(path))
 
 
 def test_parquet_slices_for_workers_shrink_by_whole_row_groups(tmp_path):
     path = tmp_path / "x.parquet"
-    pl.DataFrame({"puzzle": [PUZZLE] * 30}).write_parquet(path, row_group_size=3)
+    pl.DataFrame({"puzzle": [PUZZLE] * 12_000}).write_parquet(path, row_group_size=500)
     inputs = open_inputs([str(path)], batch_size=3)
-    assert [p.rows for p in plan_slices(inputs, 12, workers=1)] == [9, 6, 3, 3, 3, 3, 3]
-    assert [p.rows for p in plan_slices(inputs, 12)] == [12, 12, 6]
+    shrinking = [p.rows for p in plan_slices(inputs, 4_800, workers=1)]
+    assert shrinking == [3_000, 2_500, 2_000, 1_500, 1_000, 500, 500, 500, 500]
+    assert [p.rows for p in plan_slices(inputs, 4_800)] == [5_000, 5_000, 2_000]
 
 
 def test_a_worker_that_does_not_share_the_storage_says_why(tmp_path):

@@ -389,7 +389,7 @@ def _markdown(result: Any) -> str:
 def main() -> None:
     """The `sudoku-pipeline` program."""
     process.AS_PROGRAM = True
-    heap.keep_freed_memory()  # a batch's memory kept for the next (run/heap.py: 7% on Kaggle rows)
+    heap.keep_freed_memory()  # a batch's memory kept for the next (run/heap.py: 8% on Kaggle rows)
     compile_ahead.enable()  # the program's first command compiles the other commands' kernels
     process.take_signals()
     try:

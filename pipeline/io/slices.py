@@ -127,9 +127,13 @@ def plan_slices(
     return slices
 
 
+TAIL_ROWS_PER_WORKER = 400  # the smallest slice grows with the workers (`shrinking_rows`)
+
+
 def shrinking_rows(rows_left: float, most: int, workers: int) -> int:
     """The rows of the next slice when `rows_left` rows are still to cut: `most`, or with
-    `workers`, at most a share of what is left (1 / (4 x workers)), and at least `most` / 16.
+    `workers`, at most a share of what is left (1 / (4 x workers)), and at least `most` / 16
+    or `TAIL_ROWS_PER_WORKER` x workers, whichever is more (never more than `most`).
 
     Workers take slices as they finish their last, so a run ends when its last slice does:
     with slices of `most` rows throughout, a worker could be left alone with a long one. On
@@ -137,11 +141,16 @@ def shrinking_rows(rows_left: float, most: int, workers: int) -> int:
     last slice of 200,000 rows ran 5.1 s alone: `solve --executor dask` took 20.6 s against
     17.9 s with local threads. Shrinking, the last slices hold 12,500 rows, and the workers
     ended 0.5 s apart. (A share of 1 / (2 x workers) left them 1.3 s apart: each worker holds
-    two slices queued, `DaskExecutor.in_flight_per_worker`.)"""
+    two slices queued, `DaskExecutor.in_flight_per_worker`.)
+
+    The floor keeps the scheduler's pace (docs/guide/dask.md: about a thousand tasks a
+    second): a core takes some 400,000 easy rows a second, so slices of 400 rows a worker
+    ask for at most a thousand tasks a second however many workers there are; from 500
+    workers on (200,000 rows: `most` by default) the slices do not shrink at all."""
     if workers <= 0:
         return most
-    share = int(rows_left // (4 * workers))
-    return max(1, most // 16, min(most, share))
+    least = min(most, max(most // 16, TAIL_ROWS_PER_WORKER * workers))
+    return max(1, least, min(most, int(rows_left // (4 * workers))))
 
 
 def _rows_after(inputs: Inputs) -> list[float]:
