@@ -197,7 +197,9 @@ def clue_counts(grids: np.ndarray) -> np.ndarray:
     grids = np.asarray(grids)
     if grids.ndim != 2 or grids.shape[1] != CELLS:
         raise ValueError(f"expected grids of shape (n, 81), got {grids.shape}")
-    return np.count_nonzero(grids, axis=1).astype(np.int8)
+    # a sum of the booleans into int8 (at most 81): 0.29 ms a 10,000-row batch, against 0.51
+    # for np.count_nonzero(axis=1), which sums into int64 (one core, best of 200)
+    return (grids != 0).sum(axis=1, dtype=np.int8)
 
 
 def as_grid(board: Board) -> np.ndarray:
