@@ -23,6 +23,7 @@ Elsewhere than glibc (macOS, musl), nothing is done.
 
 import ctypes
 import ctypes.util
+import functools
 import platform
 
 M_TRIM_THRESHOLD = -1  # glibc's mallopt parameters (malloc.h)
@@ -30,18 +31,11 @@ M_MMAP_THRESHOLD = -3
 MMAP_BYTES = 32 << 20  # glibc's largest mmap threshold on 64-bit: blocks above it are mapped
 TRIM_BYTES = 256 << 20  # free memory at the heap's top given back above this
 
-_kept: list[bool] = []
 
-
+@functools.cache
 def keep_freed_memory() -> bool:
     """Set glibc's malloc to keep freed memory for reuse (the module docstring), once a
     process; whether it is set (False: not glibc, or glibc refused)."""
-    if not _kept:
-        _kept.append(_set_thresholds())
-    return _kept[0]
-
-
-def _set_thresholds() -> bool:
     if platform.system() != "Linux" or platform.libc_ver()[0] != "glibc":
         return False
     try:
