@@ -250,14 +250,14 @@ COMPILE_SECONDS: dict[tuple[str, str], float] = {
     ("pipeline.kernels.fast_load", "_load_candidates"): 0.2,
     ("pipeline.kernels.fast_count", "count_rectangle"): 0.2,
     ("pipeline.kernels.fast", "solve_kernel"): 1.8,  # the propagations called, not linked
-    ("pipeline.kernels.reference", "reference_kernel"): 3.7,  # mrv and backtrack
+    ("pipeline.kernels.reference", "reference_kernel"): 2.1,  # mrv and backtrack
     ("pipeline.kernels.checks", "_first_clash_kernel"): 0.7,
     ("pipeline.plugins.library_calls", "call_kernel"): 0.7,
     ("pipeline.plugins.library_batch", "pack_kernel"): 0.6,
     ("pipeline.plugins.library_batch", "unpack_kernel"): 0.4,
     ("pipeline.kernels.fast", "two_solutions_kernel"): 1.3,
     ("pipeline.canonical_forms.search", "search_form"): 3.1,
-    ("pipeline.canonical_forms.full", "full_form"): 3.4,
+    ("pipeline.canonical_forms.full", "full_form"): 1.9,
     ("pipeline.canonical_forms.batch", "canonical_kernel"): 1.1,  # its search cached
     ("pipeline.canonical_forms.batch", "complete_kernel"): 0.8,  # full_form cached
     ("pipeline.rating.ladder", "easy_rungs"): 3.5,
@@ -270,7 +270,7 @@ COMPILE_SECONDS: dict[tuple[str, str], float] = {
     ("pipeline.kernels.checks", "_givens_valid_kernel"): 0.3,
     # the pencilmark twins (compiled in the background, or when a row holds pencilmarks)
     ("pipeline.kernels.fast", "solve_candidates_kernel"): 1.8,
-    ("pipeline.kernels.reference", "reference_candidates_kernel"): 3.7,
+    ("pipeline.kernels.reference", "reference_candidates_kernel"): 2.1,
     ("pipeline.kernels.fast", "two_solutions_candidates_kernel"): 1.3,
 }
 DEFAULT_SECONDS = 3.0

@@ -167,12 +167,15 @@ def _try_order(
     for k in range(1, 9):
         if keys[k] != best[k]:
             if keys[k] < best[k]:
-                best[:] = keys
+                # element by element: a slice assigned from an array compiles numba's
+                # shape-mismatch message (str, repr, f-strings), 1.7 of this kernel's 4.7 CPU s
                 for j in range(9):
+                    best[j] = keys[j]
                     best_row1[j] = (keys[1] >> (4 * (8 - j))) & 15
+                    chosen[5 + j] = rows[j]
                 chosen[0] = t
-                chosen[1:5] = _PARTS[i]
-                chosen[5:14] = rows
+                for j in range(4):
+                    chosen[1 + j] = _PARTS[i, j]
             return
 
 
