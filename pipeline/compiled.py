@@ -260,9 +260,9 @@ COMPILE_SECONDS: dict[tuple[str, str], float] = {
     ("pipeline.canonical_forms.full", "full_form"): 1.9,
     ("pipeline.canonical_forms.batch", "canonical_kernel"): 1.1,  # its search cached
     ("pipeline.canonical_forms.batch", "complete_kernel"): 0.8,  # full_form cached
-    ("pipeline.rating.ladder", "easy_rungs"): 3.5,
-    ("pipeline.rating.ladder", "hard_rungs"): 3.5,
-    ("pipeline.rating.ladder", "grade_kernel"): 0.7,  # its rungs cached: the ladder alone
+    ("pipeline.rating.rungs", "_easy_rungs"): 3.5,  # C callbacks the ladder calls
+    ("pipeline.rating.rungs", "_hard_rungs"): 3.5,
+    ("pipeline.rating.ladder", "grade_kernel"): 1.0,  # beside its halves, on stand-ins
     ("pipeline.rating.difficulty", "symmetric_copies"): 1.9,
     ("pipeline.kernels.checks", "_verify_kernel"): 0.5,
     ("pipeline.symmetry_kernels", "augment_kernel"): 1.9,

@@ -115,13 +115,13 @@ def test_kernels_not_cached_are_spread_over_the_cores_each_compiled_once(monkeyp
 
     # the kernel right after the light lane's loaders it links, the full propagation (which
     # it calls at its address, not linked) anywhere beside it: here beside `mrv`
-    assert warmup.lanes(bench) == [["mrv", "fast_propagate"], ["fast_light", "fast", "clash"]]
+    assert warmup.lanes(bench) == [["fast_propagate", "mrv"], ["fast_light", "fast", "clash"]]
     # alone, the propagation compiles beside the kernel: a first `solve` took 12.0 CPU s of
     # compiling in one lane, 4.0 + 5.1 s with the halves apart, linked by the kernel after
     # both; 2.35 + 3.3 s beside 3.5 s with the propagations called (2-core AMD EPYC)
     assert warmup.lanes(("fast", "clash")) == [["fast_light", "fast"], ["fast_propagate", "clash"]]
     monkeypatch.setattr(warmup, "_cores", lambda: 1)
-    one = [["fast_light", "fast", "mrv", "fast_propagate", "clash"]]
+    one = [["fast_light", "fast", "fast_propagate", "mrv", "clash"]]
     assert warmup.lanes(bench) == one
     monkeypatch.setattr(warmup, "_cores", lambda: 2)
     monkeypatch.setattr(compiled, "_ROOT", None)  # compiled in memory: elsewhere is no use
@@ -145,13 +145,19 @@ def test_a_kernel_made_of_parts_compiles_in_their_lane_right_after_them(monkeypa
     # the complete grids' form: only when a batch holds one (or compiled ahead)
     assert not any("canonical_full" in lane for lane in plan)
     assert not any("canonical" in lane for lane in plan if lane is not home)
-    rating = warmup.lanes(("fast", "clash", "rating"))  # the ladder after its two halves
-    home = next(lane for lane in rating if "rating" in lane)
-    assert home.index("rating_easy") < home.index("rating") > home.index("rating_hard")
-    # with only its two halves to compile, they go side by side, and the ladder after both
-    to_compile = {"easy_rungs", "hard_rungs", "grade_kernel"}  # of pipeline.rating.ladder
+    # the rating's ladder calls its two halves at their addresses: it waits for nothing, and
+    # is spread over the lanes like any kernel of its own (each placed once)
+    rating = warmup.lanes(("fast", "clash", "rating"))
+    placed = [name for lane in rating for name in lane]
+    assert sorted(placed) == sorted(warmup.with_parts(("fast", "clash", "rating")))
+    seconds = [sum(map(warmup._seconds, lane)) for lane in rating]
+    assert max(seconds) - min(seconds) <= 1.0, rating
+    to_compile = {"_easy_rungs", "_hard_rungs", "grade_kernel"}  # of pipeline.rating
     monkeypatch.setattr(compiled, "kernel_cached", lambda module, name: name not in to_compile)
-    assert sorted(warmup.lanes(("rating",))) == [["rating_easy"], ["rating_hard"]]
+    assert sorted(map(sorted, warmup.lanes(("rating",)))) == [
+        ["rating", "rating_easy"],
+        ["rating_hard"],
+    ]
 
 
 def test_the_notice_of_a_first_split_gives_the_whole_works_estimate(tmp_path):
@@ -355,20 +361,19 @@ PARTS_ONCE = """
 from pipeline.run.warmup import warm
 warm(("canonical", "canonical_full", "rating"))
 from pipeline.canonical_forms import full, search
-from pipeline.rating import difficulty, ladder
-for part in (search.search_form, full.full_form, ladder.easy_rungs, ladder.hard_rungs,
-             difficulty.symmetric_copies):
+from pipeline.rating import difficulty
+for part in (search.search_form, full.full_form, difficulty.symmetric_copies):
     print(part.__name__, len(part.signatures))
 """
 
 
 def test_a_kernel_links_its_parts_compiled_side_by_side_never_compiles_them_again(tmp_path):
-    """The canonical kernel (11 CPU s in one piece) and the rating's (16 s) compile as parts
-    side by side, then the kernel that calls them: a part loaded for other argument types than
-    the kernel's would be compiled a second time, in series."""
+    """The canonical kernel (11 CPU s in one piece) compiles as parts side by side, then the
+    kernel that calls them, and the rating's copies beside its ladder: a part loaded for other
+    argument types than the kernel's would be compiled a second time, in series."""
     env = environment(XDG_CACHE_HOME=str(tmp_path / "cache"))
     done = subprocess.run([sys.executable, "-c", PARTS_ONCE], env=env, capture_output=True,
                           text=True, timeout=900)  # fmt: skip
     assert done.returncode == 0, done.stderr
     counts = dict(line.split() for line in done.stdout.splitlines())
-    assert counts == {name: "1" for name in counts} and len(counts) == 5, done.stdout
+    assert counts == {name: "1" for name in counts} and len(counts) == 3, done.stdout

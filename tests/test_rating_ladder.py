@@ -16,7 +16,8 @@ from pipeline.grid import parse_puzzles
 from pipeline.kernels import solve_grids
 from pipeline.kernels.candidates import grid_candidates
 from pipeline.rating import GRADES, SINGLES, TECHNIQUES, grade_grids
-from pipeline.rating.ladder import NO_GRADE, apply_rung
+from pipeline.rating.ladder import NO_GRADE
+from pipeline.rating.rungs import apply_rung
 from pipeline.symmetry import random_symmetries
 from tests.conftest import shared_puzzles
 

@@ -11,9 +11,10 @@ from numba import njit
 from pipeline.grid import parse_puzzles
 from pipeline.jobs.generate.puzzles import generate
 from pipeline.kernels import codes, find_two_solutions, solve_grids
+from pipeline.kernels.callbacks import compiling_only
 from pipeline.kernels.enumeration import enumerate_batch
 from pipeline.kernels.fast import solve_kernel
-from pipeline.kernels.fast_entries import compiling_only, search_entries
+from pipeline.kernels.fast_entries import search_entries
 
 PUZZLES = parse_puzzles(generate(40, seed=7)["puzzle"]).grids
 

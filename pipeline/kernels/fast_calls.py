@@ -17,32 +17,13 @@ within its noise (docs/BENCHMARKS.md, "Ideas measured").
 `entries` is the `(2,) int64` array `fast_entries.search_entries()` gives, handed to each
 kernel as an argument (so the kernels stay cached: an address differs from process to
 process). The arrays are C-contiguous int64 (a board row, the scratch); their data pointers
-are passed.
+are passed (`callbacks.address_call`, the rating's ladder's way to its techniques too).
 """
 
-from llvmlite import ir
 from numba import types
 from numba.extending import intrinsic
 
-_I64 = ir.IntType(64)
-
-
-def _pointer(context, builder, array_type, value):  # noqa: ANN001, ANN202
-    """The data pointer of an int64 array, as `int64_t *`."""
-    data = context.make_array(array_type)(context, builder, value=value).data
-    return builder.bitcast(data, _I64.as_pointer())
-
-
-def _codegen(context, builder, signature, args):  # noqa: ANN001, ANN202
-    """`((int64_t (*)(...)) address)(arguments...)`: an array's data pointer as `int64_t *`,
-    a number as an int64 (the signatures below have numba convert the address and `dirty`)."""
-    address, *arguments = args
-    values = [
-        _pointer(context, builder, kind, value) if isinstance(kind, types.Array) else value
-        for kind, value in zip(signature.args[1:], arguments, strict=True)
-    ]
-    function = ir.FunctionType(_I64, [value.type for value in values])
-    return builder.call(builder.inttoptr(address, function.as_pointer()), values)
+from pipeline.kernels.callbacks import address_call
 
 
 def _int64_arrays(*kinds: types.Type) -> bool:
@@ -54,7 +35,7 @@ def call_propagate(typingctx, address, board, dirty, fields, choice):  # noqa: A
     """`fast_propagate.propagate(board, dirty, fields, choice)` at `address`."""
     if not _int64_arrays(board, fields, choice):
         return None
-    return types.int64(types.int64, board, types.int64, fields, choice), _codegen
+    return types.int64(types.int64, board, types.int64, fields, choice), address_call
 
 
 @intrinsic
@@ -62,4 +43,4 @@ def call_light(typingctx, address, board, dirty, choice):  # noqa: ANN001, ANN20
     """`fast_light.light_propagate(board, dirty, choice)` at `address`."""
     if not _int64_arrays(board, choice):
         return None
-    return types.int64(types.int64, board, types.int64, choice), _codegen
+    return types.int64(types.int64, board, types.int64, choice), address_call

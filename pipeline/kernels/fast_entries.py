@@ -13,15 +13,12 @@ kernels that call them beside them: a kernel is compiled by a first call, so in 
 propagation it will call.
 """
 
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
-from numba import carray, cfunc, types
+from numba import carray, types
 
-from pipeline.compiled import cache_root
+from pipeline.kernels.callbacks import callback, stand_ins_wanted
 from pipeline.kernels.fast_board import CHOICE, CONTRADICTION
 from pipeline.kernels.fast_light import light_propagate
 from pipeline.kernels.fast_propagate import BOARD_SLOTS, propagate
@@ -55,18 +52,12 @@ _CALLBACKS = {
     "no_propagate": (_no_propagate, _PROPAGATE),
     "no_light": (_no_light, _LIGHT),
 }
-_lock = threading.Lock()
-_callbacks: dict[str, Any] = {}  # name -> numba CFunc, kept alive with its machine code
 _entries: dict[str, np.ndarray] = {}
-_local = threading.local()
 
 
 def _callback(name: str) -> Any:
-    with _lock:
-        if name not in _callbacks:
-            function, signature = _CALLBACKS[name]
-            _callbacks[name] = cfunc(signature, cache=cache_root() is not None)(function)
-        return _callbacks[name]
+    function, signature = _CALLBACKS[name]
+    return callback(name, function, signature)
 
 
 def propagate_entry() -> Any:
@@ -82,21 +73,8 @@ def light_entry() -> Any:
 def search_entries() -> np.ndarray:
     """`(2,) int64`: the addresses of the two callbacks, in this process, for the kernels (the
     stand-ins within `compiling_only()`)."""
-    kind = "no_" if getattr(_local, "compiling_only", False) else ""
+    kind = "no_" if stand_ins_wanted() else ""
     if kind not in _entries:
         found = [_callback(kind + name).address for name in ("propagate", "light")]
         _entries[kind] = np.array(found, dtype=np.int64)
     return _entries[kind]
-
-
-@contextmanager
-def compiling_only() -> Iterator[None]:
-    """Within the block, in this thread, the kernels get stand-ins for the propagations: a
-    kernel called there compiles (or loads) and its search ends at the root, whatever the
-    puzzle. For the warm-up's lanes only: no answer given there is true."""
-    before = getattr(_local, "compiling_only", False)
-    _local.compiling_only = True
-    try:
-        yield
-    finally:
-        _local.compiling_only = before

@@ -28,12 +28,8 @@ from pipeline.rating.board import (
     start_board,
     start_board_from_candidates,
 )
-from pipeline.rating.chains import x_chain, xy_chain
-from pipeline.rating.fish import fish
 from pipeline.rating.puzzles import rated_puzzles
-from pipeline.rating.singles import hidden_single, locked_candidates, naked_single
-from pipeline.rating.subsets import hidden_subset, naked_subset
-from pipeline.rating.wings import wing
+from pipeline.rating.rungs import LAST_RUNG, apply_rung_at, rung_entries
 
 TECHNIQUES: tuple[str, ...] = (
     "hidden_single",
@@ -56,78 +52,22 @@ TECHNIQUES: tuple[str, ...] = (
 GRADES: tuple[str, ...] = (*TECHNIQUES, "search")  # the ladder, easiest first
 SINGLES: tuple[str, ...] = TECHNIQUES[:2]  # the grades of puzzles solved by singles alone
 RUNGS = len(TECHNIQUES)
+assert RUNGS == LAST_RUNG + 1, "rungs.py applies each technique by its rung"
 SEARCH = RUNGS  # grade code of a puzzle the ladder cannot finish
 NO_GRADE = -1  # grade code of a malformed row, clashing givens, or a contradiction found
 
 
 @inline_part
-def apply_rung(rung: int, values: np.ndarray, candidates: np.ndarray) -> int:
-    """One sweep of the technique at `rung` (an index into TECHNIQUES): steps made, or -1."""
-    if rung < HARD_RUNGS:
-        return easy_rungs(rung, values, candidates)
-    return hard_rungs(rung, values, candidates)
-
-
-HARD_RUNGS = 9  # the first rung of `hard_rungs`: xy_wing
-
-
-# The ladder's techniques in two kernels, `easy_rungs` and `hard_rungs`, each cached on its own:
-# on a first run they compile side by side (`run.warmup`), and `apply_rung` links both (the
-# rating compiled 16.1 CPU s in one piece, the most of any kernel). Each size written out, not
-# read from a table of (technique, size) by rung: a size known when compiling lets numba
-# specialise the subset and fish loops; the table made those rungs 12-40% slower a sweep
-# (naked quad 5.6 -> 7.4 us, naked pair 1.6 -> 2.3 us, on 2,405 stalled top1465 and
-# forum-hardest boards, one core, best of 15) and `grade` 8-10% slower on top1465 and
-# forum_hardest_1905_11+.
-@kernel
-def easy_rungs(rung: int, values: np.ndarray, candidates: np.ndarray) -> int:
-    """`apply_rung` for the rungs below HARD_RUNGS: singles to hidden triples."""
-    if rung == 0:
-        return hidden_single(values, candidates)
-    if rung == 1:
-        return naked_single(values, candidates)
-    if rung == 2:
-        return locked_candidates(values, candidates)
-    if rung == 3:
-        return naked_subset(values, candidates, 2)
-    if rung == 4:
-        return fish(values, candidates, 2)
-    if rung == 5:
-        return hidden_subset(values, candidates, 2)
-    if rung == 6:
-        return naked_subset(values, candidates, 3)
-    if rung == 7:
-        return fish(values, candidates, 3)
-    return hidden_subset(values, candidates, 3)
-
-
-@kernel
-def hard_rungs(rung: int, values: np.ndarray, candidates: np.ndarray) -> int:
-    """`apply_rung` for the rungs from HARD_RUNGS on: wings, quads, jellyfish, chains."""
-    if rung == 9:
-        return wing(values, candidates, 2)
-    if rung == 10:
-        return wing(values, candidates, 3)
-    if rung == 11:
-        return naked_subset(values, candidates, 4)
-    if rung == 12:
-        return fish(values, candidates, 4)
-    if rung == 13:
-        return hidden_subset(values, candidates, 4)
-    if rung == 14:
-        return x_chain(values, candidates)
-    return xy_chain(values, candidates)
-
-
-@inline_part
 def climb(
+    entries: np.ndarray,
     values: np.ndarray,
     candidates: np.ndarray,
     steps: np.ndarray,
     solution: np.ndarray,
     check: bool,
 ) -> tuple[int, int]:
-    """Run the ladder on a started board until it is full, stalls or contradicts itself.
+    """Run the ladder on a started board until it is full, stalls or contradicts itself
+    (`entries`: the techniques' addresses, `rungs.rung_entries()`).
 
     Adds each rung's steps to `steps` (RUNGS,). Returns (grade code, the first rung whose
     sweep left the board disagreeing with `solution`, or -1; only looked at when `check`).
@@ -137,9 +77,9 @@ def climb(
     blanks = blank_cells(values)
     while blanks > 0:
         made = 0
-        rung = np.int64(0)  # not the literal 0, for which numba compiled apply_rung once more
+        rung = 0
         while rung < RUNGS:
-            made = apply_rung(rung, values, candidates)
+            made = apply_rung_at(entries, rung, values, candidates)
             if made != 0:
                 break
             rung += 1
@@ -160,6 +100,7 @@ def climb(
 @kernel
 def grade_kernel(
     puzzles: np.ndarray,
+    entries: np.ndarray,
     pencilmarks: bool,
     skip: np.ndarray,
     solutions: np.ndarray,
@@ -171,6 +112,7 @@ def grade_kernel(
 ) -> None:
     """Grade a batch: `puzzles (n, 81)`, `uint8` grids, or with `pencilmarks` `uint16`
     candidates (`board.start_board_from_candidates`); rows where `skip` is True get NO_GRADE.
+    `entries`: the techniques' addresses (`rungs.rung_entries()`).
 
     Outputs: `grades (n,) int8` (index into GRADES, or NO_GRADE), `steps (n, RUNGS) int32`,
     `blanks_left (n,) int32` (blank cells when the ladder stopped), `wrong (n,) int8`. With
@@ -193,7 +135,7 @@ def grade_kernel(
             blanks_left[i] = 0
             continue
         grade, first_wrong = climb(
-            values, candidates, steps[i], solutions[i if check else 0], check
+            entries, values, candidates, steps[i], solutions[i if check else 0], check
         )
         grades[i] = grade
         wrong[i] = first_wrong
@@ -240,5 +182,5 @@ def grade_grids(
         np.empty(n, dtype=np.int32),
         np.empty(n, dtype=np.int8),
     )
-    grade_kernel(puzzles, candidates is not None, skip, known, check, *out)
+    grade_kernel(puzzles, rung_entries(), candidates is not None, skip, known, check, *out)
     return out

@@ -91,19 +91,19 @@ def _canonical_full() -> None:
 
 
 # The rating's kernels, its own only: the `fast` search its difficulty runs is a kernel of its
-# own, compiled once (in another lane, or cached), never twice side by side.
+# own, compiled once (in another lane, or cached), never twice side by side. The ladder calls
+# its techniques' two halves at their addresses (`rating.rungs`): all compile side by side.
 def _rating() -> None:
     from pipeline.rating.ladder import grade_grids
 
     grade_grids(_grids())
 
 
-def _rungs(which: str) -> Callable[[], None]:
+def _rungs(half: str) -> Callable[[], None]:
     def load() -> None:
-        from pipeline.rating import ladder
+        from pipeline.rating.rungs import rung_entry
 
-        rung = 0 if which == "easy_rungs" else ladder.HARD_RUNGS
-        getattr(ladder, which)(rung, np.zeros(81, np.uint8), np.zeros(81, np.int32))
+        rung_entry(half)  # a C callback: compiled (or loaded) by its getter
 
     return load
 
@@ -269,14 +269,14 @@ KERNELS: dict[str, Kernel] = {
         (("pipeline.canonical_forms.batch", "canonical_kernel"),),
         parts=("canonical_search",),
     ),
-    "rating_easy": Kernel(_rungs("easy_rungs"), (("pipeline.rating.ladder", "easy_rungs"),)),
-    "rating_hard": Kernel(_rungs("hard_rungs"), (("pipeline.rating.ladder", "hard_rungs"),)),
+    "rating_easy": Kernel(_rungs("easy_rungs"), (("pipeline.rating.rungs", "_easy_rungs"),)),
+    "rating_hard": Kernel(_rungs("hard_rungs"), (("pipeline.rating.rungs", "_hard_rungs"),)),
     "rating_copies": Kernel(_rating_copies, (("pipeline.rating.difficulty", "symmetric_copies"),)),
     "rating": Kernel(
         _rating,
         (("pipeline.rating.ladder", "grade_kernel"),),
         parts=("rating_easy", "rating_hard", "rating_copies", "fast"),  # fast: its difficulty
-        links=("rating_easy", "rating_hard"),  # the copies and `fast` are called beside it
+        links=(),  # its halves, the copies and `fast` are called beside it, never linked
     ),
     "pencilmarks": _search(
         _pencilmarks,
@@ -294,7 +294,7 @@ def warm(names: tuple[str, ...]) -> None:
     lane of `lanes(names)` here and each other in a process of its own (numba's compiler holds
     the GIL: threads would take turns), which leaves them in the cache; then all load here,
     those made of parts after their parts."""
-    from pipeline.kernels.fast_entries import compiling_only
+    from pipeline.kernels.callbacks import compiling_only
 
     here, *apart = lanes(names)
     helpers = [_compile_apart(lane) for lane in apart]
@@ -427,7 +427,7 @@ def orphaned():
         time.sleep(0.2)
     os._exit(1)
 threading.Thread(target=orphaned, daemon=True).start()
-from pipeline.kernels.fast_entries import compiling_only
+from pipeline.kernels.callbacks import compiling_only
 from pipeline.run.warmup import KERNELS
 with compiling_only():
     for name in sys.argv[1:]:
