@@ -60,6 +60,7 @@ def test_the_stand_ins_grade_nothing_and_only_within_their_block():
 def test_a_board_from_python_is_checked_before_a_rung_reads_it():
     values, candidates = np.zeros(81, np.uint8), np.full(81, 0x1FF, np.int32)
     assert apply_rung(0, values, candidates) == 0  # an open board: no hidden single
+    assert apply_rung(np.int64(1), values, candidates) == 0  # a numpy integer too
     with pytest.raises(ValueError, match="rung must be from 0 to 15"):
         apply_rung(16, values, candidates)
     with pytest.raises(TypeError, match="uint8 values and int32 candidates"):

@@ -7,10 +7,11 @@ its own that the ladder calls at its address (`pipeline.kernels.callbacks` says 
 
 The techniques are most of the rating's code. When the ladder linked the two halves, a first
 `solve --rate` compiled them into each half, then again into the ladder (`grade_kernel`,
-2.4 CPU s on top of its cached halves, 1.4 of them LLVM re-optimising and compiling the
-techniques); called at their addresses, the ladder compiles in about 0.9 s and need not wait
-for its halves (the warm-up compiles it beside them, on stand-ins: `compiling_only()`).
-2-core AMD EPYC (Zen 4), numba 0.68; docs/BENCHMARKS.md, "Compile time".
+its halves cached: 2.35-2.8 s in a fresh process, 1.44 s of it LLVM re-optimising and
+compiling the techniques); called at their addresses, 1.73-1.77 s (LLVM 0.63), and it need
+not wait for its halves (the warm-up compiles it beside them, on stand-ins:
+`compiling_only()`). 2-core AMD EPYC (Zen 4), numba 0.68; docs/BENCHMARKS.md, "Compile
+time".
 
 Each size is written out, not read from a table of (technique, size) by rung: a size known
 when compiling lets numba specialise the subset and fish loops; the table made those rungs
@@ -141,7 +142,7 @@ def apply_rung(rung: int, values: np.ndarray, candidates: np.ndarray) -> int:
     entry = rung_entry("easy_rungs" if rung < HARD_RUNGS else "hard_rungs")
     return int(
         entry.ctypes(
-            rung,
+            int(rung),
             values.ctypes.data_as(ctypes.POINTER(ctypes.c_uint8)),
             candidates.ctypes.data_as(ctypes.POINTER(ctypes.c_int32)),
         )
