@@ -8,8 +8,9 @@ that calls it pays for it again; called through a pointer, it is compiled once, 
 with its callers (docs/BENCHMARKS.md, "Compile time"). Users: `fast_entries.py` (the search)
 and `pipeline.rating.rungs` (the rating's ladder).
 
-    entry = callback("propagate", function, signature)   # a numba CFunc; .address
-    return types.int64(types.int64, board, choice), address_call   # an intrinsic's typing
+    entry = callback("propagate", function, signature)    # a numba CFunc; .address
+    entries = addresses(TABLE, ("propagate", "light"), ("no_propagate", "no_light"))
+    return types.int64(types.int64, board, choice), address_call    # an intrinsic's typing
 
 A kernel is handed the addresses as an argument (an `int64` array), so that it stays cached:
 an address differs from process to process. Within `compiling_only()` (the warm-up's lanes),
@@ -22,6 +23,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
+import numpy as np
 from llvmlite import ir
 from numba import cfunc, types
 
@@ -30,6 +32,7 @@ from pipeline.compiled import cache_root
 _lock = threading.Lock()
 _callbacks: dict[str, Any] = {}  # name -> numba CFunc, kept alive with its machine code
 _local = threading.local()
+_addresses: dict[tuple[str, ...], np.ndarray] = {}
 
 
 def callback(name: str, function: Callable[..., Any], signature: Any) -> Any:
@@ -39,6 +42,21 @@ def callback(name: str, function: Callable[..., Any], signature: Any) -> Any:
         if name not in _callbacks:
             _callbacks[name] = cfunc(signature, cache=cache_root() is not None)(function)
         return _callbacks[name]
+
+
+def addresses(
+    table: dict[str, tuple[Callable[..., Any], Any]],
+    names: tuple[str, ...],
+    stand_ins: tuple[str, ...],
+) -> np.ndarray:
+    """`(len(names),) int64`: the addresses, in this process, of the callbacks `names` of
+    `table` (name -> (function, signature)), as a kernel's argument; within
+    `compiling_only()`, those of `stand_ins`. Each array is made once a process."""
+    chosen = stand_ins if stand_ins_wanted() else names
+    if chosen not in _addresses:
+        found = [callback(name, *table[name]).address for name in chosen]
+        _addresses[chosen] = np.array(found, dtype=np.int64)
+    return _addresses[chosen]
 
 
 def stand_ins_wanted() -> bool:

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 from numba import carray, types
 
-from pipeline.kernels.callbacks import callback, stand_ins_wanted
+from pipeline.kernels.callbacks import addresses, callback
 from pipeline.kernels.fast_board import CHOICE, CONTRADICTION
 from pipeline.kernels.fast_light import light_propagate
 from pipeline.kernels.fast_propagate import BOARD_SLOTS, propagate
@@ -52,12 +52,10 @@ _CALLBACKS = {
     "no_propagate": (_no_propagate, _PROPAGATE),
     "no_light": (_no_light, _LIGHT),
 }
-_entries: dict[str, np.ndarray] = {}
 
 
 def _callback(name: str) -> Any:
-    function, signature = _CALLBACKS[name]
-    return callback(name, function, signature)
+    return callback(name, *_CALLBACKS[name])
 
 
 def propagate_entry() -> Any:
@@ -73,8 +71,4 @@ def light_entry() -> Any:
 def search_entries() -> np.ndarray:
     """`(2,) int64`: the addresses of the two callbacks, in this process, for the kernels (the
     stand-ins within `compiling_only()`)."""
-    kind = "no_" if stand_ins_wanted() else ""
-    if kind not in _entries:
-        found = [_callback(kind + name).address for name in ("propagate", "light")]
-        _entries[kind] = np.array(found, dtype=np.int64)
-    return _entries[kind]
+    return addresses(_CALLBACKS, ("propagate", "light"), ("no_propagate", "no_light"))

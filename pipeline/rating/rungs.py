@@ -28,7 +28,7 @@ from numba import carray, types
 from numba.extending import intrinsic
 
 from pipeline.compiled import inline_part
-from pipeline.kernels.callbacks import address_call, callback, stand_ins_wanted
+from pipeline.kernels.callbacks import address_call, addresses, callback
 from pipeline.rating.chains import x_chain, xy_chain
 from pipeline.rating.fish import fish
 from pipeline.rating.singles import hidden_single, locked_candidates, naked_single
@@ -87,24 +87,23 @@ def _no_rung(rung, values_at, candidates_at):  # noqa: ANN001, ANN202
     return 0
 
 
-_HALVES = {"easy_rungs": _easy_rungs, "hard_rungs": _hard_rungs, "no_rung": _no_rung}
-_entries: dict[bool, np.ndarray] = {}
+_HALVES = {
+    "easy_rungs": (_easy_rungs, _RUNG),
+    "hard_rungs": (_hard_rungs, _RUNG),
+    "no_rung": (_no_rung, _RUNG),
+}
 
 
 def rung_entry(half: str) -> Any:
     """A half of the ladder (`easy_rungs`, `hard_rungs`) as a C callback: compiled, or loaded
     from the cache, now."""
-    return callback(half, _HALVES[half], _RUNG)
+    return callback(half, *_HALVES[half])
 
 
 def rung_entries() -> np.ndarray:
     """`(2,) int64`: the addresses of the two halves, in this process, for the kernels (the
     stand-ins within `compiling_only()`)."""
-    stand_ins = stand_ins_wanted()
-    if stand_ins not in _entries:
-        halves = ("no_rung", "no_rung") if stand_ins else ("easy_rungs", "hard_rungs")
-        _entries[stand_ins] = np.array([rung_entry(h).address for h in halves], dtype=np.int64)
-    return _entries[stand_ins]
+    return addresses(_HALVES, ("easy_rungs", "hard_rungs"), ("no_rung", "no_rung"))
 
 
 @intrinsic
