@@ -59,47 +59,52 @@ def _light_update(board: np.ndarray, dirty: int) -> int:
     slots updated, -1 on a contradiction."""
     updated = 0
     while dirty:
-        slot = lowest_bit_index(dirty)
-        dirty &= dirty - 1
-        updated |= 1 << slot
-        cells = board[slot]
-        kept_cells = KEPT_CELLS[_triad_pattern(cells)]
-        if kept_cells == 0:
-            return -1
-        cells &= kept_cells  # (the kept triads sit above the band's 27 bits)
-        keep = NEIGHBOURS_KEEP[_columns(cells)]
-        other = slot + 9 if slot < 18 else slot - 18  # the digit's slots in the other bands
-        c = board[other]
-        board[other] = c & keep
-        dirty |= int(c & keep != c) << other
-        other = slot + 18 if slot < 9 else slot - 9
-        c = board[other]
-        board[other] = c & keep
-        dirty |= int(c & keep != c) << other
-        singles = 0
-        row = cells & ROW_MASK
-        if row & (row - 1) == 0:
-            singles |= row
-        row = cells & (ROW_MASK << 9)
-        if row & (row - 1) == 0:
-            singles |= row
-        row = cells & (ROW_MASK << 18)
-        if row & (row - 1) == 0:
-            singles |= row
-        band = slot // 9
-        placed = singles & board[UNSOLVED + band]
-        if placed == 0:
-            board[slot] = cells
-            continue
-        board[UNSOLVED + band] &= ~placed
-        first = 9 * band  # the band's other digits lose the placed cells (see fast_propagate)
-        lost = clear_eight(board, first, placed)
-        c = board[first + 8]
-        board[first + 8] = c & ~placed
-        lost |= int(c & placed != 0) << 8
-        dirty |= lost << first
-        board[slot] = cells  # stored after the vector load of the band, never before it
-        dirty &= ~(1 << slot)
+        batch = dirty  # captured: the next slot never waits for this one (see fast_propagate)
+        dirty = 0
+        while batch:
+            slot = lowest_bit_index(batch)
+            batch &= batch - 1
+            bit = 1 << slot
+            dirty &= ~bit
+            updated |= bit
+            cells = board[slot]
+            kept_cells = KEPT_CELLS[_triad_pattern(cells)]
+            if kept_cells == 0:
+                return -1
+            cells &= kept_cells  # (the kept triads sit above the band's 27 bits)
+            keep = NEIGHBOURS_KEEP[_columns(cells)]
+            other = slot + 9 if slot < 18 else slot - 18  # the digit's slots in the other bands
+            c = board[other]
+            board[other] = c & keep
+            dirty |= int(c & keep != c) << other
+            other = slot + 18 if slot < 9 else slot - 9
+            c = board[other]
+            board[other] = c & keep
+            dirty |= int(c & keep != c) << other
+            singles = 0
+            row = cells & ROW_MASK
+            if row & (row - 1) == 0:
+                singles |= row
+            row = cells & (ROW_MASK << 9)
+            if row & (row - 1) == 0:
+                singles |= row
+            row = cells & (ROW_MASK << 18)
+            if row & (row - 1) == 0:
+                singles |= row
+            band = slot // 9
+            placed = singles & board[UNSOLVED + band]
+            if placed == 0:
+                board[slot] = cells
+                continue
+            board[UNSOLVED + band] &= ~placed
+            first = 9 * band  # the band's other digits lose the placed cells (see fast_propagate)
+            lost = clear_eight(board, first, placed)
+            c = board[first + 8]
+            board[first + 8] = c & ~placed
+            lost |= int(c & placed != 0) << 8
+            dirty |= lost << first
+            board[slot] = cells  # stored after the vector load of the band, never before it
+            dirty &= ~(1 << slot)
     return updated
 
 
