@@ -81,6 +81,10 @@ def _light_update(board: np.ndarray, dirty: int) -> int:
             c = board[other]
             board[other] = c & keep
             dirty |= int(c & keep != c) << other
+            # The rows' singles as `fast_propagate._update_bands` finds them, copied: one
+            # kernel part for both, called here and there, ran slower (ours / tdoku, two runs
+            # each, 2026-12-07: forum_hardest_1106 1.10-1.22 -> 0.99-1.04, serg 1.32 ->
+            # 1.08-1.29, Kaggle rows 1.87-1.88 -> 1.59-1.84).
             singles = 0
             row = cells & ROW_MASK
             if row & (row - 1) == 0:
