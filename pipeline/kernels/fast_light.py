@@ -108,7 +108,7 @@ def _light_update(board: np.ndarray, dirty: int) -> int:
             lost |= int(c & placed != 0) << 8
             dirty |= lost << first
             board[slot] = cells  # stored after the vector load of the band, never before it
-            dirty &= ~(1 << slot)
+            dirty &= ~bit
     return updated
 
 

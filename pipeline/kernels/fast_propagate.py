@@ -78,7 +78,7 @@ def _update_bands(board: np.ndarray, dirty: int) -> int:
             digit = slot - 9 * band
             shift = 9 * band
             board[FIELD + digit] = (board[FIELD + digit] & ~(511 << shift)) | (kept << shift)
-            singles = 0
+            singles = 0  # (a copy in `fast_light._light_update`: why, there)
             row = cells & ROW_MASK
             if row & (row - 1) == 0:
                 singles |= row
