@@ -15,6 +15,9 @@ from typer.testing import CliRunner, Result
 from pipeline.cli import app
 from pipeline.io.opening import read_puzzles
 
+# the `server` fixture (a local HTTP server of a temporary folder), for every test of URLs
+pytest_plugins = ["tests.http_served"]
+
 SHARED_DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data"
 TDOKU_SKIP = "tdoku's library is not built (set TDOKU_LIB or TDOKU_BENCH)"
 

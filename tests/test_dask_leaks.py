@@ -19,7 +19,6 @@ from pipeline.jobs.validate import validate_file
 from pipeline.pencilmarks import candidates_of, format_pencilmarks
 from pipeline.symmetry import random_symmetries
 from tests.test_dask import refuse_on_the_client, run_with_a_worker_killed
-from tests.test_remote import server  # noqa: F401 - the HTTP server fixture
 
 pytest.importorskip("distributed")
 
@@ -217,7 +216,7 @@ def test_on_a_running_cluster_a_worker_killed_mid_run_changes_nothing(puzzles, t
     assert pl.read_parquet(out).equals(pl.read_parquet(local))
 
 
-def test_a_training_input_at_a_url_is_read_by_the_workers(puzzles, server, tmp_path,  # noqa: F811
+def test_a_training_input_at_a_url_is_read_by_the_workers(puzzles, server, tmp_path,
                                                           monkeypatch):  # fmt: skip
     """TRAIN at a URL read by ranges: the workers download its slices (each kept once, as
     the input's are) and the audit is a local run's."""
@@ -227,7 +226,7 @@ def test_a_training_input_at_a_url_is_read_by_the_workers(puzzles, server, tmp_p
     assert expected.against["exact"] == 50 and expected.against["in_disguise"] == 30
 
 
-def test_a_training_input_the_workers_cannot_open_keeps_the_client_reading(puzzles, server,  # noqa: F811
+def test_a_training_input_the_workers_cannot_open_keeps_the_client_reading(puzzles, server,
                                                                            tmp_path):  # fmt: skip
     """TRAIN at a URL whose server takes no range requests: the workers cannot read slices
     of it, so this process reads (TRAIN twice, as a local run), says why, and finds what a

@@ -21,7 +21,6 @@ from pipeline.symmetry import random_symmetries
 from tests.conftest import command
 from tests.test_dask import refuse_on_the_client, run_with_a_worker_killed
 from tests.test_dask_arrays import _same_folder
-from tests.test_remote import server  # noqa: F401 - the HTTP server fixture
 
 pytest.importorskip("distributed")
 
@@ -164,7 +163,7 @@ def test_arrays_on_dask_say_nothing_of_the_client(corpus, tmp_path):
     assert "note:" not in run.stderr
 
 
-def test_a_split_of_a_url_on_dask(server, corpus, tmp_path, monkeypatch):  # noqa: F811
+def test_a_split_of_a_url_on_dask(server, corpus, tmp_path, monkeypatch):
     """The workers read the URL's slices and take its sha256 for the manifest."""
     import shutil
 

@@ -3,7 +3,7 @@ requests, and keep their own parts; the output is the local run's, timing column
 file changed on the server after the client planned the run fails it in one line, exit code 2.
 A server that takes no range requests: the client reads the URL itself, and says so.
 
-The server is tests/test_remote.py's `http.server` in a thread; the cluster a LocalCluster of
+The server is tests/http_served.py's `http.server` in a thread; the cluster a LocalCluster of
 two workers (threads of this process, as in tests/test_dask.py's quicker tests).
 """
 
@@ -18,7 +18,6 @@ from pipeline.jobs.solve.job import solve_file
 from tests.conftest import assert_one_line_error, cli
 from tests.test_cli_solve import metadata_of
 from tests.test_dask import TIMING, _no_part_through_the_client, _Stop
-from tests.test_remote import server  # noqa: F401 - the HTTP server fixture
 
 pytest.importorskip("distributed")
 
@@ -39,7 +38,7 @@ def local_result(frame, tmp_path_factory) -> pl.DataFrame:
 
 
 @pytest.mark.parametrize("name", ["corpus.csv", "corpus.parquet", "corpus.csv.gz"])
-def test_workers_read_their_slices_of_a_url(server, frame, local_result, tmp_path, name,  # noqa: F811
+def test_workers_read_their_slices_of_a_url(server, frame, local_result, tmp_path, name,
                                             monkeypatch):  # fmt: skip
     served = server.folder / name
     if name.endswith(".parquet"):
@@ -72,7 +71,7 @@ def test_an_fsspec_url_is_read_by_the_workers(frame, local_result, tmp_path, mon
 
 
 @pytest.mark.parametrize("name", ["corpus.parquet", "corpus.csv"])
-def test_a_file_changed_on_the_server_after_the_plan(server, frame, local_result, tmp_path,  # noqa: F811
+def test_a_file_changed_on_the_server_after_the_plan(server, frame, local_result, tmp_path,
                                                     monkeypatch, name):  # fmt: skip
     """The client plans and counts; the file changes; the workers read their slices. A
     Parquet file's row groups are read then, by ranges: the workers find it changed (its
@@ -104,7 +103,7 @@ def test_a_file_changed_on_the_server_after_the_plan(server, frame, local_result
         assert pl.read_parquet(out).drop(TIMING).equals(local_result)
 
 
-def test_a_server_without_ranges_is_read_by_the_client_and_said(server, frame, local_result,  # noqa: F811
+def test_a_server_without_ranges_is_read_by_the_client_and_said(server, frame, local_result,
                                                                tmp_path):  # fmt: skip
     server.ranges = False
     frame.write_csv(server.folder / "corpus.csv")
@@ -123,7 +122,7 @@ def test_a_server_without_ranges_is_read_by_the_client_and_said(server, frame, l
     assert pl.read_parquet(out).drop(TIMING).equals(local_result)
 
 
-def test_a_url_sliced_on_dask_says_nothing(server, frame, tmp_path):  # noqa: F811
+def test_a_url_sliced_on_dask_says_nothing(server, frame, tmp_path):
     frame.write_csv(server.folder / "corpus.csv")
 
     result = cli("solve", server / "corpus.csv", "-o", tmp_path / "o.parquet",
@@ -133,7 +132,7 @@ def test_a_url_sliced_on_dask_says_nothing(server, frame, tmp_path):  # noqa: F8
     assert result.stderr == ""
 
 
-def test_a_password_in_the_url_reaches_the_workers_and_is_never_shown(server, frame,  # noqa: F811
+def test_a_password_in_the_url_reaches_the_workers_and_is_never_shown(server, frame,
                                                                       tmp_path: Path):  # fmt: skip
     frame.write_csv(server.folder / "corpus.csv")
     url = (server / "corpus.csv").replace("http://", "http://ann:s3cret@")
@@ -148,7 +147,7 @@ def test_a_password_in_the_url_reaches_the_workers_and_is_never_shown(server, fr
     assert metadata_of(out)["input"]["path"] == url.replace("s3cret", "***")
 
 
-def test_a_url_read_as_a_stream_stays_on_the_client_and_says_why(server, frame, tmp_path):  # noqa: F811
+def test_a_url_read_as_a_stream_stays_on_the_client_and_says_why(server, frame, tmp_path):
     frame.write_csv(server.folder / "download")  # no format in its name: sniffed, read once
 
     result = cli("solve", server / "download", "-o", tmp_path / "o.parquet",
@@ -162,7 +161,7 @@ def test_a_url_read_as_a_stream_stays_on_the_client_and_says_why(server, frame, 
     ]
 
 
-def test_a_url_run_stopped_is_finished_by_resume_on_dask(server, frame, local_result,  # noqa: F811
+def test_a_url_run_stopped_is_finished_by_resume_on_dask(server, frame, local_result,
                                                          tmp_path, monkeypatch):  # fmt: skip
     """Every slice kept, the client stopped at the join: `--resume` on the cluster knows the
     URL's file by its identity, keeps every slice, and joins."""
@@ -184,7 +183,7 @@ def test_a_url_run_stopped_is_finished_by_resume_on_dask(server, frame, local_re
     assert pl.read_parquet(out).drop(TIMING).equals(local_result)
 
 
-def test_a_worker_that_cannot_reach_the_url_is_refused_before_any_work(server, frame, tmp_path,  # noqa: F811
+def test_a_worker_that_cannot_reach_the_url_is_refused_before_any_work(server, frame, tmp_path,
                                                                       monkeypatch):  # fmt: skip
     from pipeline.errors import InputError
     from pipeline.io.url_slices import UrlFile
@@ -204,7 +203,7 @@ def test_a_worker_that_cannot_reach_the_url_is_refused_before_any_work(server, f
     assert not out.exists() and not (tmp_path / "out.parquet.partial").exists()
 
 
-def test_workers_in_other_processes_read_the_url(server, frame, local_result, tmp_path):  # noqa: F811
+def test_workers_in_other_processes_read_the_url(server, frame, local_result, tmp_path):
     """A real scheduler and two worker processes (tests/test_dask.py's `dask_cluster`): the
     plan, the URL and its identity travel to them pickled, and they reach the server."""
     from tests.test_dask import dask_cluster
@@ -219,7 +218,7 @@ def test_workers_in_other_processes_read_the_url(server, frame, local_result, tm
     assert pl.read_parquet(out).drop(TIMING).equals(local_result)
 
 
-def test_a_text_slice_of_a_url_is_downloaded_once(server, frame, tmp_path, monkeypatch):  # noqa: F811
+def test_a_text_slice_of_a_url_is_downloaded_once(server, frame, tmp_path, monkeypatch):
     """The worker that counts a text slice's rows keeps its bytes (compressed, in the
     checkpoint) for the task that reads them: the file is asked for about once, not twice
     (the counting pass, then the reading pass, as before)."""

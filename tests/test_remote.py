@@ -8,20 +8,14 @@ The server is `http.server` in a thread, serving a temporary folder, with Range 
 Parquet) unless told not to: nothing here reaches beyond this machine."""
 
 import base64
-import email.utils
 import http.client
 import json
 import os
-import re
 import socket
 import sys
 import threading
 import tracemalloc
 import urllib.error
-from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
-from urllib.parse import unquote, urlsplit
 
 import polars as pl
 import pyarrow as pa
@@ -32,112 +26,11 @@ from pipeline import generate
 from pipeline.errors import InputError
 from pipeline.io.opening import open_dataset
 from tests.conftest import assert_one_line_error, cli
+from tests.http_served import Server
 from tests.test_cli_solve import assert_same_results, interrupt_after, metadata_of
 from tests.test_dataset import P1, P2, S1, S2, read_all, write, write_parquet
 
 SUFFIX = {None: "", "gzip": ".gz", "zstd": ".zst"}
-CHUNK = 1 << 16
-
-
-class Server:
-    """What the handler serves, and what it was asked (for the tests to look at)."""
-
-    def __init__(self, folder: Path) -> None:
-        self.folder = folder
-        self.ranges = True  # answer `Range:` with 206 and say `Accept-Ranges: bytes`
-        self.requests: list[tuple[str, str | None]] = []  # (path, Range header)
-        self.authorizations: list[str | None] = []  # the Authorization header of each
-        self.sent = 0  # body bytes written, every response
-        self.cut: dict[str, int] = {}  # name -> body bytes sent before the connection drops
-        self.hold: threading.Event | None = None  # set: answer; unset: keep the client waiting
-        self.url = ""
-
-    def __truediv__(self, name: str) -> str:
-        return f"{self.url}/{name}"
-
-
-class Handler(BaseHTTPRequestHandler):
-    server_state: Server
-
-    def log_message(self, format: str, *args: object) -> None:  # quiet
-        pass
-
-    def do_HEAD(self) -> None:
-        self._answer(body=False)
-
-    def do_GET(self) -> None:
-        try:
-            self._answer(body=True)
-        except ConnectionError:  # the client read what it wanted (or gave up) and left
-            self.close_connection = True
-
-    def _answer(self, body: bool) -> None:
-        state = self.server_state
-        state.requests.append((self.path, self.headers.get("Range")))
-        state.authorizations.append(self.headers.get("Authorization"))
-        if state.hold is not None:
-            state.hold.wait()
-        path = state.folder / unquote(urlsplit(self.path).path).lstrip("/")
-        if not path.is_file():
-            self.send_error(404, "Not Found")
-            return
-        stat = path.stat()
-        size = stat.st_size
-        start, end, status = 0, size, 200
-        asked = self.headers.get("Range")
-        if state.ranges and asked:
-            first, last = re.fullmatch(r"bytes=(\d*)-(\d*)", asked).groups()
-            if first == "":
-                start = max(0, size - int(last))
-            else:
-                start, end = int(first), min(size, int(last) + 1) if last else size
-            status = 206
-        self.send_response(status)
-        self.send_header("Content-Length", str(end - start))
-        self.send_header("ETag", f'"{stat.st_mtime_ns:x}-{size:x}"')
-        self.send_header("Last-Modified", email.utils.formatdate(stat.st_mtime, usegmt=True))
-        if state.ranges:
-            self.send_header("Accept-Ranges", "bytes")
-        if status == 206:
-            self.send_header("Content-Range", f"bytes {start}-{end - 1}/{size}")
-        self.end_headers()
-        if not body:
-            return
-        stop = min(end, start + state.cut[path.name]) if path.name in state.cut else end
-        with open(path, "rb") as f:
-            f.seek(start)
-            while start < stop:
-                data = f.read(min(CHUNK, stop - start))
-                self.wfile.write(data)
-                state.sent += len(data)
-                start += len(data)
-        if path.name in state.cut:
-            self.close_connection = True
-
-
-@pytest.fixture
-def server(tmp_path, monkeypatch) -> Iterator[Server]:
-    """A local HTTP server of the folder `tmp_path / "served"`, its URL `server.url`."""
-    for name in ("http_proxy", "https_proxy", "all_proxy"):  # straight to 127.0.0.1
-        monkeypatch.delenv(name, raising=False)
-        monkeypatch.delenv(name.upper(), raising=False)
-    folder = tmp_path / "served"
-    folder.mkdir()
-    state = Server(folder)
-    handler = type("Served", (Handler,), {"server_state": state})
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    httpd.daemon_threads = True
-    state.url = f"http://127.0.0.1:{httpd.server_address[1]}"
-    thread = threading.Thread(target=httpd.serve_forever, args=(0.05,), daemon=True)
-    thread.start()
-    try:
-        yield state
-    finally:
-        if state.hold is not None:
-            state.hold.set()
-        httpd.shutdown()
-        httpd.server_close()
-        thread.join()
 
 
 CSV = f"id,puzzle,solution\n1,{P1},{S1}\n2,{P2},{S2}\n"

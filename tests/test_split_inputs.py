@@ -13,7 +13,7 @@ from pipeline.grid import parse_puzzles
 from pipeline.jobs.split.job import split_file
 from pipeline.pencilmarks import candidates_of, format_pencilmarks
 from tests.conftest import assert_one_line_error, cli
-from tests.test_remote import serve, server  # noqa: F401 - the HTTP server fixture
+from tests.test_remote import serve
 
 FRACTIONS = "0.5,0.5"
 
@@ -23,7 +23,7 @@ FRACTIONS = "0.5,0.5"
     [("p.csv.gz", "csv", "gzip"), ("p.parquet", "parquet", None), ("p.txt", "txt", None)],
 )
 def test_a_url_input_has_the_size_and_sha256_of_what_was_read(
-    server,  # noqa: F811 - the fixture
+    server,
     tmp_path,
     name,
     fmt,
@@ -38,7 +38,7 @@ def test_a_url_input_has_the_size_and_sha256_of_what_was_read(
     assert entry["sha256"] == hashlib.sha256(stored).hexdigest()
 
 
-def test_a_url_read_as_a_stream_has_its_digest_too(server, tmp_path):  # noqa: F811
+def test_a_url_read_as_a_stream_has_its_digest_too(server, tmp_path):
     serve(server, "p.csv", "csv")
     (server.folder / "noformat").write_bytes((server.folder / "p.csv").read_bytes())
     stored = (server.folder / "noformat").read_bytes()
