@@ -40,8 +40,9 @@ SMOKE = [
 ]
 # Extras that the smoke tests need, tested at their floors too (the HTML report's plots).
 EXTRAS = ("report",)
-# Tools of the `test` extra that the smoke tests do not use (lint, a browser driver).
-NOT_FOR_SMOKE = {"ruff", "import-linter", "selenium", "mypy"}
+# Tools of the `test` extra that the smoke tests do not use (lint, a browser driver, the
+# workers `make test` runs the suite in).
+NOT_FOR_SMOKE = {"ruff", "import-linter", "selenium", "mypy", "pytest-xdist"}
 
 _REQUIREMENT = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(\[[^\]]*\])?\s*(.*)$")
 
