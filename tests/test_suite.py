@@ -15,6 +15,7 @@ ROOT = Path(__file__).resolve().parents[1]
 FROM_THE_ROOT = re.compile(r"^(from|import) (tests|scripts|benchmarks)\b", re.MULTILINE)
 
 
+PYTHONPATH = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
 # A day later by the clock of the process it is put on the path of (`sitecustomize`).
 A_DAY_LATER = "import time\n_now = time.time\ntime.time = lambda: _now() + 86_400\n"
 
@@ -30,7 +31,7 @@ def test_pytest_alone_collects_every_module_and_the_same_tests_a_day_later(tmp_p
     run = subprocess.run(
         [str(pytest), "--collect-only", "-q", "-p", "no:cacheprovider", *modules],
         cwd=tmp_path,  # not the project's root: nothing on the path by chance
-        env={**os.environ, "PYTHONPATH": str(tmp_path)},
+        env={**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), *PYTHONPATH])},
         capture_output=True,
         text=True,
         timeout=300,
